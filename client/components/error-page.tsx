@@ -1,0 +1,32 @@
+import { useTranslation } from 'react-i18next'
+import { isRouteErrorResponse } from 'react-router'
+import type { ErrorBody } from '../../shared/types.ts'
+
+/** What the generic error page shows for an error (spec §2: a status message and a cause). */
+export function describeError(error: unknown): { status: number; detail: string | null } {
+  if (isRouteErrorResponse(error)) {
+    const body = error.data as Partial<ErrorBody> | null
+    return { status: error.status, detail: typeof body?.message === 'string' ? body.message : null }
+  }
+  return { status: 500, detail: null }
+}
+
+export function ErrorPage({ error }: { error: unknown }) {
+  const { t } = useTranslation()
+  const { status, detail } = describeError(error)
+  const kind = status === 404 ? 'notFound' : status === 503 || status === 502 || status === 504 ? 'unavailable' : status >= 500 ? 'server' : 'other'
+  return (
+    <main id="content" className="error-page" data-testid="error-page" data-status={status}>
+      <p className="error-status" aria-hidden="true">
+        {status}
+      </p>
+      <h1>{t(`errors.${kind}.title`, { status })}</h1>
+      <p className="error-cause">{t(`errors.${kind}.cause`, { status })}</p>
+      {detail && status === 404 ? <p className="error-detail">{detail}</p> : null}
+      {/* A visitor's way home is a full page load (spec §2); the signed-in variant arrives with accounts. */}
+      <a className="button" href="/">
+        {t('errors.backHome')}
+      </a>
+    </main>
+  )
+}

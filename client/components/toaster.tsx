@@ -1,0 +1,41 @@
+import { useTranslation } from 'react-i18next'
+import { dismissToast, useToasts, type Toast } from '../lib/toasts.ts'
+
+function ToastItem({ toast }: { toast: Toast }) {
+  const { t } = useTranslation()
+  const close = () => dismissToast(toast.id)
+  return (
+    <div
+      className={`toast toast-${toast.kind}${toast.closeOnClick ? ' toast-clickable' : ''}`}
+      role={toast.kind === 'error' ? 'alert' : 'status'}
+      data-testid={`toast-${toast.kind}`}
+      onClick={toast.closeOnClick ? close : undefined}
+    >
+      <div className="toast-body">
+        <p className="toast-title">{toast.title}</p>
+        {toast.description ? <p className="toast-description">{toast.description}</p> : null}
+      </div>
+      <button type="button" className="toast-close" onClick={close}>
+        {t('toast.close')}
+      </button>
+    </div>
+  )
+}
+
+export function Toaster() {
+  const { t } = useTranslation()
+  const toasts = useToasts()
+  return (
+    <>
+      {(['top-right', 'bottom-right'] as const).map((position) => (
+        <section key={position} className={`toaster toaster-${position}`} aria-label={t('toast.region')} aria-live="polite">
+          {toasts
+            .filter((toast) => toast.position === position)
+            .map((toast) => (
+              <ToastItem key={toast.id} toast={toast} />
+            ))}
+        </section>
+      ))}
+    </>
+  )
+}

@@ -1,0 +1,48 @@
+import { StrictMode } from 'react'
+import { hydrateRoot } from 'react-dom/client'
+import { I18nextProvider } from 'react-i18next'
+import { createBrowserRouter, matchRoutes, RouterProvider } from 'react-router'
+import { BOOT_DATA_GLOBAL, type BootData } from '../shared/ssr-contract.ts'
+import { ClientConfigProvider } from './lib/client-config.tsx'
+import { createI18n } from './lib/i18n.ts'
+import { setNamespaceLoader } from './lib/namespaces.ts'
+import { routes } from './routes.tsx'
+import './styles.css'
+
+declare global {
+  interface Window {
+    [BOOT_DATA_GLOBAL]: BootData
+  }
+}
+
+async function start(): Promise<void> {
+  const boot = window[BOOT_DATA_GLOBAL]
+  const i18n = createI18n({ locale: boot.locale, resources: boot.resources, namespaces: boot.namespaces, localesHash: boot.config.localesHash })
+  setNamespaceLoader((ns) => i18n.loadNamespaces([...ns]))
+
+  // The server rendered the matched lazy pages; load their code before hydrating so the first
+  // client render is identical to the server's.
+  const lazyMatches = matchRoutes(routes, window.location)?.filter((match) => match.route.lazy) ?? []
+  await Promise.all(
+    lazyMatches.map(async (match) => {
+      const lazy = match.route.lazy
+      if (typeof lazy !== 'function') return
+      const module = await lazy()
+      Object.assign(match.route, { ...module, lazy: undefined })
+    }),
+  )
+
+  const router = createBrowserRouter(routes)
+  hydrateRoot(
+    document.getElementById('root') as HTMLElement,
+    <StrictMode>
+      <I18nextProvider i18n={i18n}>
+        <ClientConfigProvider value={boot.config}>
+          <RouterProvider router={router} />
+        </ClientConfigProvider>
+      </I18nextProvider>
+    </StrictMode>,
+  )
+}
+
+void start()

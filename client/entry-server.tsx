@@ -1,0 +1,73 @@
+import { renderToString } from 'react-dom/server'
+import { I18nextProvider } from 'react-i18next'
+import {
+  createStaticHandler,
+  createStaticRouter,
+  isRouteErrorResponse,
+  StaticRouterProvider,
+  type StaticHandlerContext,
+} from 'react-router'
+import { PAGE_TITLE } from '../shared/constants.ts'
+import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
+import { ClientConfigProvider } from './lib/client-config.tsx'
+import { createI18n } from './lib/i18n.ts'
+import { namespacesOf } from './lib/namespaces.ts'
+import { routes } from './routes.tsx'
+
+const handler = createStaticHandler(routes)
+
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+}
+
+/** Route errors as the browser router reads them back; an Error keeps its message, never its stack. */
+function serializeErrors(errors: StaticHandlerContext['errors']): Record<string, unknown> | null {
+  if (!errors) return null
+  const out: Record<string, unknown> = {}
+  for (const [id, error] of Object.entries(errors)) {
+    if (isRouteErrorResponse(error)) {
+      out[id] = { ...error, __type: 'RouteErrorResponse' }
+    } else {
+      out[id] = { message: 'Unexpected Server Error', __type: 'Error' }
+    }
+  }
+  return out
+}
+
+/** Renders one page request. Called by the BFF with the request's language, nonce and API transport. */
+export async function render(input: RenderInput): Promise<RenderResult> {
+  const request = new Request(input.url, { headers: input.headers })
+  const context = await handler.query(request, { requestContext: { api: input.api } })
+  if (context instanceof Response) {
+    return { kind: 'redirect', status: context.status, location: context.headers.get('location') ?? '/' }
+  }
+
+  const namespaces = namespacesOf(context.matches)
+  const resources = Object.fromEntries(namespaces.map((ns) => [ns, input.resources[ns] ?? {}]))
+  const i18n = createI18n({ locale: input.locale, resources, namespaces })
+  const router = createStaticRouter(handler.dataRoutes, context)
+
+  const html = renderToString(
+    <I18nextProvider i18n={i18n}>
+      <ClientConfigProvider value={input.config}>
+        <StaticRouterProvider router={router} context={context} hydrate={false} nonce={input.nonce} />
+      </ClientConfigProvider>
+    </I18nextProvider>,
+  )
+
+  const description = i18n.t('meta.description', { ns: 'common' })
+  const canonical = new URL(new URL(input.url).pathname, input.config.appUrl).href
+  const head = [
+    `<title>${escapeHtml(PAGE_TITLE)}</title>`,
+    `<meta name="description" content="${escapeHtml(description)}">`,
+    `<link rel="canonical" href="${escapeHtml(canonical)}">`,
+  ].join('')
+
+  const boot: BootData = { locale: input.locale, namespaces, resources, config: input.config }
+  const hydration = { loaderData: context.loaderData, actionData: context.actionData, errors: serializeErrors(context.errors) }
+  const scripts =
+    `<script nonce="${input.nonce}">window.${BOOT_DATA_GLOBAL}=${serializeForScript(boot)};` +
+    `window.__staticRouterHydrationData=${serializeForScript(hydration)};</script>`
+
+  return { kind: 'page', status: context.statusCode, head, html, scripts }
+}

@@ -1,0 +1,53 @@
+import { useTranslation } from 'react-i18next'
+import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
+import { PRODUCT_NAME } from '../../shared/constants.ts'
+import { LanguageSwitcher } from '../components/language-switcher.tsx'
+import { useClientConfig } from '../lib/client-config.tsx'
+import type { RouteHandle } from '../lib/namespaces.ts'
+import type { RootData } from '../root.tsx'
+
+export function SiteFooter() {
+  const { t } = useTranslation()
+  const root = useRouteLoaderData('root') as RootData | undefined
+  const config = useClientConfig()
+  return (
+    <footer className="site-footer">
+      <nav aria-label={t('footer.legal')}>
+        <Link to="/terms">{t('footer.terms')}</Link>
+        <Link to="/privacy">{t('footer.privacy')}</Link>
+        <Link to="/cookie">{t('footer.cookie')}</Link>
+      </nav>
+      <p>
+        {t('footer.copyright', { year: new Date().getUTCFullYear(), operator: config.operatorName })}
+        {root ? <span className="version"> · {t('footer.version', { version: root.version })}</span> : null}
+      </p>
+    </footer>
+  )
+}
+
+/** Spec §2: the default layout is centred, with an optional footer. */
+export function DefaultLayout() {
+  const { t } = useTranslation()
+  const matches = useMatches()
+  const showFooter = matches.every((match) => (match.handle as RouteHandle | undefined)?.footer !== false)
+  return (
+    <div className="layout-default">
+      <a className="skip-link" href="#content">
+        {t('nav.skipToContent')}
+      </a>
+      <header className="site-header">
+        <Link to="/" className="brand" aria-label={t('nav.home')}>
+          <span className="brand-mark" aria-hidden="true">
+            S
+          </span>
+          {PRODUCT_NAME}
+        </Link>
+        <LanguageSwitcher />
+      </header>
+      <div className="layout-default-body">
+        <Outlet />
+      </div>
+      {showFooter ? <SiteFooter /> : null}
+    </div>
+  )
+}

@@ -1,0 +1,47 @@
+import { data, redirect } from 'react-router'
+import type { ServerApi } from '../../shared/ssr-contract.ts'
+import type { ErrorBody } from '../../shared/types.ts'
+
+// One API client for loaders, two transports: on the server the BFF hands loaders a transport
+// that goes straight to the product API; in the browser calls go to same-origin /api.
+
+export interface LoaderContext {
+  api?: ServerApi
+}
+
+const browserApi: ServerApi = {
+  async get(path, init) {
+    const response = await fetch(path, {
+      headers: { accept: 'application/json', 'accept-language': document.documentElement.lang || 'en' },
+      credentials: 'same-origin',
+      ...(init?.signal ? { signal: init.signal } : {}),
+    })
+    const type = response.headers.get('content-type') ?? ''
+    const body: unknown = type.includes('application/json') ? await response.json() : null
+    return { status: response.status, body }
+  },
+}
+
+function transport(context: unknown): ServerApi {
+  return (context as LoaderContext | undefined)?.api ?? browserApi
+}
+
+function isErrorBody(body: unknown): body is ErrorBody {
+  return typeof body === 'object' && body !== null && 'code' in body && 'message' in body
+}
+
+/**
+ * GET a JSON resource for a loader. A 404 from the API sends the browser to /404 (spec §2); on
+ * the server it renders the 404 page with HTTP 404. Other failures become route errors with the
+ * API's status, so the error page shows (5xx as 503/502/504 from the BFF).
+ */
+export async function apiGet<T>(context: unknown, path: string, signal?: AbortSignal): Promise<T> {
+  const api = transport(context)
+  const response = await api.get(path, signal ? { signal } : undefined)
+  if (response.status >= 200 && response.status < 300) return response.body as T
+  if (response.status === 404) {
+    if (typeof window !== 'undefined' && !(context as LoaderContext | undefined)?.api) throw redirect('/404')
+    throw data(isErrorBody(response.body) ? response.body : null, { status: 404 })
+  }
+  throw data(isErrorBody(response.body) ? response.body : null, { status: response.status })
+}

@@ -1,0 +1,41 @@
+import type { LazyRouteFunction, NonIndexRouteObject } from 'react-router'
+import type { Namespace } from '../../shared/locales.ts'
+
+// A page declares the translation namespaces it needs once, in its route. The server embeds
+// exactly those in the HTML; in the browser they load together with the page's code.
+
+type Loader = (namespaces: readonly Namespace[]) => Promise<unknown>
+let loadNamespaces: Loader | null = null
+
+/** Set by the browser entry; on the server every namespace is already in memory. */
+export function setNamespaceLoader(loader: Loader): void {
+  loadNamespaces = loader
+}
+
+export interface RouteHandle {
+  ns?: readonly Namespace[]
+  /** The default layout shows its footer unless a page turns it off. */
+  footer?: boolean
+}
+
+type Lazy = LazyRouteFunction<NonIndexRouteObject>
+
+/** Route fields for a lazily loaded page that needs `ns`. */
+export function page(ns: readonly Namespace[], load: Lazy): { handle: RouteHandle; lazy: Lazy } {
+  return {
+    handle: { ns },
+    lazy: async () => {
+      const [module] = await Promise.all([load(), loadNamespaces?.(ns)])
+      return module
+    },
+  }
+}
+
+/** The namespaces a set of matched routes needs, `common` first. */
+export function namespacesOf(matches: ReadonlyArray<{ route: { handle?: unknown } }>): Namespace[] {
+  const set = new Set<Namespace>(['common'])
+  for (const match of matches) {
+    for (const ns of (match.route.handle as RouteHandle | undefined)?.ns ?? []) set.add(ns)
+  }
+  return [...set]
+}

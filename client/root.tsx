@@ -1,0 +1,68 @@
+import { useEffect } from 'react'
+import { Outlet, useLocation, useRouteError, type LoaderFunctionArgs } from 'react-router'
+import type { VersionResponse } from '../shared/types.ts'
+import { ErrorPage } from './components/error-page.tsx'
+import { Toaster } from './components/toaster.tsx'
+import { apiGet } from './lib/api.ts'
+import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
+import { openFatalError, useFatalError } from './lib/fatal-error.ts'
+import { useVersionPolling } from './lib/use-version-polling.ts'
+
+export interface RootData {
+  version: string
+}
+
+/** Every page needs the API: when it is down the page answers 503 with the error page. */
+export async function rootLoader({ context, request }: LoaderFunctionArgs): Promise<RootData> {
+  const body = await apiGet<VersionResponse>(context, '/api/version', request.signal)
+  return { version: body.version }
+}
+
+function useGlobalErrorHandlers(): void {
+  useEffect(() => {
+    const onPreloadError = (event: Event) => {
+      event.preventDefault()
+      reloadAfterChunkError()
+    }
+    const onError = (event: ErrorEvent) => openFatalError(event.error ?? new Error(event.message))
+    const onRejection = (event: PromiseRejectionEvent) => {
+      if (isChunkLoadError(event.reason) && reloadAfterChunkError()) return
+      openFatalError(event.reason)
+    }
+    document.documentElement.dataset.hydrated = 'true'
+    window.addEventListener('vite:preloadError', onPreloadError)
+    window.addEventListener('error', onError)
+    window.addEventListener('unhandledrejection', onRejection)
+    return () => {
+      window.removeEventListener('vite:preloadError', onPreloadError)
+      window.removeEventListener('error', onError)
+      window.removeEventListener('unhandledrejection', onRejection)
+    }
+  }, [])
+}
+
+export function RootLayout() {
+  const location = useLocation()
+  const fatal = useFatalError()
+  useVersionPolling(location.pathname)
+  useGlobalErrorHandlers()
+  return (
+    <>
+      {fatal ? <ErrorPage error={fatal} /> : <Outlet />}
+      <Toaster />
+    </>
+  )
+}
+
+export function RootErrorBoundary() {
+  const error = useRouteError()
+  useEffect(() => {
+    if (isChunkLoadError(error)) reloadAfterChunkError()
+  }, [error])
+  return (
+    <>
+      <ErrorPage error={error} />
+      <Toaster />
+    </>
+  )
+}

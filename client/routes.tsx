@@ -1,0 +1,46 @@
+import { data, type LoaderFunctionArgs, type RouteObject } from 'react-router'
+import { notFoundMessage } from '../shared/constants.ts'
+import { ErrorPage } from './components/error-page.tsx'
+import { DefaultLayout } from './layouts/default-layout.tsx'
+import { page } from './lib/namespaces.ts'
+import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
+import { useRouteError } from 'react-router'
+
+/** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
+function PageErrorBoundary() {
+  return <ErrorPage error={useRouteError()} />
+}
+
+/** Spec §2: an invalid route is a not-found error "Page Not Found" followed by the path. */
+function notFoundLoader({ request }: LoaderFunctionArgs): never {
+  const path = new URL(request.url).pathname
+  throw data({ message: notFoundMessage(path) }, { status: 404, statusText: 'Not Found' })
+}
+
+// One route table for server rendering and hydration (DESIGN.md §4.6).
+export const routes: RouteObject[] = [
+  {
+    id: 'root',
+    path: '/',
+    Component: RootLayout,
+    ErrorBoundary: RootErrorBoundary,
+    loader: rootLoader,
+    // The version only feeds the footer; polling keeps it fresh, navigation need not.
+    shouldRevalidate: ({ formMethod }) => formMethod !== undefined,
+    children: [
+      {
+        id: 'default-layout',
+        Component: DefaultLayout,
+        children: [
+          { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home'], () => import('./pages/home.tsx')) },
+          { path: '404', ErrorBoundary: PageErrorBoundary, loader: notFoundLoader },
+          { path: '*', ErrorBoundary: PageErrorBoundary, loader: notFoundLoader },
+        ],
+      },
+      // Spec §2: terms, privacy and cookie pages use no layout.
+      { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage }))) },
+      { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage }))) },
+      { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage }))) },
+    ],
+  },
+]

@@ -1,0 +1,139 @@
+import { timingSafeEqual } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { BuildInfo } from '../build-info.ts'
+import type { Config } from '../config.ts'
+import type { Database } from '../db/database.ts'
+import { migrate, readMigrations } from '../db/migrate.ts'
+import { errorBody, installErrorHandler } from '../http/errors.ts'
+import { loggerOptions } from '../http/logger.ts'
+import { requestIdFromUpstream } from '../http/request-id.ts'
+import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized } from './errors.ts'
+import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
+
+export interface ApiOptions {
+  config: Config
+  db: Database
+  buildInfo: BuildInfo
+  /** Token for /internal operator endpoints; without one they answer 404. */
+  operatorToken?: string | undefined
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Database
+  }
+}
+
+const ErrorSchema = Type.Object({
+  statusCode: Type.Integer(),
+  code: Type.String(),
+  error: Type.String(),
+  message: Type.String(),
+  requestId: Type.String(),
+})
+
+function tokenMatches(expected: string, header: string | undefined): boolean {
+  if (!header?.startsWith('Bearer ')) return false
+  const given = Buffer.from(header.slice(7))
+  const wanted = Buffer.from(expected)
+  return given.length === wanted.length && timingSafeEqual(given, wanted)
+}
+
+/** The product API. Builds the app and applies the `api` schema's migrations; never listens. */
+export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
+  const { config, db, buildInfo } = options
+  await migrate(db, 'api', await readMigrations(new URL('./migrations/', import.meta.url)))
+
+  const app = Fastify({
+    logger: loggerOptions(config, 'api'),
+    genReqId: requestIdFromUpstream,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    trustProxy: false,
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  app.decorate('db', db)
+  installErrorHandler(app, 'API')
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiNotFound(request.method, request.url.split('?')[0] ?? '/')
+    return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
+  })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
+    status: 'ok' as const,
+  }))
+
+  app.get('/readyz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ErrorSchema } } }, async (request) => {
+    try {
+      await db.query('SELECT 1')
+    } catch (err) {
+      request.log.warn({ err }, 'database not reachable')
+      throw new ApiNotReady()
+    }
+    return { status: 'ok' as const }
+  })
+
+  app.get(
+    '/api/version',
+    {
+      schema: {
+        response: { 200: Type.Object({ version: Type.String(), maintenanceTime: Type.Optional(Type.String()) }) },
+      },
+    },
+    async (_request, reply) => {
+      const maintenance = await getMaintenanceTime(db)
+      reply.header('cache-control', 'no-cache')
+      return maintenance ? { version: buildInfo.version, maintenanceTime: maintenance.toISOString() } : { version: buildInfo.version }
+    },
+  )
+
+  app.get(
+    '/api/version/package-be',
+    {
+      schema: {
+        response: {
+          200: Type.Object({ name: Type.String(), version: Type.String(), buildId: Type.String(), node: Type.String() }),
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-cache')
+      return { name: buildInfo.name, version: buildInfo.version, buildId: buildInfo.buildId, node: process.version }
+    },
+  )
+
+  // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
+  const operatorToken = options.operatorToken
+  if (operatorToken) {
+    app.register(async (plugin) => {
+      const internal = plugin.withTypeProvider<TypeBoxTypeProvider>()
+      internal.addHook('onRequest', async (request) => {
+        if (!tokenMatches(operatorToken, request.headers.authorization)) throw new ApiUnauthorized()
+      })
+      internal.put(
+        '/internal/maintenance',
+        { schema: { body: Type.Object({ maintenanceTime: Type.String({ maxLength: 64 }) }, { additionalProperties: false }) } },
+        async (request) => {
+          const time = parseMaintenanceTime(request.body.maintenanceTime)
+          if (!time) throw new ApiInvalidMaintenanceTime()
+          await setMaintenanceTime(db, time)
+          request.log.info({ maintenanceTime: time.toISOString() }, 'maintenance time set')
+          return { maintenanceTime: time.toISOString() }
+        },
+      )
+      internal.delete('/internal/maintenance', async (request) => {
+        await setMaintenanceTime(db, null)
+        request.log.info('maintenance time cleared')
+        return { maintenanceTime: null }
+      })
+    })
+  }
+
+  return app
+}

@@ -1,0 +1,98 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import compress from '@fastify/compress'
+import cookie from '@fastify/cookie'
+import fastifyStatic from '@fastify/static'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { BuildInfo } from '../build-info.ts'
+import { projectRoot } from '../build-info.ts'
+import { publicConfig, type Config } from '../config.ts'
+import type { Database } from '../db/database.ts'
+import { migrate, readMigrations } from '../db/migrate.ts'
+import { errorBody, installErrorHandler } from '../http/errors.ts'
+import { loggerOptions } from '../http/logger.ts'
+import { newRequestId } from '../http/request-id.ts'
+import { BffNotFound } from './errors.ts'
+import { loadLocaleCatalog } from './locales.ts'
+import { rateLimitPlugin } from './plugins/rate-limit.ts'
+import { securityHeadersPlugin } from './plugins/security-headers.ts'
+import { ssrRoutes } from './plugins/ssr.ts'
+import apiProxyRoutes from './routes/api-proxy.ts'
+import healthRoutes from './routes/health.ts'
+import localeRoutes from './routes/locales.ts'
+import { upstreamApiPlugin } from './upstream-api.ts'
+
+export interface BffOptions {
+  config: Config
+  db: Database
+  buildInfo: BuildInfo
+  /** Origin of the product API, e.g. http://127.0.0.1:3001. */
+  upstreamApiUrl: string
+  /** Vite in middleware mode with hot reload instead of the built client. */
+  dev?: boolean
+  /** Project root (locales, dist). Defaults to the folder holding package.json. */
+  root?: string
+}
+
+/** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
+export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
+  const { config, db } = options
+  const root = options.root ?? projectRoot()
+  const dev = options.dev ?? false
+  await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
+  const catalog = loadLocaleCatalog(root)
+
+  const app = Fastify({
+    logger: loggerOptions(config, 'bff'),
+    genReqId: newRequestId,
+    // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
+    trustProxy: config.trustProxy as boolean | string,
+    bodyLimit: 1024 * 1024,
+    // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+  })
+  app.server.headersTimeout = 10_000
+
+  installErrorHandler(app, 'BFF')
+  app.setNotFoundHandler((request, reply) => {
+    const error = new BffNotFound(request.method, request.url.split('?')[0] ?? '/')
+    return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
+  })
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  const https = config.appUrl.startsWith('https:')
+  await app.register(securityHeadersPlugin, { https, dev })
+  await app.register(cookie)
+  await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] })
+  await app.register(rateLimitPlugin, { max: config.rateLimitMax, redisUrl: config.redisUrl })
+  await app.register(upstreamApiPlugin, { url: options.upstreamApiUrl, timeouts: config.upstream })
+
+  if (!dev) {
+    const clientDir = path.join(root, 'dist', 'client')
+    // Hashed file names never change content, so browsers may keep them for a year.
+    await app.register(fastifyStatic, {
+      root: path.join(clientDir, 'assets'),
+      prefix: '/assets/',
+      index: false,
+      cacheControl: false,
+      setHeaders: (res) => void res.header('cache-control', 'public, max-age=31536000, immutable'),
+    })
+    const favicon = path.join(clientDir, 'favicon.svg')
+    app.get('/favicon.svg', async (_request, reply) => {
+      if (!fs.existsSync(favicon)) throw new BffNotFound('GET', '/favicon.svg')
+      reply.header('cache-control', 'public, max-age=86400')
+      return reply.type('image/svg+xml; charset=utf-8').send(fs.createReadStream(favicon))
+    })
+  }
+
+  await app.register(healthRoutes, { db })
+  await app.register(localeRoutes, { catalog })
+  await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
+  await app.register(ssrRoutes, { root, dev, catalog, config: publicConfig(config) })
+  return app
+}

@@ -1,0 +1,21 @@
+import type { FastifyRequest } from 'fastify'
+import { BffCsrfRejected } from './errors.ts'
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+/** Content types a cross-site HTML form can send without a preflight. */
+const SIMPLE_FORM_TYPES = ['text/plain', 'application/x-www-form-urlencoded']
+
+/**
+ * CSRF defence for writes (DESIGN.md §4.4): SameSite=Lax cookies plus a required custom header.
+ * A write must carry `rid` (a custom header forces a CORS preflight, which we never grant), must
+ * not come from a foreign Origin, and must not be a simple form post.
+ */
+export function assertSameOriginWrite(request: FastifyRequest, appOrigin: string): void {
+  if (SAFE_METHODS.has(request.method)) return
+  const rid = request.headers.rid
+  if (typeof rid !== 'string' || rid.trim() === '') throw new BffCsrfRejected()
+  const origin = request.headers.origin
+  if (origin !== undefined && origin !== appOrigin && origin !== `${request.protocol}://${request.host}`) throw new BffCsrfRejected()
+  const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (SIMPLE_FORM_TYPES.includes(contentType)) throw new BffCsrfRejected()
+}

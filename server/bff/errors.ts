@@ -1,0 +1,26 @@
+import { createError } from '../http/errors.ts'
+
+// The BFF's error catalogue. Codes are stable: the client and the API reference rely on them.
+export const BffNotFound = createError<[string, string]>('BFF_NOT_FOUND', 'Nothing is served at %s %s.', 404)
+export const BffBadPath = createError('BFF_BAD_PATH', 'The request path is not allowed.', 400)
+export const BffCsrfRejected = createError(
+  'BFF_CSRF_REJECTED',
+  'This request was refused because it did not come from the Softshelf app. Reload the page and try again.',
+  403,
+)
+export const BffUpstreamUnavailable = createError(
+  'BFF_UPSTREAM_UNAVAILABLE',
+  'The catalogue service is unavailable right now. Please try again in a moment.',
+  503,
+)
+export const BffUpstreamTimeout = createError(
+  'BFF_UPSTREAM_TIMEOUT',
+  'The catalogue service took too long to answer. Please try again in a moment.',
+  504,
+)
+export const BffUpstreamBadResponse = createError(
+  'BFF_UPSTREAM_BAD_RESPONSE',
+  'The catalogue service gave an answer we could not use. Please try again in a moment.',
+  502,
+)
+export const BffNotReady = createError('BFF_NOT_READY', 'The app is not ready: %s.', 503)

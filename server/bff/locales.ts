@@ -1,0 +1,58 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { DEFAULT_LOCALE, LOCALES, NAMESPACES, type Locale } from '../../shared/locales.ts'
+import type { NamespaceResources } from '../../shared/ssr-contract.ts'
+
+export interface LocaleCatalog {
+  /** Content hash of every locale file; part of the URL the browser fetches them from. */
+  hash: string
+  resources: Record<Locale, NamespaceResources>
+  /** Serialised JSON per `<lng>/<ns>`, ready to send. */
+  files: Map<string, string>
+}
+
+type Tree = Record<string, unknown>
+
+/** English fills keys a translation lacks (DESIGN.md §4.7), so no fallback is fetched later. */
+function fillMissing(target: Tree, fallback: Tree): Tree {
+  const out: Tree = { ...target }
+  for (const [key, value] of Object.entries(fallback)) {
+    const own = out[key]
+    if (own === undefined) out[key] = value
+    else if (own && value && typeof own === 'object' && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = fillMissing(own as Tree, value as Tree)
+    }
+  }
+  return out
+}
+
+/** Reads locales/<lng>/<ns>.json once at boot. A missing English file stops the start. */
+export function loadLocaleCatalog(root: string): LocaleCatalog {
+  const hash = createHash('sha256')
+  const read = (lng: string, ns: string): Tree | undefined => {
+    const file = path.join(root, 'locales', lng, `${ns}.json`)
+    if (!fs.existsSync(file)) return undefined
+    const text = fs.readFileSync(file, 'utf8')
+    hash.update(`${lng}/${ns}\n${text}`)
+    return JSON.parse(text) as Tree
+  }
+  const english: NamespaceResources = {}
+  for (const ns of NAMESPACES) {
+    const tree = read(DEFAULT_LOCALE, ns)
+    if (!tree) throw new Error(`locales/${DEFAULT_LOCALE}/${ns}.json is missing`)
+    english[ns] = tree
+  }
+  const resources = {} as Record<Locale, NamespaceResources>
+  const files = new Map<string, string>()
+  for (const lng of LOCALES) {
+    const bundle: NamespaceResources = {}
+    for (const ns of NAMESPACES) {
+      const base = english[ns] ?? {}
+      bundle[ns] = lng === DEFAULT_LOCALE ? base : fillMissing(read(lng, ns) ?? {}, base)
+      files.set(`${lng}/${ns}`, JSON.stringify(bundle[ns]))
+    }
+    resources[lng] = bundle
+  }
+  return { hash: hash.digest('hex').slice(0, 16), resources, files }
+}

@@ -1,0 +1,40 @@
+import rateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Redis } from 'ioredis'
+import { errorBody } from '../../http/errors.ts'
+
+/** Requests that never count: hashed assets, locale files and probes. */
+const EXEMPT = /^\/(?:assets\/|locales\/|favicon\.svg$|healthz$|readyz$)/
+
+/**
+ * Per-IP limits (DESIGN.md §2): in memory for one instance, in Redis when REDIS_URL is set so
+ * every instance shares the counters. Behind a proxy the IP is trusted only when TRUST_PROXY
+ * names it, so a forged X-Forwarded-For changes nothing.
+ */
+export const rateLimitPlugin = fp(
+  async (app: FastifyInstance, opts: { max: number; redisUrl: string | undefined }) => {
+    let redis: Redis | undefined
+    if (opts.redisUrl) {
+      const ioredis = await import('ioredis')
+      redis = new ioredis.Redis(opts.redisUrl, { connectTimeout: 2_000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+      redis.on('error', (err) => app.log.warn({ err }, 'redis error'))
+      app.addHook('onClose', async () => {
+        await redis?.quit().catch(() => redis?.disconnect())
+      })
+    }
+    await app.register(rateLimit, {
+      global: true,
+      max: opts.max,
+      timeWindow: 60_000,
+      ...(redis ? { redis, nameSpace: 'softshelf-rl:', skipOnError: true } : {}),
+      allowList: (request: FastifyRequest) => EXEMPT.test(request.url),
+      addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+      errorResponseBuilder: (request, context) => {
+        const body = errorBody(429, 'BFF_RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`, request.id)
+        return Object.assign(new Error(body.message), body, { retryAfter: Math.ceil(context.ttl / 1000) })
+      },
+    })
+  },
+  { name: 'rate-limit' },
+)

@@ -1,0 +1,157 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
+import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
+import { errorBody } from '../../http/errors.ts'
+import type { LocaleCatalog } from '../locales.ts'
+
+type Render = (input: RenderInput) => Promise<RenderResult>
+
+interface Renderer {
+  template(url: string, nonce: string): Promise<string>
+  render: Render
+  fixStack?(error: Error): void
+}
+
+export interface SsrOptions {
+  root: string
+  dev: boolean
+  catalog: LocaleCatalog
+  config: Omit<ClientConfig, 'localesHash'>
+}
+
+/** Vite writes this into dev HTML; each request swaps in its own nonce. */
+const DEV_NONCE_PLACEHOLDER = 'softshelf-dev-nonce'
+
+async function productionRenderer(root: string): Promise<Renderer> {
+  const templatePath = path.join(root, 'dist', 'client', 'index.html')
+  const entryPath = path.join(root, 'dist', 'ssr', 'entry-server.js')
+  if (!fs.existsSync(templatePath) || !fs.existsSync(entryPath)) {
+    throw new Error('The client is not built: run "npm run build" (npm start does it for you).')
+  }
+  const template = fs.readFileSync(templatePath, 'utf8')
+  const entry = (await import(pathToFileURL(entryPath).href)) as { render: Render }
+  return { template: async () => template, render: entry.render }
+}
+
+async function developmentRenderer(app: FastifyInstance, root: string): Promise<Renderer> {
+  const { createServer } = await import('vite')
+  const { default: middie } = await import('@fastify/middie')
+  const vite = await createServer({
+    root,
+    configFile: path.join(root, 'vite.config.ts'),
+    server: { middlewareMode: true, hmr: { server: app.server } },
+    appType: 'custom',
+    html: { cspNonce: DEV_NONCE_PLACEHOLDER },
+  })
+  await app.register(middie)
+  app.use(vite.middlewares)
+  app.addHook('onClose', () => vite.close())
+  const templatePath = path.join(root, 'index.html')
+  return {
+    async template(url, nonce) {
+      const html = await vite.transformIndexHtml(url, fs.readFileSync(templatePath, 'utf8'))
+      return html.replaceAll(DEV_NONCE_PLACEHOLDER, nonce)
+    },
+    async render(input) {
+      const entry = (await vite.ssrLoadModule('/client/entry-server.tsx')) as { render: Render }
+      return entry.render(input)
+    },
+    fixStack: (error) => vite.ssrFixStacktrace(error),
+  }
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+}
+
+/** When rendering itself fails: a plain page in the visitor's language, saying nothing internal. */
+function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: string): string {
+  const common = catalog.resources[locale].common as { errors?: { server?: { title?: string; cause?: string }; backHome?: string } }
+  const title = common.errors?.server?.title ?? 'Something went wrong'
+  const cause = common.errors?.server?.cause ?? ''
+  const back = common.errors?.backHome ?? 'Back to home'
+  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title></head><body><main style="font-family:system-ui,sans-serif;text-align:center;padding:3rem 1rem"><p>500</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="/">${escapeHtml(back)}</a></p><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
+}
+
+/** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
+function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale): ServerApi {
+  return {
+    async get(apiPath, init) {
+      try {
+        const response = await app.upstreamApi.request({
+          method: 'GET',
+          path: apiPath,
+          headers: { accept: 'application/json', 'accept-language': locale, 'x-request-id': request.id },
+          ...(init?.signal ? { signal: init.signal } : {}),
+        })
+        if (response.status >= 500) {
+          request.log.warn({ upstreamStatus: response.status, path: apiPath }, 'upstream API failed during render')
+          return { status: response.status === 504 ? 504 : response.status === 503 ? 503 : 502, body: null }
+        }
+        const type = String(response.headers['content-type'] ?? '')
+        return { status: response.status, body: type.includes('json') ? JSON.parse(response.body.toString('utf8')) : null }
+      } catch (error) {
+        const status = (error as { statusCode?: number }).statusCode ?? 502
+        const code = (error as { code?: string }).code ?? 'BFF_UPSTREAM_BAD_RESPONSE'
+        request.log.warn({ err: error, path: apiPath }, 'upstream API unreachable during render')
+        return { status, body: errorBody(status, code, (error as Error).message, request.id) }
+      }
+    },
+  }
+}
+
+/**
+ * Server rendering of every page (DESIGN.md §2 "A page, visitor"): language → React Router's
+ * static handler with the API transport → HTML with nonce'd hydration data. Status codes and
+ * redirects come from the router.
+ */
+export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
+  const renderer = opts.dev ? await developmentRenderer(app, opts.root) : await productionRenderer(opts.root)
+  const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
+    const nonce = reply.cspNonce.script
+    reply.header('vary', 'Cookie, Accept-Language')
+    reply.header('content-language', locale)
+    reply.header('cache-control', 'no-cache')
+    const headers: Record<string, string> = {}
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (typeof value === 'string' && name !== 'cookie' && name !== 'authorization') headers[name] = value
+    }
+    const url = new URL(request.url, opts.config.appUrl).href
+    let result: RenderResult
+    let template: string
+    try {
+      template = await renderer.template(request.url, nonce)
+      result = await renderer.render({
+        url,
+        headers,
+        locale,
+        resources: opts.catalog.resources[locale],
+        nonce,
+        api: serverApi(app, request, locale),
+        config: clientConfig,
+      })
+    } catch (error) {
+      if (error instanceof Error) renderer.fixStack?.(error)
+      request.log.error({ err: error }, 'page render failed')
+      return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
+    }
+    if (result.kind === 'redirect') return reply.redirect(result.location, result.status)
+    const html = template
+      // Function replacements: a "$&" in page content must stay literal.
+      .replace('<!--app-lang-->', () => locale)
+      .replace('<!--app-head-->', () => result.head)
+      .replace('<!--app-html-->', () => result.html)
+      .replace('<!--app-scripts-->', () => result.scripts)
+    return reply.code(result.status).type('text/html; charset=utf-8').send(html)
+  }
+
+  app.get('/*', handler)
+  app.get('/', handler)
+}

@@ -1,0 +1,94 @@
+import { Pool, errors as undiciErrors } from 'undici'
+import type { IncomingHttpHeaders } from 'node:http'
+import { BffUpstreamBadResponse, BffUpstreamTimeout, BffUpstreamUnavailable } from './errors.ts'
+
+export interface UpstreamTimeouts {
+  connectTimeoutMs: number
+  headersTimeoutMs: number
+  bodyTimeoutMs: number
+}
+
+export interface UpstreamRequest {
+  method: string
+  /** Path and query on the upstream, always starting with "/". */
+  path: string
+  headers?: Record<string, string>
+  body?: Buffer | string | undefined
+  signal?: AbortSignal
+}
+
+export interface UpstreamResponse {
+  status: number
+  headers: IncomingHttpHeaders
+  body: Buffer
+}
+
+/** Largest upstream body the BFF buffers; the API's JSON answers are far smaller. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024
+
+/**
+ * A keep-alive pool to one upstream service. Every failure mode becomes one of three errors of our
+ * catalogue — unavailable (503), timeout (504), bad response (502) — with the original as `cause`,
+ * so no caller can hang or leak an upstream's internals.
+ */
+export class UpstreamClient {
+  private readonly pool: Pool
+
+  constructor(
+    readonly origin: string,
+    timeouts: UpstreamTimeouts,
+    connections = 64,
+  ) {
+    this.pool = new Pool(origin, {
+      connections,
+      pipelining: 1,
+      connect: { timeout: timeouts.connectTimeoutMs },
+      headersTimeout: timeouts.headersTimeoutMs,
+      bodyTimeout: timeouts.bodyTimeoutMs,
+      keepAliveTimeout: 10_000,
+      maxResponseSize: MAX_BODY_BYTES,
+    })
+  }
+
+  async request(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      const response = await this.pool.request({
+        method: req.method as 'GET',
+        path: req.path,
+        headers: req.headers ?? {},
+        body: req.body ?? null,
+        signal: req.signal ?? null,
+      })
+      const body = Buffer.from(await response.body.arrayBuffer())
+      return { status: response.statusCode, headers: response.headers, body }
+    } catch (error) {
+      throw mapUpstreamError(error)
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.close()
+  }
+}
+
+export function mapUpstreamError(error: unknown): Error {
+  const code = (error as { code?: string } | null)?.code
+  let mapped: Error
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+    mapped = new BffUpstreamTimeout()
+  } else if (
+    error instanceof undiciErrors.ConnectTimeoutError ||
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'EAI_AGAIN' ||
+    error instanceof undiciErrors.ClientDestroyedError ||
+    error instanceof undiciErrors.ClientClosedError
+  ) {
+    mapped = new BffUpstreamUnavailable()
+  } else {
+    mapped = new BffUpstreamBadResponse()
+  }
+  mapped.cause = error
+  return mapped
+}

@@ -1,0 +1,156 @@
+import path from 'node:path'
+
+// Configuration is read from the environment once, at boot, and validated as a whole: a bad or
+// missing value stops the process with a message naming the variable and what it expects.
+
+export type NodeEnv = 'development' | 'production' | 'test'
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  nodeEnv: NodeEnv
+  host: string
+  port: number
+  apiHost: string
+  apiPort: number
+  dataDir: string
+  databaseUrl: string | undefined
+  upstreamApiUrl: string | undefined
+  redisUrl: string | undefined
+  appUrl: string
+  logLevel: LogLevel
+  rateLimitMax: number
+  trustProxy: boolean | string | number
+  buildId: string | undefined
+  operatorToken: string | undefined
+  operatorName: string
+  contactEmail: string
+  upstream: { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number }
+  shutdownTimeoutMs: number
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+/** One reader per kind of value; each records a problem instead of throwing so all are reported. */
+class Reader {
+  readonly problems: string[] = []
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]
+    return value === undefined || value.trim() === '' ? undefined : value.trim()
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback
+  }
+
+  optional(name: string): string | undefined {
+    return this.raw(name)
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    if ((allowed as readonly string[]).includes(value)) return value as T
+    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`)
+    return fallback
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const parsed = Number(value)
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`)
+      return fallback
+    }
+    return parsed
+  }
+
+  url(name: string, protocols: readonly string[], fallback?: string): string | undefined {
+    const value = this.raw(name) ?? fallback
+    if (value === undefined) return undefined
+    let parsed: URL
+    try {
+      parsed = new URL(value)
+    } catch {
+      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${redactUrl(value)}")`)
+      return undefined
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${redactUrl(value)}")`)
+      return undefined
+    }
+    return value.replace(/\/+$/, '')
+  }
+}
+
+/** Never echo a password that a URL may carry. */
+function redactUrl(value: string): string {
+  return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
+}
+
+function parseTrustProxy(reader: Reader, value: string | undefined): boolean | string | number {
+  if (value === undefined || value === 'false') return false
+  if (value === 'true') return true
+  if (/^\d+$/.test(value)) return Number(value)
+  if (/^[0-9a-fA-F.:/,\s]+$/.test(value)) return value
+  reader.problems.push(`TRUST_PROXY must be false, true, a hop count or a comma-separated list of addresses/CIDRs (got "${value}")`)
+  return false
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new Reader(env)
+  const nodeEnv = r.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development')
+  const port = r.integer('PORT', 3000, 0, 65535)
+  const apiPort = r.integer('API_PORT', 3001, 0, 65535)
+  const config: Config = {
+    nodeEnv,
+    host: r.string('HOST', '0.0.0.0'),
+    port,
+    apiHost: r.string('API_HOST', '127.0.0.1'),
+    apiPort,
+    dataDir: path.resolve(r.string('DATA_DIR', './data')),
+    databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    upstreamApiUrl: r.url('UPSTREAM_API_URL', ['http:', 'https:']),
+    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    appUrl: r.url('APP_URL', ['http:', 'https:'], `http://localhost:${port}`) ?? `http://localhost:${port}`,
+    logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    rateLimitMax: r.integer('RATE_LIMIT_MAX', 300, 1, 1_000_000),
+    trustProxy: false,
+    buildId: r.optional('BUILD_ID'),
+    operatorToken: r.optional('OPERATOR_TOKEN'),
+    operatorName: r.string('OPERATOR_NAME', 'Softshelf'),
+    contactEmail: r.string('CONTACT_EMAIL', 'support@softshelf.app'),
+    upstream: {
+      connectTimeoutMs: r.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 2_000, 1, 60_000),
+      headersTimeoutMs: r.integer('UPSTREAM_HEADERS_TIMEOUT_MS', 10_000, 1, 300_000),
+      bodyTimeoutMs: r.integer('UPSTREAM_BODY_TIMEOUT_MS', 10_000, 1, 300_000),
+    },
+    shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
+  }
+  config.trustProxy = parseTrustProxy(r, r.optional('TRUST_PROXY'))
+  if (config.contactEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(config.contactEmail)) {
+    r.problems.push(`CONTACT_EMAIL must be an email address (got "${config.contactEmail}")`)
+  }
+  if (r.problems.length > 0) throw new ConfigError(r.problems)
+  return config
+}
+
+/** The settings a browser may see. Nothing else from Config is ever sent to the client. */
+export interface PublicConfig {
+  appUrl: string
+  operatorName: string
+  contactEmail: string
+}
+
+export function publicConfig(config: Config): PublicConfig {
+  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail }
+}

@@ -1,0 +1,38 @@
+import fs from 'node:fs/promises'
+import { PGlite } from '@electric-sql/pglite'
+import type { Database, Queryable, QueryResult } from './database.ts'
+
+function wrap(client: Pick<PGlite, 'query' | 'exec'>): Queryable {
+  return {
+    async query<T>(text: string, params?: unknown[]): Promise<QueryResult<T>> {
+      const result = await client.query<T>(text, params)
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length }
+    },
+    async exec(text: string): Promise<void> {
+      await client.exec(text)
+    },
+  }
+}
+
+export interface PgliteOptions {
+  /** A folder to keep the data in; omitted, the database lives in memory. */
+  dataDir?: string
+  /** A data folder dump to start from (tests clone an initialised database this way). */
+  loadDataDir?: Blob
+}
+
+export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
+  if (options.dataDir) await fs.mkdir(options.dataDir, { recursive: true })
+  const pg = await PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  })
+  const base = wrap(pg)
+  // PGlite is one connection: transactions are serialised by PGlite itself.
+  return {
+    kind: 'pglite',
+    ...base,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    close: () => pg.close(),
+  }
+}

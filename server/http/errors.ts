@@ -1,0 +1,61 @@
+import createError from '@fastify/error'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { ErrorBody } from '../../shared/types.ts'
+
+export { createError }
+
+/** Fastify's own error codes mapped to messages a person understands. */
+const FRIENDLY: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty but its content type says JSON.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is larger than this endpoint accepts.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'This endpoint does not accept that content type.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.',
+  FST_ERR_BAD_URL: 'The request URL is malformed.',
+  FST_ERR_ASYNC_CONSTRAINT: 'The request could not be routed.',
+}
+
+/** Stable codes for Fastify's own 4xx errors, in our catalogue's naming. */
+const CODE_MAP: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_BAD_URL: 'BAD_URL',
+  FST_ERR_VALIDATION: 'VALIDATION_FAILED',
+}
+
+export function errorBody(statusCode: number, code: string, message: string, requestId: string): ErrorBody {
+  return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message, requestId }
+}
+
+/**
+ * The root error handler of a service: a deliberate 4xx passes through with its code and message;
+ * anything else is logged with the request id and answered with a generic 5xx that reveals nothing.
+ */
+export function installErrorHandler(app: FastifyInstance, prefix: string): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed')
+      const exposed = error.code?.startsWith(`${prefix}_`) && error.statusCode !== undefined
+      const code = exposed ? error.code : `${prefix}_INTERNAL_ERROR`
+      const message = exposed ? error.message : 'Something went wrong on our side. Please try again in a moment.'
+      if (status === 503 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
+      return reply.code(status).send(errorBody(status, code, message, request.id))
+    }
+    const fastifyCode = error.code && CODE_MAP[error.code]
+    const code = fastifyCode ? `${prefix}_${fastifyCode}` : error.code?.startsWith(`${prefix}_`) ? error.code : `${prefix}_BAD_REQUEST`
+    const message = (error.code && FRIENDLY[error.code]) || error.message
+    if (status === 429 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
+    return reply.code(status).send(errorBody(status, code, message, request.id))
+  })
+}
+
+declare module 'fastify' {
+  interface FastifyError {
+    retryAfter?: number
+  }
+}

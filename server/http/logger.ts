@@ -1,0 +1,39 @@
+import type { FastifyServerOptions } from 'fastify'
+import type { Config } from '../config.ts'
+
+/** Query parameters whose values are secrets (verification and reset links carry tokens). */
+const SECRET_QUERY = /([?&](?:token|code|state|password|access_token|refresh_token)=)[^&#]*/gi
+
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[redacted]')
+}
+
+/** Log lines are JSON objects, so user input cannot forge a line; secrets are redacted. */
+export function loggerOptions(config: Pick<Config, 'logLevel'>, service: string): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    base: { service },
+    timestamp: () => `,"time":"${new Date().toISOString()}"`,
+    redact: {
+      paths: [
+        'req.headers.cookie',
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'res.headers["set-cookie"]',
+        'headers.cookie',
+        'headers.authorization',
+        '*.password',
+        '*.newPassword',
+        '*.token',
+        '*.accessToken',
+        '*.refreshToken',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req(request: { method: string; url: string; hostname?: string; ip?: string; id?: string }) {
+        return { method: request.method, url: redactUrl(request.url), host: request.hostname, ip: request.ip }
+      },
+    },
+  }
+}

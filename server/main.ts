@@ -1,0 +1,71 @@
+import closeWithGrace from 'close-with-grace'
+import type { FastifyInstance } from 'fastify'
+import { buildApi } from './api/app.ts'
+import { buildBff } from './bff/app.ts'
+import { readBuildInfo } from './build-info.ts'
+import { ConfigError, loadConfig, type Config } from './config.ts'
+import type { Database } from './db/database.ts'
+import { openDatabase } from './db/open.ts'
+import { embeddedOperatorToken } from './operator-token.ts'
+
+// Process entry: `node dist/server/main.js [all|bff|api] [--dev]`. Reads the configuration,
+// starts the roles asked for, and shuts down gracefully on SIGTERM/SIGINT.
+
+const ROLES = ['all', 'bff', 'api'] as const
+type Role = (typeof ROLES)[number]
+
+function parseArgs(argv: string[]): { role: Role; dev: boolean } {
+  const positional = argv.filter((arg) => !arg.startsWith('--'))
+  const role = (positional[0] ?? 'all') as Role
+  if (!ROLES.includes(role)) {
+    console.error(`Unknown role "${role}". Use one of: ${ROLES.join(', ')}.`)
+    process.exit(2)
+  }
+  return { role, dev: argv.includes('--dev') }
+}
+
+async function main(): Promise<void> {
+  const { role, dev } = parseArgs(process.argv.slice(2))
+  let config: Config
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(1)
+    }
+    throw error
+  }
+  const buildInfo = readBuildInfo(config.buildId)
+  const runApi = role === 'api' || (role === 'all' && !config.upstreamApiUrl)
+  const runBff = role === 'bff' || role === 'all'
+  const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
+
+  const apps: FastifyInstance[] = []
+  closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
+    if (err) console.error('fatal error, shutting down', err)
+    else if (signal) apps[0]?.log.info({ signal }, 'shutting down')
+    // The public edge stops first, so nothing new reaches the API while it drains.
+    for (const app of [...apps].reverse()) await app.close()
+    await db.close()
+  })
+
+  if (runApi) {
+    const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
+    const api = await buildApi({ config, db, buildInfo, operatorToken })
+    await api.listen({ host: config.apiHost, port: config.apiPort })
+    apps.push(api)
+  }
+  if (runBff) {
+    const upstreamApiUrl = config.upstreamApiUrl ?? `http://${config.apiHost}:${config.apiPort}`
+    const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl, dev })
+    await bff.listen({ host: config.host, port: config.port })
+    apps.push(bff)
+    bff.log.info(`Softshelf ${buildInfo.version} is ready at ${config.appUrl}`)
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error('Softshelf failed to start:', error instanceof Error ? error.message : error)
+  process.exit(1)
+})

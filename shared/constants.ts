@@ -1,0 +1,66 @@
+// Constants of the product specification (spec §9 unless noted), named as the spec names them.
+// One place: components and servers import from here instead of repeating numbers.
+
+/** Spec §1: the page title stays in English in every language. */
+export const PRODUCT_NAME = 'Softshelf'
+export const PAGE_TITLE = 'Softshelf — all must-have programs in one place'
+
+/** Spec §9 "Frontend version". The running build reports package version + build id. */
+export const FRONTEND_VERSION = '1.0.716'
+
+/** Spec §9 "Version poll": every 6 s (0.1 minutes). */
+export const VERSION_POLL_INTERVAL_MS = 6_000
+/** Spec §9 "Maintenance imminent": a stored time earlier than 6 s from now. */
+export const MAINTENANCE_IMMINENT_MS = 6_000
+/** Spec §3: sessionStorage key of the announced maintenance time (an ISO date string). */
+export const MAINTENANCE_STORAGE_KEY = 'maintenanceTime'
+/** Spec §2: maintenance and version polling does not run on these paths. */
+export const POLLING_EXCLUDED_PREFIXES = ['/streaming', '/sharing'] as const
+
+/** Spec §9 "Toasts": default timeout 5000 ms, at most 20, top-right; no close-on-click. */
+export const TOAST_DEFAULT_TIMEOUT_MS = 5_000
+export const TOAST_MAX = 20
+/** Spec §9: maintenance and version toasts have no timeout, close on click, bottom-right. */
+export const TOAST_DEFAULT_BUTTON_TEXT = 'Close'
+
+/** Spec §9 "Chunk-error reload": at most once per 10 s. */
+export const CHUNK_RELOAD_MIN_INTERVAL_MS = 10_000
+export const CHUNK_RELOAD_STORAGE_KEY = 'chunkReloadAt'
+
+/** Spec §9 "Locale cookie": 365 days. */
+export const LOCALE_COOKIE_NAME = 'lang'
+export const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60
+/** Spec §9 "Locale message cache": 24 hours. */
+export const LOCALE_MESSAGES_MAX_AGE_S = 24 * 60 * 60
+
+/** Spec §9 "Breakpoints" in px. */
+export const BREAKPOINTS = { sm: 640, md: 768, lg: 1024, xl: 1280, '2xl': 1536 } as const
+
+/** Spec §9 "Avatar max": 5*1024*1024 bytes; image/png, image/jpeg, image/webp. */
+export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
+export const AVATAR_MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const
+
+/** Spec §9 "Chat widget start and reload delay": 500 ms each. */
+export const CHAT_WIDGET_DELAY_MS = 500
+
+/** Spec §9 "Refresh retry limit"; "Session-expired / invalid-claim status". */
+export const SESSION_REFRESH_RETRY_LIMIT = 10
+export const SESSION_EXPIRED_STATUS = 401
+export const INVALID_CLAIM_STATUS = 403
+
+/** Spec §9 "Account-deletion reasons". */
+export const ACCOUNT_DELETION_REASONS = [
+  'negative service experience',
+  'found alternative',
+  'too expensive',
+  'cannot find a program',
+  'other',
+] as const
+
+/** Spec §2: the error page's defaults. */
+export const ERROR_PAGE_DEFAULT_STATUS_MESSAGE = 'Page not found'
+export const ERROR_PAGE_DEFAULT_CAUSE = 'The page you are trying to access does not exist'
+/** Spec §2: an invalid route's error message is "Page Not Found" followed by the path. */
+export function notFoundMessage(path: string): string {
+  return `Page Not Found: ${path}`
+}

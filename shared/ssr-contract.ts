@@ -1,0 +1,70 @@
+import type { Locale } from './locales.ts'
+
+// The contract between the BFF (server/bff/ssr) and the server entry of the React app
+// (client/entry-server.tsx). Neither side imports the other; both import this.
+
+/** Translation resources of one language: namespace → nested keys. */
+export type NamespaceResources = Record<string, Record<string, unknown>>
+
+export interface ServerApiResponse {
+  status: number
+  body: unknown
+}
+
+/** How loaders reach the product API while rendering on the server: directly, with the user's token. */
+export interface ServerApi {
+  get(path: string, init?: { signal?: AbortSignal }): Promise<ServerApiResponse>
+}
+
+/** Settings the browser may see (DESIGN: an explicit allow-list). */
+export interface ClientConfig {
+  appUrl: string
+  operatorName: string
+  contactEmail: string
+  /** Content hash of the locale files; part of their URL so caches never serve stale text. */
+  localesHash: string
+}
+
+export interface RenderInput {
+  url: string
+  headers: Record<string, string>
+  locale: Locale
+  /** Every namespace of `locale`, English filled in for missing keys; the page embeds the ones it uses. */
+  resources: NamespaceResources
+  nonce: string
+  api: ServerApi
+  config: ClientConfig
+}
+
+export type RenderResult =
+  | { kind: 'redirect'; status: number; location: string }
+  | {
+      kind: 'page'
+      status: number
+      /** <title>, <meta> and other tags for <head>. */
+      head: string
+      /** Markup for the #root container. */
+      html: string
+      /** Nonce'd scripts with hydration data, placed after #root. */
+      scripts: string
+    }
+
+/** Globals the server writes into the page for hydration. */
+export interface BootData {
+  locale: Locale
+  namespaces: string[]
+  resources: NamespaceResources
+  config: ClientConfig
+}
+
+export const BOOT_DATA_GLOBAL = '__SOFTSHELF_BOOT__'
+
+/** JSON safe inside a <script> element: no "</script>", no line separators that break JS. */
+export function serializeForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
+}

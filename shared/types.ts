@@ -1,0 +1,24 @@
+// Shapes that cross the wire between the product API, the BFF and the browser.
+
+/** Every error response of the BFF and the API (DESIGN.md §4.11). */
+export interface ErrorBody {
+  statusCode: number
+  code: string
+  error: string
+  message: string
+  requestId: string
+}
+
+/** GET /api/version (spec §3 "Version response"). */
+export interface VersionResponse {
+  version: string
+  maintenanceTime?: string
+}
+
+/** GET /api/version/package-be. */
+export interface BackendPackageResponse {
+  name: string
+  version: string
+  buildId: string
+  node: string
+}
