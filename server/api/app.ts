@@ -18,6 +18,8 @@ export interface ApiOptions {
   buildInfo: BuildInfo
   /** Token for /internal operator endpoints; without one they answer 404. */
   operatorToken?: string | undefined
+  /** Where log lines go (tests read them); stdout by default. */
+  logStream?: NodeJS.WritableStream
 }
 
 declare module 'fastify' {
@@ -47,7 +49,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await migrate(db, 'api', await readMigrations(new URL('./migrations/', import.meta.url)))
 
   const app = Fastify({
-    logger: loggerOptions(config, 'api'),
+    logger: loggerOptions(config, 'api', options.logStream),
     genReqId: requestIdFromUpstream,
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,

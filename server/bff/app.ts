@@ -32,6 +32,8 @@ export interface BffOptions {
   dev?: boolean
   /** Project root (locales, dist). Defaults to the folder holding package.json. */
   root?: string
+  /** Where log lines go (tests read them); stdout by default. */
+  logStream?: NodeJS.WritableStream
 }
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
@@ -43,7 +45,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const catalog = loadLocaleCatalog(root)
 
   const app = Fastify({
-    logger: loggerOptions(config, 'bff'),
+    logger: loggerOptions(config, 'bff', options.logStream),
     genReqId: newRequestId,
     // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,

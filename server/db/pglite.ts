@@ -36,3 +36,13 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
     close: () => pg.close(),
   }
 }
+
+/** A gzip dump of a freshly initialised database; opening a copy skips PGlite's slow initdb. */
+export async function freshPgliteDump(): Promise<Blob> {
+  const pg = await PGlite.create()
+  try {
+    return (await pg.dumpDataDir('gzip')) as Blob
+  } finally {
+    await pg.close()
+  }
+}

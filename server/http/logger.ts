@@ -9,8 +9,13 @@ export function redactUrl(url: string): string {
 }
 
 /** Log lines are JSON objects, so user input cannot forge a line; secrets are redacted. */
-export function loggerOptions(config: Pick<Config, 'logLevel'>, service: string): FastifyServerOptions['logger'] {
+export function loggerOptions(
+  config: Pick<Config, 'logLevel'>,
+  service: string,
+  stream?: NodeJS.WritableStream,
+): FastifyServerOptions['logger'] {
   return {
+    ...(stream ? { stream } : {}),
     level: config.logLevel,
     base: { service },
     timestamp: () => `,"time":"${new Date().toISOString()}"`,

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import type { Test } from 'tap'
+import { buildApi } from '../server/api/app.ts'
+import { buildBff } from '../server/bff/app.ts'
+import { projectRoot, type BuildInfo } from '../server/build-info.ts'
+import { loadConfig, type Config } from '../server/config.ts'
+import type { Database } from '../server/db/database.ts'
+import { freshPgliteDump, openPglite } from '../server/db/pglite.ts'
+import { openPostgres } from '../server/db/postgres.ts'
+
+// One way to build the real services for a test file, on a real database: PGlite by default,
+// PostgreSQL when TEST_DATABASE_URL is set (CI runs the suite both ways). Teardown is registered.
+
+export const root = projectRoot()
+export const testBuildInfo: BuildInfo = { name: 'softshelf', packageVersion: '1.0.716', buildId: 'test', version: '1.0.716+test' }
+
+export function tempDir(t: Test): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-test-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export function testConfig(t: Test, env: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: tempDir(t), APP_URL: 'http://localhost:3000', ...env })
+}
+
+/** An initialised PGlite data folder is cached once; each test file starts from a copy (~0.5 s, not ~4 s). */
+async function pgliteTemplate(): Promise<Blob> {
+  const { version } = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }
+  const cacheDir = path.join(root, 'node_modules', '.cache', 'softshelf')
+  const file = path.join(cacheDir, `pglite-${version}.tar.gz`)
+  if (!fs.existsSync(file)) {
+    const dump = await freshPgliteDump()
+    fs.mkdirSync(cacheDir, { recursive: true })
+    const tmp = `${file}.${process.pid}.tmp`
+    fs.writeFileSync(tmp, Buffer.from(await dump.arrayBuffer()))
+    fs.renameSync(tmp, file)
+  }
+  return new Blob([fs.readFileSync(file)])
+}
+
+/** A fresh, empty database for one test file. */
+export async function openTestDatabase(t: Test): Promise<Database> {
+  const url = process.env.TEST_DATABASE_URL
+  if (url) {
+    const name = `softshelf_test_${randomBytes(6).toString('hex')}`
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${name}`)
+    await admin.end()
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    const db = await openPostgres({ connectionString: target.href, max: 5 })
+    t.teardown(async () => {
+      await db.close()
+      const cleanup = new pg.Client({ connectionString: url })
+      await cleanup.connect()
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await cleanup.end()
+    })
+    return db
+  }
+  const db = await openPglite({ loadDataDir: await pgliteTemplate() })
+  t.teardown(() => db.close())
+  return db
+}
+
+/** Log lines written by a service, parsed; for asserting what is (not) logged. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = []
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean))
+    callback()
+  }
+  get text(): string {
+    return this.lines.join('\n')
+  }
+}
+
+export interface Stack {
+  config: Config
+  db: Database
+  api: FastifyInstance
+  apiUrl: string
+  bff: FastifyInstance
+  operatorToken: string
+}
+
+/**
+ * The API listening on a loopback port (the BFF reaches it over real HTTP, as in production) and
+ * the BFF driven with inject. Needs the built client: `npm run build` (npm test does it).
+ */
+export async function buildStack(
+  t: Test,
+  options: { env?: Record<string, string>; db?: Database; bffLogStream?: NodeJS.WritableStream; apiLogStream?: NodeJS.WritableStream; upstreamApiUrl?: string } = {},
+): Promise<Stack> {
+  if (!fs.existsSync(path.join(root, 'dist', 'ssr', 'entry-server.js'))) {
+    throw new Error('dist/ is missing: run "npm run build" before the integration tests (npm test does).')
+  }
+  const config = testConfig(t, options.env)
+  const db = options.db ?? (await openTestDatabase(t))
+  const operatorToken = randomBytes(16).toString('hex')
+  const api = await buildApi({ config, db, buildInfo: testBuildInfo, operatorToken, ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}) })
+  await api.listen({ host: '127.0.0.1', port: 0 })
+  const address = api.server.address()
+  if (!address || typeof address === 'string') throw new Error('API did not listen on a port')
+  const apiUrl = `http://127.0.0.1:${address.port}`
+  const bff = await buildBff({
+    config,
+    db,
+    buildInfo: testBuildInfo,
+    upstreamApiUrl: options.upstreamApiUrl ?? apiUrl,
+    ...(options.bffLogStream ? { logStream: options.bffLogStream } : {}),
+  })
+  await bff.ready()
+  t.teardown(async () => {
+    await bff.close()
+    await api.close()
+  })
+  return { config, db, api, apiUrl, bff, operatorToken }
+}

@@ -1,0 +1,84 @@
+import t from 'tap'
+import { buildApi } from '../../../server/api/app.ts'
+import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
+
+const TOKEN = 'operator-token-for-tests-0123456789'
+
+t.test('product API: version, maintenance, health', async (t) => {
+  const db = await openTestDatabase(t)
+  const api = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo, operatorToken: TOKEN })
+  t.teardown(() => api.close())
+  const auth = { authorization: `Bearer ${TOKEN}` }
+
+  t.test('GET /api/version has the build version and no maintenance time by default', async (t) => {
+    const response = await api.inject('/api/version')
+    t.equal(response.statusCode, 200)
+    t.same(response.json(), { version: '1.0.716+test' })
+    t.match(response.headers['content-type'], /application\/json; charset=utf-8/)
+  })
+
+  t.test('GET /api/version/package-be names the backend, version, build and Node', async (t) => {
+    const response = await api.inject('/api/version/package-be')
+    t.same(response.json(), { name: 'softshelf', version: '1.0.716+test', buildId: 'test', node: process.version })
+  })
+
+  t.test('an operator sets and clears the maintenance time; /api/version reports it', async (t) => {
+    const set = await api.inject({ method: 'PUT', url: '/internal/maintenance', headers: auth, payload: { maintenanceTime: '2026-12-01T23:30:00+01:00' } })
+    t.equal(set.statusCode, 200)
+    t.same((await api.inject('/api/version')).json(), { version: '1.0.716+test', maintenanceTime: '2026-12-01T22:30:00.000Z' })
+    const clear = await api.inject({ method: 'DELETE', url: '/internal/maintenance', headers: auth })
+    t.equal(clear.statusCode, 200)
+    t.same((await api.inject('/api/version')).json(), { version: '1.0.716+test' })
+  })
+
+  t.test('operator endpoints refuse a missing or wrong token and bad input, changing nothing', async (t) => {
+    const none = await api.inject({ method: 'PUT', url: '/internal/maintenance', payload: { maintenanceTime: '2026-12-01T22:00:00Z' } })
+    t.equal(none.statusCode, 401)
+    t.equal(none.json().code, 'API_UNAUTHORIZED')
+    const wrong = await api.inject({ method: 'PUT', url: '/internal/maintenance', headers: { authorization: 'Bearer nope' }, payload: { maintenanceTime: '2026-12-01T22:00:00Z' } })
+    t.equal(wrong.statusCode, 401)
+    const notADate = await api.inject({ method: 'PUT', url: '/internal/maintenance', headers: auth, payload: { maintenanceTime: 'tomorrow' } })
+    t.equal(notADate.statusCode, 400)
+    t.equal(notADate.json().code, 'API_INVALID_MAINTENANCE_TIME')
+    const malformed = await api.inject({ method: 'PUT', url: '/internal/maintenance', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"maintenanceTime":' })
+    t.equal(malformed.statusCode, 400)
+    t.equal(malformed.json().code, 'API_INVALID_JSON')
+    t.equal(malformed.json().message, 'The request body is not valid JSON.')
+    t.same((await api.inject('/api/version')).json(), { version: '1.0.716+test' }, 'nothing was stored')
+  })
+
+  t.test('errors are JSON with a stable code and the request id, never internals', async (t) => {
+    const response = await api.inject({ url: '/api/nothing-here', headers: { 'x-request-id': 'req-12345678' } })
+    t.equal(response.statusCode, 404)
+    t.same(response.json(), {
+      statusCode: 404,
+      code: 'API_NOT_FOUND',
+      error: 'Not Found',
+      message: 'No API endpoint matches GET /api/nothing-here.',
+      requestId: 'req-12345678',
+    })
+  })
+
+  t.test('/healthz and /readyz', async (t) => {
+    t.same((await api.inject('/healthz')).json(), { status: 'ok' })
+    t.same((await api.inject('/readyz')).json(), { status: 'ok' })
+  })
+})
+
+t.test('without an operator token the operator endpoints do not exist', async (t) => {
+  const db = await openTestDatabase(t)
+  const api = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
+  t.teardown(() => api.close())
+  const response = await api.inject({ method: 'DELETE', url: '/internal/maintenance', headers: { authorization: 'Bearer x' } })
+  t.equal(response.statusCode, 404)
+})
+
+t.test('a maintenance time survives a restart of the API on the same database', async (t) => {
+  const db = await openTestDatabase(t)
+  const first = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo, operatorToken: TOKEN })
+  await first.inject({ method: 'PUT', url: '/internal/maintenance', headers: { authorization: `Bearer ${TOKEN}` }, payload: { maintenanceTime: '2027-01-01T00:00:00Z' } })
+  await first.close()
+  const second = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
+  t.teardown(() => second.close())
+  t.equal((await second.inject('/api/version')).json().maintenanceTime, '2027-01-01T00:00:00.000Z')
+})

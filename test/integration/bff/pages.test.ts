@@ -1,0 +1,107 @@
+import t from 'tap'
+import { buildStack } from '../../helpers.ts'
+
+t.test('server-rendered pages', async (t) => {
+  const { bff } = await buildStack(t)
+
+  t.test('the home page has its content, title and description in the HTML before any script runs', async (t) => {
+    const response = await bff.inject('/')
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['content-type'], 'text/html; charset=utf-8')
+    t.match(response.body, /<html lang="en">/)
+    t.match(response.body, /<title>Softshelf — all must-have programs in one place<\/title>/)
+    t.match(response.body, /<meta name="description" content="All must-have programs in one place: [^"]+">/)
+    t.match(response.body, /<h1>All must-have programs in one place<\/h1>/)
+    t.match(response.body, /Architecture &amp; Engineering/)
+    t.match(response.body, /Version 1\.0\.716\+test/, 'the footer shows the version from the API')
+    t.match(response.headers.vary, /Cookie/)
+    t.match(response.headers.vary, /Accept-Language/)
+  })
+
+  t.test('the language comes from Accept-Language, a valid lang cookie overrides it, the title stays English', async (t) => {
+    const german = await bff.inject({ url: '/', headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } })
+    t.match(german.body, /<html lang="de">/)
+    t.equal(german.headers['content-language'], 'de')
+    t.match(german.body, /<title>Softshelf — all must-have programs in one place<\/title>/)
+    t.notMatch(german.body, /<h1>All must-have programs in one place<\/h1>/, 'the page itself is German')
+    const cookie = await bff.inject({ url: '/', headers: { 'accept-language': 'de', cookie: 'lang=sk' } })
+    t.match(cookie.body, /<html lang="sk">/)
+    const invalid = await bff.inject({ url: '/', headers: { 'accept-language': 'pl', cookie: 'lang=<script>' } })
+    t.match(invalid.body, /<html lang="pl">/)
+  })
+
+  t.test('only the namespaces the page uses are embedded', async (t) => {
+    const home = await bff.inject('/')
+    t.match(home.body, /"namespaces":\["common","home"\]/)
+    t.notMatch(home.body, /"legal":\{/)
+    const terms = await bff.inject('/terms')
+    t.match(terms.body, /"namespaces":\["common","legal"\]/)
+  })
+
+  t.test('an unknown path answers 404 with the error page and the path in the message', async (t) => {
+    const response = await bff.inject('/no/such/page')
+    t.equal(response.statusCode, 404)
+    t.match(response.body, /<h1>Page not found<\/h1>/)
+    t.match(response.body, /The page you are trying to access does not exist/)
+    t.match(response.body, /Page Not Found: \/no\/such\/page/)
+    t.match(response.body, /href="\/">Back to home</)
+  })
+
+  t.test('/404 is the not-found page with status 404', async (t) => {
+    const response = await bff.inject('/404')
+    t.equal(response.statusCode, 404)
+    t.match(response.body, /<h1>Page not found<\/h1>/)
+  })
+
+  t.test('the legal pages are complete documents in the visitor\'s language', async (t) => {
+    for (const [path, title] of [
+      ['/terms', 'Terms of Service'],
+      ['/privacy', 'Privacy Policy'],
+      ['/cookie', 'Cookie Policy'],
+    ] as const) {
+      const response = await bff.inject(path)
+      t.equal(response.statusCode, 200, path)
+      t.match(response.body, new RegExp(`<h1>${title}</h1>`), path)
+      t.ok((response.body.match(/<section /g) ?? []).length >= 6, `${path} has its sections`)
+      t.match(response.body, /support@softshelf\.app|Softshelf/, `${path} names the operator`)
+      const visible = response.body.slice(0, response.body.indexOf('<script nonce'))
+      t.notMatch(visible, /\{\{/, `${path} shows no unfilled placeholder`)
+    }
+    const cookie = await bff.inject('/cookie')
+    t.match(cookie.body, /<code>sAccessToken<\/code>/)
+    const czech = await bff.inject({ url: '/privacy', headers: { cookie: 'lang=cs' } })
+    t.match(czech.body, /<html lang="cs">/)
+    t.notMatch(czech.body, /<h1>Privacy Policy<\/h1>/)
+  })
+
+  t.test('page text that looks like a replacement pattern stays literal', async (t) => {
+    const response = await bff.inject('/$&$\'')
+    t.equal(response.statusCode, 404)
+    t.match(response.body, /Page Not Found: \/\$&amp;\$&#x27;|Page Not Found: \/%24&amp;%24&#x27;|Page Not Found: \/\$&amp;\$'/)
+  })
+
+  t.test('locale files are served from a hashed path with a 24 h cache', async (t) => {
+    const page = await bff.inject('/')
+    const hash = /"localesHash":"([0-9a-f]+)"/.exec(page.body)?.[1]
+    t.ok(hash)
+    const file = await bff.inject(`/locales/${hash}/de/legal.json`)
+    t.equal(file.statusCode, 200)
+    t.equal(file.headers['cache-control'], 'public, max-age=86400, immutable')
+    t.ok(file.json().terms.title)
+    const stale = await bff.inject('/locales/0000000000000000/de/legal.json')
+    t.equal(stale.headers['cache-control'], 'no-cache')
+    const unknown = await bff.inject(`/locales/${hash}/xx/common.json`)
+    t.equal(unknown.statusCode, 404)
+    t.equal(unknown.json().code, 'BFF_NOT_FOUND')
+  })
+
+  t.test('hashed assets are immutable for a year', async (t) => {
+    const page = await bff.inject('/')
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1]
+    t.ok(asset)
+    const response = await bff.inject(asset!)
+    t.equal(response.statusCode, 200)
+    t.equal(response.headers['cache-control'], 'public, max-age=31536000, immutable')
+    t.match(response.headers['content-type'], /javascript/)
+  })
+})

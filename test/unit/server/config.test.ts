@@ -1,0 +1,44 @@
+import t from 'tap'
+import { ConfigError, loadConfig, publicConfig } from '../../../server/config.ts'
+
+t.test('defaults need no environment at all', async (t) => {
+  const config = loadConfig({})
+  t.equal(config.port, 3000)
+  t.equal(config.host, '0.0.0.0')
+  t.equal(config.apiPort, 3001)
+  t.equal(config.apiHost, '127.0.0.1')
+  t.equal(config.rateLimitMax, 300)
+  t.equal(config.appUrl, 'http://localhost:3000')
+  t.equal(config.databaseUrl, undefined)
+  t.equal(config.trustProxy, false)
+  t.match(config.dataDir, /data$/)
+})
+
+t.test('every bad value is reported by name, with what is expected', async (t) => {
+  try {
+    loadConfig({ PORT: 'abc', RATE_LIMIT_MAX: '0', DATABASE_URL: 'mysql://u:secret@h/db', LOG_LEVEL: 'loud', NODE_ENV: 'prod' })
+    t.fail('should throw')
+  } catch (error) {
+    t.ok(error instanceof ConfigError)
+    const message = (error as Error).message
+    t.match(message, /PORT must be a whole number from 0 to 65535 \(got "abc"\)/)
+    t.match(message, /RATE_LIMIT_MAX must be a whole number from 1/)
+    t.match(message, /DATABASE_URL must be a URL starting with postgres: or postgresql:/)
+    t.match(message, /LOG_LEVEL must be one of fatal, error/)
+    t.match(message, /NODE_ENV must be one of development, production, test/)
+    t.notMatch(message, /secret/, 'a password in a URL is never echoed')
+  }
+})
+
+t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (t) => {
+  t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+  t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1')
+  t.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY must be/)
+})
+
+t.test('the browser sees only the public allow-list', async (t) => {
+  const config = loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', OPERATOR_TOKEN: 'op-secret' })
+  const exposed = JSON.stringify(publicConfig(config))
+  t.notMatch(exposed, /pw|op-secret|postgres/)
+  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName'])
+})
