@@ -5,11 +5,11 @@ import { Type } from '@sinclair/typebox'
 import type { BuildInfo } from '../build-info.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { migrate, readMigrations } from '../db/migrate.ts'
 import { errorBody, installErrorHandler } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized } from './errors.ts'
+import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 
 export interface ApiOptions {
@@ -46,7 +46,7 @@ function tokenMatches(expected: string, header: string | undefined): boolean {
 /** The product API. Builds the app and applies the `api` schema's migrations; never listens. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { config, db, buildInfo } = options
-  await migrate(db, 'api', await readMigrations(new URL('./migrations/', import.meta.url)))
+  await migrateApiSchema(db)
 
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),

@@ -6,6 +6,7 @@ import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { errorBody } from '../../http/errors.ts'
+import { BffUpstreamBadResponse } from '../errors.ts'
 import type { LocaleCatalog } from '../locales.ts'
 
 type Render = (input: RenderInput) => Promise<RenderResult>
@@ -95,10 +96,12 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
         const type = String(response.headers['content-type'] ?? '')
         return { status: response.status, body: type.includes('json') ? JSON.parse(response.body.toString('utf8')) : null }
       } catch (error) {
-        const status = (error as { statusCode?: number }).statusCode ?? 502
-        const code = (error as { code?: string }).code ?? 'BFF_UPSTREAM_BAD_RESPONSE'
-        request.log.warn({ err: error, path: apiPath }, 'upstream API unreachable during render')
-        return { status, body: errorBody(status, code, (error as Error).message, request.id) }
+        // Our catalogued upstream errors speak for themselves; anything else (an unparsable body)
+        // is a bad response, and its own message stays in the log.
+        const known = (error as { code?: string }).code?.startsWith('BFF_UPSTREAM_') ? (error as Error & { statusCode: number; code: string }) : null
+        const mapped = known ?? new BffUpstreamBadResponse()
+        request.log.warn({ err: error, path: apiPath }, 'upstream API failed during render')
+        return { status: mapped.statusCode ?? 502, body: errorBody(mapped.statusCode ?? 502, mapped.code, mapped.message, request.id) }
       }
     },
   }

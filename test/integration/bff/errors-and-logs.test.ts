@@ -1,0 +1,69 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { buildBff } from '../../../server/bff/app.ts'
+import { buildStack, LogCapture, openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
+
+t.test('a thrown error answers a generic 500 with the request id and nothing internal', async (t) => {
+  const logs = new LogCapture()
+  const db = await openTestDatabase(t)
+  const bff = await buildBff({ config: testConfig(t, { LOG_LEVEL: 'info' }), db, buildInfo: testBuildInfo, upstreamApiUrl: 'http://127.0.0.1:9', logStream: logs })
+  t.teardown(() => bff.close())
+  bff.get('/boom', async () => {
+    throw new Error('connect to postgres://admin:pw@db failed at /srv/app/server.js: SELECT * FROM users')
+  })
+  const response = await bff.inject('/boom')
+  t.equal(response.statusCode, 500)
+  const body = response.json()
+  t.same(Object.keys(body).sort(), ['code', 'error', 'message', 'requestId', 'statusCode'])
+  t.equal(body.code, 'BFF_INTERNAL_ERROR')
+  t.equal(body.requestId, response.headers['x-request-id'])
+  t.notMatch(response.body, /postgres|srv|SELECT|stack|at /)
+  t.match(logs.text, new RegExp(`"reqId":"${body.requestId}"`), 'the failure is logged with the request id')
+  t.equal((await bff.inject('/healthz')).statusCode, 200, 'the process keeps serving')
+})
+
+t.test('an upstream answer that is not JSON renders the error page with 502, without internals', async (t) => {
+  // The upstream claims JSON but sends something else: the page's loader throws while parsing.
+  const upstream = http.createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json')
+    res.end('not json at /srv/secret.js')
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())))
+  const { bff } = await buildStack(t, { upstreamApiUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` })
+  const page = await bff.inject('/')
+  t.equal(page.statusCode, 502)
+  t.match(page.body, /data-testid="error-page"/)
+  t.match(page.body, /Service unavailable/)
+  t.notMatch(page.body, /secret\.js|SyntaxError|Unexpected token/)
+})
+
+t.test('logs never contain a password, cookie or token', async (t) => {
+  const bffLogs = new LogCapture()
+  const apiLogs = new LogCapture()
+  const { bff } = await buildStack(t, { env: { LOG_LEVEL: 'trace' }, bffLogStream: bffLogs, apiLogStream: apiLogs })
+  await bff.inject({
+    url: '/verify-email?token=CANARY-TOKEN-1&tenantId=public',
+    headers: { cookie: 'sAccessToken=CANARY-COOKIE-2; sRefreshToken=CANARY-COOKIE-3', authorization: 'Bearer CANARY-BEARER-4' },
+  })
+  await bff.inject({
+    method: 'POST',
+    url: '/api/version?code=CANARY-CODE-5',
+    headers: { rid: 'anti-csrf', 'content-type': 'application/json', cookie: 'sAccessToken=CANARY-COOKIE-6' },
+    payload: JSON.stringify({ email: 'a@b.c', password: 'CANARY-PASSWORD-7' }),
+  })
+  const all = `${bffLogs.text}\n${apiLogs.text}`
+  t.ok(bffLogs.lines.length > 0, 'something was logged')
+  t.notMatch(all, /CANARY/, 'no canary value reached a log line')
+  t.match(bffLogs.text, /token=\[redacted\]/)
+  for (const line of bffLogs.lines) t.doesNotThrow(() => JSON.parse(line), 'every log line is one JSON object')
+})
+
+t.test('user input cannot forge a log line', async (t) => {
+  const logs = new LogCapture()
+  const { bff } = await buildStack(t, { env: { LOG_LEVEL: 'info' }, bffLogStream: logs })
+  await bff.inject({ url: '/x%0A%7B%22level%22:60,%22msg%22:%22forged%22%7D' })
+  t.ok(logs.lines.every((line) => !line.startsWith('{"level":60,"msg":"forged"')))
+  for (const line of logs.lines) t.doesNotThrow(() => JSON.parse(line))
+})

@@ -1,0 +1,211 @@
+import http from 'node:http'
+import net from 'node:net'
+import type { AddressInfo } from 'node:net'
+import t, { type Test } from 'tap'
+import { buildStack, LogCapture } from '../../helpers.ts'
+
+// The proxy against the real API, and against a loopback server that misbehaves the ways an
+// upstream can: refuses, stalls, sends garbage, fails with 5xx, tries to set cookies.
+
+async function listen(server: http.Server | net.Server, t: Test): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+
+t.test('through the real API', async (t) => {
+  const { bff, apiUrl, operatorToken } = await buildStack(t)
+
+  t.test('GET /api/version reaches the API', async (t) => {
+    const response = await bff.inject('/api/version')
+    t.equal(response.statusCode, 200)
+    t.same(response.json(), { version: '1.0.716+test' })
+    t.match(response.headers['x-request-id'], /^[0-9a-f-]{36}$/)
+  })
+
+  t.test('the micro-cache keeps /api/version for at most a second', async (t) => {
+    await bff.inject('/api/version')
+    await fetch(`${apiUrl}/internal/maintenance`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ maintenanceTime: '2027-03-01T10:00:00Z' }),
+    })
+    // Poll (bounded) until the change shows: it must within the cache lifetime.
+    const started = Date.now()
+    let seen: string | undefined
+    while (Date.now() - started < 3_000) {
+      seen = (await bff.inject('/api/version')).json().maintenanceTime
+      if (seen) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    t.equal(seen, '2027-03-01T10:00:00.000Z')
+    t.ok(Date.now() - started < 2_000, 'visible within the cache lifetime')
+  })
+
+  t.test('an unknown API path is the API\'s 404 JSON, passed through', async (t) => {
+    const response = await bff.inject('/api/nowhere')
+    t.equal(response.statusCode, 404)
+    t.equal(response.json().code, 'API_NOT_FOUND')
+  })
+
+  t.test('writes without the rid header, from a foreign origin, or as simple forms are refused', async (t) => {
+    const cases = [
+      { headers: { 'content-type': 'application/json' }, why: 'no rid header' },
+      { headers: { rid: 'anti-csrf', 'content-type': 'application/json', origin: 'https://evil.example' }, why: 'foreign origin' },
+      { headers: { rid: 'anti-csrf', 'content-type': 'text/plain' }, why: 'text/plain form' },
+      { headers: { rid: 'anti-csrf', 'content-type': 'application/x-www-form-urlencoded' }, why: 'urlencoded form' },
+    ]
+    for (const { headers, why } of cases) {
+      const response = await bff.inject({ method: 'POST', url: '/api/version', headers, payload: '{}' })
+      t.equal(response.statusCode, 403, why)
+      t.equal(response.json().code, 'BFF_CSRF_REJECTED', why)
+    }
+    const allowed = await bff.inject({ method: 'POST', url: '/api/version', headers: { rid: 'anti-csrf', 'content-type': 'application/json', origin: 'http://localhost:3000' }, payload: '{}' })
+    t.equal(allowed.statusCode, 404, 'a same-origin write with rid reaches the API (which has no such route)')
+  })
+
+  t.test('a body over the limit is refused with 413 JSON', async (t) => {
+    const response = await bff.inject({
+      method: 'POST',
+      url: '/api/version',
+      headers: { rid: 'anti-csrf', 'content-type': 'application/json' },
+      payload: `{"x":"${'a'.repeat(1024 * 1024 + 10)}"}`,
+    })
+    t.equal(response.statusCode, 413)
+    t.equal(response.json().code, 'BFF_BODY_TOO_LARGE')
+  })
+})
+
+t.test('header hygiene: allow-listed headers only, upstream cookies dropped', async (t) => {
+  let seen: http.IncomingHttpHeaders = {}
+  const upstream = http.createServer((req, res) => {
+    seen = req.headers
+    res.setHeader('set-cookie', 'upstream=1; Path=/')
+    res.setHeader('x-internal-secret', 'yes')
+    res.setHeader('content-type', 'application/json; charset=utf-8')
+    res.setHeader('cache-control', 'no-cache')
+    res.end('{"ok":true}')
+  })
+  const url = await listen(upstream, t)
+  const { bff } = await buildStack(t, { upstreamApiUrl: url })
+  const response = await bff.inject({
+    url: '/api/thing?x=1',
+    headers: { cookie: 'sAccessToken=secret-cookie', 'x-forwarded-for': '6.6.6.6', 'x-custom': 'nope', 'accept-language': 'de' },
+  })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { ok: true })
+  t.notOk(response.headers['set-cookie'], 'the upstream Set-Cookie never reaches the browser')
+  t.notOk(response.headers['x-internal-secret'])
+  t.equal(response.headers['cache-control'], 'no-cache')
+  t.notOk(seen.cookie, 'the browser Cookie never goes upstream')
+  t.notOk(seen['x-custom'])
+  t.equal(seen['accept-language'], 'de')
+  t.equal(seen['x-forwarded-for'], '127.0.0.1', 'a forged X-Forwarded-For is replaced by the real peer')
+  t.match(seen['x-request-id'], /^[0-9a-f-]{36}$/)
+})
+
+t.test('path tricks sent raw over HTTP never reach an upstream path outside /api', async (t) => {
+  const seen: string[] = []
+  const upstream = http.createServer((req, res) => {
+    seen.push(req.url ?? '')
+    res.setHeader('content-type', 'application/json')
+    res.end('{}')
+  })
+  const url = await listen(upstream, t)
+  const { bff } = await buildStack(t, { upstreamApiUrl: url })
+  await bff.listen({ host: '127.0.0.1', port: 0 })
+  const port = (bff.server.address() as AddressInfo).port
+  const raw = (path: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`))
+      let data = ''
+      socket.on('data', (chunk) => (data += chunk.toString()))
+      socket.on('end', () => resolve(data))
+      socket.on('error', reject)
+    })
+  for (const path of ['/api/%2e%2e/internal/maintenance', '/api/..%2finternal/maintenance', '/api/%2E%2E/readyz', '/api/../readyz', '/api/x/..%5c..%5creadyz']) {
+    const answer = await raw(path)
+    t.match(answer, /^HTTP\/1\.1 (400|404)/, `${path} is refused`)
+  }
+  t.ok(seen.every((p) => p.startsWith('/api/') && !/\.\.|%2e%2e|%5c/i.test(p)), `upstream saw only safe paths: ${JSON.stringify(seen)}`)
+  const ok = await raw('/api/fine')
+  t.match(ok, /^HTTP\/1\.1 200/)
+  t.same(seen.at(-1), '/api/fine')
+})
+
+t.test('upstream faults become 502/503/504 JSON within the timeout, and the BFF keeps serving', async (t) => {
+  const sockets = new Set<net.Socket>()
+  const upstream = http.createServer((req, res) => {
+    if (req.url === '/api/slow-headers') return // never answers
+    if (req.url === '/api/stalled-body') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      res.write('{"partial":')
+      return
+    }
+    if (req.url === '/api/crash') {
+      res.writeHead(500, { 'content-type': 'text/plain' })
+      return res.end('Error: boom\n    at /srv/app/secret.js:12:3\nSELECT * FROM users')
+    }
+    if (req.url === '/api/busy') {
+      res.writeHead(503, { 'retry-after': '30' })
+      return res.end()
+    }
+    res.end('{}')
+  })
+  upstream.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  t.teardown(() => sockets.forEach((s) => s.destroy()))
+  const url = await listen(upstream, t)
+
+  const garbage = net.createServer((socket) => {
+    socket.on('data', () => socket.end('HTTP/1.1 ??? nonsense\r\n\r\n'))
+  })
+  const garbageUrl = await listen(garbage, t)
+
+  const logs = new LogCapture()
+  const env = { UPSTREAM_HEADERS_TIMEOUT_MS: '300', UPSTREAM_BODY_TIMEOUT_MS: '300', LOG_LEVEL: 'info' }
+  const { bff } = await buildStack(t, { upstreamApiUrl: url, env, bffLogStream: logs })
+
+  const expectJson = async (path: string, status: number, code: string) => {
+    const started = Date.now()
+    const response = await bff.inject(path)
+    t.equal(response.statusCode, status, path)
+    t.equal(response.json().code, code, path)
+    t.ok(Date.now() - started < 5_000, `${path} answered within the bound`)
+    t.notMatch(response.body, /secret\.js|SELECT|boom|at \//, `${path} reveals nothing upstream`)
+    return response
+  }
+  await expectJson('/api/slow-headers', 504, 'BFF_UPSTREAM_TIMEOUT')
+  await expectJson('/api/stalled-body', 504, 'BFF_UPSTREAM_TIMEOUT')
+  await expectJson('/api/crash', 502, 'BFF_UPSTREAM_BAD_RESPONSE')
+  const busy = await expectJson('/api/busy', 503, 'BFF_UPSTREAM_UNAVAILABLE')
+  t.equal(busy.headers['retry-after'], '30')
+  t.equal((await bff.inject('/healthz')).statusCode, 200, 'still serving')
+
+  t.test('garbage from upstream is a 502', async (t) => {
+    const { bff: other } = await buildStack(t, { upstreamApiUrl: garbageUrl })
+    const response = await other.inject('/api/version')
+    t.equal(response.statusCode, 502)
+    t.equal(response.json().code, 'BFF_UPSTREAM_BAD_RESPONSE')
+  })
+
+  t.test('a refused connection is a 503 for API calls and a 503 error page for pages', async (t) => {
+    const closed = net.createServer()
+    const closedUrl = await listen(closed, t)
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const { bff: other } = await buildStack(t, { upstreamApiUrl: closedUrl })
+    const api = await other.inject('/api/version')
+    t.equal(api.statusCode, 503)
+    t.equal(api.json().code, 'BFF_UPSTREAM_UNAVAILABLE')
+    const page = await other.inject('/')
+    t.equal(page.statusCode, 503)
+    t.match(page.body, /Service unavailable/)
+    t.match(page.body, /data-status="503"/)
+    const ready = await other.inject('/readyz')
+    t.equal(ready.statusCode, 503)
+    t.equal(ready.json().code, 'BFF_NOT_READY')
+  })
+})

@@ -1,0 +1,96 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import net from 'node:net'
+import path from 'node:path'
+import t from 'tap'
+import { root, tempDir } from '../helpers.ts'
+
+// The built process as an operator runs it: configuration errors, the embedded stack, the
+// maintenance command against a running server, graceful shutdown, data surviving a restart.
+
+const main = path.join(root, 'dist', 'server', 'main.js')
+
+async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+async function waitForHealth(url: string, child: ChildProcess, limitMs = 60_000): Promise<void> {
+  const started = Date.now()
+  while (Date.now() - started < limitMs) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('server did not become healthy in time')
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))))
+}
+
+t.test('a bad configuration value stops the process with a message naming the variable', async (t) => {
+  const result = spawnSync(process.execPath, [main], { env: { ...process.env, PORT: 'abc', RATE_LIMIT_MAX: '-5', DATA_DIR: tempDir(t) }, encoding: 'utf8', timeout: 30_000 })
+  t.equal(result.status, 1)
+  t.match(result.stderr, /PORT must be a whole number from 0 to 65535 \(got "abc"\)/)
+  t.match(result.stderr, /RATE_LIMIT_MAX must be a whole number/)
+})
+
+t.test('an unknown role is refused', async (t) => {
+  const result = spawnSync(process.execPath, [main, 'everything'], { env: { ...process.env, DATA_DIR: tempDir(t) }, encoding: 'utf8', timeout: 30_000 })
+  t.equal(result.status, 2)
+  t.match(result.stderr, /Unknown role "everything"/)
+})
+
+t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept across restart', async (t) => {
+  const dataDir = tempDir(t)
+  const port = await freePort()
+  const apiPort = await freePort()
+  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), API_PORT: String(apiPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' }
+  delete (env as Record<string, string | undefined>).DATABASE_URL
+  const url = `http://127.0.0.1:${port}`
+  const start = () => spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+
+  let child = start()
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  await waitForHealth(url, child)
+  const page = await fetch(`${url}/`)
+  t.equal(page.status, 200)
+  t.match(await page.text(), /All must-have programs in one place/)
+
+  const set = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'maintenance.ts'), 'set', '2027-05-01T20:00:00Z'], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
+  t.equal(set.status, 0, set.stderr)
+  t.match(set.stdout, /Maintenance time: 2027-05-01T20:00:00.000Z/)
+  const started = Date.now()
+  let version: { maintenanceTime?: string } = {}
+  while (Date.now() - started < 5_000 && !version.maintenanceTime) {
+    version = (await (await fetch(`${url}/api/version`)).json()) as typeof version
+    if (!version.maintenanceTime) await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  t.equal(version.maintenanceTime, '2027-05-01T20:00:00.000Z', 'the running server reports it')
+
+  const stopAt = Date.now()
+  child.kill('SIGTERM')
+  t.equal(await exited(child), 0, 'exits cleanly on SIGTERM')
+  t.ok(Date.now() - stopAt < 10_000, 'within 10 s')
+  await t.rejects(fetch(`${url}/healthz`), 'no longer listening')
+
+  child = start()
+  await waitForHealth(url, child)
+  const after = (await (await fetch(`${url}/api/version`)).json()) as { maintenanceTime?: string }
+  t.equal(after.maintenanceTime, '2027-05-01T20:00:00.000Z', 'survives the restart')
+  child.kill('SIGTERM')
+  await exited(child)
+
+  const clear = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'maintenance.ts'), 'clear'], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
+  t.equal(clear.status, 0, clear.stderr)
+  t.match(clear.stdout, /No maintenance time is set/, 'with no server running, the command opens the database itself')
+})
