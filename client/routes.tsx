@@ -1,14 +1,18 @@
-import { data, type LoaderFunctionArgs, type RouteObject } from 'react-router'
+import { data, useRouteError, type LoaderFunctionArgs, type RouteObject } from 'react-router'
 import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { page } from './lib/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
-import { useRouteError } from 'react-router'
 
 /** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
 function PageErrorBoundary() {
   return <ErrorPage error={useRouteError()} />
+}
+
+/** Routes whose loader always throws still need a component, or the router warns of an empty page. */
+function RenderedByErrorBoundary() {
+  return null
 }
 
 /** Spec §2: an invalid route is a not-found error "Page Not Found" followed by the path. */
@@ -33,8 +37,8 @@ export const routes: RouteObject[] = [
         Component: DefaultLayout,
         children: [
           { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home'], () => import('./pages/home.tsx')) },
-          { path: '404', ErrorBoundary: PageErrorBoundary, loader: notFoundLoader },
-          { path: '*', ErrorBoundary: PageErrorBoundary, loader: notFoundLoader },
+          { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
+          { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
         ],
       },
       // Spec §2: terms, privacy and cookie pages use no layout.
