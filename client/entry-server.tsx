@@ -16,6 +16,26 @@ import { routes } from './routes.tsx'
 
 const handler = createStaticHandler(routes)
 
+/**
+ * One i18next instance per language resources and namespace set, reused across requests: on the
+ * server an instance never changes language or loads anything after init, so sharing it cannot
+ * leak one visitor's language into another's page, and it saves an init per request.
+ */
+const i18nCache = new WeakMap<object, Map<string, ReturnType<typeof createI18n>>>()
+
+function i18nFor(input: RenderInput, namespaces: string[]): ReturnType<typeof createI18n> {
+  let byKey = i18nCache.get(input.resources)
+  if (!byKey) i18nCache.set(input.resources, (byKey = new Map()))
+  const key = `${input.locale}|${namespaces.join(',')}`
+  let i18n = byKey.get(key)
+  if (!i18n) {
+    const resources = Object.fromEntries(namespaces.map((ns) => [ns, input.resources[ns] ?? {}]))
+    i18n = createI18n({ locale: input.locale, resources, namespaces })
+    byKey.set(key, i18n)
+  }
+  return i18n
+}
+
 function escapeHtml(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
@@ -43,8 +63,8 @@ export async function render(input: RenderInput): Promise<RenderResult> {
   }
 
   const namespaces = namespacesOf(context.matches)
+  const i18n = i18nFor(input, namespaces)
   const resources = Object.fromEntries(namespaces.map((ns) => [ns, input.resources[ns] ?? {}]))
-  const i18n = createI18n({ locale: input.locale, resources, namespaces })
   const router = createStaticRouter(handler.dataRoutes, context)
 
   const html = renderToString(

@@ -17,10 +17,25 @@ if (mode === 'bare') {
   const app = Fastify({ logger: false })
   app.get('/hello', async () => ({ hello: 'world' }))
   await app.listen({ host: '127.0.0.1', port: Number(first) })
+} else if (mode === 'minimal-proxy') {
+  // Reference point: the least a Fastify + undici proxy can do, in front of the same API route,
+  // both in one process as in the embedded default. Shows what the BFF's own work costs.
+  const { Pool } = await import('undici')
+  const api = Fastify({ logger: false })
+  api.get('/x', async () => ({ name: 'softshelf', version: '1.0.716+bench', buildId: 'bench', node: process.version }))
+  await api.listen({ host: '127.0.0.1', port: Number(second) })
+  const pool = new Pool(`http://127.0.0.1:${second}`, { connections: 64 })
+  const proxy = Fastify({ logger: false })
+  proxy.get('/x', async (_request, reply) => {
+    const response = await pool.request({ method: 'GET', path: '/x' })
+    const body = Buffer.from(await response.body.arrayBuffer())
+    return reply.header('content-type', String(response.headers['content-type'])).send(body)
+  })
+  await proxy.listen({ host: '127.0.0.1', port: Number(first) })
 } else if (mode === 'stack') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-'))
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }))
-  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '100000000' })
+  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000' })
   const db = process.env.BENCH_DATABASE_URL ? await openPostgres({ connectionString: process.env.BENCH_DATABASE_URL }) : await openPglite({ dataDir: path.join(dataDir, 'pglite') })
   const buildInfo = readBuildInfo()
   const api = await buildApi({ config, db, buildInfo })
@@ -28,7 +43,8 @@ if (mode === 'bare') {
   const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl: `http://127.0.0.1:${second}` })
   await bff.listen({ host: '127.0.0.1', port: Number(first) })
 } else {
-  console.error('usage: bench-server bare <port> | stack <bffPort> <apiPort>')
+  console.error('usage: bench-server bare <port> | minimal-proxy <port> <apiPort> | stack <bffPort> <apiPort>')
   process.exit(2)
 }
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))
 process.send?.('ready')

@@ -63,8 +63,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     const error = new BffNotFound(request.method, request.url.split('?')[0] ?? '/')
     return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
   })
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   const https = config.appUrl.startsWith('https:')

@@ -29,7 +29,8 @@ export const rateLimitPlugin = fp(
       timeWindow: 60_000,
       ...(redis ? { redis, nameSpace: 'softshelf-rl:', skipOnError: true } : {}),
       allowList: (request: FastifyRequest) => EXEMPT.test(request.url),
-      addHeadersOnExceeding: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true },
+      // Limit headers only once the limit is reached (with retry-after): every other answer stays lean.
+      addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
       errorResponseBuilder: (request, context) => {
         const body = errorBody(429, 'BFF_RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`, request.id)
         return Object.assign(new Error(body.message), body, { retryAfter: Math.ceil(context.ttl / 1000) })

@@ -75,7 +75,7 @@ function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: st
   const title = common.errors?.server?.title ?? 'Something went wrong'
   const cause = common.errors?.server?.cause ?? ''
   const back = common.errors?.backHome ?? 'Back to home'
-  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title></head><body><main style="font-family:system-ui,sans-serif;text-align:center;padding:3rem 1rem"><p>500</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="/">${escapeHtml(back)}</a></p><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
+  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title></head><body><main><p>500</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="/">${escapeHtml(back)}</a></p><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
 }
 
 /** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
@@ -118,7 +118,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
-    const nonce = reply.cspNonce.script
+    const nonce = reply.pageCsp()
     reply.header('vary', 'Cookie, Accept-Language')
     reply.header('content-language', locale)
     reply.header('cache-control', 'no-cache')

@@ -68,8 +68,13 @@ async function proxy(app: FastifyInstance, request: FastifyRequest, reply: Fasti
 export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string }): Promise<void> {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body))
-  app.addHook('onRequest', async (request) => {
-    assertSameOriginWrite(request, opts.appOrigin)
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      assertSameOriginWrite(request, opts.appOrigin)
+      done()
+    } catch (error) {
+      done(error as Error)
+    }
   })
   app.all('/api/*', { bodyLimit: BODY_LIMIT }, (request, reply) => proxy(app, request, reply))
 }
