@@ -9,16 +9,53 @@ import { useClientConfig } from '../lib/client-config.tsx'
 export const LEGAL_TEXTS_UPDATED = '2026-11-22'
 
 type LegalDocument = 'terms' | 'privacy' | 'cookie'
+interface LegalSection {
+  heading: string
+  body: string[]
+}
+interface CookieRow {
+  purpose: string
+  duration: string
+  type: string
+}
 
 function LegalPage({ doc }: { doc: LegalDocument }) {
   const { t, i18n } = useTranslation('legal')
   const config = useClientConfig()
   const values = { operator: config.operatorName, contactEmail: config.contactEmail }
-  const sections = Object.keys((i18n.getResource(i18n.language, 'legal', `${doc}.sections`) as Record<string, unknown> | undefined) ?? {})
-  const paragraphs = (id: string) =>
-    ((i18n.getResource(i18n.language, 'legal', `${doc}.sections.${id}.body`) as unknown[] | undefined) ?? []).map((_, index) => index)
+  // Whole documents come back as objects, interpolated: the section list is the translation's own.
+  const sections = Object.entries(t(`${doc}.sections`, { returnObjects: true, ...values }) as Record<string, LegalSection>)
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(LEGAL_TEXTS_UPDATED))
-  const rows = doc === 'cookie' ? Object.keys((i18n.getResource(i18n.language, 'legal', 'cookie.table.rows') as Record<string, unknown> | undefined) ?? {}) : []
+  const rows = doc === 'cookie' ? Object.entries(t('cookie.table.rows', { returnObjects: true }) as Record<string, CookieRow>) : []
+
+  // The cookie policy's table follows the section that introduces it ("the table below").
+  const cookieTable =
+    rows.length > 0 ? (
+      <div className="table-scroll">
+        <table className="cookie-table">
+          <thead>
+            <tr>
+              <th scope="col">{t('cookie.table.name')}</th>
+              <th scope="col">{t('cookie.table.purpose')}</th>
+              <th scope="col">{t('cookie.table.duration')}</th>
+              <th scope="col">{t('cookie.table.type')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map(([name, row]) => (
+              <tr key={name}>
+                <th scope="row">
+                  <code>{name}</code>
+                </th>
+                <td>{row.purpose}</td>
+                <td>{row.duration}</td>
+                <td>{row.type}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    ) : null
 
   return (
     <div className="layout-none legal">
@@ -38,47 +75,22 @@ function LegalPage({ doc }: { doc: LegalDocument }) {
         <nav aria-labelledby="toc-title" className="legal-toc">
           <h2 id="toc-title">{t('toc')}</h2>
           <ol>
-            {sections.map((id) => (
+            {sections.map(([id, section]) => (
               <li key={id}>
-                <a href={`#${id}`}>{t(`${doc}.sections.${id}.heading`)}</a>
+                <a href={`#${id}`}>{section.heading}</a>
               </li>
             ))}
           </ol>
         </nav>
-        {sections.map((id) => (
+        {sections.map(([id, section]) => (
           <section key={id} id={id} aria-labelledby={`${id}-title`}>
-            <h2 id={`${id}-title`}>{t(`${doc}.sections.${id}.heading`)}</h2>
-            {paragraphs(id).map((index) => (
-              <p key={index}>{t(`${doc}.sections.${id}.body.${index}`, values)}</p>
+            <h2 id={`${id}-title`}>{section.heading}</h2>
+            {section.body.map((paragraph, index) => (
+              <p key={index}>{paragraph}</p>
             ))}
+            {doc === 'cookie' && id === 'howWeUse' ? cookieTable : null}
           </section>
         ))}
-        {doc === 'cookie' && rows.length > 0 ? (
-          <div className="table-scroll">
-            <table className="cookie-table">
-              <thead>
-                <tr>
-                  <th scope="col">{t('cookie.table.name')}</th>
-                  <th scope="col">{t('cookie.table.purpose')}</th>
-                  <th scope="col">{t('cookie.table.duration')}</th>
-                  <th scope="col">{t('cookie.table.type')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row}>
-                    <th scope="row">
-                      <code>{row}</code>
-                    </th>
-                    <td>{t(`cookie.table.rows.${row}.purpose`)}</td>
-                    <td>{t(`cookie.table.rows.${row}.duration`)}</td>
-                    <td>{t(`cookie.table.rows.${row}.type`)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : null}
       </main>
       <SiteFooter />
     </div>

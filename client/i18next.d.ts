@@ -1,0 +1,17 @@
+import 'i18next'
+import type common from '../locales/en/common.json'
+import type home from '../locales/en/home.json'
+import type legal from '../locales/en/legal.json'
+
+// English is the type source of translation keys: t('…') with a key that English lacks does not
+// compile (CONVENTIONS.md §8).
+declare module 'i18next' {
+  interface CustomTypeOptions {
+    defaultNS: 'common'
+    resources: {
+      common: typeof common
+      home: typeof home
+      legal: typeof legal
+    }
+  }
+}
