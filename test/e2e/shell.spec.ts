@@ -82,3 +82,25 @@ test('a maintenance time set by the operator shows a notice within ~6 s; clearin
   maintenance('clear')
   await expect.poll(() => page.evaluate(() => sessionStorage.getItem('maintenanceTime')), { timeout: 9_000 }).toBeNull()
 })
+
+test('an unhandled error opens the error page for a person, and is only reported for a crawler', async ({ browser }) => {
+  const person = await browser.newContext()
+  const page = await person.newPage()
+  await page.goto('/')
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  await page.evaluate(() => setTimeout(() => Promise.reject(new Error('unhandled in a handler')), 0))
+  await expect(page.getByTestId('error-page')).toBeVisible()
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Something went wrong')
+  await person.close()
+
+  const crawler = await browser.newContext({ userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)' })
+  const botPage = await crawler.newPage()
+  const reported = botPage.waitForEvent('console', (message) => message.text().includes('[softshelf] unhandled error'))
+  await botPage.goto('/')
+  await expect(botPage.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  await botPage.evaluate(() => setTimeout(() => Promise.reject(new Error('unhandled in a handler')), 0))
+  await reported
+  await expect(botPage.getByTestId('error-page')).toHaveCount(0)
+  await expect(botPage.getByRole('heading', { level: 1 })).toHaveText('All must-have programs in one place')
+  await crawler.close()
+})
