@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
+import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
@@ -24,6 +25,15 @@ export function tempDir(t: Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-test-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
   return dir
+}
+
+/** A loopback port free right now (for servers a test starts as separate processes). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as net.AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
 }
 
 export function testConfig(t: Test, env: Record<string, string> = {}): Config {

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
-import { PRODUCT_NAME } from '../../shared/constants.ts'
+import { BrandLink } from '../components/brand-link.tsx'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
 import type { RouteHandle } from '../lib/namespaces.ts'
@@ -36,12 +36,7 @@ export function DefaultLayout() {
         {t('nav.skipToContent')}
       </a>
       <header className="site-header">
-        <Link to="/" className="brand" aria-label={t('nav.home')}>
-          <span className="brand-mark" aria-hidden="true">
-            S
-          </span>
-          {PRODUCT_NAME}
-        </Link>
+        <BrandLink />
         <LanguageSwitcher />
       </header>
       <div className="layout-default-body">

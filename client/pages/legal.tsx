@@ -1,6 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { Link } from 'react-router'
-import { PRODUCT_NAME } from '../../shared/constants.ts'
+import { BrandLink } from '../components/brand-link.tsx'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
 import { SiteFooter } from '../layouts/default-layout.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
@@ -60,12 +59,7 @@ function LegalPage({ doc }: { doc: LegalDocument }) {
   return (
     <div className="layout-none legal">
       <header className="legal-header">
-        <Link to="/" className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            S
-          </span>
-          {PRODUCT_NAME}
-        </Link>
+        <BrandLink />
         <LanguageSwitcher />
       </header>
       <main id="content" className="legal-document">

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import type { BuildInfo } from '../build-info.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { errorBody, installErrorHandler } from '../http/errors.ts'
+import { installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized } from './errors.ts'
@@ -58,15 +58,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('db', db)
-  installErrorHandler(app, 'API')
-  app.setNotFoundHandler((request, reply) => {
-    const error = new ApiNotFound(request.method, request.url.split('?')[0] ?? '/')
-    return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
-  })
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
+  installRequestBasics(app, 'API', ApiNotFound)
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
     status: 'ok' as const,

@@ -9,7 +9,7 @@ import { projectRoot } from '../build-info.ts'
 import { publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
-import { errorBody, installErrorHandler } from '../http/errors.ts'
+import { installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { BffNotFound } from './errors.ts'
@@ -58,15 +58,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   })
   app.server.headersTimeout = 10_000
 
-  installErrorHandler(app, 'BFF')
-  app.setNotFoundHandler((request, reply) => {
-    const error = new BffNotFound(request.method, request.url.split('?')[0] ?? '/')
-    return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
-  })
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
+  installRequestBasics(app, 'BFF', BffNotFound)
 
   const https = config.appUrl.startsWith('https:')
   await app.register(securityHeadersPlugin, { https, dev })

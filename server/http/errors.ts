@@ -32,6 +32,26 @@ export function errorBody(statusCode: number, code: string, message: string, req
 }
 
 /**
+ * What every service does for every request: echo the request id in `x-request-id`, answer an
+ * unknown route with the service's not-found error, and handle errors (below).
+ */
+export function installRequestBasics(
+  app: FastifyInstance,
+  prefix: string,
+  notFound: new (method: string, path: string) => FastifyError,
+): void {
+  installErrorHandler(app, prefix)
+  app.setNotFoundHandler((request, reply) => {
+    const error = new notFound(request.method, request.url.split('?')[0] ?? '/')
+    return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
+  })
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id)
+    done()
+  })
+}
+
+/**
  * The root error handler of a service: a deliberate 4xx passes through with its code and message;
  * anything else is logged with the request id and answered with a generic 5xx that reveals nothing.
  */

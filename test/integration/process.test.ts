@@ -1,21 +1,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import net from 'node:net'
 import path from 'node:path'
 import t from 'tap'
-import { root, tempDir } from '../helpers.ts'
+import { freePort, root, tempDir } from '../helpers.ts'
 
 // The built process as an operator runs it: configuration errors, the embedded stack, the
 // maintenance command against a running server, graceful shutdown, data surviving a restart.
 
 const main = path.join(root, 'dist', 'server', 'main.js')
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 async function waitForHealth(url: string, child: ChildProcess, limitMs = 60_000): Promise<void> {
   const started = Date.now()

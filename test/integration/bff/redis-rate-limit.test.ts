@@ -2,19 +2,11 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import t from 'tap'
-import { buildStack, openTestDatabase } from '../../helpers.ts'
+import { buildStack, freePort, openTestDatabase } from '../../helpers.ts'
 
 // With REDIS_URL every BFF instance counts against the same per-IP budget (DESIGN.md §2).
 
 const REDIS = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((file) => fs.existsSync(file))
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 t.test('two BFF instances share rate-limit counters through Redis', { skip: !REDIS && 'redis-server is not installed (.ci/run installs it)' }, async (t) => {
   const port = await freePort()
