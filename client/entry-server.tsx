@@ -11,7 +11,7 @@ import { PAGE_TITLE } from '../shared/constants.ts'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { createI18n } from './lib/i18n.ts'
-import { namespacesOf } from './lib/namespaces.ts'
+import { modulesOf, namespacesOf } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
 
 const handler = createStaticHandler(routes)
@@ -89,5 +89,5 @@ export async function render(input: RenderInput): Promise<RenderResult> {
     `<script nonce="${input.nonce}">window.${BOOT_DATA_GLOBAL}=${serializeForScript(boot)};` +
     `window.__staticRouterHydrationData=${serializeForScript(hydration)};</script>`
 
-  return { kind: 'page', status: context.statusCode, head, html, scripts }
+  return { kind: 'page', status: context.statusCode, head, html, scripts, modules: modulesOf(context.matches) }
 }

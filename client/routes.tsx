@@ -36,15 +36,15 @@ export const routes: RouteObject[] = [
         id: 'default-layout',
         Component: DefaultLayout,
         children: [
-          { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home'], () => import('./pages/home.tsx')) },
+          { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home'], 'client/pages/home.tsx', () => import('./pages/home.tsx')) },
           { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
           { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
         ],
       },
       // Spec §2: terms, privacy and cookie pages use no layout.
-      { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage }))) },
-      { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage }))) },
-      { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage }))) },
+      { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage }))) },
+      { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage }))) },
+      { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage }))) },
     ],
   },
 ]

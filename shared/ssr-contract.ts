@@ -47,6 +47,8 @@ export type RenderResult =
       html: string
       /** Nonce'd scripts with hydration data, placed after #root. */
       scripts: string
+      /** Source paths of the matched page modules (the server preloads their built chunks). */
+      modules: string[]
     }
 
 /** Globals the server writes into the page for hydration. */

@@ -14,21 +14,28 @@ export function setNamespaceLoader(loader: Loader): void {
 
 export interface RouteHandle {
   ns?: readonly Namespace[]
+  /** The page module's source path; the server preloads its built chunk so hydration need not wait. */
+  module?: string
   /** The default layout shows its footer unless a page turns it off. */
   footer?: boolean
 }
 
 type Lazy = LazyRouteFunction<NonIndexRouteObject>
 
-/** Route fields for a lazily loaded page that needs `ns`. */
-export function page(ns: readonly Namespace[], load: Lazy): { handle: RouteHandle; lazy: Lazy } {
+/** Route fields for a lazily loaded page that needs `ns`; `module` is the file `load` imports. */
+export function page(ns: readonly Namespace[], module: string, load: Lazy): { handle: RouteHandle; lazy: Lazy } {
   return {
-    handle: { ns },
+    handle: { ns, module },
     lazy: async () => {
       const [module] = await Promise.all([load(), loadNamespaces?.(ns)])
       return module
     },
   }
+}
+
+/** The page modules of a set of matched routes. */
+export function modulesOf(matches: ReadonlyArray<{ route: { handle?: unknown } }>): string[] {
+  return matches.flatMap((match) => (match.route.handle as RouteHandle | undefined)?.module ?? [])
 }
 
 /** The namespaces a set of matched routes needs, `common` first. */

@@ -14,7 +14,42 @@ type Render = (input: RenderInput) => Promise<RenderResult>
 interface Renderer {
   template(url: string, nonce: string): Promise<string>
   render: Render
+  /** `<link rel="modulepreload">` tags for page modules (production builds only). */
+  preloadLinks(modules: string[]): string
   fixStack?(error: Error): void
+}
+
+interface ManifestChunk {
+  file: string
+  imports?: string[]
+}
+
+/**
+ * Maps page modules to preload tags for their chunk and its imports, skipping chunks the page
+ * template already loads. Without them the browser would fetch the page chunk only after the
+ * entry script ran, and hydration would wait one more round trip.
+ */
+export function preloadLinksFromManifest(manifest: Record<string, ManifestChunk>, template: string): (modules: string[]) => string {
+  const cache = new Map<string, string>()
+  return (modules) => {
+    const key = modules.join('|')
+    const cached = cache.get(key)
+    if (cached !== undefined) return cached
+    const files = new Set<string>()
+    const visit = (id: string) => {
+      const chunk = manifest[id]
+      if (!chunk || files.has(chunk.file)) return
+      files.add(chunk.file)
+      for (const imported of chunk.imports ?? []) visit(imported)
+    }
+    for (const module of modules) visit(module)
+    const links = [...files]
+      .filter((file) => file.endsWith('.js') && !template.includes(`/${file}"`))
+      .map((file) => `<link rel="modulepreload" crossorigin href="/${file}">`)
+      .join('')
+    cache.set(key, links)
+    return links
+  }
 }
 
 export interface SsrOptions {
@@ -34,8 +69,9 @@ async function productionRenderer(root: string): Promise<Renderer> {
     throw new Error('The client is not built: run "npm run build" (npm start does it for you).')
   }
   const template = fs.readFileSync(templatePath, 'utf8')
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'dist', 'client', '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>
   const entry = (await import(pathToFileURL(entryPath).href)) as { render: Render }
-  return { template: async () => template, render: entry.render }
+  return { template: async () => template, render: entry.render, preloadLinks: preloadLinksFromManifest(manifest, template) }
 }
 
 async function developmentRenderer(app: FastifyInstance, root: string): Promise<Renderer> {
@@ -61,6 +97,8 @@ async function developmentRenderer(app: FastifyInstance, root: string): Promise<
       const entry = (await vite.ssrLoadModule('/client/entry-server.tsx')) as { render: Render }
       return entry.render(input)
     },
+    // Vite serves modules on demand in development.
+    preloadLinks: () => '',
     fixStack: (error) => vite.ssrFixStacktrace(error),
   }
 }
@@ -149,7 +187,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     const html = template
       // Function replacements: a "$&" in page content must stay literal.
       .replace('<!--app-lang-->', () => locale)
-      .replace('<!--app-head-->', () => result.head)
+      .replace('<!--app-head-->', () => result.head + renderer.preloadLinks(result.modules))
       .replace('<!--app-html-->', () => result.html)
       .replace('<!--app-scripts-->', () => result.scripts)
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)

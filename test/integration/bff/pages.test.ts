@@ -95,6 +95,16 @@ t.test('server-rendered pages', async (t) => {
     t.equal(unknown.json().code, 'BFF_NOT_FOUND')
   })
 
+  t.test('the matched page chunk is preloaded, so hydration does not wait a round trip', async (t) => {
+    const home = await bff.inject('/')
+    t.match(home.body, /<link rel="modulepreload" crossorigin href="\/assets\/home-[\w-]+\.js">/)
+    t.notMatch(home.body, /href="\/assets\/legal-/)
+    const terms = await bff.inject('/terms')
+    t.match(terms.body, /<link rel="modulepreload" crossorigin href="\/assets\/legal-[\w-]+\.js">/)
+    const entry = /src="(\/assets\/[^"]+\.js)"/.exec(terms.body)?.[1]
+    t.equal(terms.body.split(`"${entry}"`).length - 1, 1, 'the entry script is not preloaded twice')
+  })
+
   t.test('hashed assets are immutable for a year', async (t) => {
     const page = await bff.inject('/')
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1]
