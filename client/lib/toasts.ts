@@ -66,10 +66,11 @@ function subscribe(listener: () => void): () => void {
 
 const noToasts: Toast[] = []
 
+/** The toasts on screen now, oldest first. */
+export function currentToasts(): Toast[] {
+  return toasts
+}
+
 export function useToasts(): Toast[] {
-  return useSyncExternalStore(
-    subscribe,
-    () => toasts,
-    () => noToasts,
-  )
+  return useSyncExternalStore(subscribe, currentToasts, () => noToasts)
 }
