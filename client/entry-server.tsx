@@ -76,7 +76,8 @@ export async function render(input: RenderInput): Promise<RenderResult> {
   )
 
   const description = i18n.t('meta.description', { ns: 'common' })
-  const canonical = new URL(new URL(input.url).pathname, input.config.appUrl).href
+  // Appended, not resolved: "//other.host/x" is a path here, never another origin.
+  const canonical = `${input.config.appUrl}${new URL(input.url).pathname}`
   const head = [
     `<title>${escapeHtml(PAGE_TITLE)}</title>`,
     `<meta name="description" content="${escapeHtml(description)}">`,

@@ -164,10 +164,11 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string' && name !== 'cookie' && name !== 'authorization') headers[name] = value
     }
-    const url = new URL(request.url, opts.config.appUrl).href
     let result: RenderResult
     let template: string
     try {
+      // Appended, not resolved: a path like "//other.host/x" must stay a path on our origin.
+      const url = new URL(`${opts.config.appUrl}${request.url}`).href
       template = await renderer.template(request.url, nonce)
       result = await renderer.render({
         url,

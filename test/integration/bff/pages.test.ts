@@ -47,6 +47,13 @@ t.test('server-rendered pages', async (t) => {
     t.match(response.body, /href="\/">Back to home</)
   })
 
+  t.test('a path that looks like another host stays a path on ours', async (t) => {
+    const response = await bff.inject('//evil.example/login')
+    t.equal(response.statusCode, 404)
+    t.match(response.body, /<link rel="canonical" href="http:\/\/localhost:3000\/\/evil\.example\/login">/)
+    t.notMatch(response.body, /href="http:\/\/evil\.example/)
+  })
+
   t.test('/404 is the not-found page with status 404', async (t) => {
     const response = await bff.inject('/404')
     t.equal(response.statusCode, 404)
