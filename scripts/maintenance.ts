@@ -35,10 +35,11 @@ async function viaRunningApi(config: Config, action: 'set' | 'clear' | 'show', t
   const token = config.operatorToken ?? readEmbeddedOperatorToken(config.dataDir)
   let response: Response
   try {
-    if (action === 'show') {
+    if (action === 'show' || !token) {
       response = await fetch(`${base}/api/version`, { signal: AbortSignal.timeout(5_000) })
+      // A running API and no token to change it with: say so rather than touch its database.
+      if (action !== 'show') fail('No operator token: set OPERATOR_TOKEN, or run this on the machine whose DATA_DIR the server uses.')
     } else {
-      if (!token) fail('No operator token: set OPERATOR_TOKEN, or run this on the machine whose DATA_DIR the server uses.')
       response = await fetch(`${base}/internal/maintenance`, {
         method: action === 'set' ? 'PUT' : 'DELETE',
         headers: { authorization: `Bearer ${token}`, ...(action === 'set' ? { 'content-type': 'application/json' } : {}) },

@@ -85,3 +85,18 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   t.equal(clear.status, 0, clear.stderr)
   t.match(clear.stdout, /No maintenance time is set/, 'with no server running, the command opens the database itself')
 })
+
+t.test('the maintenance command works on a fresh data folder with no server running', async (t) => {
+  const env = { ...process.env, DATA_DIR: tempDir(t), API_PORT: String(await freePort()) }
+  delete (env as Record<string, string | undefined>).DATABASE_URL
+  delete (env as Record<string, string | undefined>).OPERATOR_TOKEN
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'maintenance.ts'), ...args], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
+  const set = run('set', '2027-02-03T04:05:00Z')
+  t.equal(set.status, 0, set.stderr)
+  t.match(run('show').stdout, /Maintenance time: 2027-02-03T04:05:00.000Z/)
+  const bad = run('set', 'next tuesday')
+  t.equal(bad.status, 2)
+  t.match(bad.stderr, /is not an ISO 8601 date and time/)
+  t.match(run('show').stdout, /2027-02-03T04:05:00.000Z/, 'a refused command changed nothing')
+})
