@@ -32,5 +32,6 @@ run(bin('tsc'), ['-p', 'tsconfig.server.json'])
 for (const service of ['api', 'bff']) {
   fs.cpSync(path.join(root, 'server', service, 'migrations'), path.join(root, 'dist', 'server', service, 'migrations'), { recursive: true })
 }
+fs.cpSync(path.join(root, 'server', 'api', 'seed'), path.join(root, 'dist', 'server', 'api', 'seed'), { recursive: true })
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ buildId: buildId(), builtAt: new Date().toISOString() }, null, 2)}\n`)
 console.log('build complete: dist/')

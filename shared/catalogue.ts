@@ -1,4 +1,5 @@
-// Catalogue vocabulary of the spec (§2): category ids, library filter tabs and sort options.
+// Catalogue vocabulary of the spec (§2) and of issue 3: category ids, licence types, library
+// filter tabs and sort options, and the shapes the catalogue API answers with.
 
 /** The ten program categories; "all" is the filter value meaning no category. */
 export const PROGRAM_CATEGORIES = [
@@ -16,5 +17,69 @@ export const PROGRAM_CATEGORIES = [
 export type ProgramCategory = (typeof PROGRAM_CATEGORIES)[number]
 export const ALL_CATEGORIES = 'all'
 
+/** Licence types and whether each means free or paid. */
+export const LICENSE_TYPES = {
+  freeware: { free: true },
+  'open-source': { free: true },
+  freemium: { free: true },
+  trial: { free: false },
+  commercial: { free: false },
+  subscription: { free: false },
+} as const
+export type LicenseType = keyof typeof LICENSE_TYPES
+export const LICENSE_TYPE_IDS = Object.keys(LICENSE_TYPES) as LicenseType[]
+
+export const PLATFORMS = ['windows', 'macos', 'linux', 'web'] as const
+export type Platform = (typeof PLATFORMS)[number]
+
 export const LIBRARY_FILTER_TABS = ['all', 'free', 'paid'] as const
+export type PriceFilter = (typeof LIBRARY_FILTER_TABS)[number]
 export const SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc'] as const
+export type SortOption = (typeof SORT_OPTIONS)[number]
+
+export const DEFAULT_PAGE_SIZE = 24
+export const MAX_PAGE_SIZE = 100
+
+export interface Price {
+  amount: number
+  currency: string
+  period: 'one-time' | 'month' | 'year'
+}
+
+export interface NamedRef {
+  id: string
+  name: string
+}
+
+export interface ProgramSummary {
+  id: string
+  name: string
+  summary: string
+  developer: NamedRef
+  publisher: NamedRef
+  licenseType: LicenseType
+  isFree: boolean
+  price: Price | null
+  /** Primary category first. */
+  categories: ProgramCategory[]
+  platforms: Platform[]
+  languages: string[]
+  version: string
+  updated: string
+  popularity: number
+}
+
+export interface ProgramDetail extends ProgramSummary {
+  description: string
+  homepage: string
+  released: string
+  moreFromDeveloper: ProgramSummary[]
+  related: ProgramSummary[]
+}
+
+export interface ProgramPage {
+  items: ProgramSummary[]
+  total: number
+  page: number
+  pageSize: number
+}

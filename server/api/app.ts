@@ -1,14 +1,16 @@
 import { timingSafeEqual } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { installRequestBasics } from '../http/errors.ts'
+import { installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized } from './errors.ts'
+import { applySeed } from './catalogue-seed.ts'
+import catalogueRoutes from './routes/catalogue.ts'
 import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 
@@ -47,6 +49,7 @@ function tokenMatches(expected: string, header: string | undefined): boolean {
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { config, db, buildInfo } = options
   await migrateApiSchema(db)
+  await applySeed(db)
 
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),
@@ -55,6 +58,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     return503OnClosing: true,
     trustProxy: false,
+    schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('db', db)
@@ -102,6 +106,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       return { name: buildInfo.name, version: buildInfo.version, buildId: buildInfo.buildId, node: process.version }
     },
   )
+
+  await app.register(catalogueRoutes)
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
   const operatorToken = options.operatorToken

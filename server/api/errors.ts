@@ -9,3 +9,4 @@ export const ApiInvalidMaintenanceTime = createError(
   'maintenanceTime must be an ISO 8601 date and time, for example 2026-12-01T22:00:00Z.',
   400,
 )
+export const ApiCatalogueNotFound = createError<[string, string]>('API_CATALOGUE_NOT_FOUND', 'There is no %s "%s" in the catalogue.', 404)

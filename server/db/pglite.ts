@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import type { Database, Queryable, QueryResult } from './database.ts'
 
 function wrap(client: Pick<PGlite, 'query' | 'exec'>): Queryable {
@@ -24,6 +25,8 @@ export interface PgliteOptions {
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
   if (options.dataDir) await fs.mkdir(options.dataDir, { recursive: true })
   const pg = await PGlite.create({
+    // Trigram matching makes catalogue search typo- and prefix-tolerant (PostgreSQL's contrib).
+    extensions: { pg_trgm },
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
@@ -39,7 +42,7 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
 
 /** A gzip dump of a freshly initialised database; opening a copy skips PGlite's slow initdb. */
 export async function freshPgliteDump(): Promise<Blob> {
-  const pg = await PGlite.create()
+  const pg = await PGlite.create({ extensions: { pg_trgm } })
   try {
     return (await pg.dumpDataDir('gzip')) as Blob
   } finally {

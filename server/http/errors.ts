@@ -79,3 +79,25 @@ declare module 'fastify' {
     retryAfter?: number
   }
 }
+
+interface ValidationIssue {
+  keyword: string
+  instancePath: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/**
+ * Validation messages that name the parameter and, for a fixed vocabulary, list what is allowed:
+ * "sort must be one of: namePopular, nameAsc, nameDesc".
+ */
+export function schemaErrorFormatter(errors: ValidationIssue[], dataVar: string): Error {
+  const issue = errors[0]
+  if (!issue) return new Error(`${dataVar} is invalid`)
+  const name = issue.instancePath.replace(/^\//, '').replace(/\//g, '.') || String(issue.params.missingProperty ?? dataVar)
+  if (issue.keyword === 'enum') {
+    return new Error(`${name} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}`)
+  }
+  if (issue.keyword === 'required') return new Error(`${name} is required`)
+  return new Error(`${name} ${issue.message ?? 'is invalid'}`)
+}

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { LICENSE_TYPES, PLATFORMS, PROGRAM_CATEGORIES, type LicenseType } from '../../shared/catalogue.ts'
+import type { Database } from '../db/database.ts'
+
+// The catalogue's seed: real programs described in our own words (server/api/seed/*.json).
+// Applied at start when the database does not hold this exact seed yet; applying it twice
+// changes nothing.
+
+export interface SeedProgram {
+  id: string
+  name: string
+  summary: string
+  description: string
+  developer: string
+  developerWebsite: string
+  publisher: string
+  publisherWebsite: string
+  licenseType: LicenseType
+  price: { amount: number; currency: string; period: 'one-time' | 'month' | 'year' } | null
+  categories: string[]
+  platforms: string[]
+  languages: string[]
+  homepage: string
+  version: string
+  released: string
+  updated: string
+  popularity: number
+}
+
+/** A stable id for a developer or publisher name: "Adobe Inc." → "adobe-inc". */
+export function slugify(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+}
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+function check(condition: boolean, id: string, problem: string): void {
+  if (!condition) throw new Error(`Seed program "${id}": ${problem}`)
+}
+
+export function validateSeed(programs: SeedProgram[]): void {
+  const ids = new Set<string>()
+  for (const p of programs) {
+    check(SLUG.test(p.id), p.id, 'id is not a slug')
+    check(!ids.has(p.id), p.id, 'duplicate id')
+    ids.add(p.id)
+    check(p.name.trim() !== '' && p.summary.trim() !== '' && p.description.trim() !== '', p.id, 'empty text')
+    check(p.licenseType in LICENSE_TYPES, p.id, `unknown licence type ${p.licenseType}`)
+    check(LICENSE_TYPES[p.licenseType].free === (p.price === null), p.id, 'price must be null exactly for free licence types')
+    check(p.categories.length > 0 && p.categories.every((c) => (PROGRAM_CATEGORIES as readonly string[]).includes(c)), p.id, 'bad categories')
+    check(new Set(p.categories).size === p.categories.length, p.id, 'repeated category')
+    check(p.platforms.length > 0 && p.platforms.every((x) => (PLATFORMS as readonly string[]).includes(x)), p.id, 'bad platforms')
+    check(p.languages.length > 0 && p.languages.every((l) => /^[a-z]{2}$/.test(l)), p.id, 'bad languages')
+    check(DATE.test(p.released) && DATE.test(p.updated) && p.released <= p.updated, p.id, 'bad dates')
+    check(Number.isInteger(p.popularity) && p.popularity >= 0 && p.popularity <= 100, p.id, 'bad popularity')
+    check(/^https:\/\//.test(p.homepage), p.id, 'homepage must be https')
+  }
+}
+
+export function readSeed(dir: URL = new URL('./seed/', import.meta.url)): { programs: SeedProgram[]; checksum: string } {
+  const folder = fileURLToPath(dir)
+  const files = fs.readdirSync(folder).filter((f) => /^programs-.+\.json$/.test(f)).sort()
+  const hash = createHash('sha256')
+  const programs: SeedProgram[] = []
+  for (const file of files) {
+    const text = fs.readFileSync(`${folder}/${file}`, 'utf8')
+    hash.update(`${file}\n${text}`)
+    programs.push(...(JSON.parse(text) as SeedProgram[]))
+  }
+  validateSeed(programs)
+  return { programs, checksum: hash.digest('hex') }
+}
+
+/** Upserts the seed in one transaction; returns false when the database already holds it. */
+export async function applySeed(db: Database, seed = readSeed()): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['softshelf:seed:api'])
+    const current = await tx.query<{ checksum: string }>('SELECT checksum FROM api.seed_state WHERE id')
+    if (current.rows[0]?.checksum === seed.checksum) return false
+
+    const people = (kind: 'developer' | 'publisher') => {
+      const byId = new Map<string, { name: string; website: string }>()
+      for (const p of seed.programs) {
+        const id = slugify(p[kind])
+        if (!byId.has(id)) byId.set(id, { name: p[kind], website: p[kind === 'developer' ? 'developerWebsite' : 'publisherWebsite'] })
+      }
+      return [[...byId.keys()], [...byId.values()].map((v) => v.name), [...byId.values()].map((v) => v.website)]
+    }
+    for (const [table, kind] of [
+      ['developers', 'developer'],
+      ['publishers', 'publisher'],
+    ] as const) {
+      await tx.query(
+        `INSERT INTO api.${table} (id, name, website) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+         ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, website = EXCLUDED.website`,
+        people(kind),
+      )
+    }
+
+    const ps = seed.programs
+    await tx.query(
+      `INSERT INTO api.programs (id, name, summary, description, developer_id, publisher_id, license_type,
+         price_amount, price_currency, price_period, platforms, languages, homepage, version, released_on,
+         updated_on, popularity, search_text)
+       SELECT id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
+         price_period, string_to_array(platforms, ','), string_to_array(languages, ','), homepage, version,
+         released_on::date, updated_on::date, popularity, search_text
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[],
+         $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
+         $17::int[], $18::text[])
+         AS s(id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
+           price_period, platforms, languages, homepage, version, released_on, updated_on, popularity, search_text)
+       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, summary = EXCLUDED.summary, description = EXCLUDED.description,
+         developer_id = EXCLUDED.developer_id, publisher_id = EXCLUDED.publisher_id, license_type = EXCLUDED.license_type,
+         price_amount = EXCLUDED.price_amount, price_currency = EXCLUDED.price_currency, price_period = EXCLUDED.price_period,
+         platforms = EXCLUDED.platforms, languages = EXCLUDED.languages, homepage = EXCLUDED.homepage,
+         version = EXCLUDED.version, released_on = EXCLUDED.released_on, updated_on = EXCLUDED.updated_on,
+         popularity = EXCLUDED.popularity, search_text = EXCLUDED.search_text`,
+      [
+        ps.map((p) => p.id),
+        ps.map((p) => p.name),
+        ps.map((p) => p.summary),
+        ps.map((p) => p.description),
+        ps.map((p) => slugify(p.developer)),
+        ps.map((p) => slugify(p.publisher)),
+        ps.map((p) => p.licenseType),
+        ps.map((p) => p.price?.amount ?? null),
+        ps.map((p) => p.price?.currency ?? null),
+        ps.map((p) => p.price?.period ?? null),
+        ps.map((p) => p.platforms.join(',')),
+        ps.map((p) => p.languages.join(',')),
+        ps.map((p) => p.homepage),
+        ps.map((p) => p.version),
+        ps.map((p) => p.released),
+        ps.map((p) => p.updated),
+        ps.map((p) => p.popularity),
+        ps.map((p) => [p.name, p.summary, p.developer, p.publisher].join(' ').toLowerCase()),
+      ],
+    )
+    await tx.query('DELETE FROM api.program_categories WHERE program_id = ANY($1::text[])', [ps.map((p) => p.id)])
+    const links = ps.flatMap((p) => p.categories.map((category, index) => [p.id, category, index === 0] as const))
+    await tx.query(
+      `INSERT INTO api.program_categories (program_id, category_id, is_primary)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])`,
+      [links.map((l) => l[0]), links.map((l) => l[1]), links.map((l) => l[2])],
+    )
+    await tx.query(
+      `INSERT INTO api.seed_state (id, checksum, applied_at) VALUES (true, $1, now())
+       ON CONFLICT (id) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+      [seed.checksum],
+    )
+    return true
+  })
+}

@@ -1,0 +1,152 @@
+import t from 'tap'
+import { buildApi } from '../../../server/api/app.ts'
+import { applySeed, readSeed } from '../../../server/api/catalogue-seed.ts'
+import { LICENSE_TYPES, PROGRAM_CATEGORIES, type ProgramDetail, type ProgramPage, type ProgramSummary } from '../../../shared/catalogue.ts'
+import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
+
+t.test('catalogue API on the seed', async (t) => {
+  const db = await openTestDatabase(t)
+  const api = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
+  t.teardown(() => api.close())
+  const seed = readSeed()
+  const get = async <T>(url: string): Promise<T> => {
+    const response = await api.inject(url)
+    t.equal(response.statusCode, 200, url)
+    return response.json() as T
+  }
+  const all = async (query = ''): Promise<ProgramSummary[]> => {
+    const items: ProgramSummary[] = []
+    for (let page = 1; ; page++) {
+      const body = await get<ProgramPage>(`/api/programs?pageSize=100&page=${page}${query}`)
+      items.push(...body.items)
+      if (items.length >= body.total || body.items.length === 0) return items
+    }
+  }
+
+  t.test('the seed is real-sized: ≥ 200 programs, every category ≥ 12', async (t) => {
+    const first = await get<ProgramPage>('/api/programs')
+    t.equal(first.total, seed.programs.length)
+    t.ok(first.total >= 200)
+    t.equal(first.items.length, 24, 'default page size')
+    const categories = await get<Array<{ id: string; count: number }>>('/api/categories')
+    t.same(categories.map((c) => c.id), [...PROGRAM_CATEGORIES], 'in the spec\'s order')
+    for (const category of categories) t.ok(category.count >= 12, `${category.id} has ${category.count}`)
+  })
+
+  t.test('sort orders', async (t) => {
+    const popular = await all('&sort=namePopular')
+    for (let i = 1; i < popular.length; i++) {
+      const [a, b] = [popular[i - 1]!, popular[i]!]
+      t.ok(a.popularity > b.popularity || (a.popularity === b.popularity && a.name.toLowerCase() <= b.name.toLowerCase()), `${a.id} before ${b.id}`)
+    }
+    const asc = (await all('&sort=nameAsc')).map((p) => p.name.toLowerCase())
+    t.same(asc, [...asc].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+    const desc = (await all('&sort=nameDesc')).map((p) => p.name.toLowerCase())
+    t.same(desc, [...asc].reverse())
+  })
+
+  t.test('free and paid split the catalogue exactly, by licence type', async (t) => {
+    const free = await all('&price=free')
+    const paid = await all('&price=paid')
+    t.equal(free.length + paid.length, seed.programs.length)
+    t.ok(free.every((p) => p.isFree && LICENSE_TYPES[p.licenseType].free && p.price === null))
+    t.ok(paid.every((p) => !p.isFree && !LICENSE_TYPES[p.licenseType].free && p.price !== null && p.price.amount > 0))
+    const types = await get<Array<{ id: string; count: number }>>('/api/license-types')
+    t.equal(types.reduce((sum, type) => sum + type.count, 0), seed.programs.length)
+  })
+
+  t.test('pagination is stable: pages together are the whole list, once each', async (t) => {
+    const pages: string[] = []
+    for (let page = 1; page <= 12; page++) pages.push(...(await get<ProgramPage>(`/api/programs?pageSize=25&page=${page}`)).items.map((p) => p.id))
+    t.equal(new Set(pages).size, pages.length)
+    t.equal(pages.length, seed.programs.length)
+    const beyond = await get<ProgramPage>('/api/programs?page=999&pageSize=50')
+    t.same(beyond.items, [])
+    t.equal(beyond.total, seed.programs.length)
+  })
+
+  t.test('filters: category, developer, publisher, licence type, language, combined', async (t) => {
+    const threeD = await all('&category=3d')
+    t.ok(threeD.length >= 12 && threeD.every((p) => p.categories.includes('3d')))
+    t.ok(threeD.some((p) => p.id === 'blender'))
+    const adobe = await all('&developer=adobe')
+    t.ok(adobe.length >= 3 && adobe.every((p) => p.developer.id === 'adobe'))
+    const openSource = await all('&licenseType=open-source')
+    t.ok(openSource.length > 0 && openSource.every((p) => p.licenseType === 'open-source'))
+    const slovak = await all('&language=sk')
+    t.ok(slovak.length > 0 && slovak.every((p) => p.languages.includes('sk')))
+    const combined = await all('&category=graphics&price=free&sort=nameAsc')
+    t.ok(combined.length > 0 && combined.every((p) => p.categories.includes('graphics') && p.isFree))
+    const everything = await all('&category=all')
+    t.equal(everything.length, seed.programs.length, 'category=all means no category filter')
+  })
+
+  t.test('search finds by prefix, by word inside the text, and despite a typo', async (t) => {
+    const ids = async (q: string) => (await get<ProgramPage>(`/api/programs?q=${encodeURIComponent(q)}`)).items.map((p) => p.id)
+    t.equal((await ids('blend'))[0], 'blender', 'prefix: the name match comes first')
+    t.ok((await ids('blendr')).includes('blender'), 'typo')
+    t.ok((await ids('photshop')).includes('adobe-photoshop') || (await ids('photshop')).some((id) => id.includes('photoshop')), 'typo in a longer name')
+    t.ok((await ids('kden')).includes('kdenlive'), 'prefix')
+    t.ok((await ids('Blender Foundation')).includes('blender'), 'developer name')
+    t.same(await ids('%_%'), [], 'LIKE wildcards are literal characters')
+    t.same(await ids('zzzxqv'), [])
+  })
+
+  t.test('a program in full, with more from its developer and related programs', async (t) => {
+    const blender = await get<ProgramDetail>('/api/programs/blender')
+    t.equal(blender.name, 'Blender')
+    t.equal(blender.developer.id, 'blender-foundation')
+    t.equal(blender.categories[0], '3d')
+    t.match(blender.homepage, /^https:\/\//)
+    t.ok(blender.description.length > 40)
+    t.ok(blender.related.length > 0 && blender.related.every((p) => p.id !== 'blender' && p.categories.includes('3d')))
+    const adobeProgram = (await all('&developer=adobe'))[0]!
+    const detail = await get<ProgramDetail>(`/api/programs/${adobeProgram.id}`)
+    t.ok(detail.moreFromDeveloper.length > 0 && detail.moreFromDeveloper.every((p) => p.developer.id === 'adobe' && p.id !== adobeProgram.id))
+  })
+
+  t.test('developers, publishers, categories and licence types by id', async (t) => {
+    t.match(await get('/api/developers/blender-foundation'), { id: 'blender-foundation', name: 'Blender Foundation' })
+    t.match(await get('/api/publishers/adobe'), { id: 'adobe' })
+    t.match(await get('/api/categories/simulation'), { id: 'simulation' })
+    t.match(await get('/api/license-types/subscription'), { id: 'subscription', isFree: false })
+  })
+
+  t.test('unknown ids are 404 JSON; bad parameters are 400 naming the parameter and what is allowed', async (t) => {
+    for (const url of ['/api/programs/no-such-program', '/api/categories/cooking', '/api/developers/nobody', '/api/publishers/nobody', '/api/license-types/stolen']) {
+      const response = await api.inject(url)
+      t.equal(response.statusCode, 404, url)
+      t.equal(response.json().code, 'API_CATALOGUE_NOT_FOUND', url)
+    }
+    const sort = await api.inject('/api/programs?sort=random')
+    t.equal(sort.statusCode, 400)
+    t.equal(sort.json().code, 'API_VALIDATION_FAILED')
+    t.equal(sort.json().message, 'sort must be one of: namePopular, nameAsc, nameDesc')
+    const price = await api.inject('/api/programs?price=cheap')
+    t.equal(price.json().message, 'price must be one of: all, free, paid')
+    const category = await api.inject('/api/programs?category=cooking')
+    t.match(category.json().message, /^category must be one of: all, 3d, graphics/)
+    const pageSize = await api.inject('/api/programs?pageSize=101')
+    t.equal(pageSize.statusCode, 400)
+    t.match(pageSize.json().message, /^pageSize must be <= 100/)
+    const page = await api.inject('/api/programs?page=abc')
+    t.match(page.json().message, /^page must be integer/)
+  })
+
+  t.test('answers are cacheable and revalidate by ETag', async (t) => {
+    const first = await api.inject('/api/programs?category=3d')
+    t.match(first.headers['cache-control'], /public, max-age=60/)
+    const tag = first.headers.etag as string
+    t.ok(tag)
+    const again = await api.inject({ url: '/api/programs?category=3d', headers: { 'if-none-match': tag } })
+    t.equal(again.statusCode, 304)
+  })
+
+  t.test('applying the seed again changes nothing', async (t) => {
+    t.equal(await applySeed(db), false, 'the same seed is recognised and skipped')
+    const before = (await get<ProgramPage>('/api/programs?pageSize=1')).total
+    await db.query('UPDATE api.seed_state SET checksum = $1', ['older'])
+    t.equal(await applySeed(db), true, 'a different seed is applied')
+    t.equal((await get<ProgramPage>('/api/programs?pageSize=1')).total, before, 'upserted, not duplicated')
+  })
+})
