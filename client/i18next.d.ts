@@ -1,4 +1,5 @@
 import 'i18next'
+import type catalogue from '../locales/en/catalogue.json'
 import type common from '../locales/en/common.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
@@ -12,6 +13,7 @@ declare module 'i18next' {
       common: typeof common
       home: typeof home
       legal: typeof legal
+      catalogue: typeof catalogue
     }
   }
 }

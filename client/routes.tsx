@@ -10,6 +10,24 @@ function PageErrorBoundary() {
   return <ErrorPage error={useRouteError()} />
 }
 
+/** The public catalogue (issue 3): one listing page for every scope, and the program page. */
+function catalogueRoutes(): RouteObject[] {
+  const listing = () => import('./pages/catalogue-listing.tsx')
+  const listingPage = page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing)
+  return [
+    ...['library', 'category/:categoryId', 'developer/:developerId', 'publisher/:publisherId', 'license-type/:licenseType'].map((path) => ({
+      path,
+      ErrorBoundary: PageErrorBoundary,
+      ...listingPage,
+    })),
+    {
+      path: 'programs/:programId',
+      ErrorBoundary: PageErrorBoundary,
+      ...page(['catalogue'], 'client/pages/program.tsx', () => import('./pages/program.tsx')),
+    },
+  ]
+}
+
 /** Routes whose loader always throws still need a component, or the router warns of an empty page. */
 function RenderedByErrorBoundary() {
   return null
@@ -37,6 +55,7 @@ export const routes: RouteObject[] = [
         Component: DefaultLayout,
         children: [
           { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home'], 'client/pages/home.tsx', () => import('./pages/home.tsx')) },
+          ...catalogueRoutes(),
           { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
           { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
         ],

@@ -16,7 +16,7 @@ export const LOCALE_NAMES: Record<Locale, string> = {
 }
 
 /** Translation namespaces: locales/<lng>/<ns>.json. `common` is on every page. */
-export const NAMESPACES = ['common', 'home', 'legal'] as const
+export const NAMESPACES = ['common', 'home', 'legal', 'catalogue'] as const
 export type Namespace = (typeof NAMESPACES)[number]
 
 export function isLocale(value: unknown): value is Locale {

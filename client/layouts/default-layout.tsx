@@ -37,7 +37,10 @@ export function DefaultLayout() {
       </a>
       <header className="site-header">
         <BrandLink />
-        <LanguageSwitcher />
+        <nav className="site-nav" aria-label={t('nav.main')}>
+          <Link to="/library">{t('nav.library')}</Link>
+          <LanguageSwitcher />
+        </nav>
       </header>
       <div className="layout-default-body">
         <Outlet />

@@ -7,6 +7,14 @@ import type { ErrorBody } from '../../shared/types.ts'
 
 export interface LoaderContext {
   api?: ServerApi
+  /** The page's language on the server; in the browser it is the document's. */
+  locale?: string
+}
+
+export function loaderLocale(context: unknown): string {
+  const fromServer = (context as LoaderContext | undefined)?.locale
+  if (fromServer) return fromServer
+  return typeof document === 'undefined' ? 'en' : document.documentElement.lang || 'en'
 }
 
 const browserApi: ServerApi = {

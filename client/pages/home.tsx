@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next'
+import { Link } from 'react-router'
 import { PRODUCT_NAME } from '../../shared/constants.ts'
 import { PROGRAM_CATEGORIES } from '../../shared/catalogue.ts'
 
@@ -28,7 +29,7 @@ export function Component() {
         <ul className="chip-list">
           {PROGRAM_CATEGORIES.map((category) => (
             <li key={category} className="chip">
-              {t(`common:categories.${category}`)}
+              <Link to={`/category/${category}`}>{t(`common:categories.${category}`)}</Link>
             </li>
           ))}
         </ul>

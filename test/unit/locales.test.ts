@@ -21,6 +21,20 @@ function read(lng: string, ns: string): Tree {
 
 const placeholders = (value: string) => [...value.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort()
 
+const PLURAL = /_(zero|one|two|few|many|other)$/
+
+/** Keys with i18next plural suffixes folded into their base: languages have different plural forms. */
+function baseKeys(keys: Iterable<string>): string[] {
+  return [...new Set([...keys].map((key) => key.replace(PLURAL, '')))].sort()
+}
+
+/** The English key a translated key corresponds to (plural forms map to English's `_other`). */
+function englishKey(key: string, english: Map<string, string>): string | undefined {
+  if (english.has(key)) return key
+  const base = key.replace(PLURAL, '')
+  return base !== key && english.has(`${base}_other`) ? `${base}_other` : undefined
+}
+
 /** Values that are the same in English by nature: fixed spec strings, names, symbols. */
 const SAME_AS_ENGLISH = new Set([
   'common:errors.errorApiRequest', // spec §8 text, shown as is
@@ -29,6 +43,21 @@ const SAME_AS_ENGLISH = new Set([
   'es:common:errors.other.title', // "Error" is Spanish too
   'de:common:footer.version', // "Version" is German too
   'de:common:categories.simulation',
+  // Catalogue: loanwords and platform names that the languages use as they are.
+  'catalogue:program.price',
+  'catalogue:platforms.windows',
+  'catalogue:platforms.macos',
+  'catalogue:platforms.linux',
+  'catalogue:platforms.web',
+  'catalogue:licenseTypes.freemium',
+  ...['de', 'pl', 'cs', 'sk', 'ro', 'hu'].map((lng) => `${lng}:catalogue:licenseTypes.freeware`),
+  ...['pl', 'cs', 'sk'].map((lng) => `${lng}:catalogue:licenseTypes.open-source`),
+  ...['pl', 'cs', 'sk', 'ro', 'hu'].map((lng) => `${lng}:catalogue:results.count_one`),
+  'hu:catalogue:results.count_other',
+  'de:catalogue:program.version',
+  'de:catalogue:program.details',
+  'de:catalogue:organisation.website',
+  'cs:catalogue:program.licenseType',
 ])
 
 for (const ns of NAMESPACES) {
@@ -38,11 +67,18 @@ for (const ns of NAMESPACES) {
       const file = path.join(root, 'locales', lng, `${ns}.json`)
       t.ok(fs.existsSync(file), 'exists')
       const other = flatten(read(lng, ns))
-      t.same([...other.keys()].sort(), [...english.keys()].sort(), 'same keys')
+      t.same(baseKeys(other.keys()), baseKeys(english.keys()), 'same keys')
+      // Every plural family has exactly the forms this language's plural rules use.
+      const categories = new Intl.PluralRules(lng).resolvedOptions().pluralCategories.sort()
+      for (const base of baseKeys(english.keys()).filter((key) => english.has(`${key}_other`))) {
+        const forms = [...other.keys()].filter((key) => key.replace(PLURAL, '') === base && PLURAL.test(key)).map((key) => PLURAL.exec(key)![1]!)
+        t.same(forms.sort(), categories, `plural forms of ${base}`)
+      }
       const copies: string[] = []
-      for (const [key, value] of english) {
-        const translated = other.get(key)
-        if (translated === undefined) continue
+      for (const [key, translated] of other) {
+        const source = englishKey(key, english)
+        if (source === undefined) continue
+        const value = english.get(source)!
         t.same(placeholders(translated), placeholders(value), `placeholders of ${key}`)
         if (translated === value && !SAME_AS_ENGLISH.has(`${ns}:${key}`) && !SAME_AS_ENGLISH.has(`${lng}:${ns}:${key}`)) copies.push(key)
       }

@@ -1,0 +1,44 @@
+import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type PriceFilter, type SortOption } from '../../shared/catalogue.ts'
+
+// A listing's state lives in the URL query (shareable, server-rendered, survives reload and
+// back/forward). A hand-edited URL with odd values gets the defaults, not an error page.
+
+export interface ListingState {
+  price: PriceFilter
+  sort: SortOption
+  category: string
+  q: string
+  mine: boolean
+  page: number
+}
+
+export const DEFAULT_LISTING: ListingState = { price: 'all', sort: 'namePopular', category: 'all', q: '', mine: false, page: 1 }
+
+function oneOf<T extends string>(value: string | null, allowed: readonly T[], fallback: T): T {
+  return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : fallback
+}
+
+export function readListingState(params: URLSearchParams): ListingState {
+  const page = Number(params.get('page'))
+  return {
+    price: oneOf(params.get('price'), LIBRARY_FILTER_TABS, 'all'),
+    sort: oneOf(params.get('sort'), SORT_OPTIONS, 'namePopular'),
+    category: oneOf(params.get('category'), ['all', ...PROGRAM_CATEGORIES], 'all'),
+    q: (params.get('q') ?? '').slice(0, 100),
+    mine: params.get('mine') === '1',
+    page: Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1,
+  }
+}
+
+/** The URL query of a state, defaults left out so URLs stay short. */
+export function listingSearch(state: ListingState): string {
+  const params = new URLSearchParams()
+  if (state.q) params.set('q', state.q)
+  if (state.price !== 'all') params.set('price', state.price)
+  if (state.category !== 'all') params.set('category', state.category)
+  if (state.sort !== 'namePopular') params.set('sort', state.sort)
+  if (state.mine) params.set('mine', '1')
+  if (state.page > 1) params.set('page', String(state.page))
+  const text = params.toString()
+  return text ? `?${text}` : ''
+}

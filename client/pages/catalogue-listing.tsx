@@ -1,0 +1,210 @@
+import { useTranslation } from 'react-i18next'
+import { Form, Link, useLoaderData, useLocation, useNavigation, useSubmit, type LoaderFunctionArgs, type Params } from 'react-router'
+import {
+  DEFAULT_PAGE_SIZE,
+  LIBRARY_FILTER_TABS,
+  PROGRAM_CATEGORIES,
+  SORT_OPTIONS,
+  type LicenseType,
+  type ProgramCategory,
+  type ProgramPage,
+} from '../../shared/catalogue.ts'
+import { ProgramCard } from '../components/program-card.tsx'
+import { apiGet, loaderLocale } from '../lib/api.ts'
+import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+
+interface Organisation {
+  id: string
+  name: string
+  website: string | null
+  programCount: number
+}
+
+type Scope =
+  | { kind: 'library' }
+  | { kind: 'category'; id: ProgramCategory }
+  | ({ kind: 'developer' | 'publisher' } & Organisation)
+  | { kind: 'licenseType'; id: LicenseType; isFree: boolean }
+
+interface ListingData {
+  scope: Scope
+  state: ListingState
+  result: ProgramPage
+}
+
+async function loadScope(context: unknown, params: Params, signal: AbortSignal): Promise<Scope> {
+  const enc = encodeURIComponent
+  if (params.categoryId) return { kind: 'category', ...(await apiGet<{ id: ProgramCategory }>(context, `/api/categories/${enc(params.categoryId)}`, signal)) }
+  if (params.developerId) return { kind: 'developer', ...(await apiGet<Organisation>(context, `/api/developers/${enc(params.developerId)}`, signal)) }
+  if (params.publisherId) return { kind: 'publisher', ...(await apiGet<Organisation>(context, `/api/publishers/${enc(params.publisherId)}`, signal)) }
+  if (params.licenseType) return { kind: 'licenseType', ...(await apiGet<{ id: LicenseType; isFree: boolean }>(context, `/api/license-types/${enc(params.licenseType)}`, signal)) }
+  return { kind: 'library' }
+}
+
+export async function loader({ request, params, context }: LoaderFunctionArgs): Promise<ListingData> {
+  const state = readListingState(new URL(request.url).searchParams)
+  const scope = await loadScope(context, params, request.signal)
+  const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
+  if (scope.kind === 'category') query.set('category', scope.id)
+  else if (state.category !== 'all') query.set('category', state.category)
+  if (scope.kind === 'developer') query.set('developer', scope.id)
+  if (scope.kind === 'publisher') query.set('publisher', scope.id)
+  if (scope.kind === 'licenseType') query.set('licenseType', scope.id)
+  if (state.q) query.set('q', state.q)
+  if (state.mine) query.set('language', loaderLocale(context))
+  const result = await apiGet<ProgramPage>(context, `/api/programs?${query.toString()}`, request.signal)
+  return { scope, state, result }
+}
+
+function ScopeHeader({ scope, total }: { scope: Scope; total: number }) {
+  const { t } = useTranslation(['catalogue', 'common'])
+  const count = t('catalogue:results.count', { count: total })
+  switch (scope.kind) {
+    case 'library':
+      return (
+        <header className="listing-header">
+          <h1>{t('catalogue:library.title')}</h1>
+          <p>{t('catalogue:library.lead')}</p>
+        </header>
+      )
+    case 'category':
+      return (
+        <header className="listing-header">
+          <p className="listing-kicker">{t('catalogue:scope.category')}</p>
+          <h1>{t(`common:categories.${scope.id}`)}</h1>
+        </header>
+      )
+    case 'licenseType':
+      return (
+        <header className="listing-header">
+          <p className="listing-kicker">{t('catalogue:scope.licenseType')}</p>
+          <h1>{t(`catalogue:licenseTypes.${scope.id}`)}</h1>
+          <p>{count}</p>
+        </header>
+      )
+    default:
+      return (
+        <header className="listing-header">
+          <p className="listing-kicker">{t(`catalogue:scope.${scope.kind}`)}</p>
+          <h1>{scope.name}</h1>
+          <p>
+            {t('catalogue:organisation.programs', { count: scope.programCount })}
+            {scope.website ? (
+              <>
+                {' · '}
+                <a href={scope.website} rel="noopener noreferrer external" target="_blank">
+                  {t('catalogue:organisation.website')}
+                </a>
+              </>
+            ) : null}
+          </p>
+        </header>
+      )
+  }
+}
+
+export function Component() {
+  const { scope, state, result } = useLoaderData() as ListingData
+  const { t } = useTranslation(['catalogue', 'common'])
+  const location = useLocation()
+  const submit = useSubmit()
+  const navigation = useNavigation()
+  const pages = Math.max(1, Math.ceil(result.total / result.pageSize))
+  const link = (change: Partial<ListingState>) => `${location.pathname}${listingSearch({ ...state, page: 1, ...change })}`
+
+  return (
+    <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
+      <ScopeHeader scope={scope} total={result.total} />
+
+      <Form
+        method="get"
+        role="search"
+        className="listing-filters"
+        onChange={(event) => {
+          // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
+          const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
+          if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget)
+        }}
+      >
+        <div className="field field-search">
+          <label htmlFor="listing-q">{t('catalogue:filters.search')}</label>
+          <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('catalogue:filters.searchPlaceholder')} maxLength={100} />
+        </div>
+        {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
+        {scope.kind !== 'category' ? (
+          <div className="field">
+            <label htmlFor="listing-category">{t('catalogue:filters.category')}</label>
+            <select id="listing-category" name="category" defaultValue={state.category}>
+              <option value="all">{t('common:categories.all')}</option>
+              {PROGRAM_CATEGORIES.map((category) => (
+                <option key={category} value={category}>
+                  {t(`common:categories.${category}`)}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        <div className="field">
+          <label htmlFor="listing-sort">{t('catalogue:sort.label')}</label>
+          <select id="listing-sort" name="sort" defaultValue={state.sort}>
+            {SORT_OPTIONS.map((sort) => (
+              <option key={sort} value={sort}>
+                {t(`catalogue:sort.${sort}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field field-check">
+          <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
+          <label htmlFor="listing-mine">{t('catalogue:filters.myLanguage')}</label>
+        </div>
+        <button type="submit" className="button">
+          {t('catalogue:filters.submit')}
+        </button>
+      </Form>
+
+      <nav className="tabs" aria-label={t('catalogue:tabs.label')}>
+        {LIBRARY_FILTER_TABS.map((tab) => (
+          <Link key={tab} to={link({ price: tab })} className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
+            {t(`catalogue:tabs.${tab}`)}
+          </Link>
+        ))}
+      </nav>
+
+      <p className="listing-count" role="status">
+        {t('catalogue:results.count', { count: result.total })}
+      </p>
+      {result.items.length === 0 ? (
+        <p className="listing-empty">
+          {t('catalogue:results.none')} <Link to={location.pathname}>{t('catalogue:filters.clear')}</Link>
+        </p>
+      ) : (
+        <ul className="program-grid">
+          {result.items.map((program) => (
+            <ProgramCard key={program.id} program={program} />
+          ))}
+        </ul>
+      )}
+
+      {pages > 1 ? (
+        <nav className="pagination" aria-label={t('catalogue:results.pagination')}>
+          {state.page > 1 ? (
+            <Link to={link({ page: state.page - 1 })} rel="prev">
+              {t('catalogue:results.previous')}
+            </Link>
+          ) : (
+            <span />
+          )}
+          <span>{t('catalogue:results.page', { page: state.page, pages })}</span>
+          {state.page < pages ? (
+            <Link to={link({ page: state.page + 1 })} rel="next">
+              {t('catalogue:results.next')}
+            </Link>
+          ) : (
+            <span />
+          )}
+        </nav>
+      ) : null}
+    </main>
+  )
+}

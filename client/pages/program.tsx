@@ -1,0 +1,111 @@
+import { useTranslation } from 'react-i18next'
+import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
+import type { ProgramDetail } from '../../shared/catalogue.ts'
+import { PriceLabel } from '../components/price-label.tsx'
+import { ProgramCard } from '../components/program-card.tsx'
+import { ProgramIcon } from '../components/program-icon.tsx'
+import { apiGet } from '../lib/api.ts'
+
+export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramDetail> {
+  return apiGet<ProgramDetail>(context, `/api/programs/${encodeURIComponent(params.programId ?? '')}`, request.signal)
+}
+
+function languageName(code: string, locale: string): string {
+  try {
+    return new Intl.DisplayNames([locale], { type: 'language' }).of(code) ?? code
+  } catch {
+    return code
+  }
+}
+
+export function Component() {
+  const program = useLoaderData() as ProgramDetail
+  const { t, i18n } = useTranslation(['catalogue', 'common'])
+  const date = (value: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(value))
+  return (
+    <main id="content" className="program-page">
+      <header className="program-header">
+        <ProgramIcon id={program.id} name={program.name} size="lg" />
+        <div>
+          <h1>{program.name}</h1>
+          <p className="program-summary">{program.summary}</p>
+          <p className="program-card-meta">
+            <Link to={`/license-type/${program.licenseType}`} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
+              {t(`catalogue:licenseTypes.${program.licenseType}`)}
+            </Link>
+            <PriceLabel program={program} />
+          </p>
+        </div>
+      </header>
+
+      <div className="program-layout">
+        <section aria-labelledby="about-title" className="program-about">
+          <h2 id="about-title">{t('catalogue:program.about', { name: program.name })}</h2>
+          <p>{program.description}</p>
+          <p>
+            <a href={program.homepage} rel="noopener noreferrer external" target="_blank" className="button">
+              {t('catalogue:program.homepage')}
+            </a>
+          </p>
+        </section>
+        <section aria-labelledby="details-title" className="program-details card">
+          <h2 id="details-title">{t('catalogue:program.details')}</h2>
+          <dl>
+            <dt>{t('catalogue:program.developer')}</dt>
+            <dd>
+              <Link to={`/developer/${program.developer.id}`}>{program.developer.name}</Link>
+            </dd>
+            <dt>{t('catalogue:program.publisher')}</dt>
+            <dd>
+              <Link to={`/publisher/${program.publisher.id}`}>{program.publisher.name}</Link>
+            </dd>
+            <dt>{t('catalogue:program.licenseType')}</dt>
+            <dd>
+              <Link to={`/license-type/${program.licenseType}`}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</Link>
+            </dd>
+            <dt>{t('catalogue:program.categories')}</dt>
+            <dd>
+              {program.categories.map((category, index) => (
+                <span key={category}>
+                  {index > 0 ? ', ' : null}
+                  <Link to={`/category/${category}`}>{t(`common:categories.${category}`)}</Link>
+                </span>
+              ))}
+            </dd>
+            <dt>{t('catalogue:program.platforms')}</dt>
+            <dd>{program.platforms.map((platform) => t(`catalogue:platforms.${platform}`)).join(', ')}</dd>
+            <dt>{t('catalogue:program.languages')}</dt>
+            <dd>{program.languages.map((code) => languageName(code, i18n.language)).join(', ')}</dd>
+            <dt>{t('catalogue:program.version')}</dt>
+            <dd>{program.version}</dd>
+            <dt>{t('catalogue:program.updated')}</dt>
+            <dd>{date(program.updated)}</dd>
+            <dt>{t('catalogue:program.released')}</dt>
+            <dd>{date(program.released)}</dd>
+          </dl>
+        </section>
+      </div>
+
+      {program.moreFromDeveloper.length > 0 ? (
+        <section aria-labelledby="more-title">
+          <h2 id="more-title">{t('catalogue:program.moreFromDeveloper', { developer: program.developer.name })}</h2>
+          <ul className="program-grid">
+            {program.moreFromDeveloper.map((other) => (
+              <ProgramCard key={other.id} program={other} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {program.related.length > 0 ? (
+        <section aria-labelledby="related-title">
+          <h2 id="related-title">{t('catalogue:program.related')}</h2>
+          <ul className="program-grid">
+            {program.related.map((other) => (
+              <ProgramCard key={other.id} program={other} />
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </main>
+  )
+}
