@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
-import type { ProgramDetail } from '../../shared/catalogue.ts'
+import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
 import { PriceLabel } from '../components/price-label.tsx'
 import { ProgramCard } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
@@ -16,6 +16,20 @@ function languageName(code: string, locale: string): string {
   } catch {
     return code
   }
+}
+
+function ProgramSection({ id, title, programs }: { id: string; title: string; programs: ProgramSummary[] }) {
+  if (programs.length === 0) return null
+  return (
+    <section aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <ul className="program-grid">
+        {programs.map((other) => (
+          <ProgramCard key={other.id} program={other} />
+        ))}
+      </ul>
+    </section>
+  )
 }
 
 export function Component() {
@@ -86,26 +100,8 @@ export function Component() {
         </section>
       </div>
 
-      {program.moreFromDeveloper.length > 0 ? (
-        <section aria-labelledby="more-title">
-          <h2 id="more-title">{t('catalogue:program.moreFromDeveloper', { developer: program.developer.name })}</h2>
-          <ul className="program-grid">
-            {program.moreFromDeveloper.map((other) => (
-              <ProgramCard key={other.id} program={other} />
-            ))}
-          </ul>
-        </section>
-      ) : null}
-      {program.related.length > 0 ? (
-        <section aria-labelledby="related-title">
-          <h2 id="related-title">{t('catalogue:program.related')}</h2>
-          <ul className="program-grid">
-            {program.related.map((other) => (
-              <ProgramCard key={other.id} program={other} />
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <ProgramSection id="more" title={t('catalogue:program.moreFromDeveloper', { developer: program.developer.name })} programs={program.moreFromDeveloper} />
+      <ProgramSection id="related" title={t('catalogue:program.related')} programs={program.related} />
     </main>
   )
 }
