@@ -20,6 +20,7 @@ import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
 import healthRoutes from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
+import seoRoutes from './routes/seo.ts'
 import { upstreamApiPlugin } from './upstream-api.ts'
 
 export interface BffOptions {
@@ -87,6 +88,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { db })
   await app.register(localeRoutes, { catalog })
+  await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
   await app.register(ssrRoutes, { root, dev, catalog, config: publicConfig(config) })
   return app
