@@ -35,7 +35,7 @@ if (mode === 'bare') {
 } else if (mode === 'stack') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-'))
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }))
-  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000' })
+  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000' })
   const db = process.env.BENCH_DATABASE_URL ? await openPostgres({ connectionString: process.env.BENCH_DATABASE_URL }) : await openPglite({ dataDir: path.join(dataDir, 'pglite') })
   const buildInfo = readBuildInfo()
   const api = await buildApi({ config, db, buildInfo })

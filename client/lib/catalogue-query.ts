@@ -1,4 +1,4 @@
-import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type PriceFilter, type SortOption } from '../../shared/catalogue.ts'
+import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type PriceFilter, type SortOption } from '../../shared/catalogue.ts'
 
 // A listing's state lives in the URL query (shareable, server-rendered, survives reload and
 // back/forward). A hand-edited URL with odd values gets the defaults, not an error page.
@@ -12,8 +12,6 @@ export interface ListingState {
   page: number
 }
 
-export const DEFAULT_LISTING: ListingState = { price: 'all', sort: 'namePopular', category: 'all', q: '', mine: false, page: 1 }
-
 function oneOf<T extends string>(value: string | null, allowed: readonly T[], fallback: T): T {
   return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : fallback
 }
@@ -23,7 +21,7 @@ export function readListingState(params: URLSearchParams): ListingState {
   return {
     price: oneOf(params.get('price'), LIBRARY_FILTER_TABS, 'all'),
     sort: oneOf(params.get('sort'), SORT_OPTIONS, 'namePopular'),
-    category: oneOf(params.get('category'), ['all', ...PROGRAM_CATEGORIES], 'all'),
+    category: oneOf(params.get('category'), [ALL_CATEGORIES, ...PROGRAM_CATEGORIES], ALL_CATEGORIES),
     q: (params.get('q') ?? '').slice(0, 100),
     mine: params.get('mine') === '1',
     page: Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1,
@@ -35,7 +33,7 @@ export function listingSearch(state: ListingState): string {
   const params = new URLSearchParams()
   if (state.q) params.set('q', state.q)
   if (state.price !== 'all') params.set('price', state.price)
-  if (state.category !== 'all') params.set('category', state.category)
+  if (state.category !== ALL_CATEGORIES) params.set('category', state.category)
   if (state.sort !== 'namePopular') params.set('sort', state.sort)
   if (state.mine) params.set('mine', '1')
   if (state.page > 1) params.set('page', String(state.page))

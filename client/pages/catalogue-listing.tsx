@@ -43,17 +43,24 @@ async function loadScope(context: unknown, params: Params, signal: AbortSignal):
 
 export async function loader({ request, params, context }: LoaderFunctionArgs): Promise<ListingData> {
   const state = readListingState(new URL(request.url).searchParams)
-  const scope = await loadScope(context, params, request.signal)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
-  if (scope.kind === 'category') query.set('category', scope.id)
-  else if (state.category !== 'all') query.set('category', state.category)
-  if (scope.kind === 'developer') query.set('developer', scope.id)
-  if (scope.kind === 'publisher') query.set('publisher', scope.id)
-  if (scope.kind === 'licenseType') query.set('licenseType', scope.id)
+  // The scope comes from the route's own parameter, so the page and its programs load together.
+  const category = params.categoryId ?? (state.category !== 'all' ? state.category : undefined)
+  if (category) query.set('category', category)
+  if (params.developerId) query.set('developer', params.developerId)
+  if (params.publisherId) query.set('publisher', params.publisherId)
+  if (params.licenseType) query.set('licenseType', params.licenseType)
   if (state.q) query.set('q', state.q)
   if (state.mine) query.set('language', loaderLocale(context))
-  const result = await apiGet<ProgramPage>(context, `/api/programs?${query.toString()}`, request.signal)
-  return { scope, state, result }
+  // An unknown scope is a 404 from the scope's own endpoint, and that answer wins: the list
+  // endpoint may refuse the same value with 400.
+  const [scope, result] = await Promise.allSettled([
+    loadScope(context, params, request.signal),
+    apiGet<ProgramPage>(context, `/api/programs?${query.toString()}`, request.signal),
+  ])
+  if (scope.status === 'rejected') throw scope.reason
+  if (result.status === 'rejected') throw result.reason
+  return { scope: scope.value, state, result: result.value }
 }
 
 function ScopeHeader({ scope, total }: { scope: Scope; total: number }) {

@@ -71,6 +71,11 @@ export class UpstreamClient {
   }
 }
 
+/** An upstream 5xx as our catalogue's error: 503 and 504 keep their meaning, anything else is 502. */
+export function upstreamStatusError(status: number): Error & { statusCode: number; code: string; retryAfter?: number } {
+  return status === 503 ? new BffUpstreamUnavailable() : status === 504 ? new BffUpstreamTimeout() : new BffUpstreamBadResponse()
+}
+
 export function mapUpstreamError(error: unknown): Error {
   const code = (error as { code?: string } | null)?.code
   let mapped: Error

@@ -1,6 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
+import {
+  ERROR_PAGE_DEFAULT_CAUSE,
+  ERROR_PAGE_DEFAULT_STATUS_MESSAGE,
+  TOAST_DEFAULT_BUTTON_TEXT,
+} from '../../shared/constants.ts'
 import { LOCALES, NAMESPACES } from '../../shared/locales.ts'
 import { root } from '../helpers.ts'
 
@@ -86,3 +91,11 @@ for (const ns of NAMESPACES) {
     })
   }
 }
+
+t.test('the English texts are the spec\'s texts', async (t) => {
+  const common = flatten(read('en', 'common'))
+  t.equal(common.get('errors.notFound.title'), ERROR_PAGE_DEFAULT_STATUS_MESSAGE)
+  t.equal(common.get('errors.notFound.cause'), ERROR_PAGE_DEFAULT_CAUSE)
+  t.equal(common.get('toast.close'), TOAST_DEFAULT_BUTTON_TEXT)
+  t.equal(common.get('errors.errorApiRequest'), 'error API request')
+})

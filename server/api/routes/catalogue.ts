@@ -1,7 +1,7 @@
 import etag from '@fastify/etag'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type, type Static, type TUnsafe } from 'typebox'
+import { Type, type TUnsafe } from 'typebox'
 import {
   DEFAULT_PAGE_SIZE,
   LIBRARY_FILTER_TABS,
@@ -37,7 +37,6 @@ const ProgramListQuery = Type.Object(
   },
   { additionalProperties: false },
 )
-export type ProgramListQueryType = Static<typeof ProgramListQuery>
 
 /** Catalogue answers depend on no user: browsers and the BFF may keep them a minute, revalidating by ETag. */
 const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=300'

@@ -7,6 +7,7 @@ import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { errorBody } from '../../http/errors.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
+import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
 
 type Render = (input: RenderInput) => Promise<RenderResult>
@@ -129,7 +130,8 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
         })
         if (response.status >= 500) {
           request.log.warn({ upstreamStatus: response.status, path: apiPath }, 'upstream API failed during render')
-          return { status: response.status === 504 ? 504 : response.status === 503 ? 503 : 502, body: null }
+          const error = upstreamStatusError(response.status)
+          return { status: error.statusCode, body: errorBody(error.statusCode, error.code, error.message, request.id) }
         }
         const type = String(response.headers['content-type'] ?? '')
         return { status: response.status, body: type.includes('json') ? JSON.parse(response.body.toString('utf8')) : null }

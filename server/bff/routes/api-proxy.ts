@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { BffBadPath, BffUpstreamBadResponse, BffUpstreamTimeout, BffUpstreamUnavailable } from '../errors.ts'
+import { BffBadPath } from '../errors.ts'
+import { upstreamStatusError } from '../upstream-client.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
@@ -49,8 +50,7 @@ async function proxy(app: FastifyInstance, request: FastifyRequest, reply: Fasti
 
   if (response.status >= 500) {
     request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
-    const error =
-      response.status === 503 ? new BffUpstreamUnavailable() : response.status === 504 ? new BffUpstreamTimeout() : new BffUpstreamBadResponse()
+    const error = upstreamStatusError(response.status)
     const retryAfter = Number(response.headers['retry-after'])
     if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfter = retryAfter
     throw error
