@@ -19,6 +19,19 @@ export const rateLimitPlugin = fp(
       const ioredis = await import('ioredis')
       redis = new ioredis.Redis(opts.redisUrl, { connectTimeout: 2_000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
       redis.on('error', (err) => app.log.warn({ err }, 'redis error'))
+      // Requests that arrive before the connection is up would go uncounted (the limiter skips
+      // on store errors), so the app is ready only once Redis is, or its connect timeout passed.
+      const client = redis
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          app.log.warn('redis not ready: rate limits are skipped until it is')
+          resolve()
+        }, 2_500)
+        client.once('ready', () => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
       app.addHook('onClose', async () => {
         await redis?.quit().catch(() => redis?.disconnect())
       })
