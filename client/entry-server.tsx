@@ -7,9 +7,9 @@ import {
   StaticRouterProvider,
   type StaticHandlerContext,
 } from 'react-router'
-import { PAGE_TITLE } from '../shared/constants.ts'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
 import { ClientConfigProvider } from './lib/client-config.tsx'
+import { errorHead, headTags, resolveHead, routeHead } from './lib/head.ts'
 import { createI18n } from './lib/i18n.ts'
 import { modulesOf, namespacesOf } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
@@ -34,10 +34,6 @@ function i18nFor(input: RenderInput, namespaces: string[]): ReturnType<typeof cr
     byKey.set(key, i18n)
   }
   return i18n
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
 /** Route errors as the browser router reads them back; an Error keeps its message, never its stack. */
@@ -75,14 +71,19 @@ export async function render(input: RenderInput): Promise<RenderResult> {
     </I18nextProvider>,
   )
 
-  const description = i18n.t('meta.description', { ns: 'common' })
-  // Appended, not resolved: "//other.host/x" is a path here, never another origin.
-  const canonical = `${input.config.appUrl}${new URL(input.url).pathname}`
-  const head = [
-    `<title>${escapeHtml(PAGE_TITLE)}</title>`,
-    `<meta name="description" content="${escapeHtml(description)}">`,
-    `<link rel="canonical" href="${escapeHtml(canonical)}">`,
-  ].join('')
+  const firstError = context.errors ? Object.values(context.errors)[0] : undefined
+  const pageHead =
+    firstError !== undefined
+      ? errorHead(isRouteErrorResponse(firstError) ? firstError.status : 500)
+      : routeHead(
+          context.matches.map((match) => ({ handle: match.route.handle, data: context.loaderData[match.route.id], params: match.params })),
+          i18n.t,
+          input.config.appUrl,
+        )
+  const head = headTags(
+    resolveHead(pageHead, { t: i18n.t, appUrl: input.config.appUrl, pathname: new URL(input.url).pathname, locale: input.locale }),
+    input.nonce,
+  )
 
   const boot: BootData = { locale: input.locale, namespaces, resources, config: input.config }
   const hydration = { loaderData: context.loaderData, actionData: context.actionData, errors: serializeErrors(context.errors) }

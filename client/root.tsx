@@ -6,6 +6,7 @@ import { Toaster } from './components/toaster.tsx'
 import { apiGet } from './lib/api.ts'
 import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
 import { openFatalError, useFatalError } from './lib/fatal-error.ts'
+import { useRouteHead } from './lib/head.ts'
 import { useVersionPolling } from './lib/use-version-polling.ts'
 
 export interface RootData {
@@ -46,6 +47,7 @@ export function RootLayout() {
   const fatal = useFatalError()
   useVersionPolling(location.pathname)
   useGlobalErrorHandlers()
+  useRouteHead()
   return (
     <>
       {fatal ? <ErrorPage error={fatal} /> : <Outlet />}

@@ -3,6 +3,7 @@ import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { page } from './lib/namespaces.ts'
+import { errorRouteHead, homeHead, legalHead, listingHead, programHead } from './page-heads.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
 
 /** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
@@ -13,7 +14,7 @@ function PageErrorBoundary() {
 /** The public catalogue (issue 3): one listing page for every scope, and the program page. */
 function catalogueRoutes(): RouteObject[] {
   const listing = () => import('./pages/catalogue-listing.tsx')
-  const listingPage = page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing)
+  const listingPage = page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing, listingHead)
   return [
     ...['library', 'category/:categoryId', 'developer/:developerId', 'publisher/:publisherId', 'license-type/:licenseType'].map((path) => ({
       path,
@@ -23,7 +24,7 @@ function catalogueRoutes(): RouteObject[] {
     {
       path: 'programs/:programId',
       ErrorBoundary: PageErrorBoundary,
-      ...page(['catalogue'], 'client/pages/program.tsx', () => import('./pages/program.tsx')),
+      ...page(['catalogue'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), programHead),
     },
   ]
 }
@@ -54,16 +55,16 @@ export const routes: RouteObject[] = [
         id: 'default-layout',
         Component: DefaultLayout,
         children: [
-          { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home'], 'client/pages/home.tsx', () => import('./pages/home.tsx')) },
+          { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
           ...catalogueRoutes(),
-          { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
-          { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader },
+          { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
+          { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
         ],
       },
       // Spec §2: terms, privacy and cookie pages use no layout.
-      { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage }))) },
-      { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage }))) },
-      { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage }))) },
+      { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage })), legalHead('Terms of service')) },
+      { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage })), legalHead('Privacy policy')) },
+      { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage })), legalHead('Cookie policy')) },
     ],
   },
 ]

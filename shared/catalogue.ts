@@ -29,6 +29,31 @@ export const LICENSE_TYPES = {
 export type LicenseType = keyof typeof LICENSE_TYPES
 export const LICENSE_TYPE_IDS = Object.keys(LICENSE_TYPES) as LicenseType[]
 
+/**
+ * English names for page titles, which the spec keeps in English (§1) whatever the visitor's
+ * language. A test ties them to locales/en, the names the interface shows.
+ */
+export const CATEGORY_NAMES_EN: Record<ProgramCategory, string> = {
+  '3d': '3D',
+  graphics: 'Graphics',
+  'architecture-engineering': 'Architecture & Engineering',
+  'video-motion': 'Video & Motion',
+  'game-development': 'Game Development',
+  'data-analytics': 'Data Analytics',
+  'audio-music': 'Audio & Music',
+  productivity: 'Productivity',
+  publishing: 'Publishing',
+  simulation: 'Simulation',
+}
+export const LICENSE_TYPE_NAMES_EN: Record<LicenseType, string> = {
+  freeware: 'Freeware',
+  'open-source': 'Open source',
+  freemium: 'Freemium',
+  trial: 'Trial',
+  commercial: 'Commercial',
+  subscription: 'Subscription',
+}
+
 export const PLATFORMS = ['windows', 'macos', 'linux', 'web'] as const
 export type Platform = (typeof PLATFORMS)[number]
 
@@ -36,6 +61,9 @@ export const LIBRARY_FILTER_TABS = ['all', 'free', 'paid'] as const
 export type PriceFilter = (typeof LIBRARY_FILTER_TABS)[number]
 export const SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc'] as const
 export type SortOption = (typeof SORT_OPTIONS)[number]
+/** The API also sorts by most recent update (the home page's "recently updated"); listings offer the three above. */
+export const API_SORT_OPTIONS = [...SORT_OPTIONS, 'updated'] as const
+export type ApiSortOption = (typeof API_SORT_OPTIONS)[number]
 
 export const DEFAULT_PAGE_SIZE = 24
 export const MAX_PAGE_SIZE = 100

@@ -6,9 +6,8 @@ export function BrandLink() {
   const { t } = useTranslation()
   return (
     <Link to="/" className="brand" aria-label={t('nav.home')}>
-      <span className="brand-mark" aria-hidden="true">
-        S
-      </span>
+      {/* The mark's letter comes from CSS: visible text must be the start of the link's name (WCAG 2.5.3). */}
+      <span className="brand-mark" aria-hidden="true" />
       {PRODUCT_NAME}
     </Link>
   )

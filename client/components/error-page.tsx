@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { isRouteErrorResponse } from 'react-router'
 import type { ErrorBody } from '../../shared/types.ts'
+import { useErrorHead } from '../lib/head.ts'
 
 /** What the generic error page shows for an error (spec §2: a status message and a cause). */
 export function describeError(error: unknown): { status: number; detail: string | null } {
@@ -14,6 +15,7 @@ export function describeError(error: unknown): { status: number; detail: string 
 export function ErrorPage({ error }: { error: unknown }) {
   const { t } = useTranslation()
   const { status, detail } = describeError(error)
+  useErrorHead(status)
   const kind = status === 404 ? 'notFound' : status === 503 || status === 502 || status === 504 ? 'unavailable' : status >= 500 ? 'server' : 'other'
   return (
     <main id="content" className="error-page" data-testid="error-page" data-status={status}>

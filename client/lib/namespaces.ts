@@ -1,5 +1,6 @@
 import type { LazyRouteFunction, NonIndexRouteObject } from 'react-router'
 import type { Namespace } from '../../shared/locales.ts'
+import type { HeadBuilder } from './head.ts'
 
 // A page declares the translation namespaces it needs once, in its route. The server embeds
 // exactly those in the HTML; in the browser they load together with the page's code.
@@ -18,14 +19,16 @@ export interface RouteHandle {
   module?: string
   /** The default layout shows its footer unless a page turns it off. */
   footer?: boolean
+  /** Title, description and structured data of the page (client/lib/head.ts). */
+  head?: HeadBuilder
 }
 
 type Lazy = LazyRouteFunction<NonIndexRouteObject>
 
 /** Route fields for a lazily loaded page that needs `ns`; `module` is the file `load` imports. */
-export function page(ns: readonly Namespace[], module: string, load: Lazy): { handle: RouteHandle; lazy: Lazy } {
+export function page(ns: readonly Namespace[], module: string, load: Lazy, head?: HeadBuilder): { handle: RouteHandle; lazy: Lazy } {
   return {
-    handle: { ns, module },
+    handle: head ? { ns, module, head } : { ns, module },
     lazy: async () => {
       const [module] = await Promise.all([load(), loadNamespaces?.(ns)])
       return module

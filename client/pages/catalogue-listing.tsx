@@ -13,20 +13,20 @@ import { ProgramCard } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
 
-interface Organisation {
+export interface Organisation {
   id: string
   name: string
   website: string | null
   programCount: number
 }
 
-type Scope =
+export type Scope =
   | { kind: 'library' }
   | { kind: 'category'; id: ProgramCategory }
   | ({ kind: 'developer' | 'publisher' } & Organisation)
   | { kind: 'licenseType'; id: LicenseType; isFree: boolean }
 
-interface ListingData {
+export interface ListingData {
   scope: Scope
   state: ListingState
   result: ProgramPage

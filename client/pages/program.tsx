@@ -49,6 +49,15 @@ export function Component() {
             </Link>
             <PriceLabel program={program} />
           </p>
+          {/* A visitor signs in first; signed-in users get their library's twin of this page (accounts issue). */}
+          <p className="program-actions">
+            <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" aria-describedby="add-hint">
+              {t('catalogue:program.addToLibrary')}
+            </Link>
+            <span id="add-hint" className="hint">
+              {t('catalogue:program.addToLibraryHint')}
+            </span>
+          </p>
         </div>
       </header>
 

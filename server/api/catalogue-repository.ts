@@ -6,7 +6,7 @@ import type {
   ProgramDetail,
   ProgramPage,
   ProgramSummary,
-  SortOption,
+  ApiSortOption,
 } from '../../shared/catalogue.ts'
 import type { Queryable } from '../db/database.ts'
 
@@ -18,7 +18,7 @@ export interface ProgramQuery {
   price: PriceFilter
   q?: string | undefined
   language?: string | undefined
-  sort: SortOption
+  sort: ApiSortOption
   page: number
   pageSize: number
 }
@@ -89,10 +89,11 @@ function toSummary(row: ProgramRow): ProgramSummary {
   }
 }
 
-const ORDER: Record<SortOption, string> = {
+const ORDER: Record<ApiSortOption, string> = {
   namePopular: 'p.popularity DESC, lower(p.name) ASC, p.id ASC',
   nameAsc: 'lower(p.name) ASC, p.id ASC',
   nameDesc: 'lower(p.name) DESC, p.id DESC',
+  updated: 'p.updated_on DESC, p.popularity DESC, lower(p.name) ASC, p.id ASC',
 }
 
 /** `%` and `_` in a visitor's query are literal characters, not LIKE wildcards. */

@@ -47,9 +47,20 @@ function check(condition: boolean, id: string, problem: string): void {
   if (!condition) throw new Error(`Seed program "${id}": ${problem}`)
 }
 
+/** "Adobe Inc." and "Adobe" are one company: the key that catches one organisation named two ways. */
+function organisationKey(name: string): string {
+  return slugify(name).replace(/-(inc|ltd|llc|gmbh|corp|corporation|co|sa|ag|plc|limited)$/, '')
+}
+
 export function validateSeed(programs: SeedProgram[]): void {
   const ids = new Set<string>()
+  const organisations = new Map<string, string>()
   for (const p of programs) {
+    for (const name of [p.developer, p.publisher]) {
+      const known = organisations.get(organisationKey(name))
+      check(known === undefined || known === name, p.id, `organisation "${name}" is also named "${known}"`)
+      organisations.set(organisationKey(name), name)
+    }
     check(SLUG.test(p.id), p.id, 'id is not a slug')
     check(!ids.has(p.id), p.id, 'duplicate id')
     ids.add(p.id)
@@ -146,6 +157,13 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
         ps.map((p) => [p.name, p.summary, p.developer, p.publisher].join(' ').toLowerCase()),
       ],
     )
+    // An organisation the seed no longer names, with no program left, would be an empty page.
+    for (const [table, column] of [
+      ['developers', 'developer_id'],
+      ['publishers', 'publisher_id'],
+    ] as const) {
+      await tx.query(`DELETE FROM api.${table} o WHERE NOT EXISTS (SELECT 1 FROM api.programs p WHERE p.${column} = o.id)`)
+    }
     await tx.query('DELETE FROM api.program_categories WHERE program_id = ANY($1::text[])', [ps.map((p) => p.id)])
     const links = ps.flatMap((p) => p.categories.map((category, index) => [p.id, category, index === 0] as const))
     await tx.query(

@@ -89,7 +89,7 @@ interface ValidationIssue {
 
 /**
  * Validation messages that name the parameter and, for a fixed vocabulary, list what is allowed:
- * "sort must be one of: namePopular, nameAsc, nameDesc".
+ * "sort must be one of: namePopular, nameAsc, nameDesc, updated".
  */
 export function schemaErrorFormatter(errors: ValidationIssue[], dataVar: string): Error {
   const issue = errors[0]

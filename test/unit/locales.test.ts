@@ -6,6 +6,7 @@ import {
   ERROR_PAGE_DEFAULT_STATUS_MESSAGE,
   TOAST_DEFAULT_BUTTON_TEXT,
 } from '../../shared/constants.ts'
+import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN } from '../../shared/catalogue.ts'
 import { LOCALES, NAMESPACES } from '../../shared/locales.ts'
 import { root } from '../helpers.ts'
 
@@ -98,4 +99,10 @@ t.test('the English texts are the spec\'s texts', async (t) => {
   t.equal(common.get('errors.notFound.cause'), ERROR_PAGE_DEFAULT_CAUSE)
   t.equal(common.get('toast.close'), TOAST_DEFAULT_BUTTON_TEXT)
   t.equal(common.get('errors.errorApiRequest'), 'error API request')
+})
+
+t.test('the English names in page titles are the names the English interface shows', async (t) => {
+  const { all: _all, ...categories } = (read('en', 'common') as { categories: Record<string, string> }).categories
+  t.same(CATEGORY_NAMES_EN, categories)
+  t.same(LICENSE_TYPE_NAMES_EN, (read('en', 'catalogue') as { licenseTypes: Record<string, string> }).licenseTypes)
 })

@@ -8,7 +8,7 @@ import {
   LICENSE_TYPE_IDS,
   MAX_PAGE_SIZE,
   PROGRAM_CATEGORIES,
-  SORT_OPTIONS,
+  API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes, listPrograms } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
@@ -31,7 +31,7 @@ const ProgramListQuery = Type.Object(
     price: StringEnum(LIBRARY_FILTER_TABS, { default: 'all' }),
     q: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
-    sort: StringEnum(SORT_OPTIONS, { default: 'namePopular' }),
+    sort: StringEnum(API_SORT_OPTIONS, { default: 'namePopular' }),
     page: Type.Integer({ minimum: 1, maximum: 10_000, default: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
   },

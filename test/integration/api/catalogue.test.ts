@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { applySeed, readSeed } from '../../../server/api/catalogue-seed.ts'
+import { applySeed, readSeed, validateSeed } from '../../../server/api/catalogue-seed.ts'
 import { LICENSE_TYPES, PROGRAM_CATEGORIES, type ProgramDetail, type ProgramPage, type ProgramSummary } from '../../../shared/catalogue.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
@@ -43,6 +43,11 @@ t.test('catalogue API on the seed', async (t) => {
     t.same(asc, [...asc].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
     const desc = (await all('&sort=nameDesc')).map((p) => p.name.toLowerCase())
     t.same(desc, [...asc].reverse())
+    const updated = await all('&sort=updated')
+    for (let i = 1; i < updated.length; i++) {
+      const [a, b] = [updated[i - 1]!, updated[i]!]
+      t.ok(a.updated > b.updated || (a.updated === b.updated && a.popularity >= b.popularity), `${a.id} (${a.updated}) before ${b.id} (${b.updated})`)
+    }
   })
 
   t.test('free and paid split the catalogue exactly, by licence type', async (t) => {
@@ -121,7 +126,7 @@ t.test('catalogue API on the seed', async (t) => {
     const sort = await api.inject('/api/programs?sort=random')
     t.equal(sort.statusCode, 400)
     t.equal(sort.json().code, 'API_VALIDATION_FAILED')
-    t.equal(sort.json().message, 'sort must be one of: namePopular, nameAsc, nameDesc')
+    t.equal(sort.json().message, 'sort must be one of: namePopular, nameAsc, nameDesc, updated')
     const price = await api.inject('/api/programs?price=cheap')
     t.equal(price.json().message, 'price must be one of: all, free, paid')
     const category = await api.inject('/api/programs?category=cooking')
@@ -148,5 +153,18 @@ t.test('catalogue API on the seed', async (t) => {
     await db.query('UPDATE api.seed_state SET checksum = $1', ['older'])
     t.equal(await applySeed(db), true, 'a different seed is applied')
     t.equal((await get<ProgramPage>('/api/programs?pageSize=1')).total, before, 'upserted, not duplicated')
+  })
+
+  t.test('an organisation the seed no longer names disappears with its last program; one named two ways is refused', async (t) => {
+    await db.query(`INSERT INTO api.developers (id, name, website) VALUES ('adobe-inc', 'Adobe Inc.', 'https://www.adobe.com')`)
+    await db.query('UPDATE api.seed_state SET checksum = $1', ['older'])
+    await applySeed(db)
+    t.equal((await api.inject('/api/developers/adobe-inc')).statusCode, 404)
+    t.equal((await api.inject('/api/developers/adobe')).statusCode, 200)
+
+    const programs = readSeed().programs
+    const renamed = programs.map((p, i) => (i === 1 ? { ...p, developer: `${programs[0]!.developer} Inc.` } : p))
+    t.throws(() => validateSeed(renamed), { message: `Seed program "${programs[1]!.id}": organisation "${programs[0]!.developer} Inc." is also named "${programs[0]!.developer}"` })
+    t.doesNotThrow(() => validateSeed(programs))
   })
 })

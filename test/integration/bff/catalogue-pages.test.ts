@@ -60,6 +60,98 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
     t.match(body, /href="\/category\/3d"/)
     t.match(body, /Related programs/)
     t.match(body, /Windows, macOS, Linux/)
+    // Visitors are sent to sign in first; their library's twin of the page is where they return.
+    t.match(body, /<a class="button"[^>]* href="\/login\?redirectToPath=%2F%40%2Fprograms%2Fblender"[^>]*>Add to library<\/a>/)
+  })
+
+  t.test('the home page has the categories with counts, popular, recently updated and free programs, and a search box', async (t) => {
+    const { status, body } = await page('/')
+    t.equal(status, 200)
+    t.match(body, /<form[^>]* action="\/library"[^>]*role="search"|<form[^>]*role="search"[^>]* action="\/library"/)
+    t.match(body, /<input id="home-q" type="search"[^>]* name="q"/)
+    const tiles = [...body.matchAll(/class="category-tile" href="\/category\/([a-z0-9-]+)"[^>]*><span class="category-name">[^<]+<\/span><span class="category-count">(\d+) programs<\/span>/g)]
+    t.equal(tiles.length, 10, 'ten categories with counts')
+    t.ok(tiles.every((tile) => Number(tile[2]) >= 12))
+    const section = (id: string) => {
+      const start = body.indexOf(`id="${id}-title"`)
+      t.ok(start > 0, `${id} section`)
+      const end = body.indexOf('</section>', start)
+      return [...body.slice(start, end).matchAll(/<h3><a href="\/programs\/([^"]+)"/g)].map((m) => m[1]!)
+    }
+    const popular = section('popular')
+    const recent = section('recent')
+    const free = section('free')
+    t.equal(popular.length, 6)
+    t.equal(recent.length, 6)
+    t.equal(free.length, 6)
+    t.notOk(free.some((id) => popular.includes(id)), 'free picks do not repeat the popular row')
+    t.match(body, /href="\/library\?price=free"/)
+  })
+
+  t.test('every page has its own title, description, canonical URL and Open Graph tags', async (t) => {
+    const head = async (url: string, headers: Record<string, string> = {}) => {
+      const response = await bff.inject({ url, headers })
+      return response.body.slice(0, response.body.indexOf('</head>'))
+    }
+    const meta = (html: string, attribute: string, key: string) => new RegExp(`<meta ${attribute}="${key}" content="([^"]*)">`).exec(html)?.[1]
+    const cases: Array<[string, string]> = [
+      ['/', 'Softshelf — all must-have programs in one place'],
+      ['/library', 'Software library — Softshelf'],
+      ['/category/audio-music', 'Audio &amp; Music software — Softshelf'],
+      ['/developer/blender-foundation', 'Programs by Blender Foundation — Softshelf'],
+      ['/publisher/adobe', 'Programs published by Adobe — Softshelf'],
+      ['/license-type/open-source', 'Open source programs — Softshelf'],
+      ['/programs/blender', 'Blender by Blender Foundation — Softshelf'],
+      ['/terms', 'Terms of service — Softshelf'],
+    ]
+    const descriptions = new Set<string>()
+    for (const [url, title] of cases) {
+      const html = await head(url)
+      t.match(html, `<title>${title}</title>`, url)
+      t.equal(meta(html, 'property', 'og:title'), title, `${url} og:title`)
+      t.equal(meta(html, 'property', 'og:url'), `http://localhost:3000${url === '/' ? '/' : url}`, `${url} og:url`)
+      t.match(html, `<link rel="canonical" href="http://localhost:3000${url}">`)
+      t.equal(meta(html, 'name', 'robots'), 'index, follow')
+      const description = meta(html, 'name', 'description') ?? ''
+      t.ok(description.length >= 40, `${url} has a description`)
+      t.equal(meta(html, 'property', 'og:description'), description)
+      if (url !== '/terms') descriptions.add(description)
+    }
+    t.equal(descriptions.size, cases.length - 1, 'each catalogue page describes itself')
+
+    const german = await head('/category/graphics', { cookie: 'lang=de' })
+    t.match(german, '<title>Graphics software — Softshelf</title>', 'titles stay English (spec §1)')
+    t.match(meta(german, 'name', 'description') ?? '', /Grafik/, 'descriptions follow the language')
+    t.equal(meta(german, 'property', 'og:locale'), 'de_DE')
+
+    const missing = await head('/programs/no-such-thing')
+    t.match(missing, '<title>Page not found — Softshelf</title>')
+    t.equal(meta(missing, 'name', 'robots'), 'noindex')
+  })
+
+  t.test('program pages carry SoftwareApplication structured data; home a WebSite search action', async (t) => {
+    const jsonLd = async (url: string) => {
+      const response = await bff.inject(url)
+      const match = /<script type="application\/ld\+json" nonce="[^"]+">(.*?)<\/script>/.exec(response.body)
+      return match ? (JSON.parse(match[1]!) as Record<string, unknown>) : null
+    }
+    const blender = await jsonLd('/programs/blender')
+    t.match(blender, {
+      '@context': 'https://schema.org',
+      '@type': 'SoftwareApplication',
+      name: 'Blender',
+      url: 'http://localhost:3000/programs/blender',
+      applicationCategory: 'DesignApplication',
+      operatingSystem: 'Windows, macOS, Linux',
+      isAccessibleForFree: true,
+      author: { '@type': 'Organization', name: 'Blender Foundation', url: 'http://localhost:3000/developer/blender-foundation' },
+      offers: { '@type': 'Offer', price: '0' },
+    })
+    const photoshop = await jsonLd('/programs/adobe-photoshop')
+    t.match(photoshop, { isAccessibleForFree: false, offers: { '@type': 'Offer', price: /^\d+\.\d{2}$/, priceCurrency: /^[A-Z]{3}$/ } })
+    const home = await jsonLd('/')
+    t.match(home, { '@type': 'WebSite', potentialAction: { '@type': 'SearchAction', target: { urlTemplate: 'http://localhost:3000/library?q={search_term_string}' } } })
+    t.equal(await jsonLd('/library'), null)
   })
 
   t.test('unknown program, category, developer, publisher or licence type → 404 page', async (t) => {

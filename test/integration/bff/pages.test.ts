@@ -32,7 +32,7 @@ t.test('server-rendered pages', async (t) => {
 
   t.test('only the namespaces the page uses are embedded', async (t) => {
     const home = await bff.inject('/')
-    t.match(home.body, /"namespaces":\["common","home"\]/)
+    t.match(home.body, /"namespaces":\["common","home","catalogue"\]/)
     t.notMatch(home.body, /"legal":\{/)
     const terms = await bff.inject('/terms')
     t.match(terms.body, /"namespaces":\["common","legal"\]/)

@@ -1,0 +1,167 @@
+import type { i18n as I18n } from 'i18next'
+import { useEffect } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useMatches, type Params } from 'react-router'
+import { PAGE_TITLE, PRODUCT_NAME } from '../../shared/constants.ts'
+import type { Locale } from '../../shared/locales.ts'
+import { serializeForScript } from '../../shared/ssr-contract.ts'
+import { useClientConfig } from './client-config.tsx'
+import type { RouteHandle } from './namespaces.ts'
+
+// What a page puts in <head> for search engines and link previews: title, description,
+// canonical URL, Open Graph, and structured data. The server writes it into the HTML; in the
+// browser the same builders update the document after each navigation.
+
+export interface PageHead {
+  /** English, like every page title (spec §1); the product name is appended. */
+  title: string
+  /** In the visitor's language; the product description when left out. */
+  description?: string
+  /** schema.org structured data, written as JSON-LD. */
+  jsonLd?: Record<string, unknown>
+  /** Error pages and other pages that should not be indexed. */
+  noindex?: boolean
+}
+
+export interface HeadInput {
+  data: unknown
+  params: Params
+  t: I18n['t']
+  appUrl: string
+}
+
+/** A route's head from its loader data; null while there is no data (the page errored). */
+export type HeadBuilder = (input: HeadInput) => PageHead | null
+
+export interface ResolvedHead {
+  title: string
+  description: string
+  canonical: string
+  locale: Locale | string
+  jsonLd: string | null
+  noindex: boolean
+}
+
+/** Open Graph locale names of our languages. */
+const OG_LOCALES: Record<string, string> = {
+  en: 'en_US',
+  es: 'es_ES',
+  sk: 'sk_SK',
+  ro: 'ro_RO',
+  pl: 'pl_PL',
+  hu: 'hu_HU',
+  de: 'de_DE',
+  cs: 'cs_CZ',
+}
+
+interface MatchLike {
+  handle?: unknown
+  data?: unknown
+  params: Params
+}
+
+/** The deepest matched route that declares a head builds the page's head. */
+export function routeHead(matches: readonly MatchLike[], t: I18n['t'], appUrl: string): PageHead | null | undefined {
+  for (let i = matches.length - 1; i >= 0; i--) {
+    const match = matches[i]!
+    const build = (match.handle as RouteHandle | undefined)?.head
+    if (build) return build({ data: match.data, params: match.params, t, appUrl })
+  }
+  return undefined
+}
+
+/** Error pages: English titles (spec §1), never indexed. */
+export function errorHead(status: number): PageHead {
+  const title = status === 404 ? 'Page not found' : status === 502 || status === 503 || status === 504 ? 'Service unavailable' : status >= 500 ? 'Something went wrong' : `Error ${status}`
+  return { title, noindex: true }
+}
+
+export function resolveHead(head: PageHead | null | undefined, input: { t: I18n['t']; appUrl: string; pathname: string; locale: string }): ResolvedHead {
+  return {
+    title: head && head.title !== PAGE_TITLE ? `${head.title} — ${PRODUCT_NAME}` : PAGE_TITLE,
+    description: head?.description ?? input.t('meta.description', { ns: 'common' }),
+    // Appended, not resolved: "//other.host/x" is a path here, never another origin.
+    canonical: `${input.appUrl}${input.pathname}`,
+    locale: input.locale,
+    jsonLd: head?.jsonLd ? serializeForScript(head.jsonLd) : null,
+    noindex: head?.noindex ?? false,
+  }
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+}
+
+function metaEntries(head: ResolvedHead): Array<[attribute: 'name' | 'property', key: string, content: string]> {
+  return [
+    ['name', 'description', head.description],
+    ['name', 'robots', head.noindex ? 'noindex' : 'index, follow'],
+    ['property', 'og:site_name', PRODUCT_NAME],
+    ['property', 'og:type', 'website'],
+    ['property', 'og:title', head.title],
+    ['property', 'og:description', head.description],
+    ['property', 'og:url', head.canonical],
+    ['property', 'og:locale', OG_LOCALES[head.locale] ?? 'en_US'],
+    ['name', 'twitter:card', 'summary'],
+  ]
+}
+
+/** The tags for <head> on the server. */
+export function headTags(head: ResolvedHead, nonce: string): string {
+  const tags = [`<title>${escapeHtml(head.title)}</title>`]
+  for (const [attribute, key, content] of metaEntries(head)) tags.push(`<meta ${attribute}="${key}" content="${escapeHtml(content)}">`)
+  tags.push(`<link rel="canonical" href="${escapeHtml(head.canonical)}">`)
+  // A data block is never executed; the nonce only keeps strict CSP reports quiet.
+  if (head.jsonLd) tags.push(`<script type="application/ld+json" nonce="${nonce}">${head.jsonLd}</script>`)
+  return tags.join('')
+}
+
+/** The same tags, updated in place after a navigation in the browser. */
+export function applyHead(head: ResolvedHead): void {
+  document.title = head.title
+  for (const [attribute, key, content] of metaEntries(head)) {
+    let element = document.head.querySelector<HTMLMetaElement>(`meta[${attribute}="${key}"]`)
+    if (!element) {
+      element = document.createElement('meta')
+      element.setAttribute(attribute, key)
+      document.head.append(element)
+    }
+    element.content = content
+  }
+  document.head.querySelector<HTMLLinkElement>('link[rel="canonical"]')?.setAttribute('href', head.canonical)
+  const script = document.head.querySelector('script[type="application/ld+json"]')
+  if (!head.jsonLd) {
+    script?.remove()
+  } else if (script) {
+    script.textContent = head.jsonLd
+  } else {
+    const element = document.createElement('script')
+    element.type = 'application/ld+json'
+    element.textContent = head.jsonLd
+    document.head.append(element)
+  }
+}
+
+/** Keeps the document's head in step with the matched route (browser only; the server wrote the first one). */
+export function useRouteHead(): void {
+  const matches = useMatches()
+  const { t, i18n } = useTranslation()
+  const config = useClientConfig()
+  const last = matches[matches.length - 1]
+  useEffect(() => {
+    const head = routeHead(matches, t, config.appUrl)
+    // null: the page errored, and its error page sets the head.
+    if (head === null) return
+    applyHead(resolveHead(head, { t, appUrl: config.appUrl, pathname: last?.pathname ?? '/', locale: i18n.language }))
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a new match list or language is a new head
+  }, [matches, i18n.language])
+}
+
+/** Error pages set their head themselves: their route's builder has no data to build from. */
+export function useErrorHead(status: number): void {
+  const { t, i18n } = useTranslation()
+  const config = useClientConfig()
+  useEffect(() => {
+    applyHead(resolveHead(errorHead(status), { t, appUrl: config.appUrl, pathname: window.location.pathname, locale: i18n.language }))
+  }, [status, t, config.appUrl, i18n.language])
+}

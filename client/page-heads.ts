@@ -1,0 +1,102 @@
+import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory, type ProgramDetail } from '../shared/catalogue.ts'
+import { PAGE_TITLE, PRODUCT_NAME } from '../shared/constants.ts'
+import type { HeadBuilder } from './lib/head.ts'
+import type { ListingData } from './pages/catalogue-listing.tsx'
+
+// The head of each public page (client/lib/head.ts): English titles (spec §1), descriptions in
+// the visitor's language, structured data where search engines use it.
+
+export const homeHead: HeadBuilder = ({ appUrl }) => ({
+  title: PAGE_TITLE,
+  // Lets search engines offer a search box that lands on the library's search.
+  jsonLd: {
+    '@context': 'https://schema.org',
+    '@type': 'WebSite',
+    name: PRODUCT_NAME,
+    url: `${appUrl}/`,
+    potentialAction: {
+      '@type': 'SearchAction',
+      target: { '@type': 'EntryPoint', urlTemplate: `${appUrl}/library?q={search_term_string}` },
+      'query-input': 'required name=search_term_string',
+    },
+  },
+})
+
+export const listingHead: HeadBuilder = ({ data, t }) => {
+  if (!data) return null
+  const { scope } = data as ListingData
+  switch (scope.kind) {
+    case 'library':
+      return { title: 'Software library', description: t('catalogue:meta.library') }
+    case 'category':
+      return {
+        title: `${CATEGORY_NAMES_EN[scope.id]} software`,
+        description: t('catalogue:meta.category', { category: t(`common:categories.${scope.id}`) }),
+      }
+    case 'licenseType':
+      return {
+        title: `${LICENSE_TYPE_NAMES_EN[scope.id]} programs`,
+        description: t('catalogue:meta.licenseType', { licenseType: t(`catalogue:licenseTypes.${scope.id}`) }),
+      }
+    case 'developer':
+      return { title: `Programs by ${scope.name}`, description: t('catalogue:meta.developer', { name: scope.name }) }
+    case 'publisher':
+      return { title: `Programs published by ${scope.name}`, description: t('catalogue:meta.publisher', { name: scope.name }) }
+  }
+}
+
+/** schema.org's application categories that fit ours best. */
+const APPLICATION_CATEGORY: Record<ProgramCategory, string> = {
+  '3d': 'DesignApplication',
+  graphics: 'DesignApplication',
+  'architecture-engineering': 'DesignApplication',
+  'video-motion': 'MultimediaApplication',
+  'game-development': 'DeveloperApplication',
+  'data-analytics': 'BusinessApplication',
+  'audio-music': 'MultimediaApplication',
+  productivity: 'BusinessApplication',
+  publishing: 'BusinessApplication',
+  simulation: 'BusinessApplication',
+}
+
+const PLATFORM_NAMES = { windows: 'Windows', macos: 'macOS', linux: 'Linux', web: 'Web browser' } as const
+
+export const programHead: HeadBuilder = ({ data, appUrl }) => {
+  if (!data) return null
+  const program = data as ProgramDetail
+  const organisation = (kind: 'developer' | 'publisher', ref: { id: string; name: string }) => ({
+    '@type': 'Organization',
+    name: ref.name,
+    url: `${appUrl}/${kind}/${ref.id}`,
+  })
+  const primary = program.categories[0]
+  return {
+    title: `${program.name} by ${program.developer.name}`,
+    // Program texts are kept in English; the summary is the best description there is.
+    description: program.summary,
+    jsonLd: {
+      '@context': 'https://schema.org',
+      '@type': 'SoftwareApplication',
+      name: program.name,
+      description: program.summary,
+      url: `${appUrl}/programs/${program.id}`,
+      ...(primary ? { applicationCategory: APPLICATION_CATEGORY[primary] } : {}),
+      operatingSystem: program.platforms.map((platform) => PLATFORM_NAMES[platform]).join(', '),
+      softwareVersion: program.version,
+      datePublished: program.released,
+      dateModified: program.updated,
+      inLanguage: program.languages,
+      isAccessibleForFree: program.isFree,
+      author: organisation('developer', program.developer),
+      publisher: organisation('publisher', program.publisher),
+      offers: program.price
+        ? { '@type': 'Offer', price: program.price.amount.toFixed(2), priceCurrency: program.price.currency }
+        : { '@type': 'Offer', price: '0' },
+    },
+  }
+}
+
+export const legalHead = (title: string): HeadBuilder => () => ({ title })
+
+/** Not-found routes always error; their error page sets the head. */
+export const errorRouteHead: HeadBuilder = () => null
