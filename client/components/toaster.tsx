@@ -28,13 +28,14 @@ export function Toaster() {
   return (
     <>
       {(['top-right', 'bottom-right'] as const).map((position) => (
-        <section key={position} className={`toaster toaster-${position}`} aria-label={t('toast.region')} aria-live="polite">
+        // Live regions, not landmarks: two landmarks with one name would confuse navigation by region.
+        <div key={position} role="status" className={`toaster toaster-${position}`} aria-label={t('toast.region')} aria-live="polite">
           {toasts
             .filter((toast) => toast.position === position)
             .map((toast) => (
               <ToastItem key={toast.id} toast={toast} />
             ))}
-        </section>
+        </div>
       ))}
     </>
   )

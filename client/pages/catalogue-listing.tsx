@@ -178,9 +178,10 @@ export function Component() {
         ))}
       </nav>
 
-      <p className="listing-count" role="status">
+      {/* The count heads the results (cards are h3), and is announced when filters change it. */}
+      <h2 className="listing-count" aria-live="polite">
         {t('catalogue:results.count', { count: result.total })}
-      </p>
+      </h2>
       {result.items.length === 0 ? (
         <p className="listing-empty">
           {t('catalogue:results.none')} <Link to={location.pathname}>{t('catalogue:filters.clear')}</Link>

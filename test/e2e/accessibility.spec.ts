@@ -1,8 +1,9 @@
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 
-// Every public page, checked by axe-core after hydration: no serious or critical violation
-// (WCAG 2.x A and AA rules), in English and in a second language.
+// Every public page, checked by axe-core after hydration, in English and in a second language.
+// The bar of issue 3 is no serious or critical violation (WCAG 2.x A and AA); the pages meet
+// axe's best practices too, so any violation fails, whatever its impact.
 
 const PAGES = [
   '/',
@@ -22,15 +23,13 @@ const PAGES = [
 ]
 
 for (const lang of ['en', 'hu']) {
-  test(`public pages have no serious or critical accessibility violations (${lang})`, async ({ page, context }) => {
+  test(`public pages have no accessibility violations (${lang})`, async ({ page, context }) => {
     await context.addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
     for (const url of PAGES) {
       await page.goto(url)
       await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
       const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
-      const blocking = result.violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
+      const blocking = result.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)
       expect(blocking, `${url} in ${lang}`).toEqual([])
     }
   })
