@@ -11,6 +11,7 @@ export const E2E_ENV = {
   DATA_DIR: E2E_DATA_DIR,
   PORT: String(E2E_PORT),
   API_PORT: String(E2E_API_PORT),
+  AUTH_CORE_PORT: String(Number(process.env.E2E_AUTH_CORE_PORT ?? 3212)),
   HOST: '127.0.0.1',
   APP_URL: `http://127.0.0.1:${E2E_PORT}`,
   NODE_ENV: 'production',

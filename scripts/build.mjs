@@ -29,9 +29,11 @@ fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true })
 run(bin('vite'), ['build', '--logLevel', 'warn'])
 run(bin('vite'), ['build', '--ssr', 'client/entry-server.tsx', '--logLevel', 'warn'])
 run(bin('tsc'), ['-p', 'tsconfig.server.json'])
-for (const service of ['api', 'bff']) {
+for (const service of ['api', 'bff', 'authcore']) {
   fs.cpSync(path.join(root, 'server', service, 'migrations'), path.join(root, 'dist', 'server', service, 'migrations'), { recursive: true })
 }
 fs.cpSync(path.join(root, 'server', 'api', 'seed'), path.join(root, 'dist', 'server', 'api', 'seed'), { recursive: true })
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ buildId: buildId(), builtAt: new Date().toISOString() }, null, 2)}\n`)
 console.log('build complete: dist/')
+// A report, not a gate: bench.ts holds these figures to the issue-3 budget.
+console.log((await import('./asset-size.mjs')).assetReport(root))

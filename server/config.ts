@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { parseApiKeys } from './authcore/settings.ts'
 
 // Configuration is read from the environment once, at boot, and validated as a whole: a bad or
 // missing value stops the process with a message naming the variable and what it expects.
@@ -15,6 +16,14 @@ export interface Config {
   dataDir: string
   databaseUrl: string | undefined
   upstreamApiUrl: string | undefined
+  /** An auth core elsewhere; when set, none is started here. */
+  authCoreUrl: string | undefined
+  authCoreHost: string
+  authCorePort: number
+  /** API keys the auth core requires from its callers (default app); undefined: none. */
+  authCoreApiKeys: string[] | undefined
+  /** Encrypts the core's signing keys, TOTP secrets and refresh tokens; generated in embedded mode. */
+  authCoreSecret: string | undefined
   redisUrl: string | undefined
   appUrl: string
   logLevel: LogLevel
@@ -120,6 +129,11 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(r.string('DATA_DIR', './data')),
     databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     upstreamApiUrl: r.url('UPSTREAM_API_URL', ['http:', 'https:']),
+    authCoreUrl: r.url('AUTH_CORE_URL', ['http:', 'https:']),
+    authCoreHost: r.string('AUTH_CORE_HOST', '127.0.0.1'),
+    authCorePort: r.integer('AUTH_CORE_PORT', 3567, 0, 65535),
+    authCoreApiKeys: undefined,
+    authCoreSecret: r.optional('AUTH_CORE_SECRET'),
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     appUrl: r.url('APP_URL', ['http:', 'https:'], `http://localhost:${port}`) ?? `http://localhost:${port}`,
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
@@ -137,6 +151,21 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
   }
   config.trustProxy = parseTrustProxy(r, r.optional('TRUST_PROXY'))
+  const apiKeys = r.optional('AUTH_CORE_API_KEYS')
+  if (apiKeys !== undefined) {
+    try {
+      config.authCoreApiKeys = parseApiKeys(apiKeys)
+    } catch (error) {
+      r.problems.push(`AUTH_CORE_API_KEYS: ${(error as Error).message}`)
+    }
+  }
+  if (config.authCoreSecret !== undefined && config.authCoreSecret.length < 32) {
+    r.problems.push('AUTH_CORE_SECRET must be at least 32 characters')
+  }
+  // Embedded mode generates the secret under DATA_DIR; a deployment on a real database must bring its own.
+  if (config.databaseUrl && !config.authCoreUrl && config.authCoreSecret === undefined) {
+    r.problems.push('AUTH_CORE_SECRET is required when DATABASE_URL is set and the auth core runs here (at least 32 characters; keep it stable, it encrypts signing keys and TOTP secrets)')
+  }
   if (config.contactEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(config.contactEmail)) {
     r.problems.push(`CONTACT_EMAIL must be an email address (got "${config.contactEmail}")`)
   }

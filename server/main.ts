@@ -1,17 +1,18 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import { buildApi } from './api/app.ts'
+import { buildAuthCore } from './authcore/app.ts'
 import { buildBff } from './bff/app.ts'
 import { readBuildInfo } from './build-info.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { openDatabase } from './db/open.ts'
-import { embeddedOperatorToken } from './operator-token.ts'
+import { embeddedOperatorToken, embeddedSecret } from './operator-token.ts'
 
-// Process entry: `node dist/server/main.js [all|bff|api] [--dev]`. Reads the configuration,
+// Process entry: `node dist/server/main.js [all|bff|api|authcore] [--dev]`. Reads the configuration,
 // starts the roles asked for, and shuts down gracefully on SIGTERM/SIGINT.
 
-const ROLES = ['all', 'bff', 'api'] as const
+const ROLES = ['all', 'bff', 'api', 'authcore'] as const
 type Role = (typeof ROLES)[number]
 
 function parseArgs(argv: string[]): { role: Role; dev: boolean } {
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   const buildInfo = readBuildInfo(config.buildId)
   const runApi = role === 'api' || (role === 'all' && !config.upstreamApiUrl)
   const runBff = role === 'bff' || role === 'all'
+  const runAuthCore = role === 'authcore' || (role === 'all' && !config.authCoreUrl)
   const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
 
   const apps: FastifyInstance[] = []
@@ -50,6 +52,13 @@ async function main(): Promise<void> {
     await db.close()
   })
 
+  if (runAuthCore) {
+    // Embedded mode keeps a generated secret; with DATABASE_URL the configuration requires one.
+    const secret = config.authCoreSecret ?? embeddedSecret(config.dataDir, 'authcore-secret')
+    const core = await buildAuthCore({ config, db, secret, apiKeys: config.authCoreApiKeys ?? null })
+    await core.listen({ host: config.authCoreHost, port: config.authCorePort })
+    apps.push(core)
+  }
   if (runApi) {
     const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
     const api = await buildApi({ config, db, buildInfo, operatorToken })

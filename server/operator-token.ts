@@ -3,16 +3,21 @@ import fs from 'node:fs'
 import path from 'node:path'
 
 /**
- * The token operator commands present to the API's /internal endpoints. OPERATOR_TOKEN wins;
- * embedded mode keeps a generated one under DATA_DIR, readable by the owner only.
+ * A secret of embedded mode, generated once and kept under DATA_DIR, readable by the owner only.
+ * With a real database (DATABASE_URL) secrets come from the environment instead.
  */
-export function embeddedOperatorToken(dataDir: string): string {
-  const file = path.join(dataDir, 'operator-token')
+export function embeddedSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, name)
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim()
   fs.mkdirSync(dataDir, { recursive: true })
-  const token = randomBytes(32).toString('base64url')
-  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 })
-  return token
+  const secret = randomBytes(32).toString('base64url')
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 })
+  return secret
+}
+
+/** The token operator commands present to the API's /internal endpoints. OPERATOR_TOKEN wins. */
+export function embeddedOperatorToken(dataDir: string): string {
+  return embeddedSecret(dataDir, 'operator-token')
 }
 
 export function readEmbeddedOperatorToken(dataDir: string): string | undefined {

@@ -7,7 +7,8 @@ function wrap(client: Pick<PGlite, 'query' | 'exec'>): Queryable {
   return {
     async query<T>(text: string, params?: unknown[]): Promise<QueryResult<T>> {
       const result = await client.query<T>(text, params)
-      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length }
+      // PGlite reports 0 affected rows for a SELECT; rowCount means rows returned or changed, as in pg.
+      return { rows: result.rows, rowCount: Math.max(result.rows.length, result.affectedRows ?? 0) }
     },
     async exec(text: string): Promise<void> {
       await client.exec(text)

@@ -1,8 +1,8 @@
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from '../config.ts'
 
-/** Query parameters whose values are secrets (verification and reset links carry tokens). */
-const SECRET_QUERY = /([?&](?:token|code|state|password|access_token|refresh_token)=)[^&#]*/gi
+/** Query parameters whose values are secrets (verification and reset links carry tokens) or personal (email addresses). */
+const SECRET_QUERY = /([?&](?:token|code|state|password|access_token|refresh_token|email)=)[^&#]*/gi
 
 export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY, '$1[redacted]')

@@ -13,7 +13,7 @@ const DATA_DIR = path.resolve('test-results', 'e2e-deploy-data')
 
 function startServer(buildId: string): ChildProcess {
   return spawn(process.execPath, ['dist/server/main.js'], {
-    env: { ...process.env, ...E2E_ENV, DATA_DIR, PORT: String(PORT), API_PORT: String(API_PORT), APP_URL: `http://127.0.0.1:${PORT}`, BUILD_ID: buildId },
+    env: { ...process.env, ...E2E_ENV, DATA_DIR, PORT: String(PORT), API_PORT: String(API_PORT), AUTH_CORE_PORT: String(API_PORT + 1), APP_URL: `http://127.0.0.1:${PORT}`, BUILD_ID: buildId },
     stdio: 'ignore',
   })
 }

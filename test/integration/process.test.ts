@@ -43,7 +43,17 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   const dataDir = tempDir(t)
   const port = await freePort()
   const apiPort = await freePort()
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), API_PORT: String(apiPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production' }
+  const corePort = await freePort()
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    API_PORT: String(apiPort),
+    AUTH_CORE_PORT: String(corePort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+  }
   delete (env as Record<string, string | undefined>).DATABASE_URL
   const url = `http://127.0.0.1:${port}`
   const start = () => spawn(process.execPath, [main], { env, stdio: ['ignore', 'ignore', 'pipe'] })
@@ -68,6 +78,23 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   }
   t.equal(version.maintenanceTime, '2027-05-01T20:00:00.000Z', 'the running server reports it')
 
+  // The embedded auth core: a user, a session and the signing key, to find again after the restart.
+  const core = `http://127.0.0.1:${corePort}`
+  t.equal(await (await fetch(`${core}/hello`)).text(), 'Hello')
+  const cdi = { 'content-type': 'application/json', 'cdi-version': '5.4' }
+  const signUp = (await (await fetch(`${core}/public/recipe/signup`, { method: 'POST', headers: cdi, body: JSON.stringify({ email: 'keep@example.com', password: 'Passw0rd!1' }) })).json()) as {
+    recipeUserId: string
+  }
+  const session = (await (
+    await fetch(`${core}/public/recipe/session`, {
+      method: 'POST',
+      headers: cdi,
+      body: JSON.stringify({ userId: signUp.recipeUserId, userDataInJWT: {}, userDataInDatabase: {}, useDynamicSigningKey: true, enableAntiCsrf: false }),
+    })
+  ).json()) as { accessToken: { token: string }; refreshToken: { token: string } }
+  const kids = async () => ((await (await fetch(`${core}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid)
+  const kidsBefore = await kids()
+
   const stopAt = Date.now()
   child.kill('SIGTERM')
   t.equal(await exited(child), 0, 'exits cleanly on SIGTERM')
@@ -78,6 +105,23 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   await waitForHealth(url, child)
   const after = (await (await fetch(`${url}/api/version`)).json()) as { maintenanceTime?: string }
   t.equal(after.maintenanceTime, '2027-05-01T20:00:00.000Z', 'survives the restart')
+  t.same(await kids(), kidsBefore, 'the signing keys survive the restart')
+  const signIn = (await (await fetch(`${core}/public/recipe/signin`, { method: 'POST', headers: cdi, body: JSON.stringify({ email: 'keep@example.com', password: 'Passw0rd!1' }) })).json()) as {
+    status: string
+  }
+  t.equal(signIn.status, 'OK', 'the user survives the restart')
+  const verify = (await (
+    await fetch(`${core}/recipe/session/verify`, {
+      method: 'POST',
+      headers: cdi,
+      body: JSON.stringify({ accessToken: session.accessToken.token, doAntiCsrfCheck: false, enableAntiCsrf: false, checkDatabase: true }),
+    })
+  ).json()) as { status: string }
+  t.equal(verify.status, 'OK', 'the session and its token survive the restart')
+  const refresh = (await (
+    await fetch(`${core}/recipe/session/refresh`, { method: 'POST', headers: cdi, body: JSON.stringify({ refreshToken: session.refreshToken.token, enableAntiCsrf: false, useDynamicSigningKey: true }) })
+  ).json()) as { status: string }
+  t.equal(refresh.status, 'OK', 'and its refresh token')
   child.kill('SIGTERM')
   await exited(child)
 
@@ -87,7 +131,7 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
 })
 
 t.test('the maintenance command works on a fresh data folder with no server running', async (t) => {
-  const env = { ...process.env, DATA_DIR: tempDir(t), API_PORT: String(await freePort()) }
+  const env = { ...process.env, DATA_DIR: tempDir(t), API_PORT: String(await freePort()), AUTH_CORE_PORT: String(await freePort()) }
   delete (env as Record<string, string | undefined>).DATABASE_URL
   delete (env as Record<string, string | undefined>).OPERATOR_TOKEN
   const run = (...args: string[]) =>

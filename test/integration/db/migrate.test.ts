@@ -45,3 +45,13 @@ t.test('two instances starting together against one PostgreSQL apply each migrat
   const results = await Promise.all([migrate(db, 'race', slow), migrate(other, 'race', slow)])
   t.same(results.flat(), ['1_slow'], 'exactly one instance applied it')
 })
+
+t.test('rowCount is the rows a statement returned or changed, on PGlite as on PostgreSQL', async (t) => {
+  const db = await openTestDatabase(t)
+  await db.exec('CREATE TABLE counted (n integer)')
+  t.equal((await db.query('INSERT INTO counted SELECT generate_series(1, 3)')).rowCount, 3, 'insert')
+  t.equal((await db.query('SELECT * FROM counted WHERE n > 1')).rowCount, 2, 'select')
+  t.equal((await db.query('SELECT * FROM counted WHERE n > 9')).rowCount, 0, 'empty select')
+  t.equal((await db.query('UPDATE counted SET n = n + 1 WHERE n < 3')).rowCount, 2, 'update')
+  t.equal((await db.query('DELETE FROM counted RETURNING n')).rowCount, 3, 'delete returning')
+})

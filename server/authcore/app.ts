@@ -1,0 +1,167 @@
+import { timingSafeEqual } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import type { Database } from '../db/database.ts'
+import { migrate, readMigrations } from '../db/migrate.ts'
+import { loggerOptions } from '../http/logger.ts'
+import { AppRegistry } from './apps.ts'
+import { SecretBox } from './crypto.ts'
+import { BadRequest } from './input.ts'
+import { KeyStore } from './keys.ts'
+import coreRoutes from './routes/core.ts'
+import recipeRoutes from './routes/recipes.ts'
+import sessionRoutes from './routes/session.ts'
+import { ProtectedPropError, SessionService } from './sessions.ts'
+import { SettingsError, type CoreSettings } from './settings.ts'
+import { TotpService } from './totp.ts'
+
+// The auth core (issue 4): a SuperTokens-compatible core speaking CDI 5.4 to supertokens-node,
+// stateless over PostgreSQL so that several instances can serve one URL. Transport rules of
+// AUTH-CORE.md §1: optional "/appid-<id>" and tenant prefixes, JSON everywhere, business
+// outcomes as HTTP 200 with a status, programmer errors as 400/401/404 plain text.
+
+export interface AuthCoreOptions {
+  config: Pick<Config, 'logLevel' | 'nodeEnv'>
+  db: Database
+  /** Encrypts signing keys, TOTP secrets and refresh tokens; at least 32 characters. */
+  secret: string
+  /** API keys of the default app (AUTH_CORE_API_KEYS); null: none needed. */
+  apiKeys: string[] | null
+  logStream?: NodeJS.WritableStream
+}
+
+export interface CoreScope {
+  appId: string
+  tenantId: string
+  settings: CoreSettings
+}
+
+export interface CoreServices {
+  db: Database
+  apps: AppRegistry
+  keys: KeyStore
+  sessions: SessionService
+  totp: TotpService
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    core: CoreScope
+  }
+  interface FastifyContextConfig {
+    /** App-level endpoints answer for the whole app, never a tenant. */
+    appLevel?: boolean
+    /** Endpoints that need no API key. */
+    open?: boolean
+  }
+}
+
+/** First path segments that are endpoints, not tenant ids. */
+const TOP_LEVEL = new Set(['recipe', 'user', 'users', 'apiversion', '.well-known', 'hello', 'telemetry', 'config', 'ee', 'requests', 'bulk-import'])
+
+interface Routed {
+  appId: string
+  tenantId: string
+}
+
+const routedOf = new WeakMap<object, Routed>()
+
+/** Moves "/appid-<id>" and the tenant segment out of the path, remembering them for the request. */
+function rewrite(raw: { url?: string }): string {
+  const url = raw.url ?? '/'
+  const queryAt = url.indexOf('?')
+  const path = queryAt < 0 ? url : url.slice(0, queryAt)
+  const search = queryAt < 0 ? '' : url.slice(queryAt)
+  const segments = path.split('/').filter((s) => s !== '')
+  let appId = 'public'
+  let tenantId = 'public'
+  if (segments[0]?.startsWith('appid-')) appId = segments.shift()!.slice('appid-'.length)
+  if (segments[0] !== undefined && !TOP_LEVEL.has(segments[0]) && segments.length > 1) tenantId = segments.shift()!
+  routedOf.set(raw, { appId: decodeURIComponent(appId), tenantId: decodeURIComponent(tenantId) })
+  return `/${segments.join('/')}${search}`
+}
+
+function apiKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['api-key']
+  if (typeof header === 'string') return header
+  const authorization = request.headers.authorization
+  if (typeof authorization === 'string') return authorization.replace(/^Bearer\s+/i, '')
+  return undefined
+}
+
+function keyMatches(given: string, keys: string[]): boolean {
+  const a = Buffer.from(given)
+  return keys.some((key) => {
+    const b = Buffer.from(key)
+    return a.length === b.length && timingSafeEqual(a, b)
+  })
+}
+
+export async function migrateAuthCoreSchema(db: Database): Promise<string[]> {
+  return migrate(db, 'authcore', await readMigrations(new URL('./migrations/', import.meta.url)))
+}
+
+export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyInstance & { services: CoreServices }> {
+  const { db } = options
+  await migrateAuthCoreSchema(db)
+  const box = new SecretBox(options.secret)
+  const keys = new KeyStore(db, box)
+  const services: CoreServices = {
+    db,
+    apps: new AppRegistry(db, options.apiKeys),
+    keys,
+    sessions: new SessionService(db, keys, box),
+    totp: new TotpService(db, box),
+  }
+
+  const app = Fastify({
+    logger: loggerOptions(options.config, 'authcore', options.logStream),
+    rewriteUrl: rewrite,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    trustProxy: false,
+  })
+
+  app.decorateRequest('core', null as unknown as CoreScope)
+
+  // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
+  app.addHook('onRequest', async (request, reply) => {
+    const routed = routedOf.get(request.raw) ?? { appId: 'public', tenantId: 'public' }
+    const settings = await services.apps.settings(routed.appId)
+    if (!settings) return reply.code(400).type('text/plain; charset=utf-8').send('AppId or tenantId not found')
+    request.core = { appId: routed.appId, tenantId: routed.tenantId, settings }
+    const routeConfig = request.routeOptions.config
+    if (settings.apiKeys && !routeConfig?.open) {
+      const given = apiKeyOf(request)
+      if (!given || !keyMatches(given, settings.apiKeys)) return reply.code(401).type('text/plain; charset=utf-8').send('Invalid API key')
+    }
+    if (routed.tenantId !== 'public' && !(await services.apps.tenantExists(routed.appId, routed.tenantId))) {
+      // The tenant read answers with a status; every other call refuses the unknown tenant.
+      if (request.routeOptions.url === '/recipe/multitenancy/tenant/v2') return reply.send({ status: 'TENANT_NOT_FOUND_ERROR' })
+      return reply.code(400).type('text/plain; charset=utf-8').send('AppId or tenantId not found')
+    }
+    return undefined
+  })
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof BadRequest || error instanceof ProtectedPropError || error instanceof SettingsError) {
+      return reply.code(400).type('text/plain; charset=utf-8').send(error.message)
+    }
+    const status = (error as { statusCode?: number }).statusCode
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Fastify's own refusals: unparsable JSON, wrong content type, body too large.
+      return reply.code(status).type('text/plain; charset=utf-8').send(status === 400 ? 'Invalid Json Input' : (error as Error).message)
+    }
+    request.log.error({ err: error }, 'auth core request failed')
+    return reply.code(500).type('text/plain; charset=utf-8').send('Internal Error')
+  })
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found'))
+
+  await app.register(coreRoutes, { services })
+  await app.register(sessionRoutes, { services })
+  await app.register(recipeRoutes, { services })
+
+  return Object.assign(app as unknown as FastifyInstance, { services })
+}

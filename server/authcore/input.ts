@@ -1,0 +1,64 @@
+// Reading CDI request bodies and queries the way the real core does: a missing or mistyped
+// field is a programmer error, answered with HTTP 400 and a plain-text message naming it.
+
+export class BadRequest extends Error {}
+
+type Kind = 'string' | 'boolean' | 'number' | 'object' | 'array'
+
+function kindOf(value: unknown): Kind | 'null' | 'other' {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  const type = typeof value
+  return type === 'string' || type === 'boolean' || type === 'number' || type === 'object' ? type : 'other'
+}
+
+export function asObject(body: unknown): Record<string, unknown> {
+  if (kindOf(body) !== 'object') throw new BadRequest('Invalid Json Input')
+  return body as Record<string, unknown>
+}
+
+function read(source: Record<string, unknown>, name: string, kind: Kind, required: boolean): unknown {
+  const value = source[name]
+  if (value === undefined || (value === null && !required)) {
+    if (required) throw new BadRequest(`Field name '${name}' is invalid in JSON input`)
+    return undefined
+  }
+  if (kindOf(value) !== kind) throw new BadRequest(`Field name '${name}' is invalid in JSON input`)
+  return value
+}
+
+export const body = {
+  string: (source: Record<string, unknown>, name: string) => read(source, name, 'string', true) as string,
+  optString: (source: Record<string, unknown>, name: string) => read(source, name, 'string', false) as string | undefined,
+  boolean: (source: Record<string, unknown>, name: string) => read(source, name, 'boolean', true) as boolean,
+  optBoolean: (source: Record<string, unknown>, name: string) => read(source, name, 'boolean', false) as boolean | undefined,
+  number: (source: Record<string, unknown>, name: string) => read(source, name, 'number', true) as number,
+  optNumber: (source: Record<string, unknown>, name: string) => read(source, name, 'number', false) as number | undefined,
+  object: (source: Record<string, unknown>, name: string) => read(source, name, 'object', true) as Record<string, unknown>,
+  optObject: (source: Record<string, unknown>, name: string) => read(source, name, 'object', false) as Record<string, unknown> | undefined,
+  stringArray(source: Record<string, unknown>, name: string): string[] {
+    const value = read(source, name, 'array', true) as unknown[]
+    if (!value.every((item) => typeof item === 'string')) throw new BadRequest(`Field name '${name}' is invalid in JSON input`)
+    return value as string[]
+  },
+}
+
+export const query = {
+  string(source: unknown, name: string): string {
+    const value = (source as Record<string, unknown>)[name]
+    if (typeof value !== 'string') throw new BadRequest(`Field name '${name}' is missing in GET request`)
+    return value
+  },
+  optString(source: unknown, name: string): string | undefined {
+    const value = (source as Record<string, unknown>)[name]
+    return typeof value === 'string' ? value : undefined
+  },
+  /** "true"/"false"; absent → the fallback. */
+  boolean(source: unknown, name: string, fallback: boolean): boolean {
+    const value = (source as Record<string, unknown>)[name]
+    if (value === undefined) return fallback
+    if (value === 'true') return true
+    if (value === 'false') return false
+    throw new BadRequest(`Field name '${name}' must be true or false`)
+  },
+}

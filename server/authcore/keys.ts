@@ -1,0 +1,210 @@
+import { createPrivateKey, createPublicKey, generateKeyPair, sign, verify, type KeyObject } from 'node:crypto'
+import { promisify } from 'node:util'
+import type { Database, Queryable } from '../db/database.ts'
+import { uuid, type SecretBox } from './crypto.ts'
+import type { CoreSettings } from './settings.ts'
+
+// Access-token signing keys (AUTH-CORE.md §5.3 "Signing keys / JWKS"). Dynamic keys ("d-<ms>")
+// rotate lazily: a new one is made when the newest is about to reach the update interval, is
+// not used for signing until it is a minute old (JWKS caches learn it first), and stays in the
+// JWKS for the interval plus two access-token lifetimes. The static key ("s-<uuid>") never
+// rotates. Keys live in the database, shared by every core instance; each instance caches them.
+
+const generateRsa = promisify(generateKeyPair)
+
+/** A new key is published this long before it signs. */
+export const KEY_OVERLAP_MS = 60_000
+/** How long an instance trusts its key cache before looking for keys another instance made. */
+const CACHE_MS = 5_000
+
+export interface Jwk {
+  kty: 'RSA'
+  kid: string
+  n: string
+  e: string
+  alg: 'RS256'
+  use: 'sig'
+}
+
+export interface SigningKey {
+  kid: string
+  kind: 'dynamic' | 'static'
+  createdAt: number
+  privateKey: KeyObject
+  publicKey: KeyObject
+  jwk: Jwk
+}
+
+interface KeyRow {
+  kid: string
+  kind: 'dynamic' | 'static'
+  public_key: string
+  private_key_encrypted: string
+  created_at: string | number
+}
+
+interface AppKeys {
+  dynamic: SigningKey[]
+  staticKey: SigningKey | null
+  loadedAt: number
+}
+
+function toJwk(kid: string, publicKey: KeyObject): Jwk {
+  const { n, e } = publicKey.export({ format: 'jwk' }) as { n: string; e: string }
+  return { kty: 'RSA', kid, n, e, alg: 'RS256', use: 'sig' }
+}
+
+export class KeyStore {
+  private readonly cache = new Map<string, AppKeys>()
+
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private fromRow(row: KeyRow): SigningKey {
+    const pem = this.box.open('signing-key', row.private_key_encrypted)
+    if (pem === null) throw new Error(`Signing key ${row.kid} cannot be decrypted: AUTH_CORE_SECRET differs from the one it was stored with`)
+    const publicKey = createPublicKey(row.public_key)
+    return { kid: row.kid, kind: row.kind, createdAt: Number(row.created_at), privateKey: createPrivateKey(pem), publicKey, jwk: toJwk(row.kid, publicKey) }
+  }
+
+  private async load(appId: string, db: Queryable = this.db): Promise<AppKeys> {
+    const { rows } = await db.query<KeyRow>(
+      'SELECT kid, kind, public_key, private_key_encrypted, created_at FROM authcore.signing_keys WHERE app_id = $1 ORDER BY created_at DESC, kid DESC',
+      [appId],
+    )
+    const keys = rows.map((row) => this.fromRow(row))
+    const entry = { dynamic: keys.filter((k) => k.kind === 'dynamic'), staticKey: keys.find((k) => k.kind === 'static') ?? null, loadedAt: this.now() }
+    this.cache.set(appId, entry)
+    return entry
+  }
+
+  private async keys(appId: string): Promise<AppKeys> {
+    const cached = this.cache.get(appId)
+    if (cached && this.now() - cached.loadedAt < CACHE_MS) return cached
+    return this.load(appId)
+  }
+
+  forget(appId: string): void {
+    this.cache.delete(appId)
+  }
+
+  private static intervalMs(settings: CoreSettings): number {
+    return settings.signingKeyUpdateInterval * 3_600_000
+  }
+
+  private needsNewKey(keys: AppKeys, settings: CoreSettings): boolean {
+    const newest = keys.dynamic[0]
+    return !newest || this.now() + KEY_OVERLAP_MS > newest.createdAt + KeyStore.intervalMs(settings)
+  }
+
+  private async insertKey(tx: Queryable, appId: string, kind: 'dynamic' | 'static', createdAt: number): Promise<void> {
+    const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 })
+    const kid = kind === 'dynamic' ? `d-${createdAt}` : `s-${uuid()}`
+    await tx.query(
+      'INSERT INTO authcore.signing_keys (app_id, kid, kind, public_key, private_key_encrypted, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
+      [
+        appId,
+        kid,
+        kind,
+        publicKey.export({ type: 'spki', format: 'pem' }),
+        this.box.seal('signing-key', privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
+        createdAt,
+      ],
+    )
+  }
+
+  /** Makes the keys the app needs now, under a lock so that instances starting together make one each. */
+  private async ensure(appId: string, settings: CoreSettings, kind: 'dynamic' | 'static', force = false): Promise<AppKeys> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`softshelf:authcore:keys:${appId}`])
+      const current = await this.load(appId, tx)
+      const retention = KeyStore.intervalMs(settings) + 2 * settings.accessTokenValidity * 1000
+      await tx.query("DELETE FROM authcore.signing_keys WHERE app_id = $1 AND kind = 'dynamic' AND created_at < $2", [appId, this.now() - retention])
+      if (kind === 'static' && !current.staticKey) await this.insertKey(tx, appId, 'static', this.now())
+      if (kind === 'dynamic' && (force || this.needsNewKey(current, settings))) {
+        // A key made "now" by a forced rotation in the same millisecond as another would clash.
+        const newest = current.dynamic[0]?.createdAt ?? 0
+        await this.insertKey(tx, appId, 'dynamic', Math.max(this.now(), newest + 1))
+      }
+    })
+    return this.load(appId)
+  }
+
+  /** The key that signs a new access token now. */
+  async signingKey(appId: string, settings: CoreSettings, useStatic: boolean): Promise<SigningKey> {
+    let keys = await this.keys(appId)
+    if (useStatic) {
+      if (!keys.staticKey) keys = await this.ensure(appId, settings, 'static')
+      return keys.staticKey!
+    }
+    if (this.needsNewKey(keys, settings)) keys = await this.ensure(appId, settings, 'dynamic')
+    const [newest, previous] = keys.dynamic
+    // A key younger than the overlap signs only when there is no older key still valid.
+    if (newest && previous && this.now() - newest.createdAt < KEY_OVERLAP_MS && this.now() < previous.createdAt + KeyStore.intervalMs(settings)) {
+      return previous
+    }
+    return newest!
+  }
+
+  /** Operator command: a new dynamic key now (it signs after the overlap). */
+  async rotate(appId: string, settings: CoreSettings): Promise<string> {
+    const keys = await this.ensure(appId, settings, 'dynamic', true)
+    return keys.dynamic[0]!.kid
+  }
+
+  async verificationKey(appId: string, kid: string): Promise<SigningKey | null> {
+    const find = (keys: AppKeys) => (keys.staticKey?.kid === kid ? keys.staticKey : keys.dynamic.find((k) => k.kid === kid) ?? null)
+    const found = find(await this.keys(appId))
+    // Another instance may have made it since this one loaded its cache.
+    return found ?? find(await this.load(appId))
+  }
+
+  /** The published keys and how long a client may cache them. */
+  async jwks(appId: string, settings: CoreSettings): Promise<{ keys: Jwk[]; maxAgeSec: number }> {
+    let keys = await this.keys(appId)
+    if (this.needsNewKey(keys, settings)) keys = await this.ensure(appId, settings, 'dynamic')
+    const interval = KeyStore.intervalMs(settings)
+    const retention = interval + 2 * settings.accessTokenValidity * 1000
+    const live = keys.dynamic.filter((k) => this.now() < k.createdAt + retention)
+    const nextKeyAt = (keys.dynamic[0]?.createdAt ?? this.now()) + interval - KEY_OVERLAP_MS
+    const maxAgeSec = Math.max(1, Math.floor((nextKeyAt - this.now()) / 1000))
+    return { keys: [...live, ...(keys.staticKey ? [keys.staticKey] : [])].map((k) => k.jwk), maxAgeSec }
+  }
+}
+
+// --- JWT (RS256) ---------------------------------------------------------------------------------
+
+export function signJwt(key: SigningKey, payload: Record<string, unknown>): string {
+  const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT', version: '5', kid: key.kid })).toString('base64url')
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url')
+  const signature = sign('sha256', Buffer.from(`${header}.${body}`), key.privateKey).toString('base64url')
+  return `${header}.${body}.${signature}`
+}
+
+export interface DecodedJwt {
+  header: { kid?: unknown; alg?: unknown; version?: unknown }
+  payload: Record<string, unknown>
+  signed: string
+  signature: Buffer
+}
+
+/** Splits and parses a JWT without checking it; null when it is not one. */
+export function decodeJwt(token: string): DecodedJwt | null {
+  const parts = token.split('.')
+  if (parts.length !== 3) return null
+  try {
+    const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as DecodedJwt['header']
+    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as Record<string, unknown>
+    if (!header || typeof header !== 'object' || !payload || typeof payload !== 'object' || Array.isArray(payload)) return null
+    return { header, payload, signed: `${parts[0]}.${parts[1]}`, signature: Buffer.from(parts[2]!, 'base64url') }
+  } catch {
+    return null
+  }
+}
+
+export function verifyJwtSignature(decoded: DecodedJwt, key: SigningKey): boolean {
+  return decoded.header.alg === 'RS256' && verify('sha256', Buffer.from(decoded.signed), key.publicKey, decoded.signature)
+}

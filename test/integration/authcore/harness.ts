@@ -1,0 +1,180 @@
+import Fastify, { type FastifyInstance, type LightMyRequestResponse, type preHandlerHookHandler } from 'fastify'
+import supertokens from 'supertokens-node'
+import EmailPassword from 'supertokens-node/recipe/emailpassword'
+import EmailVerification from 'supertokens-node/recipe/emailverification'
+import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
+import Session from 'supertokens-node/recipe/session'
+import { verifySession as sdkVerifySession } from 'supertokens-node/recipe/session/framework/fastify'
+import ThirdParty from 'supertokens-node/recipe/thirdparty'
+import Totp from 'supertokens-node/recipe/totp'
+import UserMetadata from 'supertokens-node/recipe/usermetadata'
+import { errorHandler, plugin } from 'supertokens-node/framework/fastify'
+import type { Test } from 'tap'
+import { buildAuthCore } from '../../../server/authcore/app.ts'
+import { openTestDatabase } from '../../helpers.ts'
+
+// The conformance harness of issue 4: our auth core on loopback, and a Fastify app that runs the
+// real supertokens-node 24.0.3 against it with the recipes of DESIGN.md §4.3. Every core call
+// the SDK makes is counted, so tests can assert the call sequences of AUTH-CORE.md §4.
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789'
+
+export async function startCore(t: Test, options: { apiKeys?: string[] } = {}) {
+  const db = await openTestDatabase(t)
+  const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: options.apiKeys ?? null })
+  await core.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => core.close())
+  const { port } = core.server.address() as { port: number }
+  return { core, db, url: `http://127.0.0.1:${port}` }
+}
+
+export interface Mail {
+  kind: 'verify' | 'reset'
+  email: string
+  link: string
+}
+
+export interface SdkApp {
+  app: FastifyInstance
+  mails: Mail[]
+  coreCalls: string[]
+}
+
+/** The SDK's handler, typed for Fastify 5 (its types target Fastify 4). */
+const verifySession = (options?: Parameters<typeof sdkVerifySession>[0]) => sdkVerifySession(options) as unknown as preHandlerHookHandler
+
+/** supertokens-node is a process-wide singleton: one SDK app per test file. */
+export async function startSdkApp(t: Test, connectionURI: string, options: { apiKey?: string } = {}): Promise<SdkApp> {
+  const mails: Mail[] = []
+  const coreCalls: string[] = []
+  supertokens.init({
+    framework: 'fastify',
+    supertokens: {
+      connectionURI,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      networkInterceptor: (request) => {
+        coreCalls.push(`${request.method.toUpperCase()} ${new URL(request.url).pathname}`)
+        return request
+      },
+    },
+    appInfo: { appName: 'Softshelf', apiDomain: 'http://localhost:3000', websiteDomain: 'http://localhost:3000', apiBasePath: '/auth', websiteBasePath: '/' },
+    recipeList: [
+      EmailPassword.init({
+        emailDelivery: {
+          override: (original) => ({
+            ...original,
+            sendEmail: async (input) => {
+              mails.push({ kind: 'reset', email: input.user.email, link: input.passwordResetLink })
+            },
+          }),
+        },
+      }),
+      EmailVerification.init({
+        mode: 'REQUIRED',
+        emailDelivery: {
+          override: (original) => ({
+            ...original,
+            sendEmail: async (input) => {
+              mails.push({ kind: 'verify', email: input.user.email, link: input.emailVerifyLink })
+            },
+          }),
+        },
+      }),
+      ThirdParty.init({
+        signInAndUpFeature: {
+          providers: [
+            {
+              config: { thirdPartyId: 'mock', name: 'Mock IdP', clients: [{ clientId: 'client', clientSecret: 'secret' }], authorizationEndpoint: 'http://127.0.0.1:9/authorize', tokenEndpoint: 'http://127.0.0.1:9/token' },
+              // The IdP exchange happens in the SDK, not the core: answered here without a network.
+              override: ((original: Record<string, unknown>) => ({
+                ...original,
+                exchangeAuthCodeForOAuthTokens: async ({ redirectURIInfo }: { redirectURIInfo: { redirectURIQueryParams: Record<string, string> } }) => ({
+                  access_token: String(redirectURIInfo.redirectURIQueryParams.code),
+                }),
+                getUserInfo: async ({ oAuthTokens }: { oAuthTokens: Record<string, unknown> }) => {
+                  const [id, email, verified] = String(oAuthTokens.access_token).split('|')
+                  return {
+                    thirdPartyUserId: id!,
+                    email: { id: email!, isVerified: verified === 'verified' },
+                    rawUserInfoFromProvider: { fromIdTokenPayload: {}, fromUserInfoAPI: {} },
+                  }
+                },
+                // The SDK's provider type is a union of OAuth and SAML shapes; this one is OAuth.
+              })) as never,
+            },
+          ],
+        },
+      }),
+      Session.init({ getTokenTransferMethod: () => 'cookie' }),
+      MultiFactorAuth.init({ firstFactors: ['emailpassword', 'thirdparty'] }),
+      Totp.init(),
+      UserMetadata.init(),
+    ],
+  })
+  const app = Fastify()
+  await app.register(plugin)
+  app.setErrorHandler(errorHandler())
+  app.get('/protected', { preHandler: verifySession() }, async (request) => {
+    const session = (request as unknown as { session: { getUserId(): string; getHandle(): string } }).session
+    return { userId: session.getUserId(), handle: session.getHandle() }
+  })
+  app.get('/protected-db', { preHandler: verifySession({ checkDatabase: true }) }, async () => ({ ok: true }))
+  app.get('/unverified-ok', { preHandler: verifySession({ overrideGlobalClaimValidators: () => [] }) }, async (request) => {
+    const session = (request as unknown as { session: { getUserId(): string; getRecipeUserId(): { getAsString(): string }; getAccessTokenPayload(): Record<string, unknown> } }).session
+    return { userId: session.getUserId(), recipeUserId: session.getRecipeUserId().getAsString(), payload: session.getAccessTokenPayload() }
+  })
+  app.post('/merge', { preHandler: verifySession({ overrideGlobalClaimValidators: () => [] }) }, async (request) => {
+    const session = (request as unknown as { session: { mergeIntoAccessTokenPayload(p: Record<string, unknown>): Promise<void> } }).session
+    await session.mergeIntoAccessTokenPayload({ custom: 'value' })
+    return { ok: true }
+  })
+  await app.ready()
+  t.teardown(() => app.close())
+  return { app, mails, coreCalls }
+}
+
+/** A browser's cookie jar for `inject`: keeps what Set-Cookie says, drops cleared cookies. */
+export class CookieJar {
+  readonly cookies = new Map<string, { value: string; path: string }>()
+
+  store(response: LightMyRequestResponse): void {
+    for (const cookie of response.cookies as Array<{ name: string; value: string; path?: string; expires?: Date; maxAge?: number }>) {
+      const expired = cookie.value === '' || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0
+      if (expired) this.cookies.delete(cookie.name)
+      else this.cookies.set(cookie.name, { value: cookie.value, path: cookie.path ?? '/' })
+    }
+  }
+
+  header(url: string): string {
+    return [...this.cookies.entries()]
+      .filter(([, cookie]) => url.startsWith(cookie.path))
+      .map(([name, cookie]) => `${name}=${cookie.value}`)
+      .join('; ')
+  }
+
+  get(name: string): string | undefined {
+    return this.cookies.get(name)?.value
+  }
+}
+
+/** A browser tab talking to the SDK app: requests carry and update the jar. */
+export function browser(app: FastifyInstance, jar = new CookieJar()) {
+  const request = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
+    const response = await app.inject({
+      method,
+      url,
+      headers: { cookie: jar.header(url), rid: 'anti-csrf', 'fdi-version': '4.2', origin: 'http://localhost:3000', ...headers },
+      ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
+    })
+    jar.store(response)
+    return response
+  }
+  return {
+    jar,
+    get: (url: string, headers?: Record<string, string>) => request('GET', url, undefined, headers),
+    post: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('POST', url, payload, headers),
+    put: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('PUT', url, payload, headers),
+  }
+}
+
+export const form = (fields: Record<string, string>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
