@@ -55,7 +55,8 @@ async function main(): Promise<void> {
   if (runAuthCore) {
     // Embedded mode keeps a generated secret; with DATABASE_URL the configuration requires one.
     const secret = config.authCoreSecret ?? embeddedSecret(config.dataDir, 'authcore-secret')
-    const core = await buildAuthCore({ config, db, secret, apiKeys: config.authCoreApiKeys ?? null })
+    const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
+    const core = await buildAuthCore({ config, db, secret, apiKeys: config.authCoreApiKeys ?? null, operatorToken })
     await core.listen({ host: config.authCoreHost, port: config.authCorePort })
     apps.push(core)
   }

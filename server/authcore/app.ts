@@ -6,6 +6,7 @@ import { migrate, readMigrations } from '../db/migrate.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
+import { exportUsers } from './export.ts'
 import { BadRequest } from './input.ts'
 import { KeyStore } from './keys.ts'
 import coreRoutes from './routes/core.ts'
@@ -27,6 +28,8 @@ export interface AuthCoreOptions {
   secret: string
   /** API keys of the default app (AUTH_CORE_API_KEYS); null: none needed. */
   apiKeys: string[] | null
+  /** Token for the /internal operator endpoints (rotate keys, export users); without one they answer 404. */
+  operatorToken?: string | undefined
   logStream?: NodeJS.WritableStream
 }
 
@@ -57,7 +60,7 @@ declare module 'fastify' {
 }
 
 /** First path segments that are endpoints, not tenant ids. */
-const TOP_LEVEL = new Set(['recipe', 'user', 'users', 'apiversion', '.well-known', 'hello', 'telemetry', 'config', 'ee', 'requests', 'bulk-import'])
+const TOP_LEVEL = new Set(['recipe', 'user', 'users', 'apiversion', '.well-known', 'hello', 'telemetry', 'config', 'ee', 'requests', 'bulk-import', 'internal'])
 
 interface Routed {
   appId: string
@@ -158,6 +161,23 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   })
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found'))
+
+  const operatorToken = options.operatorToken
+  if (operatorToken) {
+    // Operator commands (npm run authcore): not part of the CDI, authenticated by the operator token.
+    app.register(async (internal) => {
+      internal.addHook('onRequest', async (request, reply) => {
+        const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1]
+        if (!given || !keyMatches(given, [operatorToken])) return reply.code(401).type('text/plain; charset=utf-8').send('Invalid operator token')
+        return undefined
+      })
+      internal.post('/internal/keys/rotate', { config: { open: true } }, async (request) => ({
+        status: 'OK',
+        kid: await keys.rotate(request.core.appId, request.core.settings),
+      }))
+      internal.get('/internal/users/export', { config: { open: true } }, async (request) => exportUsers(db, box, request.core.appId))
+    })
+  }
 
   await app.register(coreRoutes, { services })
   await app.register(sessionRoutes, { services })

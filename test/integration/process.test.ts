@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import t from 'tap'
@@ -93,6 +94,21 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
     })
   ).json()) as { accessToken: { token: string }; refreshToken: { token: string } }
   const kids = async () => ((await (await fetch(`${core}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid)
+
+  // Operator commands against the running core (embedded: through its /internal endpoints).
+  const authcoreCommand = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'authcore.ts'), ...args], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
+  const exportFile = path.join(dataDir, 'export.json')
+  const exported = authcoreCommand('export-users', '--out', exportFile)
+  t.equal(exported.status, 0, exported.stderr)
+  t.match(exported.stdout, /Exported 1 users/)
+  t.equal(fs.statSync(exportFile).mode & 0o777, 0o600, 'the export is readable by its owner only')
+  const bulk = JSON.parse(fs.readFileSync(exportFile, 'utf8')) as { users: Array<{ externalUserId: string; loginMethods: Array<Record<string, unknown>> }> }
+  t.match(bulk.users, [{ externalUserId: signUp.recipeUserId, loginMethods: [{ recipeId: 'emailpassword', email: 'keep@example.com', passwordHash: /^\$2b\$11\$/, hashingAlgorithm: 'bcrypt', tenantIds: ['public'] }] }])
+  const rotated = authcoreCommand('rotate-keys')
+  t.equal(rotated.status, 0, rotated.stderr)
+  const newKid = /New signing key (d-\d+)/.exec(rotated.stdout)?.[1]
+  t.ok(newKid && (await kids()).includes(newKid), 'the rotated key is published at once')
   const kidsBefore = await kids()
 
   const stopAt = Date.now()
@@ -143,4 +159,20 @@ t.test('the maintenance command works on a fresh data folder with no server runn
   t.equal(bad.status, 2)
   t.match(bad.stderr, /is not an ISO 8601 date and time/)
   t.match(run('show').stdout, /2027-02-03T04:05:00.000Z/, 'a refused command changed nothing')
+})
+
+t.test('the auth-core commands open the database themselves when no core runs', async (t) => {
+  const env = { ...process.env, DATA_DIR: tempDir(t), AUTH_CORE_PORT: String(await freePort()) }
+  delete (env as Record<string, string | undefined>).DATABASE_URL
+  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'authcore.ts'), ...args], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
+  const rotated = run('rotate-keys')
+  t.equal(rotated.status, 0, rotated.stderr)
+  t.match(rotated.stdout, /New signing key d-\d+/)
+  const out = path.join(env.DATA_DIR, 'users.json')
+  t.equal(run('export-users', '--out', out).status, 0)
+  t.same(JSON.parse(fs.readFileSync(out, 'utf8')), { users: [] })
+  const unknownApp = run('export-users', '--app', 'nope')
+  t.equal(unknownApp.status, 1)
+  t.match(unknownApp.stderr, /There is no app "nope"/)
+  t.equal(run('launch-rockets').status, 2)
 })
