@@ -116,14 +116,18 @@ export async function findRecipeUser(db: Queryable, appId: string, userId: strin
   return rows[0] ?? null
 }
 
-/** The user a recipe or primary user id belongs to. */
+/** The user a recipe or primary user id belongs to: one query, the SDK's most frequent call. */
 export async function getUser(db: Queryable, appId: string, userId: string): Promise<CdiUser | null> {
-  const { rows } = await db.query<{ primary_user_id: string }>(
-    'SELECT primary_user_id FROM authcore.users WHERE app_id = $1 AND (user_id = $2 OR primary_user_id = $2) LIMIT 1',
+  const { rows } = await db.query<FullRow>(
+    `SELECT ${USER_COLUMNS} FROM authcore.users u
+      WHERE u.app_id = $1 AND u.primary_user_id = (
+        SELECT x.primary_user_id FROM authcore.users x WHERE x.app_id = $1 AND x.user_id = $2
+        UNION ALL SELECT y.primary_user_id FROM authcore.users y WHERE y.app_id = $1 AND y.primary_user_id = $2
+        LIMIT 1)`,
     [appId, userId],
   )
-  const primary = rows[0]?.primary_user_id
-  return primary ? ((await usersByPrimaryIds(db, appId, [primary]))[0] ?? null) : null
+  const first = rows[0]
+  return first ? toUser(first.primary_user_id, rows) : null
 }
 
 export interface AccountInfo {
