@@ -67,6 +67,7 @@ export async function openTestDatabase(t: Test): Promise<Database> {
     const target = new URL(url)
     target.pathname = `/${name}`
     const db = await openPostgres({ connectionString: target.href, max: 5 })
+    connectionStrings.set(db, target.href)
     t.teardown(async () => {
       await db.close()
       const cleanup = new pg.Client({ connectionString: url })
@@ -79,6 +80,20 @@ export async function openTestDatabase(t: Test): Promise<Database> {
   const db = await openPglite({ loadDataDir: await pgliteTemplate() })
   t.teardown(() => db.close())
   return db
+}
+
+const connectionStrings = new WeakMap<Database, string>()
+
+/**
+ * A second connection to a test database, as a second instance of a service would have: its own
+ * pool on PostgreSQL; on PGlite (one process, one connection) the same database.
+ */
+export async function secondConnection(t: Test, db: Database): Promise<Database> {
+  const url = connectionStrings.get(db)
+  if (!url) return db
+  const other = await openPostgres({ connectionString: url, max: 5 })
+  t.teardown(() => other.close())
+  return other
 }
 
 /** Log lines written by a service, parsed; for asserting what is (not) logged. */

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt } from '../../../server/authcore/keys.ts'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { openTestDatabase, secondConnection } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Contract tests on raw CDI 5.4 (AUTH-CORE.md §1, §3): transport rules, status strings, fields
@@ -230,7 +230,7 @@ t.test('account linking: primary, link, conflicts, unlink', async (t) => {
 })
 
 t.test('two core instances on one database give the same answers', async (t) => {
-  const other = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null })
+  const other = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db: await secondConnection(t, db), secret: TEST_SECRET, apiKeys: null })
   t.teardown(() => other.close())
   const id = await newUser('judy@example.com')
   const created = await newSession(id)
