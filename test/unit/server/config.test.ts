@@ -37,8 +37,19 @@ t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (
 })
 
 t.test('the browser sees only the public allow-list', async (t) => {
-  const config = loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', OPERATOR_TOKEN: 'op-secret' })
+  const config = loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', OPERATOR_TOKEN: 'op-secret', AUTH_CORE_SECRET: 'core-secret-core-secret-core-secret-0123' })
   const exposed = JSON.stringify(publicConfig(config))
-  t.notMatch(exposed, /pw|op-secret|postgres/)
+  t.notMatch(exposed, /pw|op-secret|postgres|core-secret/)
   t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName'])
+})
+
+t.test('the auth core: a secret is required with a real database, API keys are checked', async (t) => {
+  t.throws(() => loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db' }), /AUTH_CORE_SECRET is required when DATABASE_URL is set/)
+  t.doesNotThrow(() => loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', AUTH_CORE_URL: 'http://core.internal:3567' }), 'not when the core runs elsewhere')
+  t.throws(() => loadConfig({ AUTH_CORE_SECRET: 'short' }), /AUTH_CORE_SECRET must be at least 32 characters/)
+  t.throws(() => loadConfig({ AUTH_CORE_API_KEYS: 'tiny' }), /AUTH_CORE_API_KEYS: .*at least 20 characters/)
+  const config = loadConfig({ AUTH_CORE_API_KEYS: 'first-key-0123456789abc, second-key-0123456789abc', AUTH_CORE_PORT: '4567' })
+  t.same(config.authCoreApiKeys, ['first-key-0123456789abc', 'second-key-0123456789abc'])
+  t.equal(config.authCorePort, 4567)
+  t.equal(loadConfig({}).authCoreUrl, undefined)
 })
