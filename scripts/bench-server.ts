@@ -1,5 +1,6 @@
 // A server for the benchmark, in its own process so it does not share an event loop with the
-// load generator: `bare <port>` (a hello-world Fastify, the baseline) or `stack <bffPort> <apiPort>`.
+// load generator: `bare <port>` (a hello-world Fastify, the baseline), `stack <bffPort> <apiPort>`,
+// or `catalogue <apiPort>` (the API alone on a generated 10,000-program catalogue).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,8 +11,11 @@ import { readBuildInfo } from '../server/build-info.ts'
 import { loadConfig } from '../server/config.ts'
 import { openPglite } from '../server/db/pglite.ts'
 import { openPostgres } from '../server/db/postgres.ts'
+import { generateCatalogue } from './bench-catalogue-data.ts'
 
 const [mode, first, second] = process.argv.slice(2)
+/** What the parent receives once the server listens. */
+let ready: unknown = 'ready'
 
 if (mode === 'bare') {
   const app = Fastify({ logger: false })
@@ -35,16 +39,31 @@ if (mode === 'bare') {
 } else if (mode === 'stack') {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-'))
   process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }))
-  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000' })
+  // The page's canonical links and absolute URLs name the origin it is really served from (Lighthouse checks them).
+  const appUrl = process.env.APP_URL ?? `http://127.0.0.1:${first}`
+  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000', APP_URL: appUrl })
   const db = process.env.BENCH_DATABASE_URL ? await openPostgres({ connectionString: process.env.BENCH_DATABASE_URL }) : await openPglite({ dataDir: path.join(dataDir, 'pglite') })
   const buildInfo = readBuildInfo()
   const api = await buildApi({ config, db, buildInfo })
   await api.listen({ host: '127.0.0.1', port: Number(second) })
   const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl: `http://127.0.0.1:${second}` })
   await bff.listen({ host: '127.0.0.1', port: Number(first) })
+} else if (mode === 'catalogue') {
+  // PGlite in a temporary folder, or the empty PostgreSQL database the parent created for this run.
+  // The generated rows go in after buildApi's migrations and seed and before the API listens, so
+  // the first request already sees 10,000 programs.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-'))
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }))
+  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000' })
+  const url = process.env.BENCH_CATALOGUE_DATABASE_URL
+  const db = url ? await openPostgres({ connectionString: url }) : await openPglite({ dataDir: path.join(dataDir, 'pglite') })
+  const api = await buildApi({ config, db, buildInfo: readBuildInfo() })
+  const generated = await generateCatalogue(db, { total: Number(process.env.BENCH_CATALOGUE_SIZE ?? 10_000) })
+  await api.listen({ host: '127.0.0.1', port: Number(first) })
+  ready = { kind: db.kind, ...generated }
 } else {
-  console.error('usage: bench-server bare <port> | minimal-proxy <port> <apiPort> | stack <bffPort> <apiPort>')
+  console.error('usage: bench-server bare <port> | minimal-proxy <port> <apiPort> | stack <bffPort> <apiPort> | catalogue <apiPort>')
   process.exit(2)
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))
-process.send?.('ready')
+process.send?.(ready)
