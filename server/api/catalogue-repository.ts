@@ -4,7 +4,6 @@ import type {
   PriceFilter,
   ProgramCategory,
   ProgramDetail,
-  ProgramPage,
   ProgramSummary,
   ApiSortOption,
 } from '../../shared/catalogue.ts'
@@ -46,9 +45,6 @@ interface ProgramRow {
   updated_on: string | Date
   popularity: number
 }
-
-/** Trigram word similarity above which a query counts as a (typo-tolerant) match. */
-const FUZZY_THRESHOLD = 0.45
 
 const SELECT_PROGRAM = `
   SELECT p.id, p.name, p.summary, p.developer_id, d.name AS developer_name, p.publisher_id, pub.name AS publisher_name,
@@ -96,52 +92,22 @@ const ORDER: Record<ApiSortOption, string> = {
   updated: 'p.updated_on DESC, p.popularity DESC, lower(p.name) ASC, p.id ASC',
 }
 
-/** `%` and `_` in a visitor's query are literal characters, not LIKE wildcards. */
-function likeLiteral(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/** Whole summaries of the given programs, in the order of `ids`. */
+export async function programsByIds(db: Queryable, ids: string[]): Promise<ProgramSummary[]> {
+  if (ids.length === 0) return []
+  const { rows } = await db.query<ProgramRow>(`${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.id = ANY($1::text[])`, [ids])
+  const byId = new Map(rows.map((row) => [row.id, toSummary(row)]))
+  return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
-export async function listPrograms(db: Queryable, query: ProgramQuery): Promise<ProgramPage> {
-  const where: string[] = []
-  const params: unknown[] = []
-  const param = (value: unknown) => {
-    params.push(value)
-    return `$${params.length}`
-  }
-  if (query.category && query.category !== 'all') {
-    where.push(`EXISTS (SELECT 1 FROM api.program_categories pc WHERE pc.program_id = p.id AND pc.category_id = ${param(query.category)})`)
-  }
-  if (query.developer) where.push(`p.developer_id = ${param(query.developer)}`)
-  if (query.publisher) where.push(`p.publisher_id = ${param(query.publisher)}`)
-  if (query.licenseType) where.push(`p.license_type = ${param(query.licenseType)}`)
-  if (query.price === 'free') where.push('lt.is_free')
-  if (query.price === 'paid') where.push('NOT lt.is_free')
-  if (query.language) where.push(`${param(query.language)} = ANY (p.languages)`)
-  const q = query.q?.trim().toLowerCase().replace(/\s+/g, ' ')
-  let like = ''
-  if (q) {
-    const text = param(q)
-    like = param(`%${likeLiteral(q)}%`)
-    where.push(`(p.search_text LIKE ${like} OR word_similarity(${text}, p.search_text) >= ${FUZZY_THRESHOLD})`)
-  }
-  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
-  const countResult = await db.query<{ total: number | string }>(`SELECT count(*) AS total ${FROM_PROGRAM} ${whereSql}`, [...params])
-  const total = Number(countResult.rows[0]?.total ?? 0)
-  // With a query: name prefix matches first, then name matches, then other text, then typo
-  // matches; the chosen sort orders within each group.
-  let rank = ''
-  if (q) {
-    const prefix = param(`${likeLiteral(q)}%`)
-    rank = `CASE WHEN lower(p.name) LIKE ${prefix} THEN 0 WHEN lower(p.name) LIKE ${like} THEN 1 WHEN p.search_text LIKE ${like} THEN 2 ELSE 3 END, `
-  }
-  const limit = param(query.pageSize)
-  const offset = param((query.page - 1) * query.pageSize)
-  const { rows } = await db.query<ProgramRow>(
-    `${SELECT_PROGRAM} ${FROM_PROGRAM} ${whereSql} ORDER BY ${rank}${ORDER[query.sort]} LIMIT ${limit} OFFSET ${offset}`,
-    params,
-  )
-  return { items: rows.map(toSummary), total, page: query.page, pageSize: query.pageSize }
+/** The search text of a visitor's query: lowercase, single spaces; empty means no query. */
+export function normaliseQuery(q: string | undefined): string {
+  return q?.trim().toLowerCase().replace(/\s+/g, ' ') ?? ''
 }
+
+/** Typo tolerance starts at this many characters: shorter queries match too much by trigrams. */
+export const FUZZY_MIN_LENGTH = 4
 
 export async function getProgram(db: Queryable, id: string): Promise<ProgramDetail | null> {
   const { rows } = await db.query<ProgramRow>(

@@ -10,7 +10,8 @@ import {
   PROGRAM_CATEGORIES,
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
-import { getOrganisation, getProgram, listCategories, listLicenseTypes, listPrograms } from '../catalogue-repository.ts'
+import { CatalogueIndex } from '../catalogue-index.ts'
+import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
@@ -48,7 +49,8 @@ export default async function catalogueRoutes(plugin: FastifyInstance): Promise<
     if (request.method === 'GET' && reply.statusCode === 200) reply.header('cache-control', PUBLIC_CACHE)
   })
 
-  app.get('/api/programs', { schema: { querystring: ProgramListQuery } }, async (request) => listPrograms(app.db, request.query))
+  const index = new CatalogueIndex(app.db)
+  app.get('/api/programs', { schema: { querystring: ProgramListQuery } }, async (request) => index.list(request.query))
 
   app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }) } }, async (request) => {
     const program = await getProgram(app.db, request.params.id)

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
+import { CatalogueIndex } from '../../../server/api/catalogue-index.ts'
 import { applySeed, readSeed, validateSeed } from '../../../server/api/catalogue-seed.ts'
 import { LICENSE_TYPES, PROGRAM_CATEGORIES, type ProgramDetail, type ProgramPage, type ProgramSummary } from '../../../shared/catalogue.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
@@ -167,4 +168,23 @@ t.test('catalogue API on the seed', async (t) => {
     t.throws(() => validateSeed(renamed), { message: `Seed program "${programs[1]!.id}": organisation "${programs[0]!.developer} Inc." is also named "${programs[0]!.developer}"` })
     t.doesNotThrow(() => validateSeed(programs))
   })
+})
+
+t.test('the in-memory listing index follows the catalogue version', async (t) => {
+  const db = await openTestDatabase(t)
+  await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
+  const index = new CatalogueIndex(db, 0)
+  const before = await index.list({ price: 'all', sort: 'nameAsc', page: 1, pageSize: 5, q: 'qxw' })
+  t.equal(before.total, 0)
+  await db.query(
+    `INSERT INTO api.programs (id, name, summary, description, developer_id, publisher_id, license_type, platforms, languages, homepage, version, released_on, updated_on, popularity, search_text)
+     SELECT 'qxw-paint', 'Qxw Paint', 'Stripes.', 'Stripes.', developer_id, publisher_id, license_type, platforms, languages, homepage, '1.0', released_on, updated_on, 1, 'qxw paint stripes'
+       FROM api.programs WHERE id = 'blender'`,
+  )
+  await db.query(`INSERT INTO api.program_categories (program_id, category_id, is_primary) VALUES ('qxw-paint', 'graphics', true)`)
+  t.equal((await index.list({ price: 'all', sort: 'nameAsc', page: 1, pageSize: 5, q: 'qxw' })).total, 0, 'the same version: the index is what it was')
+  await db.query("UPDATE api.seed_state SET checksum = 'catalogue-changed'")
+  const after = await index.list({ price: 'all', sort: 'nameAsc', page: 1, pageSize: 5, q: 'qxw', category: 'graphics' })
+  t.equal(after.total, 1, 'a new version is loaded')
+  t.equal(after.items[0]?.name, 'Qxw Paint')
 })

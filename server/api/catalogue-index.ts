@@ -1,0 +1,179 @@
+import type { ApiSortOption, ProgramPage } from '../../shared/catalogue.ts'
+import type { Database } from '../db/database.ts'
+import { FUZZY_MIN_LENGTH, normaliseQuery, programsByIds, type ProgramQuery } from './catalogue-repository.ts'
+
+// The program listing's filters, search and sorts, answered from memory (issue 3: search must be
+// fast on a 10,000-program catalogue). What a listing needs of every program — ids, search text,
+// filter fields, sort keys — is small and changes only when the seed does, so each API instance
+// keeps it in memory, presorted for every sort, and reads from the database only the rows of the
+// page it returns. The index reloads when the catalogue version (the seed checksum) changes,
+// checked at most every two seconds. Typo tolerance uses trigrams as pg_trgm does: when nothing
+// matches literally, programs whose search text holds at least FUZZY_THRESHOLD of the query's
+// trigrams match, the closest first.
+
+interface Entry {
+  id: string
+  nameLower: string
+  searchText: string
+  developerId: string
+  publisherId: string
+  licenseType: string
+  isFree: boolean
+  categories: Set<string>
+  languages: Set<string>
+  popularity: number
+  updatedOn: string
+}
+
+interface State {
+  version: string | null
+  orders: Record<ApiSortOption, Entry[]>
+  /** trigram → the entries whose search text has it */
+  trigrams: Map<string, Entry[]>
+}
+
+/** Share of the query's trigrams a program's text must hold to match a typo (pg_trgm's default for word similarity is 0.6; 0.45 finds "blendr"). */
+const FUZZY_THRESHOLD = 0.45
+
+/** pg_trgm's trigrams: each alphanumeric word padded with two spaces before and one after. */
+export function trigramsOf(text: string): Set<string> {
+  const out = new Set<string>()
+  for (const word of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) {
+    if (word === '') continue
+    const padded = `  ${word} `
+    for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3))
+  }
+  return out
+}
+
+const byName = (a: Entry, b: Entry) => (a.nameLower < b.nameLower ? -1 : a.nameLower > b.nameLower ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+const COMPARE: Record<ApiSortOption, (a: Entry, b: Entry) => number> = {
+  namePopular: (a, b) => b.popularity - a.popularity || byName(a, b),
+  nameAsc: byName,
+  nameDesc: (a, b) => byName(b, a),
+  updated: (a, b) => (a.updatedOn < b.updatedOn ? 1 : a.updatedOn > b.updatedOn ? -1 : 0) || b.popularity - a.popularity || byName(a, b),
+}
+
+export class CatalogueIndex {
+  private state: Promise<State> | null = null
+  private checkedAt = 0
+
+  constructor(
+    private readonly db: Database,
+    private readonly versionCheckMs = 2_000,
+  ) {}
+
+  private async version(): Promise<string | null> {
+    const { rows } = await this.db.query<{ checksum: string }>('SELECT checksum FROM api.seed_state')
+    return rows[0]?.checksum ?? null
+  }
+
+  private async load(): Promise<State> {
+    const version = await this.version()
+    const { rows } = await this.db.query<{
+      id: string
+      name: string
+      search_text: string
+      developer_id: string
+      publisher_id: string
+      license_type: string
+      is_free: boolean
+      languages: string[]
+      popularity: number
+      updated_on: string
+      categories: string[]
+    }>(
+      `SELECT p.id, p.name, p.search_text, p.developer_id, p.publisher_id, p.license_type, lt.is_free, p.languages, p.popularity,
+              p.updated_on::text AS updated_on, ARRAY(SELECT pc.category_id FROM api.program_categories pc WHERE pc.program_id = p.id) AS categories
+         FROM api.programs p JOIN api.license_types lt ON lt.id = p.license_type`,
+    )
+    const entries: Entry[] = rows.map((row) => ({
+      id: row.id,
+      nameLower: row.name.toLowerCase(),
+      searchText: row.search_text,
+      developerId: row.developer_id,
+      publisherId: row.publisher_id,
+      licenseType: row.license_type,
+      isFree: row.is_free,
+      categories: new Set(row.categories),
+      languages: new Set(row.languages),
+      popularity: row.popularity,
+      updatedOn: row.updated_on.slice(0, 10),
+    }))
+    const orders = Object.fromEntries(Object.entries(COMPARE).map(([sort, compare]) => [sort, [...entries].sort(compare)])) as State['orders']
+    const trigrams = new Map<string, Entry[]>()
+    for (const entry of entries) {
+      for (const trigram of trigramsOf(entry.searchText)) {
+        const list = trigrams.get(trigram)
+        if (list) list.push(entry)
+        else trigrams.set(trigram, [entry])
+      }
+    }
+    return { version, orders, trigrams }
+  }
+
+  /** The current index; a changed catalogue version is picked up within `versionCheckMs`. */
+  private async current(): Promise<State> {
+    if (!this.state) {
+      this.state = this.load()
+      this.checkedAt = Date.now()
+      this.state.catch(() => (this.state = null))
+      return this.state
+    }
+    const state = await this.state
+    if (Date.now() - this.checkedAt >= this.versionCheckMs) {
+      this.checkedAt = Date.now()
+      if ((await this.version()) !== state.version) {
+        this.state = this.load()
+        return this.state
+      }
+    }
+    return state
+  }
+
+  /** Entries holding at least FUZZY_THRESHOLD of the query's trigrams, with the share they hold. */
+  private static typoMatches(state: State, q: string): Map<Entry, number> {
+    const wanted = trigramsOf(q)
+    const counts = new Map<Entry, number>()
+    for (const trigram of wanted) for (const entry of state.trigrams.get(trigram) ?? []) counts.set(entry, (counts.get(entry) ?? 0) + 1)
+    const out = new Map<Entry, number>()
+    for (const [entry, count] of counts) if (count / wanted.size >= FUZZY_THRESHOLD) out.set(entry, count / wanted.size)
+    return out
+  }
+
+  async list(query: ProgramQuery): Promise<ProgramPage> {
+    const state = await this.current()
+    const q = normaliseQuery(query.q)
+    const category = query.category && query.category !== 'all' ? query.category : undefined
+    const keep = (e: Entry) =>
+      (category === undefined || e.categories.has(category)) &&
+      (query.developer === undefined || e.developerId === query.developer) &&
+      (query.publisher === undefined || e.publisherId === query.publisher) &&
+      (query.licenseType === undefined || e.licenseType === query.licenseType) &&
+      (query.price === 'all' || e.isFree === (query.price === 'free')) &&
+      (query.language === undefined || e.languages.has(query.language))
+    const ordered = state.orders[query.sort]
+    let matches: Entry[]
+    if (q === '') {
+      matches = ordered.filter(keep)
+    } else {
+      // Literal matches: name prefix first, then name, then the rest of the text; each group in the chosen order.
+      const groups: Entry[][] = [[], [], []]
+      for (const entry of ordered) {
+        if (!entry.searchText.includes(q) || !keep(entry)) continue
+        groups[entry.nameLower.startsWith(q) ? 0 : entry.nameLower.includes(q) ? 1 : 2]!.push(entry)
+      }
+      matches = groups.flat()
+      if (matches.length === 0 && q.length >= FUZZY_MIN_LENGTH) {
+        // Nothing literal: a typo. Closest first, then the chosen order.
+        const similar = CatalogueIndex.typoMatches(state, q)
+        const position = new Map(ordered.map((entry, i) => [entry, i]))
+        matches = [...similar.keys()].filter(keep).sort((a, b) => similar.get(b)! - similar.get(a)! || position.get(a)! - position.get(b)!)
+      }
+    }
+    const start = (query.page - 1) * query.pageSize
+    const ids = matches.slice(start, start + query.pageSize).map((e) => e.id)
+    return { items: await programsByIds(this.db, ids), total: matches.length, page: query.page, pageSize: query.pageSize }
+  }
+}
