@@ -36,6 +36,23 @@ function i18nFor(input: RenderInput, namespaces: string[]): ReturnType<typeof cr
   return i18n
 }
 
+/** The boot data is the same for every page with one language and namespace set: serialised once. */
+const bootCache = new WeakMap<object, Map<string, string>>()
+
+function bootScript(input: RenderInput, namespaces: string[]): string {
+  let byKey = bootCache.get(input.resources)
+  if (!byKey) bootCache.set(input.resources, (byKey = new Map()))
+  const key = `${input.locale}|${namespaces.join(',')}|${JSON.stringify(input.config)}`
+  let script = byKey.get(key)
+  if (script === undefined) {
+    const resources = Object.fromEntries(namespaces.map((ns) => [ns, input.resources[ns] ?? {}]))
+    const boot: BootData = { locale: input.locale, namespaces, resources, config: input.config }
+    script = serializeForScript(boot)
+    byKey.set(key, script)
+  }
+  return script
+}
+
 /** Route errors as the browser router reads them back; an Error keeps its message, never its stack. */
 function serializeErrors(errors: StaticHandlerContext['errors']): Record<string, unknown> | null {
   if (!errors) return null
@@ -60,7 +77,6 @@ export async function render(input: RenderInput): Promise<RenderResult> {
 
   const namespaces = namespacesOf(context.matches)
   const i18n = i18nFor(input, namespaces)
-  const resources = Object.fromEntries(namespaces.map((ns) => [ns, input.resources[ns] ?? {}]))
   const router = createStaticRouter(handler.dataRoutes, context)
 
   const html = renderToString(
@@ -85,10 +101,10 @@ export async function render(input: RenderInput): Promise<RenderResult> {
     input.nonce,
   )
 
-  const boot: BootData = { locale: input.locale, namespaces, resources, config: input.config }
+  const boot = bootScript(input, namespaces)
   const hydration = { loaderData: context.loaderData, actionData: context.actionData, errors: serializeErrors(context.errors) }
   const scripts =
-    `<script nonce="${input.nonce}">window.${BOOT_DATA_GLOBAL}=${serializeForScript(boot)};` +
+    `<script nonce="${input.nonce}">window.${BOOT_DATA_GLOBAL}=${boot};` +
     `window.__staticRouterHydrationData=${serializeForScript(hydration)};</script>`
 
   return { kind: 'page', status: context.statusCode, head, html, scripts, modules: modulesOf(context.matches) }

@@ -464,17 +464,24 @@ function rawRender(apiPort: number, pagePath: string, seconds: number): Promise<
 async function ssr(): Promise<boolean> {
   await stack()
   const url = `http://127.0.0.1:${BFF}/library`
-  await autocannon({ url, connections: LOW_CONNECTIONS, duration: 2 })
-  const result = await autocannon({ url, connections: LOW_CONNECTIONS, pipelining: 1, duration: DURATION_S })
-  const errors = result.errors + result.timeouts + result.non2xx
+  // Anonymous visitors (the public /library's audience) share the BFF's one-second page cache; a
+  // cookie other than the language one turns it off, so the second row renders every request.
+  const run = async (headers: Record<string, string>) => {
+    await autocannon({ url, connections: LOW_CONNECTIONS, duration: 2, headers })
+    return autocannon({ url, connections: LOW_CONNECTIONS, pipelining: 1, duration: DURATION_S, headers })
+  }
+  const result = await run({})
+  const rendered = await run({ cookie: 'bench-session=1' })
+  const errors = result.errors + result.timeouts + result.non2xx + rendered.errors + rendered.timeouts + rendered.non2xx
   const raw = await rawRender(API, '/library', 5)
-  const ratio = result.requests.average / raw.perSecond
+  const ratio = rendered.requests.average / raw.perSecond
 
   console.log('\n## Server-rendered /library (issue 3)\n')
   console.log(`load: autocannon, ${LOW_CONNECTIONS} connections, no pipelining, ${DURATION_S} s after a 2 s warm-up; raw: render() of dist/ssr/entry-server.js in a loop, one process, API answers replayed from memory, ${raw.seconds} s after 2 s warm-up\n`)
   console.log('| row | req/s | p50 ms | p99 ms | errors |')
   console.log('|---|---:|---:|---:|---:|')
-  console.log(`| BFF GET /library (BFF + API, PGlite, normal seed) | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${errors} |`)
+  console.log(`| BFF GET /library, anonymous (page cache, 1 s) | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.errors + result.timeouts + result.non2xx} |`)
+  console.log(`| BFF GET /library, every request rendered (BFF + API, PGlite) | ${Math.round(rendered.requests.average)} | ${rendered.latency.p50} | ${rendered.latency.p99} | ${rendered.errors + rendered.timeouts + rendered.non2xx} |`)
   console.log(`| raw render('/library'), no HTTP (${raw.apiPaths.length} API answers replayed) | ${Math.round(raw.perSecond)} | ${ms(raw.meanMs)} (mean) | ${ms(raw.p99Ms)} | — |`)
   console.log(`\nraw render: status ${raw.status}, ${Math.round(raw.htmlBytes / 1000)} kB of markup and data, API paths ${raw.apiPaths.join(', ')}`)
   console.log('')
@@ -484,8 +491,8 @@ async function ssr(): Promise<boolean> {
   const p99Pass = result.latency.p99 <= PAGE_P99_MS
   const ratioPass = ratio >= PAGE_MIN_RATIO
   ok &&= p99Pass && ratioPass
-  console.log(`${p99Pass ? 'PASS' : 'FAIL'} /library p99 at ${LOW_CONNECTIONS} connections: ${result.latency.p99} ms (budget ≤ ${PAGE_P99_MS} ms)`)
-  console.log(`${ratioPass ? 'PASS' : 'FAIL'} BFF /library req/s ÷ raw renders/s: ${ratio.toFixed(2)} (budget ≥ ${PAGE_MIN_RATIO})`)
+  console.log(`${p99Pass ? 'PASS' : 'FAIL'} /library p99 at ${LOW_CONNECTIONS} connections, anonymous: ${result.latency.p99} ms (budget ≤ ${PAGE_P99_MS} ms; every request rendered: p99 ${rendered.latency.p99} ms)`)
+  console.log(`${ratioPass ? 'PASS' : 'FAIL'} BFF /library rendered req/s ÷ raw renders/s: ${ratio.toFixed(2)} (budget ≥ ${PAGE_MIN_RATIO})`)
   return ok
 }
 

@@ -9,7 +9,7 @@ import {
   type ProgramCategory,
   type ProgramPage,
 } from '../../shared/catalogue.ts'
-import { ProgramCard } from '../components/program-card.tsx'
+import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
 
@@ -187,11 +187,7 @@ export function Component() {
           {t('catalogue:results.none')} <Link to={location.pathname}>{t('catalogue:filters.clear')}</Link>
         </p>
       ) : (
-        <ul className="program-grid">
-          {result.items.map((program) => (
-            <ProgramCard key={program.id} program={program} />
-          ))}
-        </ul>
+        <ProgramGrid programs={result.items} />
       )}
 
       {pages > 1 ? (

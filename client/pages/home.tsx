@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { Form, Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import { PRODUCT_NAME } from '../../shared/constants.ts'
 import type { ProgramCategory, ProgramPage, ProgramSummary } from '../../shared/catalogue.ts'
-import { ProgramCard } from '../components/program-card.tsx'
+import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
 
 /** Programs per home section: two full rows at the widest grid, four at the narrowest. */
@@ -41,11 +41,7 @@ function ProgramRow({ id, title, more, programs }: { id: string; title: string; 
         <h2 id={`${id}-title`}>{title}</h2>
         {more ? <Link to={more.to}>{more.label}</Link> : null}
       </div>
-      <ul className="program-grid">
-        {programs.map((program) => (
-          <ProgramCard key={program.id} program={program} />
-        ))}
-      </ul>
+      <ProgramGrid programs={programs} />
     </section>
   )
 }

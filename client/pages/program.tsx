@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
 import { PriceLabel } from '../components/price-label.tsx'
-import { ProgramCard } from '../components/program-card.tsx'
+import { ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet } from '../lib/api.ts'
 
@@ -23,11 +23,7 @@ function ProgramSection({ id, title, programs }: { id: string; title: string; pr
   return (
     <section aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{title}</h2>
-      <ul className="program-grid">
-        {programs.map((other) => (
-          <ProgramCard key={other.id} program={other} />
-        ))}
-      </ul>
+      <ProgramGrid programs={programs} />
     </section>
   )
 }
@@ -35,6 +31,7 @@ function ProgramSection({ id, title, programs }: { id: string; title: string; pr
 export function Component() {
   const program = useLoaderData() as ProgramDetail
   const { t, i18n } = useTranslation(['catalogue', 'common'])
+  const { t: catalogueT } = useTranslation('catalogue')
   const date = (value: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(value))
   return (
     <main id="content" className="program-page">
@@ -47,7 +44,7 @@ export function Component() {
             <Link to={`/license-type/${program.licenseType}`} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
               {t(`catalogue:licenseTypes.${program.licenseType}`)}
             </Link>
-            <PriceLabel program={program} />
+            <PriceLabel program={program} t={catalogueT} language={i18n.language} />
           </p>
           {/* A visitor signs in first; signed-in users get their library's twin of this page (accounts issue). */}
           <p className="program-actions">

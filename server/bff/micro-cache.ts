@@ -1,7 +1,7 @@
 /**
  * Keeps one value per key for a short time and lets concurrent callers share one in-flight load.
  * Every open tab polls /api/version every 6 s; with this the API sees at most one call a second
- * per BFF instance, however many tabs are open.
+ * per BFF instance, however many tabs are open. Bounded: past `maxEntries` the oldest entry goes.
  */
 export class MicroCache<T> {
   private readonly entries = new Map<string, { value: T; expires: number }>()
@@ -10,17 +10,27 @@ export class MicroCache<T> {
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxEntries = 1_000,
   ) {}
 
-  async get(key: string, load: () => Promise<T>, shouldCache: (value: T) => boolean = () => true): Promise<T> {
+  /**
+   * `keepFor` says whether (true: the cache's TTL) or for how many milliseconds (a number; 0 or
+   * less: not at all) a loaded value may be kept.
+   */
+  async get(key: string, load: () => Promise<T>, keepFor: (value: T) => boolean | number = () => true): Promise<T> {
     const entry = this.entries.get(key)
     if (entry && entry.expires > this.now()) return entry.value
     const pending = this.inflight.get(key)
     if (pending) return pending
     const promise = load()
       .then((value) => {
-        if (shouldCache(value)) this.entries.set(key, { value, expires: this.now() + this.ttlMs })
-        else this.entries.delete(key)
+        const keep = keepFor(value)
+        const ttl = keep === true ? this.ttlMs : keep === false ? 0 : Math.min(keep, this.ttlMs)
+        this.entries.delete(key)
+        if (ttl > 0) {
+          this.entries.set(key, { value, expires: this.now() + ttl })
+          if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
+        }
         return value
       })
       .finally(() => this.inflight.delete(key))

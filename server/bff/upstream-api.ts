@@ -20,10 +20,32 @@ declare module 'fastify' {
 const MICRO_CACHED = new Set(['/api/version'])
 const MICRO_CACHE_TTL_MS = 1_000
 
+/**
+ * Catalogue answers the API marks `public, max-age=N` are the same for every visitor: the BFF
+ * keeps them up to N seconds (at most 30) for pages it renders and browsers it proxies for.
+ * Conditional and credentialed requests always go to the API.
+ */
+const SHARED_PREFIXES = ['/api/programs', '/api/categories', '/api/license-types', '/api/developers/', '/api/publishers/']
+const SHARED_MAX_TTL_MS = 30_000
+
+function sharedTtl(response: UpstreamResponse): number {
+  if (response.status !== 200) return 0
+  const control = String(response.headers['cache-control'] ?? '')
+  const maxAge = /(?:^|,)\s*max-age=(\d+)/.exec(control)?.[1]
+  return /(?:^|,)\s*public\b/.test(control) && maxAge !== undefined && !response.headers.vary ? Number(maxAge) * 1000 : 0
+}
+
+function isShareable(req: UpstreamRequest): boolean {
+  if (req.method !== 'GET' || !SHARED_PREFIXES.some((prefix) => req.path.startsWith(prefix))) return false
+  const headers = req.headers ?? {}
+  return !('authorization' in headers || 'cookie' in headers || 'if-none-match' in headers || 'if-modified-since' in headers)
+}
+
 export const upstreamApiPlugin = fp(
   async (app: FastifyInstance, opts: { url: string; timeouts: Config['upstream'] }) => {
     const client = new UpstreamClient(opts.url, opts.timeouts)
     const cache = new MicroCache<UpstreamResponse>(MICRO_CACHE_TTL_MS)
+    const shared = new MicroCache<UpstreamResponse>(SHARED_MAX_TTL_MS, Date.now, 500)
     const api: UpstreamApi = {
       origin: client.origin,
       request(req) {
@@ -31,6 +53,10 @@ export const upstreamApiPlugin = fp(
           // The shared answer must not depend on the caller's headers.
           const { headers: _ignored, signal: _signal, ...shared } = req
           return cache.get(req.path, () => client.request({ ...shared, headers: { accept: 'application/json' } }), (r) => r.status === 200)
+        }
+        if (isShareable(req)) {
+          const { signal: _signal, ...rest } = req
+          return shared.get(req.path, () => client.request({ ...rest, headers: { accept: 'application/json' } }), sharedTtl)
         }
         return client.request(req)
       },

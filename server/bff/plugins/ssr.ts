@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -7,6 +8,7 @@ import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { errorBody } from '../../http/errors.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
+import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
 
@@ -152,13 +154,42 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
  * static handler with the API transport → HTML with nonce'd hydration data. Status codes and
  * redirects come from the router.
  */
+/**
+ * Anonymous visitors of one language see the same page at one URL: a rendered page is kept for a
+ * second and served again with a fresh nonce. Only requests without cookies other than the
+ * language one qualify, so nothing personal is ever shared; only 200 pages are kept.
+ */
+const PAGE_CACHE_TTL_MS = 1_000
+
+function isAnonymous(request: FastifyRequest): boolean {
+  return Object.keys(request.cookies).every((name) => name === LOCALE_COOKIE_NAME) && request.headers.authorization === undefined
+}
+
+interface RenderedPage {
+  status: number
+  /** The page with `placeholder` where each response's nonce goes. */
+  html: string
+  placeholder: string
+}
+
 export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   const renderer = opts.dev ? await developmentRenderer(app, opts.root) : await productionRenderer(opts.root)
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
+  const pageCache = new MicroCache<RenderedPage | null>(PAGE_CACHE_TTL_MS, Date.now, 500)
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
+    if (!opts.dev && isAnonymous(request)) {
+      const key = `${locale}|${request.url}`
+      const cached = await pageCache.get(key, async () => null, (value) => value !== null)
+      if (cached) {
+        reply.header('vary', 'Cookie, Accept-Language')
+        reply.header('content-language', locale)
+        reply.header('cache-control', 'no-cache')
+        return reply.code(cached.status).type('text/html; charset=utf-8').send(cached.html.replaceAll(cached.placeholder, nonce))
+      }
+    }
     reply.header('vary', 'Cookie, Accept-Language')
     reply.header('content-language', locale)
     reply.header('cache-control', 'no-cache')
@@ -193,6 +224,12 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       .replace('<!--app-head-->', () => result.head + renderer.preloadLinks(result.modules))
       .replace('<!--app-html-->', () => result.html)
       .replace('<!--app-scripts-->', () => result.scripts)
+    if (!opts.dev && result.status === 200 && isAnonymous(request)) {
+      // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
+      const placeholder = randomBytes(16).toString('hex')
+      const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder }
+      await pageCache.get(`${locale}|${request.url}`, async () => page)
+    }
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)
   }
 

@@ -122,3 +122,19 @@ t.test('server-rendered pages', async (t) => {
     t.match(response.headers['content-type'], /javascript/)
   })
 })
+
+t.test('an anonymous page may be served again for a second, always with its own nonce', async (t) => {
+  const { bff } = await buildStack(t)
+  const nonceOf = (body: string) => /<script nonce="([0-9a-f]+)">window\.__SOFTSHELF_BOOT__/.exec(body)?.[1]
+  const first = await bff.inject('/library?sort=nameAsc')
+  const second = await bff.inject('/library?sort=nameAsc')
+  const [a, b] = [nonceOf(first.body), nonceOf(second.body)]
+  t.ok(a && b && a !== b, 'a fresh nonce per response')
+  t.match(second.headers['content-security-policy'], `'nonce-${b}'`, 'the header names the page\'s nonce')
+  t.equal(second.body.replaceAll(b!, 'N'), first.body.replaceAll(a!, 'N'), 'the same page otherwise')
+  t.notOk(second.body.includes(a!), 'no trace of the first nonce')
+  const german = await bff.inject({ url: '/library?sort=nameAsc', headers: { cookie: 'lang=de' } })
+  t.match(german.body, /<html lang="de">/, 'one page per language')
+  const withSession = await bff.inject({ url: '/library?sort=nameAsc', headers: { cookie: 'sAccessToken=abc' } })
+  t.match(withSession.headers['content-security-policy'], `'nonce-${nonceOf(withSession.body)}'`)
+})

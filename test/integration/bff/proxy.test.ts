@@ -209,3 +209,22 @@ t.test('upstream faults become 502/503/504 JSON within the timeout, and the BFF 
     t.equal(ready.json().code, 'BFF_NOT_READY')
   })
 })
+
+t.test('public catalogue answers are shared for pages and proxied calls; conditional and credentialed requests go through', async (t) => {
+  const apiLog = new LogCapture()
+  const { bff } = await buildStack(t, { env: { LOG_LEVEL: 'info' }, apiLogStream: apiLog })
+  const apiCalls = (path: string) => apiLog.lines.filter((line) => line.includes('"incoming request"') && line.includes(`"url":"${path}"`)).length
+  const listing = '/api/programs?price=all&sort=namePopular&page=1&pageSize=24'
+
+  t.equal((await bff.inject('/library')).statusCode, 200)
+  t.equal((await bff.inject('/library')).statusCode, 200)
+  const proxied = await bff.inject(listing)
+  t.equal(proxied.statusCode, 200)
+  t.match(proxied.headers['cache-control'], /public, max-age=60/)
+  t.equal(apiCalls(listing), 1, 'two pages and a proxied call: one API call')
+
+  const etag = proxied.headers.etag as string
+  const revalidated = await bff.inject({ url: listing, headers: { 'if-none-match': etag } })
+  t.equal(revalidated.statusCode, 304, 'a conditional request is answered by the API')
+  t.equal(apiCalls(listing), 2)
+})
