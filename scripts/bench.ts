@@ -8,6 +8,8 @@
 // - ssr (issue 3): /library through the BFF, p99 ≤ 50 ms at 10 connections, and ≥ 0.5× a raw render loop.
 // - assets (issue 3): initial JS of a public page ≤ 130 kB gzip, CSS ≤ 30 kB gzip.
 // - lighthouse (issue 3): mobile performance ≥ 0.9, accessibility ≥ 0.95, SEO ≥ 0.95 on three pages.
+// - authcore (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms; a sign-in through
+//   supertokens-node without its password hashing p99 ≤ 15 ms (scripts/bench-authcore.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -17,6 +19,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
+import { benchAuthCore, printAuthCore } from './bench-authcore.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -32,7 +35,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -618,6 +621,14 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
   ['ssr', ssr],
   ['assets', assets],
   ['lighthouse', lighthouseSection],
+  [
+    'authcore',
+    async () => {
+      const result = await benchAuthCore(DURATION_S)
+      printAuthCore(result)
+      return result.pass
+    },
+  ],
 ]
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`)

@@ -50,6 +50,7 @@ export class AppRegistry {
   /** Removes the app and all its data; false when there was none. */
   async remove(appId: string): Promise<boolean> {
     this.cache.delete(appId)
+    for (const key of this.tenants.keys()) if (key.startsWith(`${appId}\u0000`)) this.tenants.delete(key)
     const { rowCount } = await this.db.query('DELETE FROM authcore.apps WHERE app_id = $1', [appId])
     return rowCount > 0
   }
@@ -59,8 +60,20 @@ export class AppRegistry {
     return rows.map((row) => ({ appId: row.app_id, config: row.config }))
   }
 
+  private readonly tenants = new Map<string, { config: Record<string, unknown> | null; at: number }>()
+
+  /** A tenant's stored settings, or null when it does not exist; read on every sign-in, so cached briefly. */
+  async tenant(appId: string, tenantId: string): Promise<Record<string, unknown> | null> {
+    const key = `${appId}\u0000${tenantId}`
+    const cached = this.tenants.get(key)
+    if (cached && Date.now() - cached.at < CACHE_MS) return cached.config
+    const { rows } = await this.db.query<{ config: Record<string, unknown> }>('SELECT config FROM authcore.tenants WHERE app_id = $1 AND tenant_id = $2', [appId, tenantId])
+    const config = rows[0]?.config ?? null
+    this.tenants.set(key, { config, at: Date.now() })
+    return config
+  }
+
   async tenantExists(appId: string, tenantId: string): Promise<boolean> {
-    const { rowCount } = await this.db.query('SELECT 1 FROM authcore.tenants WHERE app_id = $1 AND tenant_id = $2', [appId, tenantId])
-    return rowCount > 0
+    return (await this.tenant(appId, tenantId)) !== null
   }
 }

@@ -108,11 +108,7 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
 
   // §3.9: the tenant read. firstFactors and requiredSecondaryFactors are left out while unset.
   app.get('/recipe/multitenancy/tenant/v2', async (request) => {
-    const { rows } = await db.query<{ config: Record<string, unknown> }>('SELECT config FROM authcore.tenants WHERE app_id = $1 AND tenant_id = $2', [
-      request.core.appId,
-      request.core.tenantId,
-    ])
-    const config = rows[0]?.config
+    const config = await apps.tenant(request.core.appId, request.core.tenantId)
     if (!config) return { status: 'TENANT_NOT_FOUND_ERROR' }
     return {
       status: 'OK',
