@@ -13,7 +13,9 @@ export async function hashPassword(password: string, settings: CoreSettings): Pr
   if (settings.passwordHashingAlg === 'ARGON2') {
     return argon2Hash(password, { algorithm: ARGON2ID, timeCost: 1, memoryCost: 87_795, parallelism: 2, outputLen: 32 })
   }
-  return bcryptHash(password, { cost: settings.bcryptLogRounds })
+  // The library writes "$2y$"; "$2y$" and "$2b$" are the same corrected algorithm, and "$2b$" is
+  // what the real core and most libraries name it.
+  return (await bcryptHash(password, settings.bcryptLogRounds)).replace(/^\$2y\$/, '$2b$')
 }
 
 /** False for a wrong password and for any hash we cannot read: sign-in never tells them apart. */
