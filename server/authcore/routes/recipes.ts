@@ -308,6 +308,12 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
     return rows[0]?.primary_user_id ?? null
   }
 
+  const accountInfoTaken = (primaryUserId: string) => ({
+    status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR' as const,
+    primaryUserId,
+    description: 'This user\'s email is already associated with another user ID',
+  })
+
   const primaryCheck = async (tx: Queryable, appId: string, recipeUserId: string) => {
     const row = await recipeUserOr400(tx, appId, recipeUserId)
     if (row.is_linked_or_primary) {
@@ -319,13 +325,7 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
       }
     }
     const other = await conflictingPrimary(tx, appId, row, null)
-    if (other) {
-      return {
-        status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR' as const,
-        primaryUserId: other,
-        description: 'This user\'s email is already associated with another user ID',
-      }
-    }
+    if (other) return accountInfoTaken(other)
     return { status: 'OK' as const, wasAlreadyAPrimaryUser: false, row }
   }
 
@@ -361,13 +361,7 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
       }
     }
     const other = await conflictingPrimary(tx, appId, row, primaryUserId)
-    if (other) {
-      return {
-        status: 'ACCOUNT_INFO_ALREADY_ASSOCIATED_WITH_ANOTHER_PRIMARY_USER_ID_ERROR' as const,
-        primaryUserId: other,
-        description: 'This user\'s email is already associated with another user ID',
-      }
-    }
+    if (other) return accountInfoTaken(other)
     return { status: 'OK' as const, accountsAlreadyLinked: false }
   }
 
