@@ -142,12 +142,14 @@ export class SessionService {
     const now = Date.now()
     const createdTime = Math.floor(now / 1000) * 1000
     const expiry = createdTime + scope.settings.refreshTokenValidity * 60_000
-    const sub = await this.primaryOf(this.db, scope.appId, input.userId)
-    await this.db.query(
+    // One statement: the session row, and the primary user its tokens name.
+    const { rows } = await this.db.query<{ sub: string | null }>(
       `INSERT INTO authcore.sessions (app_id, session_handle, tenant_id, user_id, refresh_token_hash2, expiry, time_created, jwt_payload, session_data, use_static_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       RETURNING (SELECT u.primary_user_id FROM authcore.users u WHERE u.app_id = $1 AND u.user_id = $4) AS sub`,
       [scope.appId, handle, scope.tenantId, input.userId, hash2Of(hash1), expiry, now, JSON.stringify(input.userDataInJWT), JSON.stringify(input.userDataInDatabase), !input.useDynamicSigningKey],
     )
+    const sub = rows[0]?.sub ?? input.userId
     const accessToken = await this.mintAccessToken(
       scope,
       { sub, rsub: input.userId, handle, tenantId: scope.tenantId, hash1, parentHash1: null, antiCsrf },
@@ -294,14 +296,19 @@ export class SessionService {
     const p = decoded?.payload
     if (!p || typeof p.sessionHandle !== 'string') return { status: 'UNAUTHORISED' as const, message: 'Invalid access token' }
     if (input.userDataInJWT) SessionService.checkPayload(input.userDataInJWT)
-    const session = await this.loadSession(this.db, scope.appId, p.sessionHandle, false)
+    // One statement: the live session (with its payload replaced when one is given) and its primary user.
+    const { rows } = await this.db.query<SessionRow & { sub: string | null }>(
+      input.userDataInJWT
+        ? `UPDATE authcore.sessions s SET jwt_payload = $4 WHERE s.app_id = $1 AND s.session_handle = $2 AND s.expiry > $3
+           RETURNING s.*, (SELECT u.primary_user_id FROM authcore.users u WHERE u.app_id = s.app_id AND u.user_id = s.user_id) AS sub`
+        : `SELECT s.*, (SELECT u.primary_user_id FROM authcore.users u WHERE u.app_id = s.app_id AND u.user_id = s.user_id) AS sub
+             FROM authcore.sessions s WHERE s.app_id = $1 AND s.session_handle = $2 AND s.expiry > $3`,
+      input.userDataInJWT ? [scope.appId, p.sessionHandle, Date.now(), JSON.stringify(input.userDataInJWT)] : [scope.appId, p.sessionHandle, Date.now()],
+    )
+    const session = rows[0]
     if (!session) return { status: 'UNAUTHORISED' as const, message: 'Session does not exist.' }
-    let payload = session.jwt_payload
-    if (input.userDataInJWT) {
-      payload = input.userDataInJWT
-      await this.db.query('UPDATE authcore.sessions SET jwt_payload = $3 WHERE app_id = $1 AND session_handle = $2', [scope.appId, session.session_handle, JSON.stringify(payload)])
-    }
-    const sub = await this.primaryOf(this.db, scope.appId, session.user_id)
+    const payload = session.jwt_payload
+    const sub = session.sub ?? session.user_id
     const view = { handle: session.session_handle, userId: sub, recipeUserId: session.user_id, userDataInJWT: payload, tenantId: session.tenant_id }
     const exp = typeof p.exp === 'number' ? p.exp : 0
     if (exp * 1000 <= Date.now()) return { status: 'OK' as const, session: view }

@@ -144,24 +144,35 @@ export async function usersByAccountInfo(db: Queryable, appId: string, tenantId:
   const email = info.email !== undefined ? normaliseEmail(info.email) : undefined
   const tp = info.thirdPartyId !== undefined && info.thirdPartyUserId !== undefined ? { id: info.thirdPartyId, userId: info.thirdPartyUserId } : undefined
   if (email === undefined && tp === undefined) return []
-  const { rows } = await db.query<{ primary_user_id: string; email: string | null; third_party_id: string | null; third_party_user_id: string | null; time_joined: string }>(
-    `SELECT u.primary_user_id, u.email, u.third_party_id, u.third_party_user_id, u.time_joined
-       FROM authcore.users u JOIN authcore.user_tenants ut ON ut.app_id = u.app_id AND ut.user_id = u.user_id AND ut.tenant_id = $2
-      WHERE u.app_id = $1 AND (u.email = $3 OR (u.third_party_id = $4 AND u.third_party_user_id = $5))`,
+  // One query: every login method of the primary users that have a matching one in this tenant,
+  // each flagged with what it matches.
+  const { rows } = await db.query<FullRow & { email_match: boolean; tp_match: boolean; in_tenant: boolean }>(
+    `SELECT ${USER_COLUMNS},
+            (u.email = $3) AS email_match,
+            (u.third_party_id = $4 AND u.third_party_user_id = $5) AS tp_match,
+            EXISTS (SELECT 1 FROM authcore.user_tenants t WHERE t.app_id = u.app_id AND t.user_id = u.user_id AND t.tenant_id = $2) AS in_tenant
+       FROM authcore.users u
+      WHERE u.app_id = $1 AND u.primary_user_id IN (
+        SELECT m.primary_user_id FROM authcore.users m
+          JOIN authcore.user_tenants mt ON mt.app_id = m.app_id AND mt.user_id = m.user_id AND mt.tenant_id = $2
+         WHERE m.app_id = $1 AND (m.email = $3 OR (m.third_party_id = $4 AND m.third_party_user_id = $5)))`,
     [appId, tenantId, email ?? null, tp?.id ?? null, tp?.userId ?? null],
   )
-  const byPrimary = new Map<string, { email: boolean; tp: boolean }>()
+  const groups = new Map<string, typeof rows>()
   for (const row of rows) {
-    const entry = byPrimary.get(row.primary_user_id) ?? { email: false, tp: false }
-    if (email !== undefined && row.email === email) entry.email = true
-    if (tp && row.third_party_id === tp.id && row.third_party_user_id === tp.userId) entry.tp = true
-    byPrimary.set(row.primary_user_id, entry)
+    const group = groups.get(row.primary_user_id) ?? []
+    group.push(row)
+    groups.set(row.primary_user_id, group)
   }
-  const ids = [...byPrimary.entries()]
-    .filter(([, match]) => (union ? match.email || match.tp : (email === undefined || match.email) && (tp === undefined || match.tp)))
-    .map(([id]) => id)
-  const users = await usersByPrimaryIds(db, appId, ids)
-  return users.sort((a, b) => a.timeJoined - b.timeJoined)
+  const users: CdiUser[] = []
+  for (const [primaryId, group] of groups) {
+    const inTenant = group.filter((row) => row.in_tenant)
+    const emailMatch = email !== undefined && inTenant.some((row) => row.email_match)
+    const tpMatch = tp !== undefined && inTenant.some((row) => row.tp_match)
+    const matches = union ? emailMatch || tpMatch : (email === undefined || emailMatch) && (tp === undefined || tpMatch)
+    if (matches) users.push(toUser(primaryId, group))
+  }
+  return users.sort((a, b) => a.timeJoined - b.timeJoined || a.id.localeCompare(b.id))
 }
 
 export async function markEmailVerified(db: Queryable, appId: string, userId: string, email: string): Promise<void> {
