@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/database.ts'
 import type { CoreServices } from '../app.ts'
 import { asObject, BadRequest, body, query } from '../input.ts'
 import { hashPassword, verifyPassword } from '../passwords.ts'
+import type { CoreSettings } from '../settings.ts'
 import { consumeEmailVerificationToken, consumePasswordResetToken, createEmailVerificationToken, createPasswordResetToken } from '../tokens.ts'
 import {
   createEmailPasswordUser,
@@ -51,8 +52,15 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
     return { status: 'OK', user: await userOrFail(request.core.appId, userId), recipeUserId: userId }
   })
 
-  // A hash to check against when the email is unknown, so both answers take as long.
-  let decoy: Promise<string> | null = null
+  // A hash to check against when the email is unknown, so both answers take as long: one per
+  // hashing setting, as apps may differ.
+  const decoys = new Map<string, Promise<string>>()
+  const decoyFor = (settings: CoreSettings) => {
+    const key = `${settings.passwordHashingAlg}:${settings.bcryptLogRounds}`
+    let decoy = decoys.get(key)
+    if (!decoy) decoys.set(key, (decoy = hashPassword('decoy password', settings)))
+    return decoy
+  }
 
   app.post('/recipe/signin', async (request) => {
     const input = asObject(request.body)
@@ -60,8 +68,7 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
     const password = body.string(input, 'password')
     const row = await findEmailPasswordUser(db, request.core.appId, request.core.tenantId, email)
     if (!row) {
-      decoy ??= hashPassword('decoy password', request.core.settings)
-      await verifyPassword(password, await decoy)
+      await verifyPassword(password, await decoyFor(request.core.settings))
       return { status: 'WRONG_CREDENTIALS_ERROR' }
     }
     if (!(await verifyPassword(password, row.password_hash!))) return { status: 'WRONG_CREDENTIALS_ERROR' }
