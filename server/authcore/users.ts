@@ -50,12 +50,13 @@ export function isFakeEmail(email: string): boolean {
   return email.endsWith('@stfakeemail.supertokens.com') || email.endsWith('.fakeemail.com')
 }
 
-const USER_COLUMNS = `u.user_id, u.primary_user_id, u.is_linked_or_primary, u.recipe_id, u.time_joined, u.email, u.password_hash,
+/** What a user object needs, and no password hash. */
+const USER_COLUMNS = `u.user_id, u.primary_user_id, u.is_linked_or_primary, u.recipe_id, u.time_joined, u.email,
   u.third_party_id, u.third_party_user_id,
   ARRAY(SELECT ut.tenant_id FROM authcore.user_tenants ut WHERE ut.app_id = u.app_id AND ut.user_id = u.user_id ORDER BY ut.tenant_id) AS tenant_ids,
   EXISTS (SELECT 1 FROM authcore.email_verified ev WHERE ev.app_id = u.app_id AND ev.user_id = u.user_id AND ev.email = u.email) AS verified`
 
-type FullRow = UserRow & { tenant_ids: string[]; verified: boolean }
+type FullRow = Omit<UserRow, 'password_hash'> & { tenant_ids: string[]; verified: boolean }
 
 function unique<T>(values: T[], key: (value: T) => string = String): T[] {
   const seen = new Set<string>()
