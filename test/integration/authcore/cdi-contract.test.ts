@@ -243,3 +243,43 @@ t.test('two core instances on one database give the same answers', async (t) => 
   t.equal(refreshAtB.json().status, 'OK')
   t.same((await other.inject(`/user/id?userId=${id}`)).json(), await json('GET', `/user/id?userId=${id}`))
 })
+
+t.test('verify refuses forged, foreign and mismatched tokens with TRY_REFRESH_TOKEN', async (t) => {
+  const id = await newUser('kate@example.com')
+  const created = await newSession(id, { enableAntiCsrf: true })
+  const token = created.accessToken.token as string
+  const verify = (accessToken: string, extra: Record<string, unknown> = {}) =>
+    json('POST', '/recipe/session/verify', { accessToken, doAntiCsrfCheck: false, enableAntiCsrf: false, checkDatabase: false, ...extra })
+  const [header, payload, signature] = token.split('.') as [string, string, string]
+  const forgedPayload = Buffer.from(JSON.stringify({ ...decodeJwt(token)!.payload, sub: 'someone-else' })).toString('base64url')
+  t.equal((await verify(`${header}.${forgedPayload}.${signature}`)).status, 'TRY_REFRESH_TOKEN', 'a changed payload')
+  const foreignHeader = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT', version: '5', kid: 'd-1' })).toString('base64url')
+  t.equal((await verify(`${foreignHeader}.${payload}.${signature}`)).status, 'TRY_REFRESH_TOKEN', 'an unknown key id')
+  t.equal((await verify('not-a-jwt')).status, 'TRY_REFRESH_TOKEN')
+  const csrf = await verify(token, { doAntiCsrfCheck: true, enableAntiCsrf: true, antiCsrfToken: 'wrong' })
+  t.equal(csrf.status, 'TRY_REFRESH_TOKEN', 'anti-CSRF mismatch')
+  const ok = await verify(token, { doAntiCsrfCheck: true, enableAntiCsrf: true, antiCsrfToken: created.antiCsrfToken })
+  t.equal(ok.status, 'OK')
+})
+
+t.test('email verification, metadata and email changes at the edges', async (t) => {
+  const id = await newUser('leo@example.com')
+  await newUser('mia@example.com')
+  const token = await json('POST', '/public/recipe/user/email/verify/token', { userId: id, email: 'LEO@example.com' })
+  t.equal(token.status, 'OK')
+  t.same(await json('POST', '/public/recipe/user/email/verify', { method: 'token', token: token.token }), { status: 'OK', userId: id, email: 'leo@example.com' })
+  t.same(await json('GET', `/recipe/user/email/verify?userId=${id}&email=leo%40example.com`), { status: 'OK', isVerified: true })
+  t.same(await json('GET', `/recipe/user/email/verify?userId=${id}&email=LEO%40example.com`), { status: 'OK', isVerified: false }, 'the read is not normalised, as in the real core')
+  t.same(await json('POST', '/public/recipe/user/email/verify/token', { userId: id, email: 'leo@example.com' }), { status: 'EMAIL_ALREADY_VERIFIED_ERROR' })
+  t.same(await json('POST', '/recipe/user/email/verify/remove', { userId: id, email: 'leo@example.com' }), { status: 'OK' })
+  t.same((await json('GET', `/recipe/user/email/verify?userId=${id}&email=leo%40example.com`)).isVerified, false, 'unverified again')
+
+  t.same(await json('GET', '/recipe/user/metadata?userId=never-seen'), { status: 'OK', metadata: {} })
+  t.same(await json('PUT', '/recipe/user', { recipeUserId: id, email: 'mia@example.com' }), { status: 'EMAIL_ALREADY_EXISTS_ERROR' })
+  t.same(await json('PUT', '/recipe/user', { recipeUserId: 'nobody', password: 'x' }), { status: 'UNKNOWN_USER_ID_ERROR' })
+  t.equal((await send('PUT', '/recipe/user', { recipeUserId: id })).statusCode, 400, 'neither email nor password')
+  t.same(await json('PUT', '/recipe/user', { recipeUserId: id, email: 'Leo.New@example.com', password: 'N3w-password!' }), { status: 'OK' })
+  t.same((await json('POST', '/public/recipe/signin', { email: 'leo.new@example.com', password: 'N3w-password!' })).status, 'OK')
+  t.same(await json('POST', '/public/recipe/user/password/reset/token', { userId: 'nobody', email: 'x@y.z' }), { status: 'UNKNOWN_USER_ID_ERROR' })
+  t.same(await json('POST', '/public/recipe/user/password/reset/token/consume', { token: 'bogus' }), { status: 'RESET_PASSWORD_INVALID_TOKEN_ERROR' })
+})
