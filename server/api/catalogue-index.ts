@@ -113,21 +113,24 @@ export class CatalogueIndex {
     return { version, orders, trigrams }
   }
 
+  /** Loads the index; a failed load (database away) is forgotten, so the next request tries again. */
+  private reload(): Promise<State> {
+    const loading = this.load()
+    this.state = loading
+    this.checkedAt = Date.now()
+    loading.catch(() => {
+      if (this.state === loading) this.state = null
+    })
+    return loading
+  }
+
   /** The current index; a changed catalogue version is picked up within `versionCheckMs`. */
   private async current(): Promise<State> {
-    if (!this.state) {
-      this.state = this.load()
-      this.checkedAt = Date.now()
-      this.state.catch(() => (this.state = null))
-      return this.state
-    }
+    if (!this.state) return this.reload()
     const state = await this.state
     if (Date.now() - this.checkedAt >= this.versionCheckMs) {
       this.checkedAt = Date.now()
-      if ((await this.version()) !== state.version) {
-        this.state = this.load()
-        return this.state
-      }
+      if ((await this.version()) !== state.version) return this.reload()
     }
     return state
   }
