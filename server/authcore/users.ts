@@ -207,6 +207,31 @@ export async function findEmailPasswordUser(db: Queryable, appId: string, tenant
   return rows[0] ?? null
 }
 
+/**
+ * Sign-in in one query: the EmailPassword login method with this email in the tenant, its password
+ * hash, and the whole user it belongs to.
+ */
+export async function emailPasswordSignInCandidate(
+  db: Queryable,
+  appId: string,
+  tenantId: string,
+  email: string,
+): Promise<{ recipeUserId: string; passwordHash: string; user: CdiUser } | null> {
+  const { rows } = await db.query<FullRow & { login_hash: string | null }>(
+    `SELECT ${USER_COLUMNS}, CASE WHEN u.user_id = m.user_id THEN u.password_hash END AS login_hash
+       FROM authcore.users u
+       JOIN (SELECT x.user_id, x.primary_user_id FROM authcore.users x
+               JOIN authcore.user_tenants t ON t.app_id = x.app_id AND t.user_id = x.user_id
+              WHERE x.app_id = $1 AND t.tenant_id = $2 AND t.recipe_id = 'emailpassword' AND t.email = $3) m
+         ON u.primary_user_id = m.primary_user_id
+      WHERE u.app_id = $1`,
+    [appId, tenantId, email],
+  )
+  const login = rows.find((row) => row.login_hash !== null)
+  if (!login) return null
+  return { recipeUserId: login.user_id, passwordHash: login.login_hash!, user: toUser(login.primary_user_id, rows) }
+}
+
 /** Whether another primary user (not `primaryId`) already has a primary account with this email. */
 export async function emailHeldByOtherPrimary(db: Queryable, appId: string, email: string, primaryId: string): Promise<boolean> {
   const { rowCount } = await db.query(

@@ -8,6 +8,7 @@ import { consumeEmailVerificationToken, consumePasswordResetToken, createEmailVe
 import {
   createEmailPasswordUser,
   emailHeldByOtherPrimary,
+  emailPasswordSignInCandidate,
   findEmailPasswordUser,
   findRecipeUser,
   getUser,
@@ -66,13 +67,13 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
     const input = asObject(request.body)
     const email = normaliseEmail(body.string(input, 'email'))
     const password = body.string(input, 'password')
-    const row = await findEmailPasswordUser(db, request.core.appId, request.core.tenantId, email)
-    if (!row) {
+    const candidate = await emailPasswordSignInCandidate(db, request.core.appId, request.core.tenantId, email)
+    if (!candidate) {
       await verifyPassword(password, await decoyFor(request.core.settings))
       return { status: 'WRONG_CREDENTIALS_ERROR' }
     }
-    if (!(await verifyPassword(password, row.password_hash!))) return { status: 'WRONG_CREDENTIALS_ERROR' }
-    return { status: 'OK', user: await userOrFail(request.core.appId, row.user_id), recipeUserId: row.user_id }
+    if (!(await verifyPassword(password, candidate.passwordHash))) return { status: 'WRONG_CREDENTIALS_ERROR' }
+    return { status: 'OK', user: candidate.user, recipeUserId: candidate.recipeUserId }
   })
 
   app.put('/recipe/user', async (request) => {
