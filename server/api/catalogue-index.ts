@@ -1,6 +1,6 @@
 import type { ApiSortOption, ProgramPage } from '../../shared/catalogue.ts'
 import type { Database } from '../db/database.ts'
-import { FUZZY_MIN_LENGTH, normaliseQuery, programsByIds, type ProgramQuery } from './catalogue-repository.ts'
+import { programsByIds, type ProgramQuery } from './catalogue-repository.ts'
 
 // The program listing's filters, search and sorts, answered from memory (issue 3: search must be
 // fast on a 10,000-program catalogue). What a listing needs of every program — ids, search text,
@@ -30,6 +30,14 @@ interface State {
   orders: Record<ApiSortOption, Entry[]>
   /** trigram → the entries whose search text has it */
   trigrams: Map<string, Entry[]>
+}
+
+/** Typo tolerance starts at this many characters: shorter queries match too much by trigrams. */
+const FUZZY_MIN_LENGTH = 4
+
+/** The search text of a visitor's query: lowercase, single spaces; empty means no query. */
+function normaliseQuery(q: string | undefined): string {
+  return q?.trim().toLowerCase().replace(/\s+/g, ' ') ?? ''
 }
 
 /** Share of the query's trigrams a program's text must hold to match a typo (pg_trgm's default for word similarity is 0.6; 0.45 finds "blendr"). */

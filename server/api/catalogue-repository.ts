@@ -85,13 +85,8 @@ function toSummary(row: ProgramRow): ProgramSummary {
   }
 }
 
-const ORDER: Record<ApiSortOption, string> = {
-  namePopular: 'p.popularity DESC, lower(p.name) ASC, p.id ASC',
-  nameAsc: 'lower(p.name) ASC, p.id ASC',
-  nameDesc: 'lower(p.name) DESC, p.id DESC',
-  updated: 'p.updated_on DESC, p.popularity DESC, lower(p.name) ASC, p.id ASC',
-}
-
+/** "More from the developer" and related programs: most popular first, name as tie-break (listings sort in catalogue-index.ts). */
+const MOST_POPULAR = 'p.popularity DESC, lower(p.name) ASC, p.id ASC'
 
 /** Whole summaries of the given programs, in the order of `ids`. */
 export async function programsByIds(db: Queryable, ids: string[]): Promise<ProgramSummary[]> {
@@ -101,14 +96,6 @@ export async function programsByIds(db: Queryable, ids: string[]): Promise<Progr
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
-/** The search text of a visitor's query: lowercase, single spaces; empty means no query. */
-export function normaliseQuery(q: string | undefined): string {
-  return q?.trim().toLowerCase().replace(/\s+/g, ' ') ?? ''
-}
-
-/** Typo tolerance starts at this many characters: shorter queries match too much by trigrams. */
-export const FUZZY_MIN_LENGTH = 4
-
 export async function getProgram(db: Queryable, id: string): Promise<ProgramDetail | null> {
   const { rows } = await db.query<ProgramRow>(
     `${SELECT_PROGRAM}, p.description, p.homepage, p.released_on ${FROM_PROGRAM} WHERE p.id = $1`,
@@ -117,7 +104,7 @@ export async function getProgram(db: Queryable, id: string): Promise<ProgramDeta
   const row = rows[0]
   if (!row) return null
   const more = await db.query<ProgramRow>(
-    `${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.developer_id = $1 AND p.id <> $2 ORDER BY ${ORDER.namePopular} LIMIT 6`,
+    `${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.developer_id = $1 AND p.id <> $2 ORDER BY ${MOST_POPULAR} LIMIT 6`,
     [row.developer_id, id],
   )
   // Related: programs sharing the primary category, other developers, most popular first.
@@ -125,7 +112,7 @@ export async function getProgram(db: Queryable, id: string): Promise<ProgramDeta
     `${SELECT_PROGRAM} ${FROM_PROGRAM}
      WHERE p.id <> $1 AND p.developer_id <> $2
        AND EXISTS (SELECT 1 FROM api.program_categories pc WHERE pc.program_id = p.id AND pc.category_id = $3)
-     ORDER BY ${ORDER.namePopular} LIMIT 6`,
+     ORDER BY ${MOST_POPULAR} LIMIT 6`,
     [id, row.developer_id, row.categories[0]],
   )
   return {
