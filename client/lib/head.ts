@@ -3,6 +3,7 @@ import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useMatches, type Params } from 'react-router'
 import { PAGE_TITLE, PRODUCT_NAME } from '../../shared/constants.ts'
+import { escapeHtml } from '../../shared/html.ts'
 import type { Locale } from '../../shared/locales.ts'
 import { serializeForScript } from '../../shared/ssr-contract.ts'
 import { useClientConfig } from './client-config.tsx'
@@ -86,10 +87,6 @@ export function resolveHead(head: PageHead | null | undefined, input: { t: I18n[
     jsonLd: head?.jsonLd ? serializeForScript(head.jsonLd) : null,
     noindex: head?.noindex ?? false,
   }
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
 function metaEntries(head: ResolvedHead): Array<[attribute: 'name' | 'property', key: string, content: string]> {

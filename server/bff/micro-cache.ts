@@ -13,24 +13,34 @@ export class MicroCache<T> {
     private readonly maxEntries = 1_000,
   ) {}
 
+  /** A live value, if there is one; never loads. */
+  peek(key: string): T | undefined {
+    const entry = this.entries.get(key)
+    return entry && entry.expires > this.now() ? entry.value : undefined
+  }
+
+  /** Keeps a value made elsewhere, for the cache's TTL or `ttlMs` if shorter. */
+  put(key: string, value: T, ttlMs = this.ttlMs): void {
+    const ttl = Math.min(ttlMs, this.ttlMs)
+    this.entries.delete(key)
+    if (ttl <= 0) return
+    this.entries.set(key, { value, expires: this.now() + ttl })
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
+  }
+
   /**
    * `keepFor` says whether (true: the cache's TTL) or for how many milliseconds (a number; 0 or
    * less: not at all) a loaded value may be kept.
    */
   async get(key: string, load: () => Promise<T>, keepFor: (value: T) => boolean | number = () => true): Promise<T> {
-    const entry = this.entries.get(key)
-    if (entry && entry.expires > this.now()) return entry.value
+    const live = this.peek(key)
+    if (live !== undefined) return live
     const pending = this.inflight.get(key)
     if (pending) return pending
     const promise = load()
       .then((value) => {
         const keep = keepFor(value)
-        const ttl = keep === true ? this.ttlMs : keep === false ? 0 : Math.min(keep, this.ttlMs)
-        this.entries.delete(key)
-        if (ttl > 0) {
-          this.entries.set(key, { value, expires: this.now() + ttl })
-          if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!)
-        }
+        this.put(key, value, keep === true ? this.ttlMs : keep === false ? 0 : keep)
         return value
       })
       .finally(() => this.inflight.delete(key))

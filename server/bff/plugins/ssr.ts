@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { errorBody } from '../../http/errors.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
@@ -106,10 +107,6 @@ async function developmentRenderer(app: FastifyInstance, root: string): Promise<
   }
 }
 
-function escapeHtml(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
-}
-
 /** When rendering itself fails: a plain page in the visitor's language, saying nothing internal. */
 function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: string): string {
   const common = catalog.resources[locale].common as { errors?: { server?: { title?: string; cause?: string }; backHome?: string } }
@@ -175,14 +172,14 @@ interface RenderedPage {
 export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   const renderer = opts.dev ? await developmentRenderer(app, opts.root) : await productionRenderer(opts.root)
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
-  const pageCache = new MicroCache<RenderedPage | null>(PAGE_CACHE_TTL_MS, Date.now, 500)
+  const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, Date.now, 500)
 
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
     if (!opts.dev && isAnonymous(request)) {
       const key = `${locale}|${request.url}`
-      const cached = await pageCache.get(key, async () => null, (value) => value !== null)
+      const cached = pageCache.peek(key)
       if (cached) {
         reply.header('vary', 'Cookie, Accept-Language')
         reply.header('content-language', locale)
@@ -228,7 +225,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
       const placeholder = randomBytes(16).toString('hex')
       const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder }
-      await pageCache.get(`${locale}|${request.url}`, async () => page)
+      pageCache.put(`${locale}|${request.url}`, page)
     }
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)
   }

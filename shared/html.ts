@@ -1,0 +1,4 @@
+/** Text safe inside HTML element content and double-quoted attributes. */
+export function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+}
