@@ -1,17 +1,98 @@
 import fs from 'node:fs/promises'
-import { PGlite } from '@electric-sql/pglite'
+import { PGlite, parse, protocol, type Results } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import type { Database, Queryable, QueryResult } from './database.ts'
 
-function wrap(client: Pick<PGlite, 'query' | 'exec'>): Queryable {
+const { serialize } = protocol
+
+/** Statements kept prepared per database; texts beyond it run unprepared. */
+const MAX_PREPARED = 256
+
+interface Prepared {
+  name: string
+  paramTypes: number[]
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0))
+  let at = 0
+  for (const part of parts) {
+    out.set(part, at)
+    at += part.length
+  }
+  return out
+}
+
+function toResult<T>(result: Results<T>): QueryResult<T> {
+  // PGlite reports 0 affected rows for a SELECT; rowCount means rows returned or changed, as in pg.
+  return { rows: result.rows, rowCount: Math.max(result.rows.length, result.affectedRows ?? 0) }
+}
+
+/** PostgreSQL's answer when a prepared statement's result columns changed under it (DDL). */
+function isStalePlan(error: unknown): boolean {
+  return (error as { code?: string }).code === '0A000'
+}
+
+/**
+ * PGlite's own query() parses and plans every statement anew and crosses into WebAssembly six
+ * times. The services send the same few statements over and over, so each text is prepared once
+ * as a named statement; later runs bind, describe, execute and sync in one crossing, on the plan
+ * PostgreSQL keeps for a prepared statement (re-planned by it when the tables change).
+ */
+class PreparedStatements {
+  private readonly statements = new Map<string, Prepared>()
+  private made = 0
+
+  constructor(private readonly pg: PGlite) {}
+
+  private async prepare(text: string): Promise<Prepared> {
+    const name = `softshelf_${++this.made}`
+    const { messages } = await this.pg.execProtocol(concat([serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()]), {
+      syncToFs: false,
+    })
+    const prepared = { name, paramTypes: parse.parseDescribeStatementResults(messages) }
+    this.statements.set(text, prepared)
+    return prepared
+  }
+
+  /**
+   * Runs the statement prepared, or answers null when it is not to be prepared (too many texts,
+   * or its plan went stale outside a transaction): the caller then runs it the plain way. The
+   * caller holds PGlite's transaction lock, as a lone query or a transaction of its own.
+   */
+  run<T>(text: string, params: unknown[], inTransaction: boolean): Promise<QueryResult<T> | null> {
+    const pg = this.pg
+    return pg._runExclusiveQuery(async () => {
+      const prepared = this.statements.get(text) ?? (this.statements.size < MAX_PREPARED ? await this.prepare(text) : null)
+      if (!prepared) return null
+      const values = params.map((value, i) => {
+        if (value === null || value === undefined) return null
+        const serializer = pg.serializers[prepared.paramTypes[i]!]
+        return serializer ? serializer(value) : String(value)
+      })
+      const message = concat([serialize.bind({ statement: prepared.name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync()])
+      try {
+        const { messages } = await pg.execProtocol(message, { syncToFs: false })
+        return toResult(parse.parseResults(messages, pg.parsers)[0] as Results<T>)
+      } catch (error) {
+        if (!isStalePlan(error)) throw error
+        this.statements.delete(text)
+        await pg.execProtocol(concat([serialize.close({ type: 'S', name: prepared.name }), serialize.sync()]), { syncToFs: false, throwOnError: false })
+        // That error aborted the transaction it happened in; a lone statement is run again.
+        if (inTransaction) throw error
+        return null
+      }
+    })
+  }
+}
+
+function transactionQueryable(tx: Pick<PGlite, 'query' | 'exec'>, statements: PreparedStatements): Queryable {
   return {
-    async query<T>(text: string, params?: unknown[]): Promise<QueryResult<T>> {
-      const result = await client.query<T>(text, params)
-      // PGlite reports 0 affected rows for a SELECT; rowCount means rows returned or changed, as in pg.
-      return { rows: result.rows, rowCount: Math.max(result.rows.length, result.affectedRows ?? 0) }
+    async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+      return (await statements.run<T>(text, params, true)) ?? toResult(await tx.query<T>(text, params))
     },
     async exec(text: string): Promise<void> {
-      await client.exec(text)
+      await tx.exec(text)
     },
   }
 }
@@ -31,12 +112,21 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
-  const base = wrap(pg)
+  const statements = new PreparedStatements(pg)
   // PGlite is one connection: transactions are serialised by PGlite itself.
   return {
     kind: 'pglite',
-    ...base,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+      const prepared = await pg._runExclusiveTransaction(() => statements.run<T>(text, params, false))
+      if (prepared === null) return toResult(await pg.query<T>(text, params))
+      // As PGlite's query() does after a statement outside a transaction.
+      await pg.syncToFs()
+      return prepared
+    },
+    async exec(text: string): Promise<void> {
+      await pg.exec(text)
+    },
+    transaction: (fn) => pg.transaction((tx) => fn(transactionQueryable(tx, statements))),
     close: () => pg.close(),
   }
 }
