@@ -76,17 +76,17 @@ async function runSdk(connectionURI: string, count: number): Promise<void> {
   const times: number[] = []
   const coreTimes: number[] = []
   calls = 0
-  for (let i = 0; i < count + 5; i++) {
+  for (let i = 0; i < count + 500; i++) {
     coreMs = 0
     const start = process.hrtime.bigint()
     const response = await app.inject({ method: 'POST', url: '/auth/signin', payload: body })
     if (response.json().status !== 'OK') throw new Error(`sign-in failed: ${response.body}`)
-    if (i >= 5) {
+    if (i >= 500) {
       times.push(ms(start))
       coreTimes.push(coreMs)
     }
   }
-  process.send?.({ times, coreTimes, callsPerSignIn: calls / (count + 5) })
+  process.send?.({ times, coreTimes, callsPerSignIn: calls / (count + 500) })
   await app.close()
 }
 
@@ -114,7 +114,7 @@ function child(args: string[]): Promise<{ process: ChildProcess; message: Record
 
 export interface AuthCoreBenchResult {
   rows: Array<{ name: string; rps: number; p50: number; p99: number; errors: number }>
-  signIn: { totalP99: number; hashingP99: number; restP99: number; restP50: number; coreP50: number; sdkP50: number; callsPerSignIn: number }
+  signIn: { totalP99: number; hashingP99: number; restP99: number; restP50: number; restP95: number; restMax: number; samples: number; coreP50: number; sdkP50: number; callsPerSignIn: number }
   pass: boolean
 }
 
@@ -141,7 +141,7 @@ export async function benchAuthCore(durationS = 5): Promise<AuthCoreBenchResult>
       await load('POST /recipe/session/verify', { url: `${base}/recipe/session/verify`, method: 'POST', body: verifyBody(false), connections: 1, headers }),
       await load('POST /recipe/session/verify (checkDatabase)', { url: `${base}/recipe/session/verify`, method: 'POST', body: verifyBody(true), connections: 1, headers }),
     ]
-    const cheap = await child(['sdk', `${base}/appid-bench-cheap-hash`, '60'])
+    const cheap = await child(['sdk', `${base}/appid-bench-cheap-hash`, '1000'])
     const full = await child(['sdk', base, '30'])
     const hashing = await measureHashing(30)
     const rest = cheap.message.times as number[]
@@ -150,6 +150,9 @@ export async function benchAuthCore(durationS = 5): Promise<AuthCoreBenchResult>
       hashingP99: percentile(hashing, 99),
       restP99: percentile(rest, 99),
       restP50: percentile(rest, 50),
+      restP95: percentile(rest, 95),
+      restMax: Math.max(...rest),
+      samples: rest.length,
       coreP50: percentile(cheap.message.coreTimes as number[], 50),
       sdkP50: percentile(rest.map((time, i) => time - (cheap.message.coreTimes as number[])[i]!), 50),
       callsPerSignIn: Math.round(cheap.message.callsPerSignIn as number),
@@ -167,7 +170,7 @@ export function printAuthCore(result: AuthCoreBenchResult): void {
   console.log('|---|---:|---:|---:|---:|')
   for (const row of result.rows) console.log(`| ${row.name} | ${Math.round(row.rps)} | ${row.p50} | ${row.p99} | ${row.errors} |`)
   const s = result.signIn
-  console.log(`\nsign-in through the SDK (${s.callsPerSignIn} core calls): total p99 ${s.totalP99.toFixed(1)} ms = hashing (bcrypt cost 11) p99 ${s.hashingP99.toFixed(1)} ms + everything else p99 ${s.restP99.toFixed(1)} ms (p50 ${s.restP50.toFixed(1)} ms: waiting on the core ${s.coreP50.toFixed(1)} ms, the SDK's own work ${s.sdkP50.toFixed(1)} ms)`)
+  console.log(`\nsign-in through the SDK (${s.callsPerSignIn} core calls): total p99 ${s.totalP99.toFixed(1)} ms = hashing (bcrypt cost 11) p99 ${s.hashingP99.toFixed(1)} ms + everything else p99 ${s.restP99.toFixed(1)} ms (${s.samples} sign-ins: p50 ${s.restP50.toFixed(1)}, p95 ${s.restP95.toFixed(1)}, max ${s.restMax.toFixed(1)} ms; at p50 waiting on the core ${s.coreP50.toFixed(1)} ms, the SDK's own work ${s.sdkP50.toFixed(1)} ms)`)
   for (const row of result.rows) console.log(`${row.p99 <= 2 && row.errors === 0 ? 'PASS' : 'FAIL'} ${row.name} p99 ${row.p99} ms (budget ≤ 2 ms)`)
   console.log(`${s.restP99 <= 15 ? 'PASS' : 'FAIL'} sign-in without hashing p99 ${s.restP99.toFixed(1)} ms (budget ≤ 15 ms)`)
 }

@@ -63,7 +63,10 @@ export class KeyStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private fromRow(row: KeyRow): SigningKey {
+  private fromRow(row: KeyRow, known: Map<string, SigningKey>): SigningKey {
+    // A key never changes under its kid: one already decrypted and parsed is kept as it is.
+    const cached = known.get(row.kid)
+    if (cached) return cached
     const pem = this.box.open('signing-key', row.private_key_encrypted)
     if (pem === null) throw new Error(`Signing key ${row.kid} cannot be decrypted: AUTH_CORE_SECRET differs from the one it was stored with`)
     const publicKey = createPublicKey(row.public_key)
@@ -75,7 +78,9 @@ export class KeyStore {
       'SELECT kid, kind, public_key, private_key_encrypted, created_at FROM authcore.signing_keys WHERE app_id = $1 ORDER BY created_at DESC, kid DESC',
       [appId],
     )
-    const keys = rows.map((row) => this.fromRow(row))
+    const previous = this.cache.get(appId)
+    const known = new Map([...(previous?.dynamic ?? []), ...(previous?.staticKey ? [previous.staticKey] : [])].map((key) => [key.kid, key]))
+    const keys = rows.map((row) => this.fromRow(row, known))
     const entry = { dynamic: keys.filter((k) => k.kind === 'dynamic'), staticKey: keys.find((k) => k.kind === 'static') ?? null, loadedAt: this.now() }
     this.cache.set(appId, entry)
     return entry
