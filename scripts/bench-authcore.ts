@@ -33,7 +33,7 @@ async function serveCore(): Promise<void> {
 }
 
 /** Sign-ins through the real SDK against one app of the core; reports each sign-in's time. */
-async function runSdk(connectionURI: string, count: number): Promise<void> {
+async function runSdk(connectionURI: string, count: number, warmUp: number): Promise<void> {
   const { default: Fastify } = await import('fastify')
   const { default: supertokens } = await import('supertokens-node')
   const { default: EmailPassword } = await import('supertokens-node/recipe/emailpassword')
@@ -71,22 +71,22 @@ async function runSdk(connectionURI: string, count: number): Promise<void> {
   const app = Fastify()
   await app.register(plugin)
   await app.ready()
-  const body = { formFields: [{ id: 'email', value: 'bench@example.com' }, { id: 'password', value: 'Passw0rd!1' }] }
+  const body = { formFields: [{ id: 'email', value: `bench-${process.pid}@example.com` }, { id: 'password', value: 'Passw0rd!1' }] }
   await app.inject({ method: 'POST', url: '/auth/signup', payload: body })
   const times: number[] = []
   const coreTimes: number[] = []
   calls = 0
-  for (let i = 0; i < count + 500; i++) {
+  for (let i = 0; i < count + warmUp; i++) {
     coreMs = 0
     const start = process.hrtime.bigint()
     const response = await app.inject({ method: 'POST', url: '/auth/signin', payload: body })
     if (response.json().status !== 'OK') throw new Error(`sign-in failed: ${response.body}`)
-    if (i >= 500) {
+    if (i >= warmUp) {
       times.push(ms(start))
       coreTimes.push(coreMs)
     }
   }
-  process.send?.({ times, coreTimes, callsPerSignIn: calls / (count + 500) })
+  process.send?.({ times, coreTimes, callsPerSignIn: calls / (count + warmUp) })
   await app.close()
 }
 
@@ -124,7 +124,8 @@ export async function benchAuthCore(durationS = 5): Promise<AuthCoreBenchResult>
     const base = `http://127.0.0.1:${core.message.port as number}`
     const post = async (url: string, body: unknown) =>
       (await fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<Record<string, any>> // eslint-disable-line @typescript-eslint/no-explicit-any
-    const user = await post('/public/recipe/signup', { email: 'load@example.com', password: 'Passw0rd!1' })
+    // A database kept between runs (BENCH_DATABASE_URL) already has the users of earlier runs.
+    const user = await post('/public/recipe/signup', { email: `load-${process.pid}@example.com`, password: 'Passw0rd!1' })
     const session = await post('/public/recipe/session', { userId: user.recipeUserId, userDataInJWT: { role: 'x' }, userDataInDatabase: {}, useDynamicSigningKey: true, enableAntiCsrf: false })
     // "Everything else" is measured on an app whose bcrypt cost is 4: the same calls, hashing nearly free.
     await fetch(`${base}/recipe/multitenancy/app/v2`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ appId: 'bench-cheap-hash', coreConfig: { bcrypt_log_rounds: 4 } }) })
@@ -141,8 +142,8 @@ export async function benchAuthCore(durationS = 5): Promise<AuthCoreBenchResult>
       await load('POST /recipe/session/verify', { url: `${base}/recipe/session/verify`, method: 'POST', body: verifyBody(false), connections: 1, headers }),
       await load('POST /recipe/session/verify (checkDatabase)', { url: `${base}/recipe/session/verify`, method: 'POST', body: verifyBody(true), connections: 1, headers }),
     ]
-    const cheap = await child(['sdk', `${base}/appid-bench-cheap-hash`, '1000'])
-    const full = await child(['sdk', base, '30'])
+    const cheap = await child(['sdk', `${base}/appid-bench-cheap-hash`, '1000', '500'])
+    const full = await child(['sdk', base, '30', '10'])
     const hashing = await measureHashing(30)
     const rest = cheap.message.times as number[]
     const signIn = {
@@ -176,7 +177,7 @@ export function printAuthCore(result: AuthCoreBenchResult): void {
 }
 
 if (role === 'serve-core') await serveCore()
-else if (role === 'sdk') await runSdk(process.argv[3]!, Number(process.argv[4]))
+else if (role === 'sdk') await runSdk(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5]))
 else if (process.argv[1] === here) {
   const result = await benchAuthCore(Number(process.env.BENCH_DURATION ?? 5))
   console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`)
