@@ -35,6 +35,18 @@ export interface Config {
   contactEmail: string
   upstream: { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number }
   shutdownTimeoutMs: number
+  /** Outgoing mail over SMTP; unset in embedded mode: the local mailbox shown at /dev/mail. */
+  smtpUrl: string | undefined
+  mailFrom: string
+  login: { maxAttempts: number; windowMinutes: number; blockMinutes: number }
+  /** Per IP per minute on /auth writes (sign-in, sign-up, resets…), stricter than RATE_LIMIT_MAX. */
+  authRateLimitMax: number
+  /** External identity providers, each enabled by its client id and secret. */
+  providers: {
+    google: { clientId: string; clientSecret: string } | undefined
+    github: { clientId: string; clientSecret: string } | undefined
+    oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | undefined
+  }
 }
 
 export class ConfigError extends Error {
@@ -62,6 +74,15 @@ class Reader {
 
   optional(name: string): string | undefined {
     return this.raw(name)
+  }
+
+  /** <PREFIX>_CLIENT_ID and <PREFIX>_CLIENT_SECRET: both or neither. */
+  clientPair(prefix: string): { clientId: string; clientSecret: string } | undefined {
+    const clientId = this.raw(`${prefix}_CLIENT_ID`)
+    const clientSecret = this.raw(`${prefix}_CLIENT_SECRET`)
+    if (clientId && clientSecret) return { clientId, clientSecret }
+    if (clientId || clientSecret) this.problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together`)
+    return undefined
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
@@ -98,6 +119,15 @@ class Reader {
       return undefined
     }
     return value.replace(/\/+$/, '')
+  }
+}
+
+/** The host of APP_URL, for the default sender address. */
+function mailDomain(appUrl: string | undefined): string {
+  try {
+    return appUrl ? new URL(appUrl).hostname : 'localhost'
+  } catch {
+    return 'localhost'
   }
 }
 
@@ -149,7 +179,23 @@ export function loadConfig(env: Env = process.env): Config {
       bodyTimeoutMs: r.integer('UPSTREAM_BODY_TIMEOUT_MS', 10_000, 1, 300_000),
     },
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
+    smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: r.string('MAIL_FROM', `Softshelf <no-reply@${mailDomain(r.optional('APP_URL'))}>`),
+    login: {
+      maxAttempts: r.integer('LOGIN_MAX_ATTEMPTS', 5, 1, 1_000),
+      windowMinutes: r.integer('LOGIN_WINDOW_MINUTES', 15, 1, 10_080),
+      blockMinutes: r.integer('LOGIN_BLOCK_MINUTES', 15, 1, 10_080),
+    },
+    authRateLimitMax: r.integer('AUTH_RATE_LIMIT_MAX', 20, 1, 1_000_000),
+    providers: { google: undefined, github: undefined, oidc: undefined },
   }
+  config.providers.google = r.clientPair('GOOGLE')
+  config.providers.github = r.clientPair('GITHUB')
+  const oidc = r.clientPair('OIDC')
+  const issuer = r.url('OIDC_ISSUER', ['http:', 'https:'])
+  if (oidc && !issuer) r.problems.push('OIDC_ISSUER is required with OIDC_CLIENT_ID (the provider\'s issuer URL; its /.well-known/openid-configuration is read)')
+  if (oidc && issuer) config.providers.oidc = { ...oidc, issuer, name: r.string('OIDC_NAME', 'OpenID Connect') }
+
   config.trustProxy = parseTrustProxy(r, r.optional('TRUST_PROXY'))
   const apiKeys = r.optional('AUTH_CORE_API_KEYS')
   if (apiKeys !== undefined) {
@@ -178,6 +224,14 @@ export interface PublicConfig {
   appUrl: string
   operatorName: string
   contactEmail: string
+}
+
+/** The BFF's mail settings, checked when the BFF starts: a deployment on a real database must really send mail. */
+export function mailProblem(config: Config): string | undefined {
+  if (config.databaseUrl && !config.smtpUrl) {
+    return 'SMTP_URL is required when DATABASE_URL is set (e.g. smtp://user:password@mail.example.com:587); the local mailbox is for embedded mode only'
+  }
+  return undefined
 }
 
 export function publicConfig(config: Config): PublicConfig {

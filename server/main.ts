@@ -4,7 +4,7 @@ import { buildApi } from './api/app.ts'
 import { buildAuthCore } from './authcore/app.ts'
 import { buildBff } from './bff/app.ts'
 import { readBuildInfo } from './build-info.ts'
-import { ConfigError, loadConfig, type Config } from './config.ts'
+import { ConfigError, loadConfig, mailProblem, type Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { openDatabase } from './db/open.ts'
 import { embeddedOperatorToken, embeddedSecret } from './operator-token.ts'
@@ -41,6 +41,11 @@ async function main(): Promise<void> {
   const runApi = role === 'api' || (role === 'all' && !config.upstreamApiUrl)
   const runBff = role === 'bff' || role === 'all'
   const runAuthCore = role === 'authcore' || (role === 'all' && !config.authCoreUrl)
+  const problem = runBff ? mailProblem(config) : undefined
+  if (problem) {
+    console.error(`Invalid configuration:\n  - ${problem}`)
+    process.exit(1)
+  }
   const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
 
   const apps: FastifyInstance[] = []

@@ -19,6 +19,9 @@ export const LOCALE_NAMES: Record<Locale, string> = {
 export const NAMESPACES = ['common', 'home', 'legal', 'catalogue'] as const
 export type Namespace = (typeof NAMESPACES)[number]
 
+/** Namespaces only the server reads (locales/<lng>/<ns>.json), never sent to the browser. */
+export const SERVER_NAMESPACES = ['email'] as const
+
 export function isLocale(value: unknown): value is Locale {
   return typeof value === 'string' && (LOCALES as readonly string[]).includes(value)
 }

@@ -4,10 +4,11 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import type { Test } from 'tap'
 import { buildApi } from '../server/api/app.ts'
+import { buildAuthCore } from '../server/authcore/app.ts'
 import { buildBff } from '../server/bff/app.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
 import { loadConfig, type Config } from '../server/config.ts'
@@ -19,6 +20,10 @@ import { openPostgres } from '../server/db/postgres.ts'
 // PostgreSQL when TEST_DATABASE_URL is set (CI runs the suite both ways). Teardown is registered.
 
 export const root = projectRoot()
+
+// supertokens-node keeps its configuration in module state; its test mode lets each BFF a test
+// file builds start from a clean SDK (server/bff/auth/supertokens.ts).
+process.env.TEST_MODE = 'testing'
 export const testBuildInfo: BuildInfo = { name: 'softshelf', packageVersion: '1.0.716', buildId: 'test', version: '1.0.716+test' }
 
 export function tempDir(t: Test): string {
@@ -115,6 +120,8 @@ export interface Stack {
   apiUrl: string
   bff: FastifyInstance
   operatorToken: string
+  /** The auth core the BFF's /auth talks to, when the stack was built with `auth: true`. */
+  authCore: FastifyInstance | undefined
 }
 
 /**
@@ -123,7 +130,15 @@ export interface Stack {
  */
 export async function buildStack(
   t: Test,
-  options: { env?: Record<string, string>; db?: Database; bffLogStream?: NodeJS.WritableStream; apiLogStream?: NodeJS.WritableStream; upstreamApiUrl?: string } = {},
+  options: {
+    env?: Record<string, string>
+    db?: Database
+    bffLogStream?: NodeJS.WritableStream
+    apiLogStream?: NodeJS.WritableStream
+    upstreamApiUrl?: string
+    /** Start an auth core on the same database for /auth; without it nothing answers the SDK. */
+    auth?: boolean
+  } = {},
 ): Promise<Stack> {
   if (!fs.existsSync(path.join(root, 'dist', 'ssr', 'entry-server.js'))) {
     throw new Error('dist/ is missing: run "npm run build" before the integration tests (npm test does).')
@@ -136,7 +151,15 @@ export async function buildStack(
   const address = api.server.address()
   if (!address || typeof address === 'string') throw new Error('API did not listen on a port')
   const apiUrl = `http://127.0.0.1:${address.port}`
+  let authCore: FastifyInstance | undefined
+  let authCoreUrl = 'http://127.0.0.1:9'
+  if (options.auth) {
+    authCore = await buildAuthCore({ config, db, secret: 'test-secret-test-secret-test-secret-0123456789', apiKeys: null })
+    await authCore.listen({ host: '127.0.0.1', port: 0 })
+    authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
+  }
   const bff = await buildBff({
+    authCoreUrl,
     config,
     db,
     buildInfo: testBuildInfo,
@@ -147,6 +170,51 @@ export async function buildStack(
   t.teardown(async () => {
     await bff.close()
     await api.close()
+    await authCore?.close()
   })
-  return { config, db, api, apiUrl, bff, operatorToken }
+  return { config, db, api, apiUrl, bff, operatorToken, authCore }
+}
+
+/** A browser's cookie jar for `inject`: keeps what Set-Cookie says, drops cleared cookies. */
+export class CookieJar {
+  readonly cookies = new Map<string, { value: string; path: string }>()
+
+  store(response: LightMyRequestResponse): void {
+    for (const cookie of response.cookies as Array<{ name: string; value: string; path?: string; expires?: Date; maxAge?: number }>) {
+      const expired = cookie.value === '' || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0
+      if (expired) this.cookies.delete(cookie.name)
+      else this.cookies.set(cookie.name, { value: cookie.value, path: cookie.path ?? '/' })
+    }
+  }
+
+  header(url: string): string {
+    return [...this.cookies.entries()]
+      .filter(([, cookie]) => url.startsWith(cookie.path))
+      .map(([name, cookie]) => `${name}=${cookie.value}`)
+      .join('; ')
+  }
+
+  get(name: string): string | undefined {
+    return this.cookies.get(name)?.value
+  }
+}
+
+/** A browser tab talking to the SDK app: requests carry and update the jar. */
+export function browser(app: FastifyInstance, jar = new CookieJar()) {
+  const request = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
+    const response = await app.inject({
+      method,
+      url,
+      headers: { cookie: jar.header(url), rid: 'anti-csrf', 'fdi-version': '4.2', origin: 'http://localhost:3000', ...headers },
+      ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
+    })
+    jar.store(response)
+    return response
+  }
+  return {
+    jar,
+    get: (url: string, headers?: Record<string, string>) => request('GET', url, undefined, headers),
+    post: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('POST', url, payload, headers),
+    put: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('PUT', url, payload, headers),
+  }
 }

@@ -12,6 +12,7 @@ import { migrate, readMigrations } from '../db/migrate.ts'
 import { installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { newRequestId } from '../http/request-id.ts'
+import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { loadLocaleCatalog } from './locales.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
@@ -33,6 +34,8 @@ export interface BffOptions {
   dev?: boolean
   /** Project root (locales, dist). Defaults to the folder holding package.json. */
   root?: string
+  /** The auth core; AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
+  authCoreUrl?: string
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
 }
@@ -89,6 +92,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}` })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
   await app.register(ssrRoutes, { root, dev, catalog, config: publicConfig(config) })
   return app

@@ -7,7 +7,7 @@ import {
   TOAST_DEFAULT_BUTTON_TEXT,
 } from '../../shared/constants.ts'
 import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN } from '../../shared/catalogue.ts'
-import { LOCALES, NAMESPACES } from '../../shared/locales.ts'
+import { LOCALES, NAMESPACES, SERVER_NAMESPACES } from '../../shared/locales.ts'
 import { root } from '../helpers.ts'
 
 // DESIGN.md §4.7: every locale has the same key set, and translations are real translations.
@@ -64,9 +64,10 @@ const SAME_AS_ENGLISH = new Set([
   'de:catalogue:program.details',
   'de:catalogue:organisation.website',
   'cs:catalogue:program.licenseType',
+  'email:footer', // the operator's name, a dash and the tagline are set per language below
 ])
 
-for (const ns of NAMESPACES) {
+for (const ns of [...NAMESPACES, ...SERVER_NAMESPACES]) {
   const english = flatten(read('en', ns))
   for (const lng of LOCALES.filter((l) => l !== 'en')) {
     t.test(`${lng}/${ns}.json matches English`, async (t) => {

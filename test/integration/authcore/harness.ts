@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type LightMyRequestResponse, type preHandlerHookHandler } from 'fastify'
+import Fastify, { type FastifyInstance, type preHandlerHookHandler } from 'fastify'
 import supertokens from 'supertokens-node'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import EmailVerification from 'supertokens-node/recipe/emailverification'
@@ -133,48 +133,6 @@ export async function startSdkApp(t: Test, connectionURI: string, options: { api
   return { app, mails, coreCalls }
 }
 
-/** A browser's cookie jar for `inject`: keeps what Set-Cookie says, drops cleared cookies. */
-export class CookieJar {
-  readonly cookies = new Map<string, { value: string; path: string }>()
-
-  store(response: LightMyRequestResponse): void {
-    for (const cookie of response.cookies as Array<{ name: string; value: string; path?: string; expires?: Date; maxAge?: number }>) {
-      const expired = cookie.value === '' || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now()) || cookie.maxAge === 0
-      if (expired) this.cookies.delete(cookie.name)
-      else this.cookies.set(cookie.name, { value: cookie.value, path: cookie.path ?? '/' })
-    }
-  }
-
-  header(url: string): string {
-    return [...this.cookies.entries()]
-      .filter(([, cookie]) => url.startsWith(cookie.path))
-      .map(([name, cookie]) => `${name}=${cookie.value}`)
-      .join('; ')
-  }
-
-  get(name: string): string | undefined {
-    return this.cookies.get(name)?.value
-  }
-}
-
-/** A browser tab talking to the SDK app: requests carry and update the jar. */
-export function browser(app: FastifyInstance, jar = new CookieJar()) {
-  const request = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
-    const response = await app.inject({
-      method,
-      url,
-      headers: { cookie: jar.header(url), rid: 'anti-csrf', 'fdi-version': '4.2', origin: 'http://localhost:3000', ...headers },
-      ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
-    })
-    jar.store(response)
-    return response
-  }
-  return {
-    jar,
-    get: (url: string, headers?: Record<string, string>) => request('GET', url, undefined, headers),
-    post: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('POST', url, payload, headers),
-    put: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('PUT', url, payload, headers),
-  }
-}
+export { CookieJar, browser } from '../../helpers.ts'
 
 export const form = (fields: Record<string, string>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, loadConfig, publicConfig } from '../../../server/config.ts'
+import { ConfigError, loadConfig, publicConfig, mailProblem } from '../../../server/config.ts'
 
 t.test('defaults need no environment at all', async (t) => {
   const config = loadConfig({})
@@ -52,4 +52,22 @@ t.test('the auth core: a secret is required with a real database, API keys are c
   t.same(config.authCoreApiKeys, ['first-key-0123456789abc', 'second-key-0123456789abc'])
   t.equal(config.authCorePort, 4567)
   t.equal(loadConfig({}).authCoreUrl, undefined)
+})
+
+t.test('accounts: mail, login limits and identity providers', async (t) => {
+  const defaults = loadConfig({ APP_URL: 'https://shelf.example.com' })
+  t.same(defaults.login, { maxAttempts: 5, windowMinutes: 15, blockMinutes: 15 })
+  t.equal(defaults.authRateLimitMax, 20)
+  t.equal(defaults.mailFrom, 'Softshelf <no-reply@shelf.example.com>')
+  t.same(defaults.providers, { google: undefined, github: undefined, oidc: undefined })
+  t.equal(mailProblem(defaults), undefined, 'embedded mode may use the local mailbox')
+  const deployed = loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', AUTH_CORE_URL: 'http://core.internal:3567' })
+  t.match(mailProblem(deployed), /SMTP_URL is required when DATABASE_URL is set/)
+  t.equal(mailProblem(loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', AUTH_CORE_URL: 'http://core:3567', SMTP_URL: 'smtp://mail:25' })), undefined)
+  t.throws(() => loadConfig({ SMTP_URL: 'http://mail' }), /SMTP_URL must be a URL starting with smtp: or smtps:/)
+  t.throws(() => loadConfig({ LOGIN_MAX_ATTEMPTS: '0' }), /LOGIN_MAX_ATTEMPTS must be a whole number from 1/)
+  t.throws(() => loadConfig({ GITHUB_CLIENT_ID: 'id-only' }), /GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET must be set together/)
+  t.throws(() => loadConfig({ OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }), /OIDC_ISSUER is required/)
+  const providers = loadConfig({ GOOGLE_CLIENT_ID: 'g', GOOGLE_CLIENT_SECRET: 'gs', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', OIDC_ISSUER: 'http://127.0.0.1:4000/' }).providers
+  t.same(providers, { google: { clientId: 'g', clientSecret: 'gs' }, github: undefined, oidc: { clientId: 'c', clientSecret: 's', issuer: 'http://127.0.0.1:4000', name: 'OpenID Connect' } })
 })

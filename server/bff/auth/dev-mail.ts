@@ -1,0 +1,48 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { escapeHtml } from '../../../shared/html.ts'
+import { createError } from '../../http/errors.ts'
+import type { MailboxMailer } from './mailer.ts'
+
+// /dev/mail: the local mailbox of embedded mode (no SMTP_URL), so whoever runs `npm start` can
+// open a verification or reset link. The messages hold sign-in links, so only a browser on this
+// machine may read them: the socket's address decides (a forwarded header cannot fake it).
+
+export const BffDevMailRemote = createError('BFF_DEV_MAIL_LOCAL_ONLY', 'The local mailbox can only be read from the machine the app runs on.', 403)
+export const BffDevMailNotFound = createError('BFF_DEV_MAIL_NOT_FOUND', 'There is no such message in the local mailbox.', 404)
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/
+
+function assertLocal(request: FastifyRequest): void {
+  if (!LOOPBACK.test(request.socket.remoteAddress ?? '')) throw new BffDevMailRemote()
+}
+
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;margin:0 auto;max-width:960px;padding:24px;color:#1d2433}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:8px;border-bottom:1px solid #dde1e8}a{color:#3346d3}</style></head><body>${body}</body></html>`
+}
+
+export const devMailRoutes: FastifyPluginAsync<{ mailbox: MailboxMailer }> = async (app, { mailbox }) => {
+  app.get('/dev/mail', async (request, reply) => {
+    assertLocal(request)
+    const mails = await mailbox.list()
+    const rows = mails
+      .map((mail) => `<tr><td>${escapeHtml(mail.sentAt.replace('T', ' ').slice(0, 19))} UTC</td><td>${escapeHtml(mail.to)}</td><td><a href="/dev/mail/${mail.id}">${escapeHtml(mail.subject)}</a></td></tr>`)
+      .join('')
+    const body = `<h1>Local mailbox</h1><p>Mail the app sent while no SMTP server is configured (SMTP_URL), newest first. Only readable from this machine.</p>${
+      mails.length ? `<table><thead><tr><th>Sent</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table>` : '<p>No mail yet.</p>'
+    }`
+    reply.header('content-security-policy', PAGE_CSP).header('cache-control', 'no-store')
+    return reply.type('text/html; charset=utf-8').send(page('Local mailbox', body))
+  })
+
+  app.get<{ Params: { id: string } }>('/dev/mail/:id', async (request, reply) => {
+    assertLocal(request)
+    const mail = await mailbox.read(request.params.id)
+    if (!mail) throw new BffDevMailNotFound()
+    reply.header('content-security-policy', PAGE_CSP).header('cache-control', 'no-store')
+    // The message as the recipient's mail program shows it: our own template, no script (CSP above).
+    return reply.type('text/html; charset=utf-8').send(mail.html)
+  })
+}

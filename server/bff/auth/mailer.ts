@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto'
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import nodemailer, { type Transporter } from 'nodemailer'
+
+// Outgoing email (DESIGN.md §4.10): SMTP through nodemailer when SMTP_URL is set; otherwise, and
+// never in production, a local mailbox folder under DATA_DIR that /dev/mail shows, so a newcomer
+// can follow a verification link without a mail server.
+
+export interface OutgoingMail {
+  to: string
+  subject: string
+  text: string
+  html: string
+}
+
+export interface StoredMail extends OutgoingMail {
+  id: string
+  from: string
+  sentAt: string
+}
+
+export interface Mailer {
+  readonly kind: 'smtp' | 'mailbox'
+  send(mail: OutgoingMail): Promise<void>
+  close(): Promise<void>
+}
+
+export class SmtpMailer implements Mailer {
+  readonly kind = 'smtp'
+  private readonly transport: Transporter
+
+  constructor(
+    smtpUrl: string,
+    private readonly from: string,
+  ) {
+    // Bounded waits: a dead mail server must not hold a sign-up for minutes.
+    this.transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 } as never)
+  }
+
+  async send(mail: OutgoingMail): Promise<void> {
+    await this.transport.sendMail({ from: this.from, ...mail })
+  }
+
+  async close(): Promise<void> {
+    this.transport.close()
+  }
+}
+
+const MAIL_ID = /^[0-9]{13}-[0-9a-f-]{36}$/
+
+/** One JSON file per message, newest last by name; kept until the folder is cleaned by hand. */
+export class MailboxMailer implements Mailer {
+  readonly kind = 'mailbox'
+
+  constructor(
+    readonly folder: string,
+    private readonly from: string,
+  ) {}
+
+  async send(mail: OutgoingMail): Promise<void> {
+    await fs.mkdir(this.folder, { recursive: true, mode: 0o700 })
+    const id = `${Date.now()}-${randomUUID()}`
+    const stored: StoredMail = { id, from: this.from, sentAt: new Date().toISOString(), ...mail }
+    // Written under a temporary name and renamed: a reader never sees half a message.
+    const file = path.join(this.folder, `${id}.json`)
+    await fs.writeFile(`${file}.tmp`, JSON.stringify(stored), { mode: 0o600 })
+    await fs.rename(`${file}.tmp`, file)
+  }
+
+  /** The newest messages first. */
+  async list(limit = 100): Promise<StoredMail[]> {
+    let names: string[]
+    try {
+      names = await fs.readdir(this.folder)
+    } catch {
+      return []
+    }
+    const ids = names
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .filter((id) => MAIL_ID.test(id))
+      .sort()
+      .reverse()
+      .slice(0, limit)
+    const mails = await Promise.all(ids.map((id) => this.read(id)))
+    return mails.filter((mail): mail is StoredMail => mail !== null)
+  }
+
+  async read(id: string): Promise<StoredMail | null> {
+    if (!MAIL_ID.test(id)) return null
+    try {
+      return JSON.parse(await fs.readFile(path.join(this.folder, `${id}.json`), 'utf8')) as StoredMail
+    } catch {
+      return null
+    }
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,80 @@
+import path from 'node:path'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
+import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
+import type { Config } from '../../config.ts'
+import type { Database } from '../../db/database.ts'
+import { assertSameOriginWrite } from '../csrf.ts'
+import { BffNotFound } from '../errors.ts'
+import { devMailRoutes } from './dev-mail.ts'
+import { EmailTexts } from './emails.ts'
+import { LoginAttempts } from './login-attempts.ts'
+import { blockStatusRoute, guardSignIn, settleSignIn } from './login-guard.ts'
+import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
+import { initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
+
+export interface AuthPluginOptions {
+  config: Config
+  db: Database
+  root: string
+  /** The auth core the SDK calls; AUTH_CORE_URL or the embedded one by default. */
+  coreUrl: string
+}
+
+const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
+
+function providersOf(config: Config): ProviderSettings[] {
+  const { google, github, oidc } = config.providers
+  return [
+    ...(google ? [{ thirdPartyId: 'google' as const, name: 'Google', ...google }] : []),
+    ...(github ? [{ thirdPartyId: 'github' as const, name: 'GitHub', ...github }] : []),
+    ...(oidc ? [{ thirdPartyId: 'oidc' as const, ...oidc }] : []),
+  ]
+}
+
+export function mailerFor(config: Config): Mailer {
+  return config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new MailboxMailer(path.join(config.dataDir, 'mail'), config.mailFrom)
+}
+
+/**
+ * `/auth/*`: supertokens-node's API (sign-up, sign-in, verification, resets, sessions, TOTP,
+ * external sign-in) against the auth core. Writes need the custom header and a same-origin
+ * request (DESIGN.md §4.4) and have their own, stricter per-IP limit.
+ */
+export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyInstance, options) => {
+  const { config } = options
+  const mailer = mailerFor(config)
+  app.addHook('onClose', () => mailer.close())
+  const attempts = new LoginAttempts(options.db, config.login)
+  if (process.env.TEST_MODE === 'testing') await resetSupertokensForTests()
+  initSupertokens({
+    settleSignIn: (request, status) => settleSignIn(attempts, request, status),
+    coreUrl: options.coreUrl,
+    coreApiKey: config.authCoreApiKeys?.[0],
+    appUrl: config.appUrl,
+    providers: providersOf(config),
+    mailer,
+    emails: new EmailTexts(options.root, 'Softshelf'),
+  })
+  const appOrigin = new URL(config.appUrl).origin
+  blockStatusRoute(app, attempts)
+
+  await app.register(async (scope) => {
+    scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))
+    // Before the SDK's hook: a blocked sign-in never reaches the password check.
+    guardSignIn(scope, attempts)
+    // The SDK's hook, on this scope only: it answers the /auth paths it knows.
+    await new Promise<void>((resolve, reject) => supertokensPlugin(scope as never, {}, (error?: Error) => (error ? reject(error) : resolve())))
+    const notFound = async (request: { method: string; url: string }) => {
+      throw new BffNotFound(request.method, request.url.split('?')[0] ?? '/auth')
+    }
+    scope.route({ method: ['GET', 'HEAD'], url: '/auth/*', handler: notFound })
+    scope.route({
+      method: [...WRITE_METHODS],
+      url: '/auth/*',
+      config: { rateLimit: { max: config.authRateLimitMax, timeWindow: 60_000 } },
+      handler: notFound,
+    })
+  })
+
+  if (mailer instanceof MailboxMailer) await app.register(devMailRoutes, { mailbox: mailer })
+}

@@ -1,0 +1,155 @@
+import supertokens from 'supertokens-node'
+import EmailPassword from 'supertokens-node/recipe/emailpassword'
+import EmailVerification from 'supertokens-node/recipe/emailverification'
+import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
+import Session from 'supertokens-node/recipe/session'
+import ThirdParty from 'supertokens-node/recipe/thirdparty'
+import Totp from 'supertokens-node/recipe/totp'
+import UserMetadata from 'supertokens-node/recipe/usermetadata'
+import type { FastifyRequest } from 'fastify'
+import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import type { EmailKind, EmailTexts } from './emails.ts'
+import type { Mailer } from './mailer.ts'
+import { validatePassword, validateSignUpExtras } from './sign-up-fields.ts'
+
+// supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
+// EmailVerification REQUIRED, cookie sessions with the custom-header anti-CSRF, MFA with TOTP,
+// UserMetadata, and ThirdParty with the providers configured. The SDK is a process-wide
+// singleton: one BFF per process (tests reset it between apps, see resetForTests).
+
+export const APP_NAME = 'Softshelf'
+/** The authenticator app shows this as the account's issuer; spec §3 "a fixed product name". */
+export const TOTP_DEVICE_NAME = APP_NAME
+
+export interface ProviderSettings {
+  thirdPartyId: 'google' | 'github' | 'oidc'
+  name: string
+  clientId: string
+  clientSecret: string
+  /** The issuer of a generic OpenID Connect provider. */
+  issuer?: string
+}
+
+export interface AuthSettings {
+  coreUrl: string
+  coreApiKey: string | undefined
+  appUrl: string
+  providers: ProviderSettings[]
+  mailer: Mailer
+  emails: EmailTexts
+  /** Login-attempt blocking's verdict on a sign-in the SDK answered: a body to send instead, or null. */
+  settleSignIn(request: FastifyRequest, status: string): Promise<Record<string, unknown> | null>
+}
+
+/** The language of the request an SDK call runs for; English outside a request. */
+function localeOf(userContext: Record<string, unknown> | undefined): Locale {
+  const original = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
+  if (!original) return 'en'
+  return negotiateLocale(original.cookies?.lang, original.headers['accept-language'])
+}
+
+function providerConfig(provider: ProviderSettings) {
+  const clients = [{ clientId: provider.clientId, clientSecret: provider.clientSecret }]
+  if (provider.thirdPartyId === 'oidc') {
+    return { config: { thirdPartyId: 'oidc', name: provider.name, clients, oidcDiscoveryEndpoint: provider.issuer!, requireEmail: true } }
+  }
+  return { config: { thirdPartyId: provider.thirdPartyId, name: provider.name, clients } }
+}
+
+let initialised = false
+
+export function initSupertokens(settings: AuthSettings): void {
+  if (initialised) throw new Error('supertokens-node is already initialised in this process: one BFF per process')
+  const send = async (kind: EmailKind, email: string, link: string, userContext: Record<string, unknown>) => {
+    await settings.mailer.send(settings.emails.render(kind, localeOf(userContext), email, link))
+  }
+  const https = settings.appUrl.startsWith('https:')
+  supertokens.init({
+    framework: 'fastify',
+    // No calls to SuperTokens' servers: our core is the only network peer of the SDK.
+    telemetry: false,
+    supertokens: { connectionURI: settings.coreUrl, ...(settings.coreApiKey ? { apiKey: settings.coreApiKey } : {}) },
+    appInfo: { appName: APP_NAME, apiDomain: settings.appUrl, websiteDomain: settings.appUrl, apiBasePath: '/auth', websiteBasePath: '/' },
+    recipeList: [
+      EmailPassword.init({
+        signUpFeature: {
+          formFields: [
+            // Also the rule of the reset form, which takes the sign-up form's password field.
+            { id: 'password', validate: async (value) => validatePassword(value) },
+            { id: 'isInMailList', optional: true, validate: async (value) => validateSignUpExtras.isInMailList(value) },
+            { id: 'utm', optional: true, validate: async (value) => validateSignUpExtras.utm(value) },
+          ],
+        },
+        override: {
+          apis: (original) => ({
+            ...original,
+            signInPOST: async (input) => {
+              const request = input.options.req.original as FastifyRequest
+              let result: Awaited<ReturnType<NonNullable<typeof original.signInPOST>>>
+              try {
+                result = await original.signInPOST!(input)
+              } catch (error) {
+                await settings.settleSignIn(request, 'ERROR')
+                throw error
+              }
+              const blocked = await settings.settleSignIn(request, result.status)
+              return (blocked ?? result) as typeof result
+            },
+            // The verification mail leaves with the sign-up itself; /email-not-verified resends.
+            signUpPOST: async (input) => {
+              const result = await original.signUpPOST!(input)
+              if (result.status === 'OK') {
+                const method = result.user.loginMethods.find((m) => m.recipeUserId.getAsString() === result.session.getRecipeUserId().getAsString())
+                await EmailVerification.sendEmailVerificationEmail(input.tenantId, result.user.id, result.session.getRecipeUserId(), method?.email, input.userContext)
+              }
+              return result
+            },
+          }),
+        },
+        emailDelivery: {
+          override: (original) => ({
+            ...original,
+            sendEmail: async (input) => send('reset', input.user.email, input.passwordResetLink, input.userContext),
+          }),
+        },
+      }),
+      EmailVerification.init({
+        mode: 'REQUIRED',
+        emailDelivery: {
+          override: (original) => ({
+            ...original,
+            sendEmail: async (input) => send('verify', input.user.email, input.emailVerifyLink, input.userContext),
+          }),
+        },
+      }),
+      ThirdParty.init({ signInAndUpFeature: { providers: settings.providers.map(providerConfig) as never } }),
+      Session.init({
+        getTokenTransferMethod: () => 'cookie',
+        cookieSameSite: 'lax',
+        cookieSecure: https,
+        antiCsrf: 'VIA_CUSTOM_HEADER',
+      }),
+      MultiFactorAuth.init({ firstFactors: ['emailpassword', 'thirdparty'] }),
+      Totp.init({ issuer: APP_NAME }),
+      UserMetadata.init(),
+    ],
+  })
+  initialised = true
+}
+
+/**
+ * Tests build several BFFs in one process, one after the other: the SDK and its recipes keep
+ * their configuration in module state, which only its test mode (TEST_MODE=testing) can reset.
+ */
+export async function resetSupertokensForTests(): Promise<void> {
+  if (!initialised) return
+  const recipes = ['emailpassword', 'emailverification', 'multifactorauth', 'session', 'thirdparty', 'totp', 'usermetadata', 'multitenancy', 'accountlinking']
+  for (const recipe of recipes) {
+    const module = (await import(`supertokens-node/lib/build/recipe/${recipe}/recipe.js`)) as { default: { default?: { reset(): void }; reset?(): void } }
+    const Recipe = module.default.default ?? module.default
+    Recipe.reset?.()
+  }
+  const core = (await import('supertokens-node/lib/build/supertokens.js')) as { default: { default?: { reset(): void }; reset?(): void } }
+  ;(core.default.default ?? core.default).reset?.()
+  initialised = false
+}

@@ -1,0 +1,112 @@
+import t from 'tap'
+import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
+import { browser, buildStack, LogCapture } from '../../helpers.ts'
+
+// Login-attempt blocking (issue 5, DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
+// BFF's /auth and its status endpoint, on the real auth core.
+
+const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
+const PASSWORD = 'the right password'
+
+t.test('login-attempt blocking', async (t) => {
+  const logs = new LogCapture()
+  const stack = await buildStack(t, { auth: true, bffLogStream: logs, env: { LOG_LEVEL: 'info', AUTH_RATE_LIMIT_MAX: '1000' } })
+  const tab = browser(stack.bff)
+  for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) t.equal((await tab.post('/auth/signup', form(email, PASSWORD))).json().status, 'OK')
+  const status = async (email: string) => (await tab.get(`/api/login-attempts/check-block-status?email=${encodeURIComponent(email)}`)).json()
+
+  await t.test('the status of an email nobody tried has the full shape', async (t) => {
+    t.same(await status('ada@example.com'), { attemptsRemaining: 5, blocked: false, blockedUntil: null, attemptCount: 0, message: 'No failed sign-in attempts.' })
+    t.same(await status('nobody@example.com'), await status('ada@example.com'), 'an unknown email looks the same')
+    const missing = await tab.get('/api/login-attempts/check-block-status')
+    t.equal(missing.statusCode, 400)
+    t.equal(missing.json().code, 'BFF_EMAIL_REQUIRED')
+    t.equal((await tab.get('/api/login-attempts/check-block-status?email=x@y.z')).headers['cache-control'], 'no-store')
+  })
+
+  await t.test('wrong passwords count down, then block — even the right password', async (t) => {
+    const seen: Array<{ code: number; status: string; remaining: number }> = []
+    for (let i = 0; i < 4; i++) {
+      const response = await tab.post('/auth/signin', form(i % 2 ? ' ADA@Example.com' : 'ada@example.com', 'wrong password'))
+      seen.push({ code: response.statusCode, status: response.json().status, remaining: (await status('Ada@example.com ')).attemptsRemaining })
+    }
+    t.same(seen, [
+      { code: 200, status: 'WRONG_CREDENTIALS_ERROR', remaining: 4 },
+      { code: 200, status: 'WRONG_CREDENTIALS_ERROR', remaining: 3 },
+      { code: 200, status: 'WRONG_CREDENTIALS_ERROR', remaining: 2 },
+      { code: 200, status: 'WRONG_CREDENTIALS_ERROR', remaining: 1 },
+    ], 'case and spaces are the same counter')
+    t.equal((await status('ada@example.com')).message, '1 attempt remaining before the account is blocked for 15 minutes.')
+    const before = Date.now()
+    const fifth = await tab.post('/auth/signin', form('ada@example.com', 'wrong password'))
+    t.equal(fifth.statusCode, 429, 'the failure that reaches the limit answers blocked')
+    const body = fifth.json()
+    t.match(body, { status: 'ACCOUNT_BLOCKED', attemptCount: 5, message: /^Too many failed sign-in attempts\. Your account is blocked until / })
+    const until = Date.parse(body.blockedUntil)
+    t.ok(until >= before + 15 * 60_000 - 1000 && until <= Date.now() + 15 * 60_000, 'blocked for 15 minutes')
+    const right = await tab.post('/auth/signin', form('ada@example.com', PASSWORD))
+    t.equal(right.statusCode, 429)
+    t.equal(right.json().status, 'ACCOUNT_BLOCKED')
+    t.notOk(right.cookies.some((c) => c.name === 'sAccessToken'), 'no session')
+    t.match(await status('ada@example.com'), { blocked: true, attemptsRemaining: 0, attemptCount: 5, blockedUntil: body.blockedUntil })
+  })
+
+  await t.test('a success resets the counter', async (t) => {
+    await tab.post('/auth/signin', form('bob@example.com', 'wrong password'))
+    await tab.post('/auth/signin', form('bob@example.com', 'wrong password'))
+    t.equal((await status('bob@example.com')).attemptsRemaining, 3)
+    t.equal((await tab.post('/auth/signin', form('bob@example.com', PASSWORD))).json().status, 'OK')
+    t.match(await status('bob@example.com'), { attemptsRemaining: 5, attemptCount: 0 })
+  })
+
+  await t.test('parallel wrong attempts cannot run more password checks than the limit', async (t) => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => browser(stack.bff).post('/auth/signin', form('cy@example.com', 'wrong password'))))
+    const checked = responses.filter((r) => r.json().status === 'WRONG_CREDENTIALS_ERROR').length
+    const refused = responses.filter((r) => r.statusCode === 429 && r.json().status === 'ACCOUNT_BLOCKED').length
+    t.ok(checked <= 4, `at most 4 plain failures (${checked}); the fifth answers blocked`)
+    t.equal(checked + refused, 12)
+    t.match(await status('cy@example.com'), { blocked: true, attemptCount: 5 })
+  })
+
+  await t.test('unknown emails are counted and answered like known ones', async (t) => {
+    const known = await tab.post('/auth/signin', form('bob@example.com', 'wrong password'))
+    const unknown = await tab.post('/auth/signin', form('ghost@example.com', 'wrong password'))
+    t.same(unknown.json(), known.json())
+    t.same(await status('ghost@example.com'), await status('bob@example.com'))
+  })
+
+  await t.test('counters survive a restart', async (t) => {
+    const again = await buildStack(t, { auth: true, db: stack.db })
+    const response = await browser(again.bff).post('/auth/signin', form('ada@example.com', PASSWORD))
+    t.equal(response.statusCode, 429)
+  })
+
+  await t.test('sign-ins are logged with a hashed email, never the address or the password', async (t) => {
+    const lines = logs.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.event === 'sign-in')
+    t.ok(lines.some((line) => line.outcome === 'success'))
+    t.ok(lines.some((line) => line.outcome === 'wrong-credentials'))
+    t.ok(lines.some((line) => line.outcome === 'blocked'))
+    for (const line of lines) t.match(line, { emailHash: /^[0-9a-f]{16}$/, ip: '127.0.0.1', at: /Z$/ })
+    t.notMatch(logs.text, /ada@example\.com|the right password|wrong password/i)
+  })
+})
+
+t.test('a block ends after its time, with a fresh window of attempts', async (t) => {
+  const stack = await buildStack(t)
+  let now = Date.UTC(2026, 10, 22, 12, 0, 0)
+  const attempts = new LoginAttempts(stack.db, { maxAttempts: 2, windowMinutes: 10, blockMinutes: 5 }, () => now)
+  const fail = async () => {
+    const reservation = await attempts.reserve('dee@example.com')
+    if (!reservation.granted) return reservation.status
+    return attempts.failed(reservation.key)
+  }
+  t.match(await fail(), { blocked: false, attemptsRemaining: 1 })
+  t.match(await fail(), { blocked: true, blockedUntil: '2026-11-22T12:05:00.000Z' })
+  now += 4 * 60_000
+  t.match(await fail(), { blocked: true, attemptCount: 2 }, 'still blocked after 4 minutes')
+  now += 61_000
+  t.match(await attempts.check('dee@example.com'), { blocked: false, attemptsRemaining: 2, attemptCount: 0 })
+  t.match(await fail(), { blocked: false, attemptsRemaining: 1 }, 'a fresh window')
+  now += 11 * 60_000
+  t.match(await attempts.check('dee@example.com'), { attemptsRemaining: 2 }, 'failures older than the window are forgotten')
+})
