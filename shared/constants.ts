@@ -64,3 +64,9 @@ export const ERROR_PAGE_DEFAULT_CAUSE = 'The page you are trying to access does 
 export function notFoundMessage(path: string): string {
   return `Page Not Found: ${path}`
 }
+
+/** The terms of service in force; a user who accepted an older version is asked again (/tos). */
+export const TOS_VERSION = '2026-11-22'
+
+/** Spec §8: the disabled-account page's message. */
+export const ACCOUNT_DISABLED_MESSAGE = 'Your account has been disabled. If you believe this is an error, please contact support'

@@ -146,11 +146,6 @@ export async function buildStack(
   const config = testConfig(t, options.env)
   const db = options.db ?? (await openTestDatabase(t))
   const operatorToken = randomBytes(16).toString('hex')
-  const api = await buildApi({ config, db, buildInfo: testBuildInfo, operatorToken, ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}) })
-  await api.listen({ host: '127.0.0.1', port: 0 })
-  const address = api.server.address()
-  if (!address || typeof address === 'string') throw new Error('API did not listen on a port')
-  const apiUrl = `http://127.0.0.1:${address.port}`
   let authCore: FastifyInstance | undefined
   let authCoreUrl = 'http://127.0.0.1:9'
   if (options.auth) {
@@ -158,6 +153,11 @@ export async function buildStack(
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
   }
+  const api = await buildApi({ config, db, buildInfo: testBuildInfo, operatorToken, authCoreUrl, ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}) })
+  await api.listen({ host: '127.0.0.1', port: 0 })
+  const address = api.server.address()
+  if (!address || typeof address === 'string') throw new Error('API did not listen on a port')
+  const apiUrl = `http://127.0.0.1:${address.port}`
   const bff = await buildBff({
     authCoreUrl,
     config,

@@ -10,7 +10,10 @@ import { loggerOptions } from '../http/logger.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
+import { AccessTokens } from './access-tokens.ts'
+import { CatalogueIndex } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
+import userRoutes from './routes/user.ts'
 import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 
@@ -20,6 +23,8 @@ export interface ApiOptions {
   buildInfo: BuildInfo
   /** Token for /internal operator endpoints; without one they answer 404. */
   operatorToken?: string | undefined
+  /** The auth core whose keys sign access tokens; AUTH_CORE_URL or the embedded one by default. */
+  authCoreUrl?: string
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
 }
@@ -27,6 +32,8 @@ export interface ApiOptions {
 declare module 'fastify' {
   interface FastifyInstance {
     db: Database
+    /** The listing index, shared by the public catalogue and the users' libraries. */
+    catalogue: CatalogueIndex
   }
 }
 
@@ -62,6 +69,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.decorate('db', db)
+  app.decorate('catalogue', new CatalogueIndex(db))
   installRequestBasics(app, 'API', ApiNotFound)
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
@@ -108,6 +116,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   )
 
   await app.register(catalogueRoutes)
+  const tokens = new AccessTokens(options.authCoreUrl ?? config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}`)
+  await app.register(userRoutes, { tokens })
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
   const operatorToken = options.operatorToken

@@ -153,11 +153,13 @@ export class CatalogueIndex {
     return out
   }
 
-  async list(query: ProgramQuery): Promise<ProgramPage> {
+  /** A page of the listing; `within` narrows it to those programs (a user's library). */
+  async list(query: ProgramQuery, within?: ReadonlySet<string>): Promise<ProgramPage> {
     const state = await this.current()
     const q = normaliseQuery(query.q)
     const category = query.category && query.category !== 'all' ? query.category : undefined
     const keep = (e: Entry) =>
+      (within === undefined || within.has(e.id)) &&
       (category === undefined || e.categories.has(category)) &&
       (query.developer === undefined || e.developerId === query.developer) &&
       (query.publisher === undefined || e.publisherId === query.publisher) &&

@@ -10,3 +10,10 @@ export const ApiInvalidMaintenanceTime = createError(
   400,
 )
 export const ApiCatalogueNotFound = createError<[string, string]>('API_CATALOGUE_NOT_FOUND', 'There is no %s "%s" in the catalogue.', 404)
+export const ApiSessionRequired = createError('API_SESSION_REQUIRED', 'Sign in to continue: the session is missing, expired or not valid.', 401)
+export const ApiEmailNotVerified = createError('API_EMAIL_NOT_VERIFIED', 'Verify your email address first: open the link we emailed you.', 403)
+export const ApiMfaRequired = createError('API_MFA_REQUIRED', 'Enter the code from your authenticator app first.', 403)
+export const ApiAccountDisabled = createError('API_ACCOUNT_DISABLED', 'Your account has been disabled. If you believe this is an error, please contact support', 403)
+export const ApiUserNotFound = createError('API_USER_NOT_FOUND', 'There is no Softshelf account for this session.', 404)
+export const ApiAuthUnavailable = createError('API_AUTH_UNAVAILABLE', 'Sign-in checks are unavailable right now. Please try again in a moment.', 503)
+export const ApiValidation = createError<[string]>('API_VALIDATION_FAILED', '%s', 400)

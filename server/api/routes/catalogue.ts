@@ -10,20 +10,19 @@ import {
   PROGRAM_CATEGORIES,
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
-import { CatalogueIndex } from '../catalogue-index.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
-const Id = Type.String({ minLength: 1, maxLength: 100 })
+export const Id = Type.String({ minLength: 1, maxLength: 100 })
 
 /** A plain JSON-schema enum, so a rejected value is answered with the list of allowed ones. */
 function StringEnum<T extends string>(values: readonly T[], options: { default?: T } = {}): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 }
 
-const ProgramListQuery = Type.Object(
+export const ProgramListQuery = Type.Object(
   {
     category: Type.Optional(StringEnum(['all', ...PROGRAM_CATEGORIES])),
     developer: Type.Optional(Slug),
@@ -49,7 +48,7 @@ export default async function catalogueRoutes(plugin: FastifyInstance): Promise<
     if (request.method === 'GET' && reply.statusCode === 200) reply.header('cache-control', PUBLIC_CACHE)
   })
 
-  const index = new CatalogueIndex(app.db)
+  const index = app.catalogue
   app.get('/api/programs', { schema: { querystring: ProgramListQuery } }, async (request) => index.list(request.query))
 
   app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }) } }, async (request) => {

@@ -3,8 +3,10 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
+import { negotiateLocale } from '../../../shared/locales.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffNotFound } from '../errors.ts'
+import { checkEmailRoute } from './check-email.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
@@ -47,6 +49,21 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const attempts = new LoginAttempts(options.db, config.login)
   if (process.env.TEST_MODE === 'testing') await resetSupertokensForTests()
   initSupertokens({
+    ensureUserRecord: async (request, accessToken, extras) => {
+      // The account exists in the core either way: a failure here is logged, and the next
+      // sign-in makes the record again.
+      try {
+        const response = await app.upstreamApi.request({
+          method: 'PUT',
+          path: '/api/user',
+          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json', 'x-request-id': request.id },
+          body: JSON.stringify({ ...extras, language: negotiateLocale(request.cookies?.lang, request.headers['accept-language']) }),
+        })
+        if (response.status !== 200) request.log.error({ upstreamStatus: response.status }, 'the product API did not make the user record')
+      } catch (err) {
+        request.log.error({ err }, 'the product API did not make the user record')
+      }
+    },
     settleSignIn: (request, status) => settleSignIn(attempts, request, status),
     coreUrl: options.coreUrl,
     coreApiKey: config.authCoreApiKeys?.[0],
@@ -57,6 +74,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   })
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)
+  checkEmailRoute(app)
 
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))

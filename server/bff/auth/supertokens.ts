@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import type { Mailer } from './mailer.ts'
-import { validatePassword, validateSignUpExtras } from './sign-up-fields.ts'
+import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
 
 // supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
 // EmailVerification REQUIRED, cookie sessions with the custom-header anti-CSRF, MFA with TOTP,
@@ -37,6 +37,12 @@ export interface AuthSettings {
   providers: ProviderSettings[]
   mailer: Mailer
   emails: EmailTexts
+  /**
+   * Makes (or, idempotently, confirms) the product API's record of the account, with the new
+   * session's access token. Sign-up passes its extra fields; sign-in repairs a record a failed
+   * sign-up could not make.
+   */
+  ensureUserRecord(request: FastifyRequest, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown }): Promise<void>
   /** Login-attempt blocking's verdict on a sign-in the SDK answered: a body to send instead, or null. */
   settleSignIn(request: FastifyRequest, status: string): Promise<Record<string, unknown> | null>
 }
@@ -93,12 +99,20 @@ export function initSupertokens(settings: AuthSettings): void {
                 throw error
               }
               const blocked = await settings.settleSignIn(request, result.status)
-              return (blocked ?? result) as typeof result
+              if (blocked) return blocked as typeof result
+              if (result.status === 'OK') await settings.ensureUserRecord(request, result.session.getAccessToken(), {})
+              return result
             },
             // The verification mail leaves with the sign-up itself; /email-not-verified resends.
             signUpPOST: async (input) => {
               const result = await original.signUpPOST!(input)
               if (result.status === 'OK') {
+                const field = (id: string) => input.formFields.find((f) => f.id === id)?.value
+                const isInMailList = field('isInMailList')
+                await settings.ensureUserRecord(input.options.req.original as FastifyRequest, result.session.getAccessToken(), {
+                  ...(typeof isInMailList === 'boolean' ? { isInMailList } : {}),
+                  ...(field('utm') !== undefined ? { utm: field('utm') } : {}),
+                })
                 const method = result.user.loginMethods.find((m) => m.recipeUserId.getAsString() === result.session.getRecipeUserId().getAsString())
                 await EmailVerification.sendEmailVerificationEmail(input.tenantId, result.user.id, result.session.getRecipeUserId(), method?.email, input.userContext)
               }
@@ -124,6 +138,17 @@ export function initSupertokens(settings: AuthSettings): void {
       }),
       ThirdParty.init({ signInAndUpFeature: { providers: settings.providers.map(providerConfig) as never } }),
       Session.init({
+        override: {
+          functions: (original) => ({
+            ...original,
+            // The product API reads the account's email from the access token it authorises by.
+            createNewSession: async (input) => {
+              const user = await supertokens.getUser(input.recipeUserId.getAsString(), input.userContext)
+              const email = user?.loginMethods.find((m) => m.recipeUserId.getAsString() === input.recipeUserId.getAsString())?.email ?? user?.emails[0]
+              return original.createNewSession({ ...input, accessTokenPayload: { ...input.accessTokenPayload, ...(email ? { email } : {}) } })
+            },
+          }),
+        },
         getTokenTransferMethod: () => 'cookie',
         cookieSameSite: 'lax',
         cookieSecure: https,

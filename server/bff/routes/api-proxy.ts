@@ -36,6 +36,9 @@ function upstreamHeaders(request: FastifyRequest): Record<string, string> {
     const value = request.headers[name]
     if (typeof value === 'string') headers[name] = value
   }
+  // The API authorises by the session's access token alone; the cookie itself stays here.
+  const accessToken = request.cookies?.sAccessToken
+  if (accessToken) headers.authorization = `Bearer ${accessToken}`
   headers['x-request-id'] = request.id
   headers['x-forwarded-for'] = request.ip
   headers['x-forwarded-proto'] = request.protocol

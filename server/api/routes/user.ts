@@ -1,0 +1,114 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { LOCALES } from '../../../shared/locales.ts'
+import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
+import type { AccessTokens, Viewer } from '../access-tokens.ts'
+import { ApiAccountDisabled, ApiAuthUnavailable, ApiEmailNotVerified, ApiMfaRequired, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
+import { acceptTerms, addToLibrary, createUser, getUser, libraryIds, removeFromLibrary, type ProductUser } from '../users-repository.ts'
+import { ApiCatalogueNotFound } from '../errors.ts'
+import { Id, ProgramListQuery } from './catalogue.ts'
+
+// The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
+// terms acceptance. Every answer is private: Cache-Control no-store.
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    viewer?: Viewer
+  }
+}
+
+/** What a route needs of the session: any valid one (sign-up), or fully signed in. */
+type Level = 'session' | 'complete'
+
+function publicUser(user: ProductUser) {
+  const { disabled: _disabled, ...rest } = user
+  return rest
+}
+
+export default async function userRoutes(app: FastifyInstance, opts: { tokens: AccessTokens }): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+  const db = app.db
+
+  const authenticate = (level: Level) => async (request: FastifyRequest) => {
+    const check = await opts.tokens.check(request.headers.authorization)
+    if (!check.ok) throw check.reason === 'unavailable' ? new ApiAuthUnavailable() : new ApiSessionRequired()
+    if (level === 'complete') {
+      if (!check.viewer.mfaComplete) throw new ApiMfaRequired()
+      if (!check.viewer.emailVerified) throw new ApiEmailNotVerified()
+    }
+    request.viewer = check.viewer
+  }
+
+  /** The signed-in user's record, when it exists and is not disabled. */
+  const activeUser = async (request: FastifyRequest): Promise<ProductUser> => {
+    const user = await getUser(db, request.viewer!.userId)
+    if (!user) throw new ApiUserNotFound()
+    if (user.disabled) throw new ApiAccountDisabled()
+    return user
+  }
+
+  api.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store')
+    return payload
+  })
+
+  api.put(
+    '/api/user',
+    {
+      preHandler: authenticate('session'),
+      schema: {
+        body: Type.Object(
+          {
+            isInMailList: Type.Optional(Type.Boolean()),
+            utm: Type.Optional(Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })])),
+            language: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...LOCALES] })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const viewer = request.viewer!
+      if (!viewer.email) throw new ApiSessionRequired()
+      const utmProblem = validateSignUpExtras.utm(request.body.utm)
+      if (utmProblem) throw new ApiValidation(utmProblem)
+      const user = await createUser(db, {
+        id: viewer.userId,
+        email: viewer.email,
+        isInMailList: request.body.isInMailList ?? false,
+        utm: (request.body.utm ?? null) as UtmRecord | null,
+        language: request.body.language ?? 'en',
+      })
+      reply.code(200)
+      return publicUser(user)
+    },
+  )
+
+  api.get('/api/user', { preHandler: authenticate('complete') }, async (request) => publicUser(await activeUser(request)))
+
+  api.post(
+    '/api/user/accept-tos',
+    { preHandler: authenticate('complete'), schema: { body: Type.Object({ isInMailList: Type.Boolean() }, { additionalProperties: false }) } },
+    async (request) => {
+      const before = await activeUser(request)
+      return publicUser((await acceptTerms(db, before.id, request.body.isInMailList))!)
+    },
+  )
+
+  // The personal library: the same filters, search and sorts as the public listing.
+  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: ProgramListQuery } }, async (request) => {
+    const user = await activeUser(request)
+    return app.catalogue.list(request.query, await libraryIds(db, user.id))
+  })
+
+  for (const method of ['post', 'delete'] as const) {
+    api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }) } }, async (request) => {
+      const user = await activeUser(request)
+      const programId = request.params.id
+      const known = method === 'post' ? await addToLibrary(db, user.id, programId) : await removeFromLibrary(db, user.id, programId)
+      if (!known) throw new ApiCatalogueNotFound('program', programId)
+      return { programId, inLibrary: method === 'post', librarySize: (await getUser(db, user.id))!.librarySize }
+    })
+  }
+}

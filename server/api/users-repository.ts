@@ -1,0 +1,91 @@
+import { TOS_VERSION } from '../../shared/constants.ts'
+import type { UtmRecord } from '../../shared/sign-up.ts'
+import type { Database } from '../db/database.ts'
+
+// The product's own record of an account (the auth core keeps credentials and sessions).
+
+export interface ProductUser {
+  id: string
+  email: string
+  isTosAccepted: boolean
+  isInMailList: boolean
+  language: string
+  /** ISO time the account was made. */
+  timeJoined: string
+  librarySize: number
+  disabled: boolean
+}
+
+interface Row {
+  id: string
+  email: string
+  is_in_mail_list: boolean
+  language: string
+  tos_version: string | null
+  created_at: Date | string
+  disabled_at: Date | string | null
+  library_size: number | string
+}
+
+const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.language, u.tos_version, u.created_at, u.disabled_at,
+  (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size
+  FROM api.users u WHERE u.id = $1`
+
+function toUser(row: Row): ProductUser {
+  return {
+    id: row.id,
+    email: row.email,
+    isTosAccepted: row.tos_version === TOS_VERSION,
+    isInMailList: row.is_in_mail_list,
+    language: row.language,
+    timeJoined: new Date(row.created_at).toISOString(),
+    librarySize: Number(row.library_size),
+    disabled: row.disabled_at !== null,
+  }
+}
+
+export async function getUser(db: Database, id: string): Promise<ProductUser | null> {
+  const { rows } = await db.query<Row>(SELECT_USER, [id])
+  return rows[0] ? toUser(rows[0]) : null
+}
+
+/** Makes the record once; a repeated call (a retried sign-up) changes nothing. */
+export async function createUser(db: Database, input: { id: string; email: string; isInMailList: boolean; utm: UtmRecord | null; language: string }): Promise<ProductUser> {
+  await db.query(
+    'INSERT INTO api.users (id, email, is_in_mail_list, utm, language) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING',
+    [input.id, input.email, input.isInMailList, input.utm === null ? null : JSON.stringify(input.utm), input.language],
+  )
+  return (await getUser(db, input.id))!
+}
+
+export async function acceptTerms(db: Database, id: string, isInMailList: boolean): Promise<ProductUser | null> {
+  const { rowCount } = await db.query('UPDATE api.users SET tos_version = $2, tos_accepted_at = now(), is_in_mail_list = $3 WHERE id = $1', [id, TOS_VERSION, isInMailList])
+  return rowCount > 0 ? getUser(db, id) : null
+}
+
+/** Adds a program to the user's library; false when there is no such program. Adding twice is one add. */
+export async function addToLibrary(db: Database, userId: string, programId: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO api.user_programs (user_id, program_id)
+     SELECT $1, p.id FROM api.programs p WHERE p.id = $2
+     ON CONFLICT (user_id, program_id) DO UPDATE SET program_id = EXCLUDED.program_id
+     RETURNING program_id`,
+    [userId, programId],
+  )
+  return rowCount > 0
+}
+
+/** Removes it; false when there is no such program (removing one not in the library is fine). */
+export async function removeFromLibrary(db: Database, userId: string, programId: string): Promise<boolean> {
+  const { rows } = await db.query<{ known: boolean }>(
+    `WITH gone AS (DELETE FROM api.user_programs WHERE user_id = $1 AND program_id = $2)
+     SELECT EXISTS (SELECT 1 FROM api.programs WHERE id = $2) AS known`,
+    [userId, programId],
+  )
+  return rows[0]!.known
+}
+
+export async function libraryIds(db: Database, userId: string): Promise<Set<string>> {
+  const { rows } = await db.query<{ program_id: string }>('SELECT program_id FROM api.user_programs WHERE user_id = $1', [userId])
+  return new Set(rows.map((row) => row.program_id))
+}
