@@ -80,6 +80,12 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))
     // Before the SDK's hook: a blocked sign-in never reaches the password check.
     guardSignIn(scope, attempts)
+    // The SDK fails with a 500 on a client type it has no client for; ours is only "web".
+    scope.addHook('preHandler', async (request, reply) => {
+      if (!/^\/auth\/(?:[^/?]+\/)?(?:authorisationurl|signinup)(?:\?|$)/.test(request.url)) return
+      const clientType = (request.method === 'GET' ? (request.query as Record<string, unknown>) : (request.body as Record<string, unknown> | undefined))?.clientType
+      if (clientType !== undefined && clientType !== 'web') return reply.code(400).send({ message: 'clientType must be "web" (or left out)' })
+    })
     // The SDK's hook, on this scope only: it answers the /auth paths it knows.
     await new Promise<void>((resolve, reject) => supertokensPlugin(scope as never, {}, (error?: Error) => (error ? reject(error) : resolve())))
     const notFound = async (request: { method: string; url: string }) => {

@@ -55,9 +55,12 @@ function localeOf(userContext: Record<string, unknown> | undefined): Locale {
 }
 
 function providerConfig(provider: ProviderSettings) {
-  const clients = [{ clientId: provider.clientId, clientSecret: provider.clientSecret }]
+  // The browser app names its client type "web" (supertokens-web-js' clientType).
+  const clients = [{ clientType: 'web', clientId: provider.clientId, clientSecret: provider.clientSecret }]
   if (provider.thirdPartyId === 'oidc') {
-    return { config: { thirdPartyId: 'oidc', name: provider.name, clients, oidcDiscoveryEndpoint: provider.issuer!, requireEmail: true } }
+    // A custom provider's discovery endpoint is taken as given: the well-known path is ours to add.
+    const discovery = provider.issuer!.endsWith('/.well-known/openid-configuration') ? provider.issuer! : `${provider.issuer}/.well-known/openid-configuration`
+    return { config: { thirdPartyId: 'oidc', name: provider.name, clients, oidcDiscoveryEndpoint: discovery, scope: ['openid', 'email'], requireEmail: true } }
   }
   return { config: { thirdPartyId: provider.thirdPartyId, name: provider.name, clients } }
 }
@@ -136,7 +139,27 @@ export function initSupertokens(settings: AuthSettings): void {
           }),
         },
       }),
-      ThirdParty.init({ signInAndUpFeature: { providers: settings.providers.map(providerConfig) as never } }),
+      ThirdParty.init({
+        signInAndUpFeature: { providers: settings.providers.map(providerConfig) as never },
+        override: {
+          apis: (original) => ({
+            ...original,
+            // An external sign-up makes the product record too, with the UTM record the browser
+            // sends along (spec §7); a malformed one is left out rather than failing the sign-in.
+            signInUpPOST: async (input) => {
+              const result = await original.signInUpPOST!(input)
+              if (result.status === 'OK') {
+                const request = input.options.req.original as FastifyRequest
+                const utm = (request.body as { utm?: unknown } | undefined)?.utm
+                const usable = result.createdNewRecipeUser && utm !== undefined && utm !== null && validateSignUpExtras.utm(utm) === undefined
+                if (result.createdNewRecipeUser && utm !== undefined && !usable) request.log.warn('external sign-up: the UTM record was malformed and is left out')
+                await settings.ensureUserRecord(request, result.session.getAccessToken(), usable ? { utm } : {})
+              }
+              return result
+            },
+          }),
+        },
+      }),
       Session.init({
         override: {
           functions: (original) => ({
