@@ -78,6 +78,11 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
 
   await app.register(async (scope) => {
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))
+    // Answers here carry sessions, users and tokens: never stored by a browser or a proxy.
+    scope.addHook('onSend', (_request, reply, payload, done) => {
+      reply.header('cache-control', 'no-store')
+      done(null, payload)
+    })
     // Before the SDK's hook: a blocked sign-in never reaches the password check.
     guardSignIn(scope, attempts)
     // The SDK fails with a 500 on a client type it has no client for; ours is only "web".
