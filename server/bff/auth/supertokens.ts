@@ -8,6 +8,7 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import type { Mailer } from './mailer.ts'
 import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
@@ -84,7 +85,7 @@ export function initSupertokens(settings: AuthSettings): void {
         signUpFeature: {
           formFields: [
             // Also the rule of the reset form, which takes the sign-up form's password field.
-            { id: 'password', validate: async (value) => validatePassword(value) },
+            { id: 'password', validate: async (value) => validatePassword(value) ?? commonPasswordProblem(value as string) },
             { id: 'isInMailList', optional: true, validate: async (value) => validateSignUpExtras.isInMailList(value) },
             { id: 'utm', optional: true, validate: async (value) => validateSignUpExtras.utm(value) },
           ],

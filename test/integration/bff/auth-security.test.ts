@@ -25,7 +25,7 @@ t.test('session security', async (t) => {
 
   await t.test('answers about sessions and users are never cached', async (t) => {
     for (const response of [signUp, signIn, await tab.get('/auth/user/email/verify'), await tab.get('/api/user')]) {
-      t.equal(response.headers['cache-control'], 'no-store', response.raw.req.url)
+      t.equal(response.headers['cache-control'], 'no-store', String(response.raw.req.url))
     }
   })
 

@@ -30,7 +30,7 @@ function mailbox(stack: Stack): StoredMail[] {
 const linkIn = (mail: StoredMail) => /https?:\/\/\S+/.exec(mail.text)![0]
 
 t.test('sign-up to a verified sign-in through /auth', async (t) => {
-  const stack = await buildStack(t, { auth: true })
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
   const tab = browser(stack.bff)
   const utm = { timestamp: 1763800000000, utmParams: { utm_source: 'newsletter' }, additionalInfo: { screenWidth: 1280, screenHeight: 800, landingPageUrl: 'http://localhost:3000/?utm_source=newsletter' }, sessionId: 'abc' }
 
@@ -88,6 +88,11 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
       status: 'FIELD_ERROR',
       formFields: [{ id: 'email', error: 'This email already exists. Please sign in instead.' }],
     })
+    const passwordError = async (password: string) => (await tab.post('/auth/signup', form({ email: 'bob@example.com', password }))).json().formFields?.[0]?.error as string | undefined
+    t.equal(await passwordError('short'), 'Password must be at least 8 characters long')
+    t.equal(await passwordError('Password'), 'This password is one of the most common ones and easy to guess. Please choose another.', 'common passwords are refused, whatever their case')
+    t.equal(await passwordError('qwertyuiop'), 'This password is one of the most common ones and easy to guess. Please choose another.')
+    t.equal(await passwordError('x'.repeat(257)), 'Password must be at most 256 characters long')
     t.match((await tab.post('/auth/signup', form({ email: 'bob@example.com', password: 'a fine password', isInMailList: 'yes' }))).json(), {
       status: 'FIELD_ERROR',
       formFields: [{ id: 'isInMailList', error: 'isInMailList must be true or false' }],
@@ -96,6 +101,15 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
       status: 'FIELD_ERROR',
       formFields: [{ id: 'utm', error: /^utm must be the UTM record/ }],
     })
+  })
+
+  await t.test('long passphrases with no composition rules are accepted', async (t) => {
+    const fresh = browser(stack.bff)
+    const long = 'only lowercase words but quite a long passphrase for sure, sixty-four+'
+    t.ok(long.length >= 64)
+    t.equal((await fresh.post('/auth/signup', form({ email: 'long@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', form({ email: 'long@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', form({ email: 'long@example.com', password: long.toUpperCase() }))).json().status, 'WRONG_CREDENTIALS_ERROR', 'compared exactly')
   })
 
   await t.test('a forgotten password is reset by the emailed link, once', async (t) => {
