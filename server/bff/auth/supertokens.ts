@@ -179,7 +179,31 @@ export function initSupertokens(settings: AuthSettings): void {
         antiCsrf: 'VIA_CUSTOM_HEADER',
       }),
       MultiFactorAuth.init({ firstFactors: ['emailpassword', 'thirdparty'] }),
-      Totp.init({ issuer: APP_NAME }),
+      Totp.init({
+        issuer: APP_NAME,
+        override: {
+          apis: (original) => ({
+            ...original,
+            // A confirmed authenticator protects the account from then on: every sign-in asks for
+            // a code. Removing the last device takes that back.
+            verifyDevicePOST: async (input) => {
+              const result = await original.verifyDevicePOST!(input)
+              if (result.status === 'OK') await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(input.session.getUserId(), 'totp', input.userContext)
+              return result
+            },
+            removeDevicePOST: async (input) => {
+              const result = await original.removeDevicePOST!(input)
+              if (result.status === 'OK') {
+                const devices = await Totp.listDevices(input.session.getUserId(), input.userContext)
+                if (devices.status === 'OK' && !devices.devices.some((device) => device.verified)) {
+                  await MultiFactorAuth.removeFromRequiredSecondaryFactorsForUser(input.session.getUserId(), 'totp', input.userContext)
+                }
+              }
+              return result
+            },
+          }),
+        },
+      }),
       UserMetadata.init(),
     ],
   })
