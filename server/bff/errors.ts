@@ -23,4 +23,6 @@ export const BffUpstreamBadResponse = createError(
   'The catalogue service gave an answer we could not use. Please try again in a moment.',
   502,
 )
+export const BffEmailRequired = createError('BFF_EMAIL_REQUIRED', 'Add ?email= with the address to check.', 400)
+export const BffMailUnavailable = createError('BFF_MAIL_UNAVAILABLE', 'We could not send the email right now. Please try again in a few minutes.', 503)
 export const BffNotReady = createError('BFF_NOT_READY', 'The app is not ready: %s.', 503)

@@ -4,13 +4,21 @@ import { Type } from 'typebox'
 import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
 import type { AccessTokens, Viewer } from '../access-tokens.ts'
-import { ApiAccountDisabled, ApiAuthUnavailable, ApiEmailNotVerified, ApiMfaRequired, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
+import {
+  ApiAccountDisabled,
+  ApiAuthUnavailable,
+  ApiCatalogueNotFound,
+  ApiEmailNotVerified,
+  ApiMfaRequired,
+  ApiSessionRequired,
+  ApiUserNotFound,
+  ApiValidation,
+} from '../errors.ts'
 import { acceptTerms, addToLibrary, createUser, getUser, libraryIds, removeFromLibrary, type ProductUser } from '../users-repository.ts'
-import { ApiCatalogueNotFound } from '../errors.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
-// terms acceptance. Every answer is private: Cache-Control no-store.
+// terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
 
 declare module 'fastify' {
   interface FastifyRequest {

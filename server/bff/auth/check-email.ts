@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import supertokens from 'supertokens-node'
-import { BffEmailRequired } from './login-guard.ts'
+import { BffEmailRequired } from '../errors.ts'
 
 // GET /api/user/check-email?email= (spec §7): whether an account uses this email, for the
 // sign-up form. The auth core knows; the BFF asks it through the SDK. Answered by the BFF, so the

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { createError } from '../../http/errors.ts'
+import { BffEmailRequired } from '../errors.ts'
 import { normaliseLoginEmail, type BlockStatus, type LoginAttempts } from './login-attempts.ts'
 
 // Where login-attempt blocking meets the sign-in API: before supertokens-node runs, the attempt is
 // counted (or refused with 429 while blocked, so the password is never checked); once the SDK
-// has its answer (settleSignIn, from the sign-in API override), its status decides whether the attempt stays counted, clears the counter or is
-// given back. Every outcome is logged with a hashed email, the IP and the time.
-
-export const BffEmailRequired = createError('BFF_EMAIL_REQUIRED', 'Add ?email= with the address to check.', 400)
+// has its answer (settleSignIn, called from the sign-in API override), its status decides whether
+// the attempt stays counted, clears the counter or is given back. Every outcome is logged with a
+// hashed email, the IP and the time.
 
 /** `/auth/signin` and its tenant form `/auth/<tenant>/signin`. */
 const SIGN_IN_PATH = /^\/auth\/(?:[^/?]+\/)?signin(?:\?|$)/

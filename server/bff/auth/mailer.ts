@@ -3,9 +3,10 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import nodemailer, { type Transporter } from 'nodemailer'
 
-// Outgoing email (DESIGN.md §4.10): SMTP through nodemailer when SMTP_URL is set; otherwise, and
-// never in production, a local mailbox folder under DATA_DIR that /dev/mail shows, so a newcomer
-// can follow a verification link without a mail server.
+// Outgoing email (DESIGN.md §4.10): SMTP through nodemailer when SMTP_URL is set; otherwise a
+// local mailbox folder under DATA_DIR that /dev/mail shows, so a newcomer can follow a
+// verification link without a mail server. A deployment on a real database must set SMTP_URL
+// (config.ts mailProblem; decision 007).
 
 export interface OutgoingMail {
   to: string
@@ -21,13 +22,11 @@ export interface StoredMail extends OutgoingMail {
 }
 
 export interface Mailer {
-  readonly kind: 'smtp' | 'mailbox'
   send(mail: OutgoingMail): Promise<void>
   close(): Promise<void>
 }
 
 export class SmtpMailer implements Mailer {
-  readonly kind = 'smtp'
   private readonly transport: Transporter
 
   constructor(
@@ -51,8 +50,6 @@ const MAIL_ID = /^[0-9]{13}-[0-9a-f-]{36}$/
 
 /** One JSON file per message, newest last by name; kept until the folder is cleaned by hand. */
 export class MailboxMailer implements Mailer {
-  readonly kind = 'mailbox'
-
   constructor(
     readonly folder: string,
     private readonly from: string,

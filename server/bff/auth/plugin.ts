@@ -12,7 +12,7 @@ import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, settleSignIn } from './login-guard.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
-import { initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
+import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 export interface AuthPluginOptions {
   config: Config
@@ -70,7 +70,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
-    emails: new EmailTexts(options.root, 'Softshelf'),
+    emails: new EmailTexts(options.root, APP_NAME),
   })
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)

@@ -8,6 +8,7 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import { BffMailUnavailable } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import type { Mailer } from './mailer.ts'
@@ -71,7 +72,13 @@ let initialised = false
 export function initSupertokens(settings: AuthSettings): void {
   if (initialised) throw new Error('supertokens-node is already initialised in this process: one BFF per process')
   const send = async (kind: EmailKind, email: string, link: string, userContext: Record<string, unknown>) => {
-    await settings.mailer.send(settings.emails.render(kind, localeOf(userContext), email, link))
+    try {
+      await settings.mailer.send(settings.emails.render(kind, localeOf(userContext), email, link))
+    } catch (err) {
+      const original = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
+      original?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)
+      throw new BffMailUnavailable()
+    }
   }
   const https = settings.appUrl.startsWith('https:')
   supertokens.init({
@@ -93,6 +100,7 @@ export function initSupertokens(settings: AuthSettings): void {
         override: {
           apis: (original) => ({
             ...original,
+            // Login-attempt blocking settles every sign-in; a success also (re)makes the product record.
             signInPOST: async (input) => {
               const request = input.options.req.original as FastifyRequest
               let result: Awaited<ReturnType<NonNullable<typeof original.signInPOST>>>
@@ -118,7 +126,13 @@ export function initSupertokens(settings: AuthSettings): void {
                   ...(field('utm') !== undefined ? { utm: field('utm') } : {}),
                 })
                 const method = result.user.loginMethods.find((m) => m.recipeUserId.getAsString() === result.session.getRecipeUserId().getAsString())
-                await EmailVerification.sendEmailVerificationEmail(input.tenantId, result.user.id, result.session.getRecipeUserId(), method?.email, input.userContext)
+                try {
+                  await EmailVerification.sendEmailVerificationEmail(input.tenantId, result.user.id, result.session.getRecipeUserId(), method?.email, input.userContext)
+                } catch (error) {
+                  // The account exists: a mail server down must not turn the sign-up into an error
+                  // (logged in send); /email-not-verified sends it again on request.
+                  if (!(error instanceof BffMailUnavailable)) throw error
+                }
               }
               return result
             },

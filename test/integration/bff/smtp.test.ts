@@ -49,3 +49,15 @@ t.test('verification mail goes out over SMTP', async (t) => {
   t.match(body, /http:\/\/localhost:3000\/verify-email\?token=[A-Za-z0-9_-]+&tenantId=public/)
   t.equal((await stack.bff.inject({ method: 'GET', url: '/dev/mail' })).statusCode, 404, 'no local mailbox with SMTP')
 })
+
+t.test('a mail server that is down does not undo the sign-up', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { SMTP_URL: 'smtp://127.0.0.1:9' } })
+  const tab = browser(stack.bff)
+  const response = await tab.post('/auth/signup', { formFields: [{ id: 'email', value: 'ida@example.com' }, { id: 'password', value: 'a long enough password' }] })
+  t.equal(response.statusCode, 200)
+  t.equal(response.json().status, 'OK', 'the account is made; the mail can be sent again later')
+  t.same((await tab.get('/api/user/check-email?email=ida@example.com')).json(), { success: true })
+  const resend = await tab.post('/auth/user/email/verify/token')
+  t.equal(resend.statusCode, 503, 'asking again while the server is down is an error the page can show')
+  t.match(resend.json(), { code: 'BFF_MAIL_UNAVAILABLE', message: 'We could not send the email right now. Please try again in a few minutes.' })
+})
