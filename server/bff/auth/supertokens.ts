@@ -232,11 +232,11 @@ export async function resetSupertokensForTests(): Promise<void> {
   if (!initialised) return
   const recipes = ['emailpassword', 'emailverification', 'multifactorauth', 'session', 'thirdparty', 'totp', 'usermetadata', 'multitenancy', 'accountlinking']
   for (const recipe of recipes) {
-    const module = (await import(`supertokens-node/lib/build/recipe/${recipe}/recipe.js`)) as { default: { default?: { reset(): void }; reset?(): void } }
+    const module = (await import(`supertokens-node/lib/build/recipe/${recipe}/recipe`)) as { default: { default?: { reset(): void }; reset?(): void } }
     const Recipe = module.default.default ?? module.default
     Recipe.reset?.()
   }
-  const core = (await import('supertokens-node/lib/build/supertokens.js')) as { default: { default?: { reset(): void }; reset?(): void } }
+  const core = (await import('supertokens-node/lib/build/supertokens')) as { default: { default?: { reset(): void }; reset?(): void } }
   ;(core.default.default ?? core.default).reset?.()
   initialised = false
 }
