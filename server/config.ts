@@ -226,6 +226,11 @@ export interface PublicConfig {
   contactEmail: string
 }
 
+/** Where the auth core answers: AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
+export function authCoreUrlOf(config: Config): string {
+  return config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}`
+}
+
 /** The BFF's mail settings, checked when the BFF starts: a deployment on a real database must really send mail. */
 export function mailProblem(config: Config): string | undefined {
   if (config.databaseUrl && !config.smtpUrl) {

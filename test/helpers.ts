@@ -21,6 +21,9 @@ import { openPostgres } from '../server/db/postgres.ts'
 
 export const root = projectRoot()
 
+/** The auth core's AUTH_CORE_SECRET in tests. */
+export const TEST_AUTH_CORE_SECRET = 'test-secret-test-secret-test-secret-0123456789'
+
 // supertokens-node keeps its configuration in module state; its test mode lets each BFF a test
 // file builds start from a clean SDK (server/bff/auth/supertokens.ts).
 process.env.TEST_MODE = 'testing'
@@ -149,7 +152,7 @@ export async function buildStack(
   let authCore: FastifyInstance | undefined
   let authCoreUrl = 'http://127.0.0.1:9'
   if (options.auth) {
-    authCore = await buildAuthCore({ config, db, secret: 'test-secret-test-secret-test-secret-0123456789', apiKeys: null })
+    authCore = await buildAuthCore({ config, db, secret: TEST_AUTH_CORE_SECRET, apiKeys: null })
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
   }
@@ -201,7 +204,7 @@ export class CookieJar {
 
 /** A browser tab talking to the SDK app: requests carry and update the jar. */
 export function browser(app: FastifyInstance, jar = new CookieJar()) {
-  const request = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
+  const request = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
     const response = await app.inject({
       method,
       url,
@@ -216,5 +219,6 @@ export function browser(app: FastifyInstance, jar = new CookieJar()) {
     get: (url: string, headers?: Record<string, string>) => request('GET', url, undefined, headers),
     post: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('POST', url, payload, headers),
     put: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('PUT', url, payload, headers),
+    delete: (url: string, headers?: Record<string, string>) => request('DELETE', url, undefined, headers),
   }
 }

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
-import type { Config } from '../config.ts'
+import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
@@ -116,7 +116,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   )
 
   await app.register(catalogueRoutes)
-  const tokens = new AccessTokens(options.authCoreUrl ?? config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}`)
+  const tokens = new AccessTokens(options.authCoreUrl ?? authCoreUrlOf(config))
   await app.register(userRoutes, { tokens })
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.

@@ -65,14 +65,15 @@ export async function acceptTerms(db: Database, id: string, isInMailList: boolea
 
 /** Adds a program to the user's library; false when there is no such program. Adding twice is one add. */
 export async function addToLibrary(db: Database, userId: string, programId: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO api.user_programs (user_id, program_id)
-     SELECT $1, p.id FROM api.programs p WHERE p.id = $2
-     ON CONFLICT (user_id, program_id) DO UPDATE SET program_id = EXCLUDED.program_id
-     RETURNING program_id`,
+  const { rows } = await db.query<{ known: boolean }>(
+    `WITH added AS (
+       INSERT INTO api.user_programs (user_id, program_id)
+       SELECT $1, p.id FROM api.programs p WHERE p.id = $2
+       ON CONFLICT (user_id, program_id) DO NOTHING)
+     SELECT EXISTS (SELECT 1 FROM api.programs WHERE id = $2) AS known`,
     [userId, programId],
   )
-  return rowCount > 0
+  return rows[0]!.known
 }
 
 /** Removes it; false when there is no such program (removing one not in the library is fine). */

@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BuildInfo } from '../build-info.ts'
 import { projectRoot } from '../build-info.ts'
-import { publicConfig, type Config } from '../config.ts'
+import { authCoreUrlOf, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { installRequestBasics } from '../http/errors.ts'
@@ -92,7 +92,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
-  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}` })
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config) })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
   await app.register(ssrRoutes, { root, dev, catalog, config: publicConfig(config) })
   return app

@@ -11,13 +11,14 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import { errorHandler, plugin } from 'supertokens-node/framework/fastify'
 import type { Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { openTestDatabase, TEST_AUTH_CORE_SECRET as TEST_SECRET } from '../../helpers.ts'
 
 // The conformance harness of issue 4: our auth core on loopback, and a Fastify app that runs the
 // real supertokens-node 24.0.3 against it with the recipes of DESIGN.md §4.3. Every core call
 // the SDK makes is counted, so tests can assert the call sequences of AUTH-CORE.md §4.
 
-export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789'
+
+export { TEST_SECRET }
 
 export async function startCore(t: Test, options: { apiKeys?: string[] } = {}) {
   const db = await openTestDatabase(t)
