@@ -7,16 +7,11 @@
 // API is running it opens the database itself.
 import { migrateApiSchema } from '../server/api/schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from '../server/api/maintenance-repository.ts'
-import { ConfigError, loadConfig, type Config } from '../server/config.ts'
+import type { Config } from '../server/config.ts'
 import { openDatabase } from '../server/db/open.ts'
-import { readEmbeddedOperatorToken } from '../server/operator-token.ts'
+import { apiBase, fail, internalCall, operatorConfig } from './operator.ts'
 
 const USAGE = 'Usage: npm run maintenance -- set <ISO 8601 time> | clear | show'
-
-function fail(message: string, code = 1): never {
-  console.error(message)
-  process.exit(code)
-}
 
 async function viaDatabase(config: Config, action: 'set' | 'clear' | 'show', time: Date | null): Promise<string | null> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
@@ -29,32 +24,20 @@ async function viaDatabase(config: Config, action: 'set' | 'clear' | 'show', tim
   }
 }
 
-/** Returns null when no API is listening, so the caller can open the database itself. */
+/** Returns undefined when no API is listening, so the caller can open the database itself. */
 async function viaRunningApi(config: Config, action: 'set' | 'clear' | 'show', time: Date | null): Promise<string | null | undefined> {
-  const base = `http://${config.apiHost === '0.0.0.0' ? '127.0.0.1' : config.apiHost}:${config.apiPort}`
-  const token = config.operatorToken ?? readEmbeddedOperatorToken(config.dataDir)
-  let response: Response
-  try {
-    if (action === 'show' || !token) {
-      response = await fetch(`${base}/api/version`, { signal: AbortSignal.timeout(5_000) })
-      // A running API and no token to change it with: say so rather than touch its database.
-      if (action !== 'show') fail('No operator token: set OPERATOR_TOKEN, or run this on the machine whose DATA_DIR the server uses.')
-    } else {
-      response = await fetch(`${base}/internal/maintenance`, {
-        method: action === 'set' ? 'PUT' : 'DELETE',
-        headers: { authorization: `Bearer ${token}`, ...(action === 'set' ? { 'content-type': 'application/json' } : {}) },
-        ...(action === 'set' ? { body: JSON.stringify({ maintenanceTime: time?.toISOString() }) } : {}),
-        signal: AbortSignal.timeout(5_000),
-      })
+  if (action === 'show') {
+    let response: Response
+    try {
+      response = await fetch(`${apiBase(config)}/api/version`, { signal: AbortSignal.timeout(5_000) })
+    } catch (error) {
+      if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined
+      throw error
     }
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code
-    if (code === 'ECONNREFUSED') return undefined
-    throw error
+    return ((await response.json()) as { maintenanceTime?: string }).maintenanceTime ?? null
   }
-  const body = (await response.json().catch(() => ({}))) as { maintenanceTime?: string | null; message?: string }
-  if (!response.ok) fail(`The API refused: ${body.message ?? `HTTP ${response.status}`}`)
-  return body.maintenanceTime ?? null
+  const body = await internalCall<{ maintenanceTime?: string | null }>(config, action === 'set' ? 'PUT' : 'DELETE', '/internal/maintenance', action === 'set' ? { maintenanceTime: time?.toISOString() } : undefined)
+  return body === undefined ? undefined : (body.maintenanceTime ?? null)
 }
 
 async function main(): Promise<void> {
@@ -65,12 +48,7 @@ async function main(): Promise<void> {
     time = value ? parseMaintenanceTime(value) : null
     if (!time) fail(`"${value ?? ''}" is not an ISO 8601 date and time, for example 2026-12-01T22:00:00Z.\n${USAGE}`, 2)
   }
-  let config: Config
-  try {
-    config = loadConfig(process.env)
-  } catch (error) {
-    fail(error instanceof ConfigError ? error.message : String(error))
-  }
+  const config = operatorConfig()
   let result: string | null | undefined
   if (config.databaseUrl) result = await viaDatabase(config, action, time)
   else {
