@@ -1,10 +1,11 @@
 import path from 'node:path'
 import { defineConfig } from '@playwright/test'
+import { E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
 
 // Browser tests drive Debian's Chromium (Playwright cannot download its own browsers here)
 // against the built app started with embedded defaults on loopback.
 
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210)
+export { E2E_MAIL_PORT, E2E_PORT }
 export const E2E_API_PORT = Number(process.env.E2E_API_PORT ?? 3211)
 export const E2E_DATA_DIR = path.resolve('test-results', 'e2e-data')
 export const E2E_ENV = {
@@ -17,6 +18,15 @@ export const E2E_ENV = {
   NODE_ENV: 'production',
   LOG_LEVEL: 'warn',
   RATE_LIMIT_MAX: '100000',
+  AUTH_RATE_LIMIT_MAX: '100000',
+  // Mail leaves through a real SMTP server and external sign-in goes to a real OpenID provider,
+  // both started by the browser tests (test/e2e/support/services.ts).
+  SMTP_URL: `smtp://127.0.0.1:${E2E_SMTP_PORT}`,
+  MAIL_FROM: 'Softshelf <hello@softshelf.test>',
+  OIDC_CLIENT_ID: OIDC_CLIENT.id,
+  OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
+  OIDC_ISSUER: `http://127.0.0.1:${E2E_OIDC_PORT}`,
+  OIDC_NAME: 'Local ID',
 }
 
 export default defineConfig({
@@ -37,13 +47,23 @@ export default defineConfig({
     },
     trace: 'off',
   },
-  webServer: {
-    command: `rm -rf "${E2E_DATA_DIR}" && node dist/server/main.js`,
-    url: `http://127.0.0.1:${E2E_PORT}/healthz`,
-    env: { ...E2E_ENV },
-    reuseExistingServer: false,
-    timeout: 120_000,
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'node --import tsx test/e2e/support/services.ts',
+      url: `http://127.0.0.1:${E2E_MAIL_PORT}/healthz`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      command: `rm -rf "${E2E_DATA_DIR}" && node dist/server/main.js`,
+      url: `http://127.0.0.1:${E2E_PORT}/healthz`,
+      env: { ...E2E_ENV },
+      reuseExistingServer: false,
+      timeout: 120_000,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
 })

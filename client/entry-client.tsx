@@ -7,6 +7,8 @@ import { ClientConfigProvider } from './lib/client-config.tsx'
 import { createI18n } from './lib/i18n.ts'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
+import { hasLocalSession } from './lib/session-state.ts'
+import { captureUtm } from './lib/utm.ts'
 import './styles.css'
 
 declare global {
@@ -17,6 +19,10 @@ declare global {
 
 async function start(): Promise<void> {
   const boot = window[BOOT_DATA_GLOBAL]
+  // With a session, the SDK starts before the router: it refreshes expired tokens for every
+  // /auth and /api call the pages make (spec §4).
+  if (hasLocalSession()) await import('./lib/auth.ts')
+  captureUtm()
   const i18n = createI18n({ locale: boot.locale, resources: boot.resources, namespaces: boot.namespaces, localesHash: boot.config.localesHash })
   setNamespaceLoader((ns) => i18n.loadNamespaces([...ns]))
 

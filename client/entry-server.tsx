@@ -70,7 +70,7 @@ function serializeErrors(errors: StaticHandlerContext['errors']): Record<string,
 /** Renders one page request. Called by the BFF with the request's language, nonce and API transport. */
 export async function render(input: RenderInput): Promise<RenderResult> {
   const request = new Request(input.url, { headers: input.headers })
-  const context = await handler.query(request, { requestContext: { api: input.api, locale: input.locale } })
+  const context = await handler.query(request, { requestContext: { api: input.api, locale: input.locale, session: input.session } })
   if (context instanceof Response) {
     return { kind: 'redirect', status: context.status, location: context.headers.get('location') ?? '/' }
   }

@@ -1,4 +1,5 @@
 import 'i18next'
+import type auth from '../locales/en/auth.json'
 import type catalogue from '../locales/en/catalogue.json'
 import type common from '../locales/en/common.json'
 import type home from '../locales/en/home.json'
@@ -14,6 +15,7 @@ declare module 'i18next' {
       home: typeof home
       legal: typeof legal
       catalogue: typeof catalogue
+      auth: typeof auth
     }
   }
 }

@@ -100,3 +100,8 @@ export const legalHead = (title: string): HeadBuilder => () => ({ title })
 
 /** Not-found routes always error; their error page sets the head. */
 export const errorRouteHead: HeadBuilder = () => null
+
+/** Account pages and the signed-in area: English titles, never indexed. */
+export const privateHead =
+  (title: string): HeadBuilder =>
+  () => ({ title, noindex: true })

@@ -1,9 +1,11 @@
-import { data, useRouteError, type LoaderFunctionArgs, type RouteObject } from 'react-router'
+import { data, redirect, useRouteError, type LoaderFunctionArgs, type RouteObject } from 'react-router'
 import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
+import { SignedInLayout } from './layouts/signed-in-layout.tsx'
+import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
 import { page } from './lib/namespaces.ts'
-import { errorRouteHead, homeHead, legalHead, listingHead, programHead } from './page-heads.ts'
+import { errorRouteHead, homeHead, legalHead, listingHead, privateHead, programHead } from './page-heads.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
 
 /** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
@@ -40,7 +42,29 @@ function notFoundLoader({ request }: LoaderFunctionArgs): never {
   throw data({ message: notFoundMessage(path) }, { status: 404, statusText: 'Not Found' })
 }
 
-// One route table for server rendering and hydration (DESIGN.md §4.6).
+/** An account page: the `auth` namespace and an English, unindexed title. */
+function accountPage(path: string, title: string, load: () => Promise<Record<string, unknown>>, module: string, ns: Parameters<typeof page>[0] = ['auth']): RouteObject {
+  return { path, ErrorBoundary: PageErrorBoundary, ...page(ns, module, load, privateHead(title)) }
+}
+
+const emailPages = () => import('./pages/auth/email-verification.tsx')
+const passwordPages = () => import('./pages/auth/passwords.tsx')
+const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
+
+/** The catalogue's signed-in twins under /@ (issue 5): the public pages with add/remove. */
+function signedInCatalogueRoutes(): RouteObject[] {
+  const module = 'client/pages/signed-in-catalogue.tsx'
+  const listing = page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead)
+  const program = page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead)
+  return [
+    ...['@/programs', '@/category/:categoryId', '@/developer/:developerId'].map((path) => ({ path, ErrorBoundary: PageErrorBoundary, ...listing })),
+    { path: '@/programs/:programId', ErrorBoundary: PageErrorBoundary, ...program },
+  ]
+}
+
+// One route table for server rendering and hydration (DESIGN.md §4.6). Three pathless groups
+// carry the route guard of spec §2/§4: public pages (a fully signed-in user goes to /@), pages
+// that skip the check, and protected pages.
 export const routes: RouteObject[] = [
   {
     id: 'root',
@@ -52,19 +76,71 @@ export const routes: RouteObject[] = [
     shouldRevalidate: ({ formMethod }) => formMethod !== undefined,
     children: [
       {
-        id: 'default-layout',
-        Component: DefaultLayout,
+        id: 'public',
+        loader: publicGuard,
+        shouldRevalidate: alwaysRevalidate,
+        ErrorBoundary: PageErrorBoundary,
         children: [
-          { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
-          ...catalogueRoutes(),
-          { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
-          { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
+          {
+            id: 'default-layout',
+            Component: DefaultLayout,
+            children: [
+              { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
+              ...catalogueRoutes(),
+              accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage })), 'client/pages/auth/email-verification.tsx'),
+            ],
+          },
+          // Spec §2: the welcome page uses no layout.
+          accountPage('welcome', 'Create your account', () => import('./pages/auth/welcome.tsx'), 'client/pages/auth/welcome.tsx'),
         ],
       },
-      // Spec §2: terms, privacy and cookie pages use no layout.
-      { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage })), legalHead('Terms of service')) },
-      { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage })), legalHead('Privacy policy')) },
-      { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage })), legalHead('Cookie policy')) },
+      {
+        // Spec §2: login-related pages, terms, cookie, privacy, verify-email, reset-password and
+        // /@/logout skip the check.
+        id: 'unguarded',
+        children: [
+          {
+            id: 'unguarded-default-layout',
+            Component: DefaultLayout,
+            children: [
+              accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage })), 'client/pages/auth/email-verification.tsx'),
+              // The second factor decides for itself: it serves both a pending sign-in and set-up (decision 008).
+              accountPage('mfa', 'Two-step verification', () => import('./pages/auth/mfa.tsx'), 'client/pages/auth/mfa.tsx'),
+              { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
+              { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
+            ],
+          },
+          accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
+          accountPage('forgot-password', 'Forgot your password', () => passwordPages().then((m) => ({ Component: m.ForgotPasswordPage })), 'client/pages/auth/passwords.tsx'),
+          accountPage('reset-password', 'Choose a new password', () => passwordPages().then((m) => ({ Component: m.ResetPasswordPage })), 'client/pages/auth/passwords.tsx'),
+          accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage })), 'client/pages/auth/email-verification.tsx'),
+          accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
+          accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
+          // Spec §2: terms, privacy and cookie pages use no layout.
+          { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage })), legalHead('Terms of service')) },
+          { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage })), legalHead('Privacy policy')) },
+          { path: 'cookie', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.CookiePage })), legalHead('Cookie policy')) },
+        ],
+      },
+      {
+        id: 'signed-in',
+        loader: protectedGuard,
+        shouldRevalidate: alwaysRevalidate,
+        ErrorBoundary: PageErrorBoundary,
+        children: [
+          accountPage('tos', 'Terms of service', () => import('./pages/auth/tos.tsx'), 'client/pages/auth/tos.tsx', ['auth', 'legal']),
+          {
+            id: 'signed-in-layout',
+            Component: SignedInLayout,
+            children: [
+              // Spec §2: /@ is the home after login, and it is the library.
+              { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
+              accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']),
+              ...signedInCatalogueRoutes(),
+            ],
+          },
+        ],
+      },
     ],
   },
 ]

@@ -56,6 +56,7 @@ function input(api: ServerApi): RenderInput {
     resources: catalog.resources.en,
     nonce: '0123456789abcdef0123456789abcdef',
     api,
+    session: { state: 'LOGGED_OUT' },
     config: clientConfig,
   }
 }

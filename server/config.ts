@@ -224,6 +224,8 @@ export interface PublicConfig {
   appUrl: string
   operatorName: string
   contactEmail: string
+  /** External sign-in buttons: the configured providers' ids and names, never their secrets. */
+  providers: Array<{ id: string; name: string }>
 }
 
 /** Where the auth core answers: AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
@@ -240,5 +242,11 @@ export function mailProblem(config: Config): string | undefined {
 }
 
 export function publicConfig(config: Config): PublicConfig {
-  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail }
+  const { google, github, oidc } = config.providers
+  const providers = [
+    ...(google ? [{ id: 'google', name: 'Google' }] : []),
+    ...(github ? [{ id: 'github', name: 'GitHub' }] : []),
+    ...(oidc ? [{ id: 'oidc', name: oidc.name }] : []),
+  ]
+  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers }
 }

@@ -70,3 +70,12 @@ export const TOS_VERSION = '2026-11-22'
 
 /** Spec §8: the disabled-account page's message. */
 export const ACCOUNT_DISABLED_MESSAGE = 'Your account has been disabled. If you believe this is an error, please contact support'
+
+/** Spec §9 "Login warning threshold": warn when this many attempts or fewer remain. */
+export const LOGIN_WARNING_THRESHOLD = 2
+
+/** Spec §9 "Email verification recheck": 10 s. */
+export const EMAIL_VERIFICATION_RECHECK_MS = 10_000
+
+/** Spec §3 "TOTP device": deviceName is a fixed product name. */
+export const TOTP_DEVICE_NAME = PRODUCT_NAME

@@ -1,4 +1,5 @@
 import type { Locale } from './locales.ts'
+import type { PageSession } from './session.ts'
 
 // The contract between the BFF (server/bff/ssr) and the server entry of the React app
 // (client/entry-server.tsx). Neither side imports the other; both import this.
@@ -21,6 +22,8 @@ export interface ClientConfig {
   appUrl: string
   operatorName: string
   contactEmail: string
+  /** The external identity providers offered on the sign-in pages. */
+  providers: Array<{ id: string; name: string }>
   /** Content hash of the locale files; part of their URL so caches never serve stale text. */
   localesHash: string
 }
@@ -34,6 +37,8 @@ export interface RenderInput {
   nonce: string
   api: ServerApi
   config: ClientConfig
+  /** The visitor's session as the BFF read it from the access token (spec §4 states). */
+  session: PageSession
 }
 
 export type RenderResult =

@@ -22,3 +22,22 @@ export interface BackendPackageResponse {
   buildId: string
   node: string
 }
+
+/** GET /api/user: the signed-in user's own record (issue 5). */
+export interface UserRecord {
+  id: string
+  email: string
+  isTosAccepted: boolean
+  isInMailList: boolean
+  language: string
+  /** ISO time the account was made. */
+  timeJoined: string
+  librarySize: number
+}
+
+/** POST / DELETE /api/user/program/:id. */
+export interface LibraryChange {
+  programId: string
+  inLibrary: boolean
+  librarySize: number
+}

@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net'
 import Provider from 'oidc-provider'
-import type { Test } from 'tap'
 
 // A real OpenID Connect provider on loopback (oidc-provider, with its development login and
 // consent pages) for the external sign-in tests: the SDK discovers it, the browser side is driven
@@ -14,14 +13,19 @@ export interface LocalOidcProvider {
   signIn(authorisationUrl: string, login: string): Promise<URL>
 }
 
-export async function startOidcProvider(t: Test, redirectUri: string): Promise<LocalOidcProvider> {
+/** Whoever owns the provider's lifetime: a tap test, or the browser tests' service process. */
+interface Owner {
+  teardown(fn: () => unknown): void
+}
+
+export async function startOidcProvider(t: Owner, redirectUri: string, port = 0): Promise<LocalOidcProvider> {
   const clientId = 'softshelf-test'
   const clientSecret = 'softshelf-test-secret-0123456789'
   // The issuer needs the port before the provider exists: listen first on a plain server.
   const { createServer } = await import('node:http')
   let handler: Parameters<typeof createServer>[1] = (_req, res) => res.end()
   const server = createServer((req, res) => handler!(req, res))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const provider = new Provider(issuer, {

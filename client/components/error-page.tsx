@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { isRouteErrorResponse } from 'react-router'
+import { isRouteErrorResponse, Link } from 'react-router'
 import type { ErrorBody } from '../../shared/types.ts'
 import { useErrorHead } from '../lib/head.ts'
 
@@ -12,10 +12,26 @@ export function describeError(error: unknown): { status: number; detail: string 
   return { status: 500, detail: null }
 }
 
+/** Spec §8: a disabled account sees its own page, with a way to sign out. */
+function isAccountDisabled(error: unknown): boolean {
+  return isRouteErrorResponse(error) && (error.data as { code?: string } | null)?.code === 'ACCOUNT_DISABLED'
+}
+
 export function ErrorPage({ error }: { error: unknown }) {
   const { t } = useTranslation()
   const { status, detail } = describeError(error)
   useErrorHead(status)
+  if (isAccountDisabled(error)) {
+    return (
+      <main id="content" className="error-page" data-testid="account-disabled" data-status={status}>
+        <h1>{t('errors.accountDisabled.title')}</h1>
+        <p className="error-cause">{t('errors.accountDisabled.message')}</p>
+        <Link className="button" to="/@/logout">
+          {t('errors.accountDisabled.logOut')}
+        </Link>
+      </main>
+    )
+  }
   const kind = status === 404 ? 'notFound' : status === 503 || status === 502 || status === 504 ? 'unavailable' : status >= 500 ? 'server' : 'other'
   return (
     <main id="content" className="error-page" data-testid="error-page" data-status={status}>

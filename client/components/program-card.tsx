@@ -2,16 +2,34 @@ import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 import type { ProgramSummary } from '../../shared/catalogue.ts'
+import { useLibrary, type LibraryState } from '../lib/library.tsx'
 import { PriceLabel } from './price-label.tsx'
 import { ProgramIcon } from './program-icon.tsx'
 
-function ProgramCard({ program, t, language }: { program: ProgramSummary; t: TFunction<'catalogue'>; language: string }) {
+/** Add to or remove from the signed-in user's library; the button says which, and for what. */
+export function LibraryButton({ library, program, t }: { library: LibraryState; program: { id: string; name: string }; t: TFunction<'catalogue'> }) {
+  const inLibrary = library.has(program.id)
+  return (
+    <button
+      type="button"
+      className={`button ${inLibrary ? 'button-secondary' : ''}`}
+      aria-pressed={inLibrary}
+      disabled={library.busy(program.id)}
+      onClick={() => void library.toggle(program.id)}
+      aria-label={t(inLibrary ? 'program.removeNamed' : 'program.addNamed', { name: program.name })}
+    >
+      {t(inLibrary ? 'program.removeFromLibrary' : 'program.addToLibrary')}
+    </button>
+  )
+}
+
+function ProgramCard({ program, t, language, library }: { program: ProgramSummary; t: TFunction<'catalogue'>; language: string; library: LibraryState | null }) {
   return (
     <li className="program-card card">
       <ProgramIcon id={program.id} name={program.name} />
       <div className="program-card-body">
         <h3>
-          <Link to={`/programs/${program.id}`}>{program.name}</Link>
+          <Link to={`${library ? '/@' : ''}/programs/${program.id}`}>{program.name}</Link>
         </h3>
         <p className="program-card-developer">{program.developer.name}</p>
         <p className="program-card-summary">{program.summary}</p>
@@ -19,6 +37,7 @@ function ProgramCard({ program, t, language }: { program: ProgramSummary; t: TFu
           <span className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>{t(`licenseTypes.${program.licenseType}`)}</span>
           <PriceLabel program={program} t={t} language={language} />
         </p>
+        {library ? <LibraryButton library={library} program={program} t={t} /> : null}
       </div>
     </li>
   )
@@ -30,10 +49,11 @@ function ProgramCard({ program, t, language }: { program: ProgramSummary; t: TFu
  */
 export function ProgramGrid({ programs }: { programs: ProgramSummary[] }) {
   const { t, i18n } = useTranslation('catalogue')
+  const library = useLibrary()
   return (
     <ul className="program-grid">
       {programs.map((program) => (
-        <ProgramCard key={program.id} program={program} t={t} language={i18n.language} />
+        <ProgramCard key={program.id} program={program} t={t} language={i18n.language} library={library} />
       ))}
     </ul>
   )

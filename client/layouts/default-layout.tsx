@@ -5,6 +5,7 @@ import { LanguageSwitcher } from '../components/language-switcher.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
 import type { RouteHandle } from '../lib/namespaces.ts'
 import type { RootData } from '../root.tsx'
+import type { SessionState } from '../../shared/session.ts'
 
 export function SiteFooter() {
   const { t } = useTranslation()
@@ -25,6 +26,22 @@ export function SiteFooter() {
   )
 }
 
+/** Sign-in links for visitors; a half-finished sign-in (code or email pending) can leave. */
+function AccountLinks() {
+  const { t } = useTranslation()
+  const guard = useRouteLoaderData('public') as { state: SessionState } | undefined
+  if (!guard) return null
+  if (guard.state !== 'LOGGED_OUT') return <Link to="/@/logout">{t('nav.logOut')}</Link>
+  return (
+    <>
+      <Link to="/login">{t('nav.logIn')}</Link>
+      <Link to="/welcome" className="button button-small">
+        {t('nav.signUp')}
+      </Link>
+    </>
+  )
+}
+
 /** Spec §2: the default layout is centred, with an optional footer. */
 export function DefaultLayout() {
   const { t } = useTranslation()
@@ -40,6 +57,7 @@ export function DefaultLayout() {
         <nav className="site-nav" aria-label={t('nav.main')}>
           <Link to="/library">{t('nav.library')}</Link>
           <LanguageSwitcher />
+          <AccountLinks />
         </nav>
       </header>
       <div className="layout-default-body">

@@ -30,6 +30,47 @@ const browserApi: ServerApi = {
   },
 }
 
+/** The raw answer of a GET through the loader's transport (the caller decides what a status means). */
+export function apiResponse(context: unknown, path: string, signal?: AbortSignal): ReturnType<ServerApi['get']> {
+  return transport(context).get(path, signal ? { signal } : undefined)
+}
+
+export interface ApiResult<T> {
+  ok: boolean
+  status: number
+  body: T | ErrorBody | null
+}
+
+/**
+ * A write from the browser to same-origin /api: JSON, the language, and the custom header the
+ * BFF's anti-forgery check requires (DESIGN.md §4.4). A network failure is status 0.
+ */
+export async function apiSend<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ApiResult<T>> {
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      headers: {
+        accept: 'application/json',
+        'accept-language': document.documentElement.lang || 'en',
+        'content-type': 'application/json',
+        rid: 'anti-csrf',
+      },
+      credentials: 'same-origin',
+      body: JSON.stringify(body ?? {}),
+    })
+  } catch {
+    return { ok: false, status: 0, body: null }
+  }
+  const type = response.headers.get('content-type') ?? ''
+  const parsed = type.includes('application/json') ? ((await response.json()) as T | ErrorBody) : null
+  return { ok: response.ok, status: response.status, body: parsed }
+}
+
+export function errorMessage(result: ApiResult<unknown>): string | undefined {
+  return isErrorBody(result.body) ? result.body.message : undefined
+}
+
 function transport(context: unknown): ServerApi {
   return (context as LoaderContext | undefined)?.api ?? browserApi
 }

@@ -12,6 +12,7 @@ import {
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { useLibrary } from '../lib/library.tsx'
 
 export interface Organisation {
   id: string
@@ -66,12 +67,13 @@ export async function loader({ request, params, context }: LoaderFunctionArgs): 
 function ScopeHeader({ scope, total }: { scope: Scope; total: number }) {
   const { t } = useTranslation(['catalogue', 'common'])
   const count = t('catalogue:results.count', { count: total })
+  const signedIn = useLibrary() !== null
   switch (scope.kind) {
     case 'library':
       return (
         <header className="listing-header">
-          <h1>{t('catalogue:library.title')}</h1>
-          <p>{t('catalogue:library.lead')}</p>
+          <h1>{t(signedIn ? 'catalogue:programs.title' : 'catalogue:library.title')}</h1>
+          <p>{t(signedIn ? 'catalogue:programs.lead' : 'catalogue:library.lead')}</p>
         </header>
       )
     case 'category':

@@ -2,9 +2,10 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
 import { PriceLabel } from '../components/price-label.tsx'
-import { ProgramGrid } from '../components/program-card.tsx'
+import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet } from '../lib/api.ts'
+import { useLibrary } from '../lib/library.tsx'
 
 export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramDetail> {
   return apiGet<ProgramDetail>(context, `/api/programs/${encodeURIComponent(params.programId ?? '')}`, request.signal)
@@ -32,6 +33,10 @@ export function Component() {
   const program = useLoaderData() as ProgramDetail
   const { t, i18n } = useTranslation(['catalogue', 'common'])
   const { t: catalogueT } = useTranslation('catalogue')
+  // Under /@ the page is the signed-in twin: add/remove, links to the other signed-in pages, and
+  // publisher and licence as text (their pages have no twin).
+  const library = useLibrary()
+  const base = library ? '/@' : ''
   const date = (value: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(value))
   return (
     <main id="content" className="program-page">
@@ -41,19 +46,29 @@ export function Component() {
           <h1>{program.name}</h1>
           <p className="program-summary">{program.summary}</p>
           <p className="program-card-meta">
-            <Link to={`/license-type/${program.licenseType}`} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
-              {t(`catalogue:licenseTypes.${program.licenseType}`)}
-            </Link>
+            {library ? (
+              <span className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</span>
+            ) : (
+              <Link to={`/license-type/${program.licenseType}`} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
+                {t(`catalogue:licenseTypes.${program.licenseType}`)}
+              </Link>
+            )}
             <PriceLabel program={program} t={catalogueT} language={i18n.language} />
           </p>
-          {/* A visitor signs in first; signed-in users get their library's twin of this page (accounts issue). */}
+          {/* A visitor signs in first and comes back to this page's signed-in twin. */}
           <p className="program-actions">
-            <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" aria-describedby="add-hint">
-              {t('catalogue:program.addToLibrary')}
-            </Link>
-            <span id="add-hint" className="hint">
-              {t('catalogue:program.addToLibraryHint')}
-            </span>
+            {library ? (
+              <LibraryButton library={library} program={program} t={catalogueT} />
+            ) : (
+              <>
+                <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" aria-describedby="add-hint">
+                  {t('catalogue:program.addToLibrary')}
+                </Link>
+                <span id="add-hint" className="hint">
+                  {t('catalogue:program.addToLibraryHint')}
+                </span>
+              </>
+            )}
           </p>
         </div>
       </header>
@@ -73,22 +88,24 @@ export function Component() {
           <dl>
             <dt>{t('catalogue:program.developer')}</dt>
             <dd>
-              <Link to={`/developer/${program.developer.id}`}>{program.developer.name}</Link>
+              <Link to={`${base}/developer/${program.developer.id}`}>{program.developer.name}</Link>
             </dd>
             <dt>{t('catalogue:program.publisher')}</dt>
-            <dd>
-              <Link to={`/publisher/${program.publisher.id}`}>{program.publisher.name}</Link>
-            </dd>
+            <dd>{library ? program.publisher.name : <Link to={`/publisher/${program.publisher.id}`}>{program.publisher.name}</Link>}</dd>
             <dt>{t('catalogue:program.licenseType')}</dt>
             <dd>
-              <Link to={`/license-type/${program.licenseType}`}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</Link>
+              {library ? (
+                t(`catalogue:licenseTypes.${program.licenseType}`)
+              ) : (
+                <Link to={`/license-type/${program.licenseType}`}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</Link>
+              )}
             </dd>
             <dt>{t('catalogue:program.categories')}</dt>
             <dd>
               {program.categories.map((category, index) => (
                 <span key={category}>
                   {index > 0 ? ', ' : null}
-                  <Link to={`/category/${category}`}>{t(`common:categories.${category}`)}</Link>
+                  <Link to={`${base}/category/${category}`}>{t(`common:categories.${category}`)}</Link>
                 </span>
               ))}
             </dd>

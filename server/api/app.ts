@@ -8,7 +8,7 @@ import type { Database } from '../db/database.ts'
 import { installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
-import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized } from './errors.ts'
+import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
 import { CatalogueIndex } from './catalogue-index.ts'
@@ -16,6 +16,7 @@ import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
 import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
+import { setDisabled } from './users-repository.ts'
 
 export interface ApiOptions {
   config: Config
@@ -143,6 +144,16 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         request.log.info('maintenance time cleared')
         return { maintenanceTime: null }
       })
+      // npm run accounts -- disable|enable <email> (spec §6: disabled accounts are blocked).
+      internal.put(
+        '/internal/users/disabled',
+        { schema: { body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), disabled: Type.Boolean() }, { additionalProperties: false }) } },
+        async (request) => {
+          if (!(await setDisabled(db, request.body.email, request.body.disabled))) throw new ApiUserNotFound()
+          request.log.info({ disabled: request.body.disabled }, 'an operator changed an account')
+          return { disabled: request.body.disabled }
+        },
+      )
     })
   }
 

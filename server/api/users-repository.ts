@@ -1,18 +1,11 @@
 import { TOS_VERSION } from '../../shared/constants.ts'
 import type { UtmRecord } from '../../shared/sign-up.ts'
+import type { UserRecord } from '../../shared/types.ts'
 import type { Database } from '../db/database.ts'
 
 // The product's own record of an account (the auth core keeps credentials and sessions).
 
-export interface ProductUser {
-  id: string
-  email: string
-  isTosAccepted: boolean
-  isInMailList: boolean
-  language: string
-  /** ISO time the account was made. */
-  timeJoined: string
-  librarySize: number
+export interface ProductUser extends UserRecord {
   disabled: boolean
 }
 
@@ -89,4 +82,13 @@ export async function removeFromLibrary(db: Database, userId: string, programId:
 export async function libraryIds(db: Database, userId: string): Promise<Set<string>> {
   const { rows } = await db.query<{ program_id: string }>('SELECT program_id FROM api.user_programs WHERE user_id = $1', [userId])
   return new Set(rows.map((row) => row.program_id))
+}
+
+/** Operator action: disables (or enables again) the account with this email. False when there is none. */
+export async function setDisabled(db: Database, email: string, disabled: boolean): Promise<boolean> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE api.users SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) ELSE NULL END WHERE email = $1 RETURNING id`,
+    [email.trim().toLowerCase(), disabled],
+  )
+  return rows.length > 0
 }

@@ -94,6 +94,6 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config) })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
-  await app.register(ssrRoutes, { root, dev, catalog, config: publicConfig(config) })
+  await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config) })
   return app
 }

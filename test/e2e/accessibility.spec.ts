@@ -20,6 +20,13 @@ const PAGES = [
   '/privacy',
   '/cookie',
   '/no-such-page',
+  '/login',
+  '/welcome',
+  '/forgot-password',
+  '/reset-password?token=abc',
+  '/verify-email?token=abc',
+  '/check-email',
+  '/email-not-verified',
 ]
 
 for (const lang of ['en', 'hu']) {

@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import {
+  ACCOUNT_DISABLED_MESSAGE,
   ERROR_PAGE_DEFAULT_CAUSE,
   ERROR_PAGE_DEFAULT_STATUS_MESSAGE,
   TOAST_DEFAULT_BUTTON_TEXT,
@@ -100,6 +101,18 @@ t.test('the English texts are the spec\'s texts', async (t) => {
   t.equal(common.get('errors.notFound.cause'), ERROR_PAGE_DEFAULT_CAUSE)
   t.equal(common.get('toast.close'), TOAST_DEFAULT_BUTTON_TEXT)
   t.equal(common.get('errors.errorApiRequest'), 'error API request')
+  t.equal(common.get('errors.accountDisabled.message'), ACCOUNT_DISABLED_MESSAGE)
+  const auth = flatten(read('en', 'auth'))
+  // Spec §5: the sign-up rewrite and the external sign-in checks; spec §8: the TOTP failures.
+  t.equal(auth.get('welcome.emailExists'), 'This email already exists. Please log in.')
+  t.equal(auth.get('callback.noState'), 'No valid auth state present in session storage')
+  t.equal(auth.get('callback.noStateReceived'), 'No state recieved from auth provider')
+  t.equal(auth.get('callback.expired'), 'Auth state verification failed. The auth provider took too long to respond')
+  t.equal(auth.get('callback.invalidState'), 'Auth state verification failed. The auth provider responded with an invalid state')
+  t.equal(auth.get('callback.providerError'), 'Auth provider responded with error: {{error}}')
+  t.equal(auth.get('mfa.mustBeLoggedIn'), 'User must be logged in')
+  t.equal(auth.get('mfa.cannotCreate'), 'Unable to create TOTP device')
+  t.equal(auth.get('mfa.cannotVerify'), 'Unable to verify TOTP code')
 })
 
 t.test('the English names in page titles are the names the English interface shows', async (t) => {

@@ -110,6 +110,12 @@ export default async function userRoutes(app: FastifyInstance, opts: { tokens: A
     return app.catalogue.list(request.query, await libraryIds(db, user.id))
   })
 
+  // Which programs are in the library, for the add/remove state of the catalogue pages under /@.
+  api.get('/api/user/program-ids', { preHandler: authenticate('complete') }, async (request) => {
+    const user = await activeUser(request)
+    return { programIds: [...(await libraryIds(db, user.id))].sort() }
+  })
+
   for (const method of ['post', 'delete'] as const) {
     api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }) } }, async (request) => {
       const user = await activeUser(request)

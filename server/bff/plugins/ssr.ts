@@ -12,6 +12,8 @@ import { BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
+import { mirrorFrontToken, pageSession } from '../auth/page-session.ts'
+import { refreshPage } from '../auth/refresh-page.ts'
 
 type Render = (input: RenderInput) => Promise<RenderResult>
 
@@ -59,6 +61,8 @@ export function preloadLinksFromManifest(manifest: Record<string, ManifestChunk>
 export interface SsrOptions {
   root: string
   dev: boolean
+  /** Cookies the BFF writes for the browser SDK get Secure under https. */
+  https: boolean
   catalog: LocaleCatalog
   config: Omit<ClientConfig, 'localesHash'>
 }
@@ -117,14 +121,17 @@ function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: st
 }
 
 /** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
-function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale): ServerApi {
+function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
+  const headers: Record<string, string> = { accept: 'application/json', 'accept-language': locale, 'x-request-id': request.id }
+  // The API authorises by the session's access token alone (DESIGN.md §4.5).
+  if (accessToken) headers.authorization = `Bearer ${accessToken}`
   return {
     async get(apiPath, init) {
       try {
         const response = await app.upstreamApi.request({
           method: 'GET',
           path: apiPath,
-          headers: { accept: 'application/json', 'accept-language': locale, 'x-request-id': request.id },
+          headers,
           ...(init?.signal ? { signal: init.signal } : {}),
         })
         if (response.status >= 500) {
@@ -196,6 +203,18 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     }
     let result: RenderResult
     let template: string
+    const session = await pageSession(request, reply)
+    if (session.kind === 'refresh') {
+      const texts = (opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string } }).session
+      reply.header('cache-control', 'no-store')
+      return reply
+        .code(200)
+        .type('text/html; charset=utf-8')
+        .send(refreshPage(locale, nonce, { title: texts?.refreshing ?? '…', failed: texts?.refreshFailed ?? '', signIn: texts?.signIn ?? 'Sign in' }))
+    }
+    mirrorFrontToken(reply, opts.https)
+    // A signed-in page is the user's own: no shared cache keeps it.
+    if (session.session.state !== 'LOGGED_OUT') reply.header('cache-control', 'no-store')
     try {
       // Appended, not resolved: a path like "//other.host/x" must stay a path on our origin.
       const url = new URL(`${opts.config.appUrl}${request.url}`).href
@@ -206,8 +225,9 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         locale,
         resources: opts.catalog.resources[locale],
         nonce,
-        api: serverApi(app, request, locale),
+        api: serverApi(app, request, locale, session.accessToken),
         config: clientConfig,
+        session: session.session,
       })
     } catch (error) {
       if (error instanceof Error) renderer.fixStack?.(error)

@@ -37,10 +37,17 @@ t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (
 })
 
 t.test('the browser sees only the public allow-list', async (t) => {
-  const config = loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', OPERATOR_TOKEN: 'op-secret', AUTH_CORE_SECRET: 'core-secret-core-secret-core-secret-0123' })
+  const config = loadConfig({
+    DATABASE_URL: 'postgres://u:pw@localhost/db',
+    OPERATOR_TOKEN: 'op-secret',
+    AUTH_CORE_SECRET: 'core-secret-core-secret-core-secret-0123',
+    GITHUB_CLIENT_ID: 'gh-client-id',
+    GITHUB_CLIENT_SECRET: 'gh-client-secret',
+  })
   const exposed = JSON.stringify(publicConfig(config))
-  t.notMatch(exposed, /pw|op-secret|postgres|core-secret/)
-  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName'])
+  t.notMatch(exposed, /pw|op-secret|postgres|core-secret|gh-client/)
+  t.same(publicConfig(config).providers, [{ id: 'github', name: 'GitHub' }], 'a configured provider is offered by id and name only')
+  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName', 'providers'])
 })
 
 t.test('the auth core: a secret is required with a real database, API keys are checked', async (t) => {

@@ -1,0 +1,46 @@
+import { useState } from 'react'
+import { useTranslation } from 'react-i18next'
+import { ThirdParty } from '../lib/auth.ts'
+import { describeAuthFailure } from '../lib/auth-errors.ts'
+import { useClientConfig } from '../lib/client-config.tsx'
+import { Notice } from './auth-shell.tsx'
+
+/**
+ * External sign-in, one button per configured provider. The SDK keeps the state (spec §3: random
+ * state, provider, expiry in 10 minutes, PKCE verifier) in session storage and returns to
+ * /auth-callback/{provider}.
+ */
+export function ProviderButtons() {
+  const { providers } = useClientConfig()
+  const { t } = useTranslation(['auth', 'common'])
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState<string | null>(null)
+  if (providers.length === 0) return null
+  const start = async (id: string) => {
+    setBusy(id)
+    setError(null)
+    try {
+      const url = await ThirdParty.getAuthorisationURLWithQueryParamsAndSetState({
+        thirdPartyId: id,
+        frontendRedirectURI: `${window.location.origin}/auth-callback/${id}`,
+      })
+      window.location.assign(url)
+    } catch (failure) {
+      setError((await describeAuthFailure(failure, t)).message)
+      setBusy(null)
+    }
+  }
+  return (
+    <div className="provider-buttons">
+      <p className="divider">
+        <span>{t('auth:providers.or')}</span>
+      </p>
+      {providers.map((provider) => (
+        <button key={provider.id} type="button" className="button button-secondary" disabled={busy !== null} onClick={() => void start(provider.id)}>
+          {t('auth:providers.continueWith', { name: provider.name })}
+        </button>
+      ))}
+      {error ? <Notice kind="error">{error}</Notice> : null}
+    </div>
+  )
+}

@@ -1,0 +1,46 @@
+import { useEffect } from 'react'
+import { useTranslation } from 'react-i18next'
+import { NavLink, Outlet, useLocation, useNavigate, useRouteLoaderData } from 'react-router'
+import { BrandLink } from '../components/brand-link.tsx'
+import { LanguageSwitcher } from '../components/language-switcher.tsx'
+import { onSignedOut } from '../lib/session-state.ts'
+import type { SignedInData } from '../lib/guards.ts'
+import { SiteFooter } from './default-layout.tsx'
+
+/** Spec §2: the /@ pages use the logged-in layout and scroll to the top on navigation. */
+export function SignedInLayout() {
+  const { t } = useTranslation(['auth', 'common'])
+  const { user } = useRouteLoaderData('signed-in') as SignedInData
+  const { pathname } = useLocation()
+  const navigate = useNavigate()
+  useEffect(() => {
+    window.scrollTo(0, 0)
+  }, [pathname])
+  // Signed out in another tab, or the session ended for good: leave the private pages.
+  useEffect(() => onSignedOut(() => void navigate('/login', { replace: true })), [navigate])
+  return (
+    <div className="layout-default layout-signed-in">
+      <a className="skip-link" href="#content">
+        {t('common:nav.skipToContent')}
+      </a>
+      <header className="site-header">
+        <BrandLink to="/@" />
+        <nav className="site-nav" aria-label={t('common:nav.main')}>
+          <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
+          <NavLink to="/@/programs" end={false}>
+            {t('auth:nav.programs')}
+          </NavLink>
+          <span className="signed-in-as" data-testid="signed-in-as">
+            {user.email}
+          </span>
+          <LanguageSwitcher />
+          <NavLink to="/@/logout">{t('auth:nav.logOut')}</NavLink>
+        </nav>
+      </header>
+      <div className="layout-default-body">
+        <Outlet />
+      </div>
+      <SiteFooter />
+    </div>
+  )
+}

@@ -1,0 +1,99 @@
+import { useTranslation } from 'react-i18next'
+import { Link, useLoaderData, useLocation, useNavigate, useNavigation, type LoaderFunctionArgs } from 'react-router'
+import { DEFAULT_PAGE_SIZE, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
+import { ProgramGrid } from '../components/program-card.tsx'
+import { apiGet } from '../lib/api.ts'
+import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { LibraryProvider } from '../lib/library.tsx'
+
+// /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
+// the category filter of spec §2 (GET /api/user/programs takes the public listing's query).
+
+interface MyLibraryData {
+  state: ListingState
+  result: ProgramPage
+}
+
+export async function loader({ request, context }: LoaderFunctionArgs): Promise<MyLibraryData> {
+  const state = readListingState(new URL(request.url).searchParams)
+  const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
+  if (state.category !== 'all') query.set('category', state.category)
+  const result = await apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal)
+  return { state, result }
+}
+
+export function Component() {
+  const { state, result } = useLoaderData() as MyLibraryData
+  const { t } = useTranslation(['auth', 'catalogue', 'common'])
+  const location = useLocation()
+  const navigate = useNavigate()
+  const navigation = useNavigation()
+  const link = (change: Partial<ListingState>) => `${location.pathname}${listingSearch({ ...state, page: 1, ...change })}`
+  const pages = Math.max(1, Math.ceil(result.total / result.pageSize))
+  const filtered = state.price !== 'all' || state.category !== 'all'
+
+  return (
+    <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
+      <header className="listing-header">
+        <h1>{t('auth:library.title')}</h1>
+        <p>{t('auth:library.lead')}</p>
+      </header>
+
+      <div className="listing-filters">
+        <div className="field">
+          <label htmlFor="library-category">{t('catalogue:filters.category')}</label>
+          <select id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))}>
+            <option value="all">{t('common:categories.all')}</option>
+            {PROGRAM_CATEGORIES.map((category) => (
+              <option key={category} value={category}>
+                {t(`common:categories.${category}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="library-sort">{t('catalogue:sort.label')}</label>
+          <select id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))}>
+            {SORT_OPTIONS.map((sort) => (
+              <option key={sort} value={sort}>
+                {t(`catalogue:sort.${sort}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+
+      <nav className="tabs" aria-label={t('catalogue:tabs.label')}>
+        {LIBRARY_FILTER_TABS.map((tab) => (
+          <Link key={tab} to={link({ price: tab })} className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
+            {t(`catalogue:tabs.${tab}`)}
+          </Link>
+        ))}
+      </nav>
+
+      <h2 className="listing-count" aria-live="polite">
+        {t('catalogue:results.count', { count: result.total })}
+      </h2>
+      {result.items.length === 0 ? (
+        <div className="listing-empty" data-testid="library-empty">
+          <p>{filtered ? t('catalogue:results.none') : t('auth:library.empty')}</p>
+          <Link className="button" to={filtered ? location.pathname : '/@/programs'}>
+            {filtered ? t('catalogue:filters.clear') : t('auth:library.browse')}
+          </Link>
+        </div>
+      ) : (
+        <LibraryProvider key={result.items.map((program) => program.id).join()} ids={result.items.map((program) => program.id)} revalidateOnChange>
+          <ProgramGrid programs={result.items} />
+        </LibraryProvider>
+      )}
+
+      {pages > 1 ? (
+        <nav className="pagination" aria-label={t('catalogue:results.pagination')}>
+          {state.page > 1 ? <Link to={link({ page: state.page - 1 })}>{t('catalogue:results.previous')}</Link> : <span />}
+          <span>{t('catalogue:results.page', { page: state.page, pages })}</span>
+          {state.page < pages ? <Link to={link({ page: state.page + 1 })}>{t('catalogue:results.next')}</Link> : <span />}
+        </nav>
+      ) : null}
+    </main>
+  )
+}

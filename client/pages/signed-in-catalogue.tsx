@@ -1,0 +1,45 @@
+import { useLoaderData, type LoaderFunctionArgs } from 'react-router'
+import { apiGet } from '../lib/api.ts'
+import { LibraryProvider } from '../lib/library.tsx'
+import * as listing from './catalogue-listing.tsx'
+import * as program from './program.tsx'
+
+// The catalogue pages under /@ (/@/programs, /@/programs/{id}, /@/category/{id},
+// /@/developer/{id}): the public pages' data plus which programs are in the user's library.
+
+interface WithLibrary {
+  libraryIds: string[]
+}
+
+async function libraryIds(args: LoaderFunctionArgs): Promise<string[]> {
+  return (await apiGet<{ programIds: string[] }>(args.context, '/api/user/program-ids', args.request.signal)).programIds
+}
+
+export async function listingLoader(args: LoaderFunctionArgs): Promise<listing.ListingData & WithLibrary> {
+  const [data, ids] = await Promise.all([listing.loader(args), libraryIds(args)])
+  return { ...data, libraryIds: ids }
+}
+
+export async function programLoader(args: LoaderFunctionArgs) {
+  const [data, ids] = await Promise.all([program.loader(args), libraryIds(args)])
+  return { ...data, libraryIds: ids }
+}
+
+export function ListingComponent() {
+  const { libraryIds: ids } = useLoaderData() as WithLibrary
+  return (
+    <LibraryProvider ids={ids}>
+      <listing.Component />
+    </LibraryProvider>
+  )
+}
+
+export function ProgramComponent() {
+  const data = useLoaderData() as WithLibrary & { id: string }
+  // Keyed by program: moving to another program's page starts from its own library state.
+  return (
+    <LibraryProvider key={data.id} ids={data.libraryIds}>
+      <program.Component />
+    </LibraryProvider>
+  )
+}

@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import Session from 'supertokens-node/recipe/session'
+import { stateFromFailedClaims, type PageSession } from '../../../shared/session.ts'
+
+// The session of a page request (DESIGN.md §2 "A page, signed in"): read from the access-token
+// cookie without refreshing. The claims decide the state of spec §4, the multi-factor claim
+// before email verification.
+
+/** What the page handler does with a request: render with this session, or refresh it first. */
+export type PageSessionResult = { kind: 'session'; session: PageSession; accessToken?: string } | { kind: 'refresh' }
+
+const LOGGED_OUT: PageSessionResult = { kind: 'session', session: { state: 'LOGGED_OUT' } }
+
+/**
+ * The browser SDK (supertokens-website 20.1.6) keeps the claims it reads in the `sFrontToken`
+ * cookie and the time of the last token change in `st-last-access-token-update`. When a page
+ * request changes the token (a claim fetched again, e.g. the email just verified), the SDK never
+ * sees the `front-token` header of an HTML answer, so the BFF writes both cookies as it would.
+ */
+export const FRONT_TOKEN_COOKIE = 'sFrontToken'
+export const LAST_UPDATE_COOKIE = 'st-last-access-token-update'
+const FOREVER = new Date('9999-12-31T23:59:59Z')
+
+export function mirrorFrontToken(reply: FastifyReply, https: boolean): void {
+  const frontToken = reply.getHeader('front-token')
+  if (typeof frontToken !== 'string') return
+  reply.removeHeader('front-token')
+  const attributes = { path: '/', sameSite: 'lax' as const, secure: https, httpOnly: false }
+  if (frontToken === 'remove') reply.clearCookie(FRONT_TOKEN_COOKIE, attributes)
+  else reply.setCookie(FRONT_TOKEN_COOKIE, frontToken, { ...attributes, expires: FOREVER, encode: (value) => value })
+  reply.setCookie(LAST_UPDATE_COOKIE, String(Date.now()), { ...attributes, expires: FOREVER })
+}
+
+export async function pageSession(request: FastifyRequest, reply: FastifyReply): Promise<PageSessionResult> {
+  if (request.cookies.sAccessToken === undefined) return LOGGED_OUT
+  try {
+    // The global validators (email verified, MFA complete) run here; a stale "not verified" is
+    // fetched again from the core, which updates the token in this answer's cookies.
+    const session = await Session.getSession(request, reply, { sessionRequired: false })
+    if (!session) return LOGGED_OUT
+    return { kind: 'session', session: { state: 'LOGGED_IN' }, accessToken: session.getAccessToken() }
+  } catch (error) {
+    if (!Session.Error.isErrorFromSuperTokens(error)) throw error
+    if (error.type === Session.Error.TRY_REFRESH_TOKEN) return { kind: 'refresh' }
+    if (error.type === Session.Error.INVALID_CLAIMS) {
+      const failed = (error.payload as Array<{ id: string }>).map((claim) => claim.id)
+      const state = stateFromFailedClaims(failed)
+      // The token is still the user's own: the pages allowed in this state call the API with it.
+      const accessToken = request.cookies.sAccessToken
+      return { kind: 'session', session: { state }, ...(accessToken ? { accessToken } : {}) }
+    }
+    // UNAUTHORISED and the rest: no usable session; the browser SDK clears what is left.
+    request.log.info({ reason: error.type }, 'page request with an unusable session')
+    return LOGGED_OUT
+  }
+}

@@ -1,0 +1,289 @@
+import { spawnSync } from 'node:child_process'
+import AxeBuilder from '@axe-core/playwright'
+import { expect, test, type Page } from '@playwright/test'
+import { base32Decode, totpCode } from '../../server/authcore/totp.ts'
+import { E2E_ENV } from '../../playwright.config.ts'
+import { E2E_MAIL_PORT } from './support/ports.ts'
+
+// Every account flow of issue 5 end to end in Chromium. Mail is read from the real SMTP server
+// the run starts; external sign-in goes to a real local OpenID provider (support/services.ts).
+
+const PASSWORD = 'correct horse battery staple'
+let counter = 0
+/** A fresh address per test and run: the app's data lives for the whole run. */
+const newEmail = (name: string) => `${name}-${Date.now().toString(36)}-${counter++}@example.com`
+
+interface Mail {
+  subject: string
+  links: string[]
+}
+
+/** The newest message to `email` whose subject matches, with its link into the app. */
+async function mailLink(email: string, subject: RegExp, skip = 0): Promise<string> {
+  let link = ''
+  await expect
+    .poll(
+      async () => {
+        const messages = (await (await fetch(`http://127.0.0.1:${E2E_MAIL_PORT}/messages?to=${encodeURIComponent(email)}`)).json()) as Mail[]
+        const matching = messages.filter((message) => subject.test(message.subject))
+        link = matching[skip]?.links.find((candidate) => /\/(verify-email|reset-password)\?token=/.test(candidate)) ?? ''
+        return link
+      },
+      { timeout: 15_000 },
+    )
+    .not.toBe('')
+  return link
+}
+
+async function hydrated(page: Page): Promise<void> {
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+}
+
+async function signUp(page: Page, email: string): Promise<void> {
+  await page.goto('/welcome')
+  await hydrated(page)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await expect(page).toHaveURL(/\/check-email$/)
+  await expect(page.getByRole('heading', { name: 'Check your email' })).toBeVisible()
+}
+
+async function verifyFromMail(page: Page, email: string): Promise<void> {
+  await page.goto(await mailLink(email, /Verify your email address/))
+  await hydrated(page)
+  // The link alone spends nothing: a person confirms (mail scanners open links too).
+  await page.getByRole('button', { name: 'Verify my email' }).click()
+  await expect(page.getByTestId('verify-done')).toBeVisible()
+}
+
+async function logIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto('/login')
+  await hydrated(page)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(password)
+  await page.getByRole('button', { name: 'Log in', exact: true }).click()
+}
+
+/** A verified account that accepted the terms, signed in, on its library. */
+async function readyAccount(page: Page, name: string): Promise<string> {
+  const email = newEmail(name)
+  await signUp(page, email)
+  await verifyFromMail(page, email)
+  await page.getByRole('link', { name: 'Continue' }).click()
+  await expect(page).toHaveURL(/\/tos$/)
+  await page.getByRole('button', { name: 'I accept the terms of service' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+  return email
+}
+
+test('sign up → verify by the emailed link → accept terms → library → add and remove → sign out', async ({ page }) => {
+  const email = newEmail('ada')
+  await page.goto('/?utm_source=newsletter&utm_campaign=launch')
+  await hydrated(page)
+  await signUp(page, email)
+  await expect(page.getByText(`We sent a link to ${email}`)).toBeVisible()
+
+  // Until the email is verified the library is closed.
+  await page.goto('/@/library')
+  await expect(page).toHaveURL(/\/email-not-verified$/)
+
+  await verifyFromMail(page, email)
+  await page.getByRole('link', { name: 'Continue' }).click()
+  await expect(page).toHaveURL(/\/tos$/)
+  await page.getByLabel(/Send me news/).check()
+  await page.getByRole('button', { name: 'I accept the terms of service' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+  await expect(page.getByTestId('signed-in-as')).toHaveText(email)
+  await expect(page.getByTestId('library-empty')).toBeVisible()
+
+  await page.getByRole('link', { name: 'Browse programs' }).click()
+  await expect(page).toHaveURL(/\/@\/programs$/)
+  await page.getByRole('button', { name: 'Add Blender to my library' }).click()
+  await expect(page.getByRole('button', { name: 'Remove Blender from my library' })).toBeVisible()
+
+  await page.getByRole('link', { name: 'My library' }).click()
+  await expect(page.locator('.program-card h3')).toHaveText(['Blender'])
+  // The record kept the landing page's campaign and the opt-in (GET /api/user through the BFF).
+  const user = await page.evaluate(async () => (await fetch('/api/user')).json())
+  expect(user).toMatchObject({ email, isTosAccepted: true, isInMailList: true, librarySize: 1 })
+
+  await page.getByRole('button', { name: 'Remove Blender from my library' }).click()
+  await expect(page.getByTestId('library-empty')).toBeVisible()
+
+  await page.getByRole('link', { name: 'Log out' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  await page.goto('/@/library')
+  await expect(page).toHaveURL(/\/login$/)
+})
+
+test('the duplicate email is told in the product words', async ({ page }) => {
+  const email = await readyAccount(page, 'dup')
+  await page.getByRole('link', { name: 'Log out' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  await page.goto('/welcome')
+  await hydrated(page)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await expect(page.getByText('This email already exists. Please log in.')).toBeVisible()
+  await expect(page.getByText('Please sign in instead')).toHaveCount(0)
+})
+
+test('forgotten password → reset → sign in with the new one; the old link is refused', async ({ page }) => {
+  const email = await readyAccount(page, 'grace')
+  await page.getByRole('link', { name: 'Log out' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+
+  await page.getByRole('link', { name: 'Forgot your password?' }).click()
+  await page.getByLabel('Email').fill(email)
+  await page.getByRole('button', { name: 'Send the link' }).click()
+  await expect(page.getByTestId('forgot-sent')).toBeVisible()
+
+  const link = await mailLink(email, /Reset your Softshelf password/)
+  await page.goto(link)
+  await hydrated(page)
+  const newPassword = 'a brand new passphrase for grace'
+  await page.getByLabel('New password', { exact: true }).fill(newPassword)
+  await page.getByLabel('Repeat the new password').fill(newPassword)
+  await page.getByRole('button', { name: 'Save the new password' }).click()
+  await expect(page.getByTestId('reset-done')).toBeVisible()
+
+  await page.goto(link)
+  await hydrated(page)
+  await page.getByLabel('New password', { exact: true }).fill('yet another long passphrase')
+  await page.getByLabel('Repeat the new password').fill('yet another long passphrase')
+  await page.getByRole('button', { name: 'Save the new password' }).click()
+  await expect(page.getByTestId('reset-invalid')).toBeVisible()
+
+  await logIn(page, email)
+  await expect(page.getByTestId('login-error')).toBeVisible()
+  await logIn(page, email, newPassword)
+  await expect(page).toHaveURL(/\/@\/library$/)
+})
+
+test('wrong passwords warn at 2 and 1 attempts left, then block, even the right password', async ({ page }) => {
+  const email = await readyAccount(page, 'mallory')
+  await page.getByRole('link', { name: 'Log out' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  await hydrated(page)
+
+  const attempt = async (password: string) => {
+    await page.getByLabel('Email').fill(email)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Log in', exact: true }).click()
+  }
+  for (let i = 0; i < 2; i++) {
+    await attempt('not the password')
+    await expect(page.getByTestId('login-error')).toHaveText('The email or password is not correct.')
+    await expect(page.getByTestId('login-warning')).toHaveCount(0)
+  }
+  await attempt('not the password')
+  await expect(page.getByTestId('login-warning')).toContainText('2 attempts remaining')
+  await attempt('not the password')
+  await expect(page.getByTestId('login-warning')).toContainText('1 attempt remaining')
+  await attempt('not the password')
+  await expect(page.getByTestId('login-blocked')).toContainText('Your account is locked until')
+  await attempt(PASSWORD)
+  await expect(page.getByTestId('login-blocked')).toBeVisible()
+  await expect(page).toHaveURL(/\/login$/)
+})
+
+test('an authenticator set up from the shown secret is asked for at the next sign-in', async ({ page }) => {
+  const email = await readyAccount(page, 'tot')
+  await page.goto('/mfa')
+  await hydrated(page)
+  const secret = (await page.getByTestId('mfa-secret').textContent())!.trim()
+  await expect(page.getByRole('img', { name: /QR code/ })).toBeVisible()
+  // A code works once: the sign-in uses the next period's (inside the allowed skew), never the set-up's.
+  const code = (ahead = 0) => totpCode(base32Decode(secret), Math.floor(Date.now() / 30_000) + ahead)
+  await page.getByLabel('Code').fill(code())
+  await page.getByRole('button', { name: 'Verify' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+
+  await page.getByRole('link', { name: 'Log out' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  await logIn(page, email)
+  await expect(page).toHaveURL(/\/mfa$/)
+  await page.goto('/@/library')
+  await expect(page).toHaveURL(/\/mfa$/, { timeout: 10_000 })
+  await hydrated(page)
+  await page.getByLabel('Code').fill([code(0), code(1), code(-1)].includes('000000') ? '111111' : '000000')
+  await page.getByRole('button', { name: 'Verify' }).click()
+  await expect(page.getByTestId('mfa-error')).toContainText('4 attempts left')
+  await page.getByLabel('Code').fill(code(1))
+  await page.getByRole('button', { name: 'Verify' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+})
+
+test('external sign-in through a local OpenID provider; a tampered state is refused with the spec message', async ({ page }) => {
+  const email = newEmail('oidc')
+  await page.goto('/login')
+  await hydrated(page)
+  await page.getByRole('button', { name: 'Continue with Local ID' }).click()
+  // oidc-provider's own development login and consent pages.
+  await page.locator('input[name="login"]').fill(email)
+  await page.locator('input[name="password"]').fill('any')
+  await page.locator('button[type="submit"]').click()
+  await page.locator('button[type="submit"]').click()
+  await expect(page).toHaveURL(/\/tos$/)
+  await page.getByRole('button', { name: 'I accept the terms of service' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+  await expect(page.getByTestId('signed-in-as')).toHaveText(email)
+
+  await page.getByRole('link', { name: 'Log out' }).click()
+  await expect(page).toHaveURL(/\/login$/)
+  await hydrated(page)
+  await page.getByRole('button', { name: 'Continue with Local ID' }).click()
+  await page.waitForURL(/127\.0\.0\.1:\d+\/(interaction|auth)/)
+  // Back at our callback with a state the browser never sent.
+  await page.goto('/auth-callback/oidc?code=stolen&state=not-the-one-we-sent')
+  await expect(page.getByTestId('callback-error')).toHaveText('Auth state verification failed. The auth provider responded with an invalid state')
+
+  // The provider refuses (the user cancelled): its error, once the state checks pass.
+  await page.goto('/login')
+  const state = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('supertokens-oauth-state-2') ?? '{}') as { stateForAuthProvider?: string }).stateForAuthProvider)
+  expect(state).toBeTruthy()
+  await page.goto(`/auth-callback/oidc?error=access_denied&state=${state}`)
+  await expect(page.getByTestId('callback-error')).toHaveText('Auth provider responded with error: access_denied')
+
+  await page.evaluate(() => sessionStorage.clear())
+  await page.goto('/auth-callback/oidc?code=x&state=y')
+  await expect(page.getByTestId('callback-error')).toHaveText('No valid auth state present in session storage')
+})
+
+test('the signed-in pages have no accessibility violations', async ({ page }) => {
+  const check = async (url: string) => {
+    await page.goto(url)
+    await hydrated(page)
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+    expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), url).toEqual([])
+  }
+  const email = newEmail('axe')
+  await signUp(page, email)
+  await verifyFromMail(page, email)
+  await check('/tos')
+  await page.getByRole('button', { name: 'I accept the terms of service' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+  for (const url of ['/@/library', '/@/programs', '/@/programs/blender', '/@/category/3d', '/@/developer/blender-foundation', '/mfa']) await check(url)
+})
+
+test('an account an operator disables sees the disabled page, and is back when enabled', async ({ page }) => {
+  const email = await readyAccount(page, 'eve')
+  const operator = (action: 'disable' | 'enable') => {
+    const env: Record<string, string | undefined> = { ...process.env, ...E2E_ENV }
+    delete env.DATABASE_URL
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/accounts.ts', action, email], { env, encoding: 'utf8', timeout: 60_000 })
+    expect(result.status, result.stderr).toBe(0)
+  }
+  operator('disable')
+  await page.goto('/@/library')
+  await expect(page.getByTestId('account-disabled')).toContainText('Your account has been disabled. If you believe this is an error, please contact support')
+  await page.goto('/@/programs/blender')
+  await expect(page.getByTestId('account-disabled')).toBeVisible()
+  expect((await page.evaluate(async () => (await fetch('/api/user')).status))).toBe(403)
+
+  operator('enable')
+  await page.goto('/@/library')
+  await expect(page.getByTestId('signed-in-as')).toHaveText(email)
+})

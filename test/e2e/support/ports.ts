@@ -1,0 +1,8 @@
+// Where the browser tests' app and its outside services listen (loopback only).
+
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210)
+export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? 3213)
+export const E2E_MAIL_PORT = Number(process.env.E2E_MAIL_PORT ?? 3214)
+export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3215)
+/** The client the local OpenID provider knows (test/oidc-provider.ts). */
+export const OIDC_CLIENT = { id: 'softshelf-test', secret: 'softshelf-test-secret-0123456789' }

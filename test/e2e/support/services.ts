@@ -1,0 +1,64 @@
+import http from 'node:http'
+import { SMTPServer } from 'smtp-server'
+import { startOidcProvider } from '../../oidc-provider.ts'
+import { E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, OIDC_CLIENT } from './ports.ts'
+
+// The outside services the browser tests need, as real local servers (DESIGN.md §4.13): an SMTP
+// server that keeps what it receives (readable at GET /messages?to= on the mail port) and an
+// OpenID Connect provider with its development login and consent pages. Playwright starts this
+// process beside the app and stops it after the run.
+
+interface Message {
+  to: string[]
+  subject: string
+  links: string[]
+  receivedAt: number
+}
+
+const messages: Message[] = []
+const cleanups: Array<() => unknown> = []
+
+/** The quoted-printable body of a message, decoded enough to read its subject and links. */
+const decodeQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+
+const smtp = new SMTPServer({
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  onData(stream, session, callback) {
+    const chunks: Buffer[] = []
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+    stream.on('end', () => {
+      const body = decodeQp(Buffer.concat(chunks).toString('utf8'))
+      messages.push({
+        to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+        subject: /^Subject: (.*)$/m.exec(body)?.[1]?.trim() ?? '',
+        links: [...new Set(body.match(/https?:\/\/[^\s"<>]+/g) ?? [])].map((link) => link.replace(/&amp;/g, '&')),
+        receivedAt: Date.now(),
+      })
+      callback()
+    })
+  },
+})
+await new Promise<void>((resolve) => smtp.listen(E2E_SMTP_PORT, '127.0.0.1', resolve))
+cleanups.push(() => new Promise<void>((resolve) => smtp.close(() => resolve())))
+
+const mailbox = http.createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1')
+  if (url.pathname === '/healthz') return response.end('ok')
+  if (url.pathname !== '/messages') return response.writeHead(404).end()
+  const to = (url.searchParams.get('to') ?? '').toLowerCase()
+  response.setHeader('content-type', 'application/json')
+  response.end(JSON.stringify(messages.filter((message) => message.to.includes(to))))
+})
+await new Promise<void>((resolve) => mailbox.listen(E2E_MAIL_PORT, '127.0.0.1', resolve))
+cleanups.push(() => new Promise<void>((resolve) => mailbox.close(() => resolve())))
+
+const provider = await startOidcProvider({ teardown: (fn) => cleanups.push(fn) }, `http://127.0.0.1:${E2E_PORT}/auth-callback/oidc`, E2E_OIDC_PORT)
+if (provider.clientId !== OIDC_CLIENT.id || provider.clientSecret !== OIDC_CLIENT.secret) throw new Error('the test provider changed its client')
+
+const stop = async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+  process.exit(0)
+}
+process.on('SIGTERM', () => void stop())
+process.on('SIGINT', () => void stop())
