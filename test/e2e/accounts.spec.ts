@@ -81,7 +81,12 @@ test('sign up → verify by the emailed link → accept terms → library → ad
   const email = newEmail('ada')
   await page.goto('/?utm_source=newsletter&utm_campaign=launch')
   await hydrated(page)
+  // Spec §3: the landing page's UTM record goes with the sign-up.
+  const signUpRequest = page.waitForRequest((request) => request.url().endsWith('/auth/signup'))
   await signUp(page, email)
+  const fields = (JSON.parse((await signUpRequest).postData() ?? '{}') as { formFields: Array<{ id: string; value: unknown }> }).formFields
+  expect(fields.find((field) => field.id === 'utm')?.value).toMatchObject({ utmParams: { utm_source: 'newsletter', utm_campaign: 'launch' }, additionalInfo: { landingPageUrl: expect.stringContaining('utm_source=newsletter') } })
+  expect(fields.find((field) => field.id === 'isInMailList')?.value).toBe(false)
   await expect(page.getByText(`We sent a link to ${email}`)).toBeVisible()
 
   // Until the email is verified the library is closed.
@@ -286,4 +291,32 @@ test('an account an operator disables sees the disabled page, and is back when e
   operator('enable')
   await page.goto('/@/library')
   await expect(page.getByTestId('signed-in-as')).toHaveText(email)
+})
+
+test('a tab waiting on /check-email moves on by itself once the email is verified elsewhere', async ({ page, browser }) => {
+  const email = newEmail('wait')
+  await signUp(page, email)
+  // The link opened on another device: no session there.
+  const phone = await browser.newPage()
+  await verifyFromMail(phone, email)
+  await phone.close()
+  // Spec §4: a "not verified" claim is fetched again after 10 s; the page checks on that rhythm.
+  await expect(page).toHaveURL(/\/tos$/, { timeout: 30_000 })
+})
+
+test('an access token that is gone is refreshed and the call retried (spec §4)', async ({ page, context }) => {
+  await readyAccount(page, 'refresh')
+  await page.goto('/@/programs')
+  await hydrated(page)
+  await context.clearCookies({ name: 'sAccessToken' })
+  const refreshed = page.waitForResponse((response) => response.url().endsWith('/auth/session/refresh') && response.status() === 200)
+  await page.getByRole('button', { name: 'Add Blender to my library' }).click()
+  await refreshed
+  await expect(page.getByRole('button', { name: 'Remove Blender from my library' })).toBeVisible()
+
+  // A page load without the access cookie refreshes first, then renders the private page.
+  await context.clearCookies({ name: 'sAccessToken' })
+  await page.goto('/@/library')
+  await expect(page.locator('.program-card h3')).toHaveText(['Blender'])
+  await expect(page).toHaveURL(/\/@\/library$/)
 })

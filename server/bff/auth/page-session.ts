@@ -31,8 +31,20 @@ export function mirrorFrontToken(reply: FastifyReply, https: boolean): void {
   reply.setCookie(LAST_UPDATE_COOKIE, String(Date.now()), { ...attributes, expires: FOREVER })
 }
 
+/**
+ * On /auth answers that end the session (sign-out, a refused refresh) the SDK's front token goes
+ * too, from the server's side as well: a page request must not take a leftover front token for a
+ * session to refresh. The header stays for the SDK.
+ */
+export function clearFrontTokenOnRemove(reply: FastifyReply, https: boolean): void {
+  if (reply.getHeader('front-token') !== 'remove') return
+  reply.clearCookie(FRONT_TOKEN_COOKIE, { path: '/', sameSite: 'lax', secure: https, httpOnly: false })
+}
+
 export async function pageSession(request: FastifyRequest, reply: FastifyReply): Promise<PageSessionResult> {
-  if (request.cookies.sAccessToken === undefined) return LOGGED_OUT
+  // No access token but the SDK's front token: the access cookie is gone (cleared, or never
+  // stored) while a refresh token may still be valid — let the browser try.
+  if (request.cookies.sAccessToken === undefined) return request.cookies[FRONT_TOKEN_COOKIE] ? { kind: 'refresh' } : LOGGED_OUT
   try {
     // The global validators (email verified, MFA complete) run here; a stale "not verified" is
     // fetched again from the core, which updates the token in this answer's cookies.

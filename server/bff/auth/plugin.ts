@@ -7,6 +7,7 @@ import { negotiateLocale } from '../../../shared/locales.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffNotFound } from '../errors.ts'
 import { checkEmailRoute } from './check-email.ts'
+import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
@@ -73,6 +74,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     emails: new EmailTexts(options.root, APP_NAME),
   })
   const appOrigin = new URL(config.appUrl).origin
+  const https = config.appUrl.startsWith('https:')
   blockStatusRoute(app, attempts)
   checkEmailRoute(app)
 
@@ -81,6 +83,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     // Answers here carry sessions, users and tokens: never stored by a browser or a proxy.
     scope.addHook('onSend', (_request, reply, payload, done) => {
       reply.header('cache-control', 'no-store')
+      clearFrontTokenOnRemove(reply, https)
       done(null, payload)
     })
     // Before the SDK's hook: a blocked sign-in never reaches the password check.

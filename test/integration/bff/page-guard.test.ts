@@ -120,7 +120,9 @@ t.test('the server-side route guard follows the session from sign-up to a signed
 
   await t.test('after signing out the private pages are closed again', async (t) => {
     await stack.db.query('UPDATE api.users SET disabled_at = NULL WHERE email = $1', ['guard@example.com'])
+    t.ok(tab.jar.get('sFrontToken'), 'the page loads left the SDK its front token')
     t.equal((await tab.post('/auth/signout')).statusCode, 200)
+    t.notOk(tab.jar.get('sFrontToken'), 'signing out takes it away on the server side too')
     t.match(await page('/@/library'), { status: 302, location: '/login' })
   })
 })
