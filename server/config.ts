@@ -24,6 +24,8 @@ export interface Config {
   authCoreApiKeys: string[] | undefined
   /** Encrypts the core's signing keys, TOTP secrets and refresh tokens; generated in embedded mode. */
   authCoreSecret: string | undefined
+  /** The default app's password hashing (AUTH_CORE_PASSWORD_HASHING), unless the app's own settings say otherwise. */
+  authCorePasswordHashing: 'ARGON2' | 'BCRYPT'
   redisUrl: string | undefined
   appUrl: string
   logLevel: LogLevel
@@ -164,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
     authCorePort: r.integer('AUTH_CORE_PORT', 3567, 0, 65535),
     authCoreApiKeys: undefined,
     authCoreSecret: r.optional('AUTH_CORE_SECRET'),
+    // argon2id: every byte of a password counts (bcrypt ignores those after the 72nd).
+    authCorePasswordHashing: r.oneOf('AUTH_CORE_PASSWORD_HASHING', ['ARGON2', 'BCRYPT'] as const, 'ARGON2'),
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     appUrl: r.url('APP_URL', ['http:', 'https:'], `http://localhost:${port}`) ?? `http://localhost:${port}`,
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

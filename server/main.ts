@@ -61,7 +61,14 @@ async function main(): Promise<void> {
     // Embedded mode keeps a generated secret; with DATABASE_URL the configuration requires one.
     const secret = config.authCoreSecret ?? embeddedSecret(config.dataDir, 'authcore-secret')
     const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
-    const core = await buildAuthCore({ config, db, secret, apiKeys: config.authCoreApiKeys ?? null, operatorToken })
+    const core = await buildAuthCore({
+      config,
+      db,
+      secret,
+      apiKeys: config.authCoreApiKeys ?? null,
+      operatorToken,
+      publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing },
+    })
     await core.listen({ host: config.authCoreHost, port: config.authCorePort })
     apps.push(core)
   }

@@ -152,7 +152,7 @@ export async function buildStack(
   let authCore: FastifyInstance | undefined
   let authCoreUrl = 'http://127.0.0.1:9'
   if (options.auth) {
-    authCore = await buildAuthCore({ config, db, secret: TEST_AUTH_CORE_SECRET, apiKeys: null })
+    authCore = await buildAuthCore({ config, db, secret: TEST_AUTH_CORE_SECRET, apiKeys: null, publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing } })
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
   }

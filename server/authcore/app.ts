@@ -28,6 +28,8 @@ export interface AuthCoreOptions {
   secret: string
   /** API keys of the default app (AUTH_CORE_API_KEYS); null: none needed. */
   apiKeys: string[] | null
+  /** Settings of the default app where its own stored settings are silent (the deployment's choice). */
+  publicDefaults?: Partial<CoreSettings>
   /** Token for the /internal operator endpoints (rotate keys, export users); without one they answer 404. */
   operatorToken?: string | undefined
   logStream?: NodeJS.WritableStream
@@ -111,7 +113,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const keys = new KeyStore(db, box)
   const services: CoreServices = {
     db,
-    apps: new AppRegistry(db, options.apiKeys),
+    apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}),
     keys,
     sessions: new SessionService(db, keys, box),
     totp: new TotpService(db, box),

@@ -15,6 +15,8 @@ export class AppRegistry {
   constructor(
     private readonly db: Database,
     private readonly publicApiKeys: string[] | null,
+    /** The deployment's settings for the default app, under what the app stores itself. */
+    private readonly publicDefaults: Partial<CoreSettings> = {},
   ) {}
 
   /** The app's effective settings, or null when there is no such app. */
@@ -25,7 +27,7 @@ export class AppRegistry {
     const row = rows[0]
     let settings: CoreSettings | null = null
     if (row) {
-      settings = { ...DEFAULT_SETTINGS, ...row.config }
+      settings = { ...DEFAULT_SETTINGS, ...(appId === 'public' ? this.publicDefaults : {}), ...row.config }
       if (appId === 'public' && this.publicApiKeys && !row.config.apiKeys) settings.apiKeys = this.publicApiKeys
     }
     this.cache.set(appId, { settings, at: Date.now() })

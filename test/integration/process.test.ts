@@ -104,7 +104,7 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   t.match(exported.stdout, /Exported 1 users/)
   t.equal(fs.statSync(exportFile).mode & 0o777, 0o600, 'the export is readable by its owner only')
   const bulk = JSON.parse(fs.readFileSync(exportFile, 'utf8')) as { users: Array<{ externalUserId: string; loginMethods: Array<Record<string, unknown>> }> }
-  t.match(bulk.users, [{ externalUserId: signUp.recipeUserId, loginMethods: [{ recipeId: 'emailpassword', email: 'keep@example.com', passwordHash: /^\$2b\$11\$/, hashingAlgorithm: 'bcrypt', tenantIds: ['public'] }] }])
+  t.match(bulk.users, [{ externalUserId: signUp.recipeUserId, loginMethods: [{ recipeId: 'emailpassword', email: 'keep@example.com', passwordHash: /^\$argon2id\$/, hashingAlgorithm: 'argon2', tenantIds: ['public'] }] }])
   const rotated = authcoreCommand('rotate-keys')
   t.equal(rotated.status, 0, rotated.stderr)
   const newKid = /New signing key (d-\d+)/.exec(rotated.stdout)?.[1]

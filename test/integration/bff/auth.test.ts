@@ -112,6 +112,15 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
     t.equal((await fresh.post('/auth/signin', form({ email: 'long@example.com', password: long.toUpperCase() }))).json().status, 'WRONG_CREDENTIALS_ERROR', 'compared exactly')
   })
 
+  await t.test('every character of a long passphrase counts, past the 72 bytes bcrypt would keep', async (t) => {
+    const fresh = browser(stack.bff)
+    const long = `${'a passphrase that goes on and on and on, longer than bcrypt can hold: '.repeat(2)}tail one`
+    t.ok(Buffer.byteLength(long) > 100)
+    t.equal((await fresh.post('/auth/signup', form({ email: 'longer@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', form({ email: 'longer@example.com', password: long.replace(/tail one$/, 'tail two') }))).json().status, 'WRONG_CREDENTIALS_ERROR')
+    t.equal((await fresh.post('/auth/signin', form({ email: 'longer@example.com', password: long }))).json().status, 'OK')
+  })
+
   await t.test('a forgotten password is reset by the emailed link, once', async (t) => {
     const before = mailbox(stack).length
     t.match((await tab.post('/auth/user/password/reset/token', form({ email: 'ada@example.com' }))).json(), { status: 'OK' })
