@@ -23,6 +23,8 @@ export interface StoredMail extends OutgoingMail {
 
 export interface Mailer {
   send(mail: OutgoingMail): Promise<void>
+  /** Throws when mail cannot go out now (the SMTP server does not answer). */
+  check(): Promise<void>
   close(): Promise<void>
 }
 
@@ -41,6 +43,10 @@ export class SmtpMailer implements Mailer {
     await this.transport.sendMail({ from: this.from, ...mail })
   }
 
+  async check(): Promise<void> {
+    await this.transport.verify()
+  }
+
   async close(): Promise<void> {
     this.transport.close()
   }
@@ -54,6 +60,9 @@ export class MailboxMailer implements Mailer {
     readonly folder: string,
     private readonly from: string,
   ) {}
+
+  /** A folder on this machine is always there to write to. */
+  async check(): Promise<void> {}
 
   async send(mail: OutgoingMail): Promise<void> {
     await fs.mkdir(this.folder, { recursive: true, mode: 0o700 })

@@ -68,10 +68,13 @@ function providerConfig(provider: ProviderSettings) {
 }
 
 let initialised = false
+/** Set in a request's user context once an email was handed to the mailer. */
+const MAIL_ATTEMPTED = 'softshelfMailAttempted'
 
 export function initSupertokens(settings: AuthSettings): void {
   if (initialised) throw new Error('supertokens-node is already initialised in this process: one BFF per process')
   const send = async (kind: EmailKind, email: string, link: string, userContext: Record<string, unknown>) => {
+    userContext[MAIL_ATTEMPTED] = true
     try {
       await settings.mailer.send(settings.emails.render(kind, localeOf(userContext), email, link))
     } catch (err) {
@@ -113,6 +116,20 @@ export function initSupertokens(settings: AuthSettings): void {
               const blocked = await settings.settleSignIn(request, result.status)
               if (blocked) return blocked as typeof result
               if (result.status === 'OK') await settings.ensureUserRecord(request, result.session.getAccessToken(), {})
+              return result
+            },
+            // A reset link asked for an address without an account sends nothing; while mail is down
+            // it answers 503 all the same, so the answer never tells whether the account exists.
+            generatePasswordResetTokenPOST: async (input) => {
+              const result = await original.generatePasswordResetTokenPOST!(input)
+              if (result.status === 'OK' && input.userContext[MAIL_ATTEMPTED] !== true) {
+                try {
+                  await settings.mailer.check()
+                } catch (err) {
+                  ;(input.options.req.original as FastifyRequest).log.error({ err }, 'the mail server does not answer')
+                  throw new BffMailUnavailable()
+                }
+              }
               return result
             },
             // The verification mail leaves with the sign-up itself; /email-not-verified resends.

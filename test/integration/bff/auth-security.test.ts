@@ -48,3 +48,52 @@ t.test('session security', async (t) => {
     for (const secret of [password, 'wrong-canary-password-5c1d', email, ...tokens]) t.notOk(text.includes(secret), `not in the logs: ${secret.slice(0, 12)}…`)
   })
 })
+
+t.test('a cross-site write without the custom header is refused on every /auth and /api route and changes nothing', async (t) => {
+  const stack = await buildStack(t, { auth: true })
+  const victim = browser(stack.bff)
+  const email = 'victim@example.com'
+  t.equal((await victim.post('/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: 'the victim has a long password' }] })).json().status, 'OK')
+  const routes: Array<['POST' | 'PUT' | 'DELETE', string]> = [
+    ['POST', '/auth/signup'],
+    ['POST', '/auth/signin'],
+    ['POST', '/auth/signout'],
+    ['POST', '/auth/session/refresh'],
+    ['POST', '/auth/signinup'],
+    ['POST', '/auth/user/email/verify'],
+    ['POST', '/auth/user/email/verify/token'],
+    ['POST', '/auth/user/password/reset'],
+    ['POST', '/auth/user/password/reset/token'],
+    ['POST', '/auth/totp/device'],
+    ['POST', '/auth/totp/device/verify'],
+    ['POST', '/auth/totp/verify'],
+    ['POST', '/auth/totp/device/remove'],
+    ['PUT', '/api/user'],
+    ['POST', '/api/user/accept-tos'],
+    ['POST', '/api/user/program/blender'],
+    ['DELETE', '/api/user/program/blender'],
+  ]
+  const sessionBefore = victim.jar.get('sAccessToken')
+  for (const [method, url] of routes) {
+    // What another site can make the victim's browser send: a form post with the cookies, no rid.
+    for (const contentType of ['application/x-www-form-urlencoded', 'text/plain']) {
+      const response = await stack.bff.inject({
+        method,
+        url,
+        headers: { cookie: victim.jar.header(url), origin: 'https://evil.example', 'content-type': contentType },
+        payload: 'formFields=x&isInMailList=true&deviceName=Softshelf',
+      })
+      t.equal(response.statusCode, 403, `${method} ${url} (${contentType})`)
+      t.equal(response.json().code, 'BFF_CSRF_REJECTED')
+      t.notOk(response.headers['set-cookie'], 'no cookie changes')
+    }
+  }
+  t.equal(victim.jar.get('sAccessToken'), sessionBefore)
+  t.equal((await victim.get('/auth/user/email/verify')).json().isVerified, false, 'still signed in, nothing verified')
+  t.equal((await victim.get('/auth/totp/device/list')).json().devices.length, 0, 'no authenticator was added')
+  const { rows } = await stack.db.query<{ tos_version: string | null; programs: number }>(
+    'SELECT u.tos_version, (SELECT count(*)::int FROM api.user_programs p WHERE p.user_id = u.id) AS programs FROM api.users u WHERE u.email = $1',
+    [email],
+  )
+  t.same(rows, [{ tos_version: null, programs: 0 }], 'terms and library untouched')
+})

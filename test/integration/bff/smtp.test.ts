@@ -60,4 +60,22 @@ t.test('a mail server that is down does not undo the sign-up', async (t) => {
   const resend = await tab.post('/auth/user/email/verify/token')
   t.equal(resend.statusCode, 503, 'asking again while the server is down is an error the page can show')
   t.match(resend.json(), { code: 'BFF_MAIL_UNAVAILABLE', message: 'We could not send the email right now. Please try again in a few minutes.' })
+
+  // A reset link for an account and for an address without one: the same answer while mail is
+  // down, so the outage does not reveal which addresses have accounts.
+  const anonymous = browser(stack.bff)
+  const known = await anonymous.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'ida@example.com' }] })
+  const unknown = await anonymous.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'nobody@example.com' }] })
+  t.equal(known.statusCode, 503)
+  t.equal(unknown.statusCode, 503)
+  t.same({ ...unknown.json(), requestId: null }, { ...known.json(), requestId: null })
+})
+
+t.test('with mail working, a reset for an address without an account is a quiet OK', async (t) => {
+  const smtp = await startSmtp(t)
+  const stack = await buildStack(t, { auth: true, env: { SMTP_URL: smtp.url } })
+  const response = await browser(stack.bff).post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'nobody@example.com' }] })
+  t.equal(response.statusCode, 200)
+  t.equal(response.json().status, 'OK')
+  t.equal(smtp.received.length, 0, 'nothing is sent')
 })
