@@ -2,16 +2,16 @@ import { useTranslation } from 'react-i18next'
 import { Form, Link, useLoaderData, useLocation, useNavigation, useSubmit, type LoaderFunctionArgs, type Params } from 'react-router'
 import {
   DEFAULT_PAGE_SIZE,
-  LIBRARY_FILTER_TABS,
   PROGRAM_CATEGORIES,
   SORT_OPTIONS,
   type LicenseType,
   type ProgramCategory,
   type ProgramPage,
 } from '../../shared/catalogue.ts'
+import { Pagination, PriceTabs } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
-import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { useLibrary } from '../lib/library.tsx'
 
 export interface Organisation {
@@ -118,8 +118,6 @@ export function Component() {
   const location = useLocation()
   const submit = useSubmit()
   const navigation = useNavigation()
-  const pages = Math.max(1, Math.ceil(result.total / result.pageSize))
-  const link = (change: Partial<ListingState>) => `${location.pathname}${listingSearch({ ...state, page: 1, ...change })}`
 
   return (
     <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
@@ -172,13 +170,7 @@ export function Component() {
         </button>
       </Form>
 
-      <nav className="tabs" aria-label={t('catalogue:tabs.label')}>
-        {LIBRARY_FILTER_TABS.map((tab) => (
-          <Link key={tab} to={link({ price: tab })} className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
-            {t(`catalogue:tabs.${tab}`)}
-          </Link>
-        ))}
-      </nav>
+      <PriceTabs state={state} />
 
       {/* The count heads the results (cards are h3), and is announced when filters change it. */}
       <h2 className="listing-count" aria-live="polite">
@@ -192,25 +184,7 @@ export function Component() {
         <ProgramGrid programs={result.items} />
       )}
 
-      {pages > 1 ? (
-        <nav className="pagination" aria-label={t('catalogue:results.pagination')}>
-          {state.page > 1 ? (
-            <Link to={link({ page: state.page - 1 })} rel="prev">
-              {t('catalogue:results.previous')}
-            </Link>
-          ) : (
-            <span />
-          )}
-          <span>{t('catalogue:results.page', { page: state.page, pages })}</span>
-          {state.page < pages ? (
-            <Link to={link({ page: state.page + 1 })} rel="next">
-              {t('catalogue:results.next')}
-            </Link>
-          ) : (
-            <span />
-          )}
-        </nav>
-      ) : null}
+      <Pagination state={state} result={result} />
     </main>
   )
 }

@@ -1,9 +1,10 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigate, useNavigation, type LoaderFunctionArgs } from 'react-router'
-import { DEFAULT_PAGE_SIZE, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
+import { DEFAULT_PAGE_SIZE, PROGRAM_CATEGORIES, SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
+import { Pagination, PriceTabs, useListingLink } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
-import { listingSearch, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { LibraryProvider } from '../lib/library.tsx'
 
 // /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
@@ -28,8 +29,7 @@ export function Component() {
   const location = useLocation()
   const navigate = useNavigate()
   const navigation = useNavigation()
-  const link = (change: Partial<ListingState>) => `${location.pathname}${listingSearch({ ...state, page: 1, ...change })}`
-  const pages = Math.max(1, Math.ceil(result.total / result.pageSize))
+  const link = useListingLink(state)
   const filtered = state.price !== 'all' || state.category !== 'all'
 
   return (
@@ -63,13 +63,7 @@ export function Component() {
         </div>
       </div>
 
-      <nav className="tabs" aria-label={t('catalogue:tabs.label')}>
-        {LIBRARY_FILTER_TABS.map((tab) => (
-          <Link key={tab} to={link({ price: tab })} className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
-            {t(`catalogue:tabs.${tab}`)}
-          </Link>
-        ))}
-      </nav>
+      <PriceTabs state={state} />
 
       <h2 className="listing-count" aria-live="polite">
         {t('catalogue:results.count', { count: result.total })}
@@ -87,13 +81,7 @@ export function Component() {
         </LibraryProvider>
       )}
 
-      {pages > 1 ? (
-        <nav className="pagination" aria-label={t('catalogue:results.pagination')}>
-          {state.page > 1 ? <Link to={link({ page: state.page - 1 })}>{t('catalogue:results.previous')}</Link> : <span />}
-          <span>{t('catalogue:results.page', { page: state.page, pages })}</span>
-          {state.page < pages ? <Link to={link({ page: state.page + 1 })}>{t('catalogue:results.next')}</Link> : <span />}
-        </nav>
-      ) : null}
+      <Pagination state={state} result={result} />
     </main>
   )
 }

@@ -1,6 +1,6 @@
 import http from 'node:http'
-import { SMTPServer } from 'smtp-server'
 import { startOidcProvider } from '../../oidc-provider.ts'
+import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 import { E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, OIDC_CLIENT } from './ports.ts'
 
 // The outside services the browser tests need, as real local servers (DESIGN.md §4.13): an SMTP
@@ -12,35 +12,20 @@ interface Message {
   to: string[]
   subject: string
   links: string[]
-  receivedAt: number
 }
 
-const messages: Message[] = []
 const cleanups: Array<() => unknown> = []
+const owner = { teardown: (fn: () => unknown) => void cleanups.push(fn) }
+const smtp = await startSmtpServer(owner, E2E_SMTP_PORT)
 
-/** The quoted-printable body of a message, decoded enough to read its subject and links. */
-const decodeQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  onData(stream, session, callback) {
-    const chunks: Buffer[] = []
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-    stream.on('end', () => {
-      const body = decodeQp(Buffer.concat(chunks).toString('utf8'))
-      messages.push({
-        to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
-        subject: /^Subject: (.*)$/m.exec(body)?.[1]?.trim() ?? '',
-        links: [...new Set(body.match(/https?:\/\/[^\s"<>]+/g) ?? [])].map((link) => link.replace(/&amp;/g, '&')),
-        receivedAt: Date.now(),
-      })
-      callback()
-    })
-  },
-})
-await new Promise<void>((resolve) => smtp.listen(E2E_SMTP_PORT, '127.0.0.1', resolve))
-cleanups.push(() => new Promise<void>((resolve) => smtp.close(() => resolve())))
+function parse(raw: string, to: string[]): Message {
+  const body = decodeQuotedPrintable(raw)
+  return {
+    to: to.map((address) => address.toLowerCase()),
+    subject: /^Subject: (.*)$/m.exec(body)?.[1]?.trim() ?? '',
+    links: [...new Set(body.match(/https?:\/\/[^\s"<>]+/g) ?? [])].map((link) => link.replace(/&amp;/g, '&')),
+  }
+}
 
 const mailbox = http.createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1')
@@ -48,12 +33,13 @@ const mailbox = http.createServer((request, response) => {
   if (url.pathname !== '/messages') return response.writeHead(404).end()
   const to = (url.searchParams.get('to') ?? '').toLowerCase()
   response.setHeader('content-type', 'application/json')
+  const messages = smtp.received.map((mail) => parse(mail.raw, mail.to))
   response.end(JSON.stringify(messages.filter((message) => message.to.includes(to))))
 })
 await new Promise<void>((resolve) => mailbox.listen(E2E_MAIL_PORT, '127.0.0.1', resolve))
 cleanups.push(() => new Promise<void>((resolve) => mailbox.close(() => resolve())))
 
-const provider = await startOidcProvider({ teardown: (fn) => cleanups.push(fn) }, `http://127.0.0.1:${E2E_PORT}/auth-callback/oidc`, E2E_OIDC_PORT)
+const provider = await startOidcProvider(owner, `http://127.0.0.1:${E2E_PORT}/auth-callback/oidc`, E2E_OIDC_PORT)
 if (provider.clientId !== OIDC_CLIENT.id || provider.clientSecret !== OIDC_CLIENT.secret) throw new Error('the test provider changed its client')
 
 const stop = async () => {

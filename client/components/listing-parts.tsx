@@ -1,0 +1,54 @@
+import { useTranslation } from 'react-i18next'
+import { Link, useLocation } from 'react-router'
+import { LIBRARY_FILTER_TABS, type ProgramPage } from '../../shared/catalogue.ts'
+import { listingSearch, type ListingState } from '../lib/catalogue-query.ts'
+
+// What every program listing shares — the public catalogue, its signed-in twins and the user's
+// own library: the price tabs (spec §2: all, free, paid) and the pages, both as plain links so
+// they work before scripts load and survive back/forward.
+
+/** The listing's URL with `change` applied (back to the first page unless the change says otherwise). */
+export function useListingLink(state: ListingState): (change: Partial<ListingState>) => string {
+  const { pathname } = useLocation()
+  return (change) => `${pathname}${listingSearch({ ...state, page: 1, ...change })}`
+}
+
+export function PriceTabs({ state }: { state: ListingState }) {
+  const { t } = useTranslation('catalogue')
+  const link = useListingLink(state)
+  return (
+    <nav className="tabs" aria-label={t('tabs.label')}>
+      {LIBRARY_FILTER_TABS.map((tab) => (
+        <Link key={tab} to={link({ price: tab })} className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
+          {t(`tabs.${tab}`)}
+        </Link>
+      ))}
+    </nav>
+  )
+}
+
+export function Pagination({ state, result }: { state: ListingState; result: ProgramPage }) {
+  const { t } = useTranslation('catalogue')
+  const link = useListingLink(state)
+  const pages = Math.max(1, Math.ceil(result.total / result.pageSize))
+  if (pages <= 1) return null
+  return (
+    <nav className="pagination" aria-label={t('results.pagination')}>
+      {state.page > 1 ? (
+        <Link to={link({ page: state.page - 1 })} rel="prev">
+          {t('results.previous')}
+        </Link>
+      ) : (
+        <span />
+      )}
+      <span>{t('results.page', { page: state.page, pages })}</span>
+      {state.page < pages ? (
+        <Link to={link({ page: state.page + 1 })} rel="next">
+          {t('results.next')}
+        </Link>
+      ) : (
+        <span />
+      )}
+    </nav>
+  )
+}
