@@ -116,6 +116,13 @@ test('sign up → verify by the emailed link → accept terms → library → ad
   await page.getByRole('button', { name: 'Remove Blender from my library' }).click()
   await expect(page.getByTestId('library-empty')).toBeVisible()
 
+  // Fully signed in, a public catalogue page sends to its signed-in twin, else to /@ (spec §4).
+  await page.goto('/programs/blender')
+  await expect(page).toHaveURL(/\/@\/programs\/blender$/)
+  await expect(page.getByRole('button', { name: 'Add Blender to my library' })).toBeVisible()
+  await page.goto('/')
+  await expect(page).toHaveURL(/\/@\/library$/)
+
   await page.getByRole('link', { name: 'Log out' }).click()
   await expect(page).toHaveURL(/\/login$/)
   await page.goto('/@/library')
@@ -141,6 +148,8 @@ test('forgotten password → reset → sign in with the new one; the old link is
   await expect(page).toHaveURL(/\/login$/)
 
   await page.getByRole('link', { name: 'Forgot your password?' }).click()
+  // The page's code loads on the way: fill its form, not the one it replaces.
+  await expect(page.getByRole('heading', { name: 'Forgot your password?' })).toBeVisible()
   await page.getByLabel('Email').fill(email)
   await page.getByRole('button', { name: 'Send the link' }).click()
   await expect(page.getByTestId('forgot-sent')).toBeVisible()
