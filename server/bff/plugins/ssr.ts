@@ -12,7 +12,7 @@ import { BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
-import { mirrorFrontToken, pageSession } from '../auth/page-session.ts'
+import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/page-session.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
 
 type Render = (input: RenderInput) => Promise<RenderResult>
@@ -203,7 +203,14 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     }
     let result: RenderResult
     let template: string
-    const session = await pageSession(request, reply)
+    let session: PageSessionResult
+    try {
+      session = await pageSession(request, reply)
+    } catch (error) {
+      // The core's keys cannot be had: an error page in the visitor's language, not a guess.
+      request.log.error({ err: error }, 'the page session could not be read')
+      return reply.code(503).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
+    }
     if (session.kind === 'refresh') {
       const texts = (opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string } }).session
       reply.header('cache-control', 'no-store')
