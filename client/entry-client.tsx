@@ -8,7 +8,6 @@ import { createI18n } from './lib/i18n.ts'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
 import { hasLocalSession } from './lib/session-state.ts'
-import { captureUtm } from './lib/utm.ts'
 import './styles.css'
 
 declare global {
@@ -22,7 +21,7 @@ async function start(): Promise<void> {
   // With a session, the SDK starts before the router: it refreshes expired tokens for every
   // /auth and /api call the pages make (spec §4).
   if (hasLocalSession()) await import('./lib/auth.ts')
-  captureUtm()
+  void import('./lib/utm.ts').then((m) => m.captureUtm())
   const i18n = createI18n({ locale: boot.locale, resources: boot.resources, namespaces: boot.namespaces, localesHash: boot.config.localesHash })
   setNamespaceLoader((ns) => i18n.loadNamespaces([...ns]))
 

@@ -2,7 +2,6 @@ import { data, redirect, useRouteError, type LoaderFunctionArgs, type RouteObjec
 import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
-import { SignedInLayout } from './layouts/signed-in-layout.tsx'
 import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
 import { page } from './lib/namespaces.ts'
 import { errorRouteHead, homeHead, legalHead, listingHead, privateHead, programHead } from './page-heads.ts'
@@ -131,7 +130,8 @@ export const routes: RouteObject[] = [
           accountPage('tos', 'Terms of service', () => import('./pages/auth/tos.tsx'), 'client/pages/auth/tos.tsx', ['auth', 'legal']),
           {
             id: 'signed-in-layout',
-            Component: SignedInLayout,
+            // Its code loads with the first signed-in page: a visitor's pages stay small.
+            lazy: () => import('./layouts/signed-in-layout.tsx').then((m) => ({ Component: m.SignedInLayout })),
             children: [
               // Spec §2: /@ is the home after login, and it is the library.
               { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
