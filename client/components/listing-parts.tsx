@@ -1,11 +1,12 @@
+import type { SelectHTMLAttributes } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
-import { LIBRARY_FILTER_TABS, type ProgramPage } from '../../shared/catalogue.ts'
+import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
 import { listingSearch, type ListingState } from '../lib/catalogue-query.ts'
 
 // What every program listing shares — the public catalogue, its signed-in twins and the user's
 // own library: the price tabs (spec §2: all, free, paid) and the pages, both as plain links so
-// they work before scripts load and survive back/forward.
+// they work before scripts load and survive back/forward — and the category and sort fields.
 
 /** The listing's URL with `change` applied (back to the first page unless the change says otherwise). */
 export function useListingLink(state: ListingState): (change: Partial<ListingState>) => string {
@@ -50,5 +51,42 @@ export function Pagination({ state, result }: { state: ListingState; result: Pro
         <span />
       )}
     </nav>
+  )
+}
+
+type SelectProps = { id: string } & SelectHTMLAttributes<HTMLSelectElement>
+
+/** The category filter (spec §2 categories, "All" first), as a form field or a controlled select. */
+export function CategoryField({ id, ...select }: SelectProps) {
+  const { t } = useTranslation(['catalogue', 'common'])
+  return (
+    <div className="field">
+      <label htmlFor={id}>{t('catalogue:filters.category')}</label>
+      <select id={id} {...select}>
+        <option value="all">{t('common:categories.all')}</option>
+        {PROGRAM_CATEGORIES.map((category) => (
+          <option key={category} value={category}>
+            {t(`common:categories.${category}`)}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
+/** The three sorts of spec §2. */
+export function SortField({ id, ...select }: SelectProps) {
+  const { t } = useTranslation('catalogue')
+  return (
+    <div className="field">
+      <label htmlFor={id}>{t('sort.label')}</label>
+      <select id={id} {...select}>
+        {SORT_OPTIONS.map((sort) => (
+          <option key={sort} value={sort}>
+            {t(`sort.${sort}`)}
+          </option>
+        ))}
+      </select>
+    </div>
   )
 }

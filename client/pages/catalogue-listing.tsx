@@ -2,13 +2,11 @@ import { useTranslation } from 'react-i18next'
 import { Form, Link, useLoaderData, useLocation, useNavigation, useSubmit, type LoaderFunctionArgs, type Params } from 'react-router'
 import {
   DEFAULT_PAGE_SIZE,
-  PROGRAM_CATEGORIES,
-  SORT_OPTIONS,
   type LicenseType,
   type ProgramCategory,
   type ProgramPage,
 } from '../../shared/catalogue.ts'
-import { Pagination, PriceTabs } from '../components/listing-parts.tsx'
+import { CategoryField, Pagination, PriceTabs, SortField } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
@@ -138,29 +136,8 @@ export function Component() {
           <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('catalogue:filters.searchPlaceholder')} maxLength={100} />
         </div>
         {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
-        {scope.kind !== 'category' ? (
-          <div className="field">
-            <label htmlFor="listing-category">{t('catalogue:filters.category')}</label>
-            <select id="listing-category" name="category" defaultValue={state.category}>
-              <option value="all">{t('common:categories.all')}</option>
-              {PROGRAM_CATEGORIES.map((category) => (
-                <option key={category} value={category}>
-                  {t(`common:categories.${category}`)}
-                </option>
-              ))}
-            </select>
-          </div>
-        ) : null}
-        <div className="field">
-          <label htmlFor="listing-sort">{t('catalogue:sort.label')}</label>
-          <select id="listing-sort" name="sort" defaultValue={state.sort}>
-            {SORT_OPTIONS.map((sort) => (
-              <option key={sort} value={sort}>
-                {t(`catalogue:sort.${sort}`)}
-              </option>
-            ))}
-          </select>
-        </div>
+        {scope.kind !== 'category' ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
+        <SortField id="listing-sort" name="sort" defaultValue={state.sort} />
         <div className="field field-check">
           <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
           <label htmlFor="listing-mine">{t('catalogue:filters.myLanguage')}</label>

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigate, useNavigation, type LoaderFunctionArgs } from 'react-router'
-import { DEFAULT_PAGE_SIZE, PROGRAM_CATEGORIES, SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
-import { Pagination, PriceTabs, useListingLink } from '../components/listing-parts.tsx'
+import { DEFAULT_PAGE_SIZE, type ProgramPage } from '../../shared/catalogue.ts'
+import { CategoryField, Pagination, PriceTabs, SortField, useListingLink } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
 import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
@@ -40,27 +40,8 @@ export function Component() {
       </header>
 
       <div className="listing-filters">
-        <div className="field">
-          <label htmlFor="library-category">{t('catalogue:filters.category')}</label>
-          <select id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))}>
-            <option value="all">{t('common:categories.all')}</option>
-            {PROGRAM_CATEGORIES.map((category) => (
-              <option key={category} value={category}>
-                {t(`common:categories.${category}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="library-sort">{t('catalogue:sort.label')}</label>
-          <select id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))}>
-            {SORT_OPTIONS.map((sort) => (
-              <option key={sort} value={sort}>
-                {t(`catalogue:sort.${sort}`)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CategoryField id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))} />
+        <SortField id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))} />
       </div>
 
       <PriceTabs state={state} />
