@@ -5,6 +5,7 @@
 import { PROGRAM_CATEGORIES, type LicenseType, type ProgramCategory } from '../shared/catalogue.ts'
 import { slugify } from '../server/api/catalogue-seed.ts'
 import type { Database, Queryable } from '../server/db/database.ts'
+import { START_UP_TIMEOUT_MS } from '../server/db/guard.ts'
 
 /** mulberry32: tiny, fast and good enough to pick words. */
 function prng(seed: number): () => number {
@@ -308,7 +309,7 @@ export async function generateCatalogue(db: Database, options: { total?: number;
     await insertOrganisations(tx, 'developers', developers)
     await insertOrganisations(tx, 'publishers', [...usedPublishers.values()])
     for (let i = 0; i < programs.length; i += batch) await insertPrograms(tx, programs.slice(i, i + batch))
-  })
+  }, { timeoutMs: START_UP_TIMEOUT_MS })
   await db.exec('ANALYZE')
 
   const perDeveloper = new Map<string, number>()

@@ -63,8 +63,8 @@ async function pgliteTemplate(): Promise<Blob> {
   return new Blob([fs.readFileSync(file)])
 }
 
-/** A fresh, empty database for one test file. */
-export async function openTestDatabase(t: Test): Promise<Database> {
+/** A fresh, empty database for one test file; `timeoutMs` bounds its queries and transactions. */
+export async function openTestDatabase(t: Test, options: { timeoutMs?: number } = {}): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL
   if (url) {
     const name = `softshelf_test_${randomBytes(6).toString('hex')}`
@@ -74,7 +74,7 @@ export async function openTestDatabase(t: Test): Promise<Database> {
     await admin.end()
     const target = new URL(url)
     target.pathname = `/${name}`
-    const db = await openPostgres({ connectionString: target.href, max: 5 })
+    const db = await openPostgres({ connectionString: target.href, max: 5, ...options })
     connectionStrings.set(db, target.href)
     t.teardown(async () => {
       await db.close()
@@ -85,7 +85,7 @@ export async function openTestDatabase(t: Test): Promise<Database> {
     })
     return db
   }
-  const db = await openPglite({ loadDataDir: await pgliteTemplate() })
+  const db = await openPglite({ loadDataDir: await pgliteTemplate(), ...options })
   t.teardown(() => db.close())
   return db
 }
@@ -141,6 +141,8 @@ export async function buildStack(
     upstreamApiUrl?: string
     /** Start an auth core on the same database for /auth; without it nothing answers the SDK. */
     auth?: boolean
+    /** The auth core's clock (sessions and signing keys), for tests that move time. */
+    coreNow?: () => number
   } = {},
 ): Promise<Stack> {
   if (!fs.existsSync(path.join(root, 'dist', 'ssr', 'entry-server.js'))) {
@@ -152,7 +154,14 @@ export async function buildStack(
   let authCore: FastifyInstance | undefined
   let authCoreUrl = 'http://127.0.0.1:9'
   if (options.auth) {
-    authCore = await buildAuthCore({ config, db, secret: TEST_AUTH_CORE_SECRET, apiKeys: null, publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing } })
+    authCore = await buildAuthCore({
+      config,
+      db,
+      secret: TEST_AUTH_CORE_SECRET,
+      apiKeys: null,
+      publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing },
+      ...(options.coreNow ? { now: options.coreNow } : {}),
+    })
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
   }

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { LICENSE_TYPES, PLATFORMS, PROGRAM_CATEGORIES, type LicenseType } from '../../shared/catalogue.ts'
 import type { Database } from '../db/database.ts'
+import { START_UP_TIMEOUT_MS } from '../db/guard.ts'
 
 // The catalogue's seed: real programs described in our own words (server/api/seed/*.json).
 // Applied at start when the database does not hold this exact seed yet; applying it twice
@@ -177,5 +178,5 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
       [seed.checksum],
     )
     return true
-  })
+  }, { timeoutMs: START_UP_TIMEOUT_MS })
 }

@@ -2,6 +2,8 @@ import { timingSafeEqual } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
+import { DatabaseTimeoutError } from '../db/guard.ts'
+import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { AppRegistry } from './apps.ts'
@@ -33,6 +35,8 @@ export interface AuthCoreOptions {
   /** Token for the /internal operator endpoints (rotate keys, export users); without one they answer 404. */
   operatorToken?: string | undefined
   logStream?: NodeJS.WritableStream
+  /** The clock of sessions and signing keys (tests move it instead of waiting). */
+  now?: () => number
 }
 
 export interface CoreScope {
@@ -110,12 +114,12 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const { db } = options
   await migrateAuthCoreSchema(db)
   const box = new SecretBox(options.secret)
-  const keys = new KeyStore(db, box)
+  const keys = new KeyStore(db, box, options.now)
   const services: CoreServices = {
     db,
     apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}),
     keys,
-    sessions: new SessionService(db, keys, box),
+    sessions: new SessionService(db, keys, box, options.now),
     totp: new TotpService(db, box),
   }
 
@@ -157,6 +161,11 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own refusals: unparsable JSON, wrong content type, body too large.
       return reply.code(status).type('text/plain; charset=utf-8').send(status === 400 ? 'Invalid Json Input' : (error as Error).message)
+    }
+    if (error instanceof DatabaseTimeoutError) {
+      // supertokens-node reports a 5xx as an error; the BFF answers it with 503 (issue 17).
+      request.log.warn({ err: error }, 'database did not answer in time')
+      return reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('text/plain; charset=utf-8').send('Service Unavailable')
     }
     request.log.error({ err: error }, 'auth core request failed')
     return reply.code(500).type('text/plain; charset=utf-8').send('Internal Error')

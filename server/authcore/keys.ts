@@ -105,34 +105,34 @@ export class KeyStore {
     return !newest || this.now() + KEY_OVERLAP_MS > newest.createdAt + KeyStore.intervalMs(settings)
   }
 
-  private async insertKey(tx: Queryable, appId: string, kind: 'dynamic' | 'static', createdAt: number): Promise<void> {
+  private static async newKeyPair(): Promise<{ publicPem: string; privatePem: string }> {
     const { publicKey, privateKey } = await generateRsa('rsa', { modulusLength: 2048 })
+    return { publicPem: publicKey.export({ type: 'spki', format: 'pem' }) as string, privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string }
+  }
+
+  private async insertKey(tx: Queryable, appId: string, kind: 'dynamic' | 'static', createdAt: number, pair: { publicPem: string; privatePem: string }): Promise<void> {
     const kid = kind === 'dynamic' ? `d-${createdAt}` : `s-${uuid()}`
     await tx.query(
       'INSERT INTO authcore.signing_keys (app_id, kid, kind, public_key, private_key_encrypted, created_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
-      [
-        appId,
-        kid,
-        kind,
-        publicKey.export({ type: 'spki', format: 'pem' }),
-        this.box.seal('signing-key', privateKey.export({ type: 'pkcs8', format: 'pem' }) as string),
-        createdAt,
-      ],
+      [appId, kid, kind, pair.publicPem, this.box.seal('signing-key', pair.privatePem), createdAt],
     )
   }
 
   /** Makes the keys the app needs now, under a lock so that instances starting together make one each. */
   private async ensure(appId: string, settings: CoreSettings, kind: 'dynamic' | 'static', force = false): Promise<AppKeys> {
+    // The RSA key is generated before the transaction: it takes a while, and the transaction holds
+    // the lock (on PGlite, the only connection) until it ends.
+    const pair = await KeyStore.newKeyPair()
     await this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`softshelf:authcore:keys:${appId}`])
       const current = await this.load(appId, tx)
       const retention = KeyStore.intervalMs(settings) + 2 * settings.accessTokenValidity * 1000
       await tx.query("DELETE FROM authcore.signing_keys WHERE app_id = $1 AND kind = 'dynamic' AND created_at < $2", [appId, this.now() - retention])
-      if (kind === 'static' && !current.staticKey) await this.insertKey(tx, appId, 'static', this.now())
+      if (kind === 'static' && !current.staticKey) await this.insertKey(tx, appId, 'static', this.now(), pair)
       if (kind === 'dynamic' && (force || this.needsNewKey(current, settings))) {
         // A key made "now" by a forced rotation in the same millisecond as another would clash.
         const newest = current.dynamic[0]?.createdAt ?? 0
-        await this.insertKey(tx, appId, 'dynamic', Math.max(this.now(), newest + 1))
+        await this.insertKey(tx, appId, 'dynamic', Math.max(this.now(), newest + 1), pair)
       }
     })
     return this.load(appId)

@@ -66,11 +66,20 @@ type Unauthorised = { status: 'UNAUTHORISED'; message: string }
 
 const hash2Of = (hash1: string) => sha256Hex(hash1)
 
+/** What an access token is minted from: claims, the session's payload, the key kind and times. */
+interface MintPlan {
+  claims: { sub: string; rsub: string; handle: string; tenantId: string; hash1: string; parentHash1: string | null; antiCsrf: string | null }
+  payload: Record<string, unknown>
+  useStatic: boolean
+  times?: { iat: number; exp: number }
+}
+
 export class SessionService {
   constructor(
     private readonly db: Database,
     private readonly keys: KeyStore,
     private readonly box: SecretBox,
+    private readonly now: () => number = Date.now,
   ) {}
 
   static checkPayload(payload: Record<string, unknown>): void {
@@ -97,16 +106,15 @@ export class SessionService {
     return rows[0]?.primary_user_id ?? recipeUserId
   }
 
-  private async mintAccessToken(
-    scope: SessionScope,
-    claims: { sub: string; rsub: string; handle: string; tenantId: string; hash1: string; parentHash1: string | null; antiCsrf: string | null },
-    payload: Record<string, unknown>,
-    useStatic: boolean,
-    times?: { iat: number; exp: number },
-  ): Promise<TokenInfo> {
-    const iat = times?.iat ?? Math.floor(Date.now() / 1000)
+  /**
+   * Signs an access token. Never called inside a transaction: the key store may have to read or
+   * make keys, which on PGlite's single connection would wait for that very transaction (issue 17).
+   */
+  private async mintAccessToken(scope: SessionScope, plan: MintPlan): Promise<TokenInfo> {
+    const { claims, times } = plan
+    const iat = times?.iat ?? Math.floor(this.now() / 1000)
     const exp = times?.exp ?? iat + scope.settings.accessTokenValidity
-    const key = await this.keys.signingKey(scope.appId, scope.settings, useStatic)
+    const key = await this.keys.signingKey(scope.appId, scope.settings, plan.useStatic)
     const token = signJwt(key, {
       sub: claims.sub,
       exp,
@@ -117,7 +125,7 @@ export class SessionService {
       refreshTokenHash1: claims.hash1,
       parentRefreshTokenHash1: claims.parentHash1,
       antiCsrfToken: claims.antiCsrf,
-      ...payload,
+      ...plan.payload,
     })
     return { token, expiry: exp * 1000, createdTime: iat * 1000 }
   }
@@ -125,7 +133,7 @@ export class SessionService {
   private async loadSession(db: Queryable, appId: string, handle: string, lock: boolean): Promise<SessionRow | null> {
     const { rows } = await db.query<SessionRow>(
       `SELECT * FROM authcore.sessions WHERE app_id = $1 AND session_handle = $2 AND expiry > $3${lock ? ' FOR UPDATE' : ''}`,
-      [appId, handle, Date.now()],
+      [appId, handle, this.now()],
     )
     return rows[0] ?? null
   }
@@ -139,7 +147,7 @@ export class SessionService {
     const antiCsrf = input.enableAntiCsrf ? uuid() : null
     const refreshToken = this.sealRefresh(scope.appId, { h: handle, p: null, a: antiCsrf, t: scope.tenantId })
     const hash1 = sha256Hex(refreshToken)
-    const now = Date.now()
+    const now = this.now()
     const createdTime = Math.floor(now / 1000) * 1000
     const expiry = createdTime + scope.settings.refreshTokenValidity * 60_000
     // One statement: the session row, and the primary user its tokens name.
@@ -150,12 +158,11 @@ export class SessionService {
       [scope.appId, handle, scope.tenantId, input.userId, hash2Of(hash1), expiry, now, JSON.stringify(input.userDataInJWT), JSON.stringify(input.userDataInDatabase), !input.useDynamicSigningKey],
     )
     const sub = rows[0]?.sub ?? input.userId
-    const accessToken = await this.mintAccessToken(
-      scope,
-      { sub, rsub: input.userId, handle, tenantId: scope.tenantId, hash1, parentHash1: null, antiCsrf },
-      input.userDataInJWT,
-      !input.useDynamicSigningKey,
-    )
+    const accessToken = await this.mintAccessToken(scope, {
+      claims: { sub, rsub: input.userId, handle, tenantId: scope.tenantId, hash1, parentHash1: null, antiCsrf },
+      payload: input.userDataInJWT,
+      useStatic: !input.useDynamicSigningKey,
+    })
     return {
       status: 'OK' as const,
       session: { handle, userId: sub, recipeUserId: input.userId, userDataInJWT: input.userDataInJWT, tenantId: scope.tenantId },
@@ -178,7 +185,7 @@ export class SessionService {
     if (typeof p.sessionHandle !== 'string' || typeof p.sub !== 'string' || typeof p.rsub !== 'string' || typeof p.refreshTokenHash1 !== 'string' || typeof p.exp !== 'number') {
       return { problem: 'Access token does not contain all the necessary information' }
     }
-    if (p.exp * 1000 <= Date.now()) return { problem: 'Access token expired' }
+    if (p.exp * 1000 <= this.now()) return { problem: 'Access token expired' }
     return { decoded }
   }
 
@@ -211,7 +218,7 @@ export class SessionService {
     const view = (payload: Record<string, unknown>, sub = p.sub): SessionView => ({ handle: p.sessionHandle, userId: sub, recipeUserId: p.rsub, userDataInJWT: payload, tenantId })
     if (parentHash1 === null && !needsUpdate) return { status: 'OK', session: view(tokenPayload) }
 
-    return this.db.transaction(async (tx) => {
+    const outcome = await this.db.transaction(async (tx) => {
       const session = await this.loadSession(tx, scope.appId, p.sessionHandle, true)
       if (!session) return { status: 'UNAUTHORISED' as const, message: 'Either the session has ended or has been blacklisted' }
       let promoted = false
@@ -220,7 +227,7 @@ export class SessionService {
           scope.appId,
           session.session_handle,
           hash2Of(p.refreshTokenHash1),
-          Date.now() + scope.settings.refreshTokenValidity * 60_000,
+          this.now() + scope.settings.refreshTokenValidity * 60_000,
         ])
         promoted = true
       }
@@ -229,14 +236,16 @@ export class SessionService {
       // A stale child of a session rotated since: still valid until it expires, not renewed, and not theft here.
       if (!(promoted || isCurrentParent || payloadChanged)) return { status: 'OK' as const, session: view(tokenPayload) }
       const sub = await this.primaryOf(tx, scope.appId, session.user_id)
-      const accessToken = await this.mintAccessToken(
-        scope,
-        { sub, rsub: session.user_id, handle: session.session_handle, tenantId: session.tenant_id, hash1: p.refreshTokenHash1, parentHash1: null, antiCsrf: typeof p.antiCsrfToken === 'string' ? p.antiCsrfToken : null },
-        session.jwt_payload,
-        session.use_static_key,
-      )
-      return { status: 'OK' as const, session: view(session.jwt_payload, sub), accessToken }
+      const plan: MintPlan = {
+        claims: { sub, rsub: session.user_id, handle: session.session_handle, tenantId: session.tenant_id, hash1: p.refreshTokenHash1, parentHash1: null, antiCsrf: typeof p.antiCsrfToken === 'string' ? p.antiCsrfToken : null },
+        payload: session.jwt_payload,
+        useStatic: session.use_static_key,
+      }
+      return { status: 'OK' as const, session: view(session.jwt_payload, sub), plan }
     })
+    if (!('plan' in outcome) || !outcome.plan) return outcome
+    // Signed once the transaction has committed (see mintAccessToken).
+    return { status: 'OK', session: outcome.session, accessToken: await this.mintAccessToken(scope, outcome.plan) }
   }
 
   async refresh(
@@ -249,14 +258,14 @@ export class SessionService {
       return { status: 'UNAUTHORISED' as const, message: 'Anti CSRF token missing, or not matching' }
     }
     const hash1 = sha256Hex(input.refreshToken)
-    return this.db.transaction(async (tx) => {
+    const outcome = await this.db.transaction(async (tx) => {
       const session = await this.loadSession(tx, scope.appId, content.h, true)
       if (!session) return { status: 'UNAUTHORISED' as const, message: 'Session missing in db or has expired' }
       let expiry = Number(session.expiry)
       if (hash2Of(hash1) !== session.refresh_token_hash2) {
         if (content.p !== null && hash2Of(content.p) === session.refresh_token_hash2) {
           // The token is the unpromoted child of the current parent: it becomes the parent.
-          expiry = Date.now() + scope.settings.refreshTokenValidity * 60_000
+          expiry = this.now() + scope.settings.refreshTokenValidity * 60_000
           await tx.query('UPDATE authcore.sessions SET refresh_token_hash2 = $3, expiry = $4 WHERE app_id = $1 AND session_handle = $2', [
             scope.appId,
             session.session_handle,
@@ -272,23 +281,26 @@ export class SessionService {
       if (useStatic !== session.use_static_key) {
         await tx.query('UPDATE authcore.sessions SET use_static_key = $3 WHERE app_id = $1 AND session_handle = $2', [scope.appId, session.session_handle, useStatic])
       }
-      const antiCsrf = input.enableAntiCsrf ? uuid() : null
-      const child = this.sealRefresh(scope.appId, { h: session.session_handle, p: hash1, a: antiCsrf, t: session.tenant_id })
       const sub = await this.primaryOf(tx, scope.appId, session.user_id)
-      const accessToken = await this.mintAccessToken(
-        scope,
-        { sub, rsub: session.user_id, handle: session.session_handle, tenantId: session.tenant_id, hash1: sha256Hex(child), parentHash1: hash1, antiCsrf },
-        session.jwt_payload,
-        useStatic,
-      )
-      return {
-        status: 'OK' as const,
-        session: { handle: session.session_handle, userId: sub, recipeUserId: session.user_id, userDataInJWT: session.jwt_payload, tenantId: session.tenant_id },
-        accessToken,
-        refreshToken: { token: child, expiry, createdTime: accessToken.createdTime },
-        ...(antiCsrf ? { antiCsrfToken: antiCsrf } : {}),
-      }
+      return { status: 'ROTATE' as const, session, expiry, useStatic, sub }
     })
+    if (outcome.status !== 'ROTATE') return outcome
+    // The child tokens are made once the transaction has committed (see mintAccessToken).
+    const { session, expiry, useStatic, sub } = outcome
+    const antiCsrf = input.enableAntiCsrf ? uuid() : null
+    const child = this.sealRefresh(scope.appId, { h: session.session_handle, p: hash1, a: antiCsrf, t: session.tenant_id })
+    const accessToken = await this.mintAccessToken(scope, {
+      claims: { sub, rsub: session.user_id, handle: session.session_handle, tenantId: session.tenant_id, hash1: sha256Hex(child), parentHash1: hash1, antiCsrf },
+      payload: session.jwt_payload,
+      useStatic,
+    })
+    return {
+      status: 'OK' as const,
+      session: { handle: session.session_handle, userId: sub, recipeUserId: session.user_id, userDataInJWT: session.jwt_payload, tenantId: session.tenant_id },
+      accessToken,
+      refreshToken: { token: child, expiry, createdTime: accessToken.createdTime },
+      ...(antiCsrf ? { antiCsrfToken: antiCsrf } : {}),
+    }
   }
 
   async regenerate(scope: SessionScope, input: { accessToken: string; userDataInJWT?: Record<string, unknown> | undefined }) {
@@ -303,7 +315,7 @@ export class SessionService {
            RETURNING s.*, (SELECT u.primary_user_id FROM authcore.users u WHERE u.app_id = s.app_id AND u.user_id = s.user_id) AS sub`
         : `SELECT s.*, (SELECT u.primary_user_id FROM authcore.users u WHERE u.app_id = s.app_id AND u.user_id = s.user_id) AS sub
              FROM authcore.sessions s WHERE s.app_id = $1 AND s.session_handle = $2 AND s.expiry > $3`,
-      input.userDataInJWT ? [scope.appId, p.sessionHandle, Date.now(), JSON.stringify(input.userDataInJWT)] : [scope.appId, p.sessionHandle, Date.now()],
+      input.userDataInJWT ? [scope.appId, p.sessionHandle, this.now(), JSON.stringify(input.userDataInJWT)] : [scope.appId, p.sessionHandle, this.now()],
     )
     const session = rows[0]
     if (!session) return { status: 'UNAUTHORISED' as const, message: 'Session does not exist.' }
@@ -311,10 +323,9 @@ export class SessionService {
     const sub = session.sub ?? session.user_id
     const view = { handle: session.session_handle, userId: sub, recipeUserId: session.user_id, userDataInJWT: payload, tenantId: session.tenant_id }
     const exp = typeof p.exp === 'number' ? p.exp : 0
-    if (exp * 1000 <= Date.now()) return { status: 'OK' as const, session: view }
-    const accessToken = await this.mintAccessToken(
-      scope,
-      {
+    if (exp * 1000 <= this.now()) return { status: 'OK' as const, session: view }
+    const accessToken = await this.mintAccessToken(scope, {
+      claims: {
         sub,
         rsub: session.user_id,
         handle: session.session_handle,
@@ -324,9 +335,9 @@ export class SessionService {
         antiCsrf: typeof p.antiCsrfToken === 'string' ? p.antiCsrfToken : null,
       },
       payload,
-      session.use_static_key,
-      { iat: Math.floor(Date.now() / 1000), exp },
-    )
+      useStatic: session.use_static_key,
+      times: { iat: Math.floor(this.now() / 1000), exp },
+    })
     return { status: 'OK' as const, session: view, accessToken }
   }
 
@@ -359,7 +370,7 @@ export class SessionService {
     const ids = users.length > 0 ? users : [userId]
     const { rows } = await db.query<{ session_handle: string }>(
       `SELECT session_handle FROM authcore.sessions WHERE app_id = $1 AND user_id = ANY($2::text[]) AND expiry > $3 ${allTenants ? '' : 'AND tenant_id = $4'} ORDER BY time_created`,
-      allTenants ? [scope.appId, ids, Date.now()] : [scope.appId, ids, Date.now(), scope.tenantId],
+      allTenants ? [scope.appId, ids, this.now()] : [scope.appId, ids, this.now(), scope.tenantId],
     )
     return rows.map((r) => r.session_handle)
   }
@@ -378,7 +389,7 @@ export class SessionService {
       scope.appId,
       handle,
       JSON.stringify(value),
-      Date.now(),
+      this.now(),
     ])
     return rowCount > 0
   }
@@ -386,13 +397,13 @@ export class SessionService {
   /** POST /recipe/jwt: a JWT for the app's own use, signed with the same keys. */
   async createJwt(scope: SessionScope, input: { payload: Record<string, unknown>; validity: number; useStaticSigningKey: boolean; jwksDomain: string }): Promise<string> {
     const key = await this.keys.signingKey(scope.appId, scope.settings, input.useStaticSigningKey)
-    const iat = Math.floor(Date.now() / 1000)
+    const iat = Math.floor(this.now() / 1000)
     return signJwt(key, { ...input.payload, iat, exp: iat + input.validity, iss: input.jwksDomain })
   }
 
   /** Expired sessions are gone for every purpose; this clears their rows. */
   async sweep(): Promise<number> {
-    const { rowCount } = await this.db.query('DELETE FROM authcore.sessions WHERE expiry <= $1', [Date.now()])
+    const { rowCount } = await this.db.query('DELETE FROM authcore.sessions WHERE expiry <= $1', [this.now()])
     return rowCount
   }
 }

@@ -26,3 +26,8 @@ export const BffUpstreamBadResponse = createError(
 export const BffEmailRequired = createError('BFF_EMAIL_REQUIRED', 'Add ?email= with the address to check.', 400)
 export const BffMailUnavailable = createError('BFF_MAIL_UNAVAILABLE', 'We could not send the email right now. Please try again in a few minutes.', 503)
 export const BffNotReady = createError('BFF_NOT_READY', 'The app is not ready: %s.', 503)
+export const BffAuthCoreUnavailable = createError(
+  'BFF_AUTH_CORE_UNAVAILABLE',
+  'Signing in is unavailable right now. Please try again in a moment.',
+  503,
+)

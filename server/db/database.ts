@@ -12,8 +12,17 @@ export interface Queryable {
   exec(text: string): Promise<void>
 }
 
+export interface TransactionOptions {
+  /** Bound on the whole transaction, waiting for the connection included; the database's default otherwise. */
+  timeoutMs?: number
+}
+
+/**
+ * A database handle. Queries and transactions are bounded in time (a DatabaseTimeoutError past
+ * it), and inside a transaction's body only its own handle may be used (server/db/guard.ts).
+ */
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres'
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>
   close(): Promise<void>
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import type { Database } from './database.ts'
+import { START_UP_TIMEOUT_MS } from './guard.ts'
 
 export interface Migration {
   version: number
@@ -70,5 +71,5 @@ export async function migrate(db: Database, schema: string, migrations: Migratio
       done.push(`${migration.version}_${migration.name}`)
     }
     return done
-  })
+  }, { timeoutMs: START_UP_TIMEOUT_MS })
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises'
 import { PGlite, parse, protocol, type Results } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import type { Database, Queryable, QueryResult } from './database.ts'
+import { abortion, assertNotInTransaction, DEFAULT_DATABASE_TIMEOUT_MS, insideTransaction, withDeadline } from './guard.ts'
 
 const { serialize } = protocol
 
@@ -86,12 +87,22 @@ class PreparedStatements {
   }
 }
 
-function transactionQueryable(tx: Pick<PGlite, 'query' | 'exec'>, statements: PreparedStatements): Queryable {
+/**
+ * A transaction's handle. Its statements go straight to PGlite's connection (prepared), which
+ * PGlite's own transaction object would refuse once it is closed: this handle refuses them too, so
+ * a body that outlived its transaction (rolled back past its bound) cannot write on its own.
+ */
+function transactionQueryable(tx: Pick<PGlite, 'query' | 'exec'>, statements: PreparedStatements, state: { open: boolean }): Queryable {
+  const assertOpen = () => {
+    if (!state.open) throw new Error('Transaction is closed')
+  }
   return {
     async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
+      assertOpen()
       return (await statements.run<T>(text, params, true)) ?? toResult(await tx.query<T>(text, params))
     },
     async exec(text: string): Promise<void> {
+      assertOpen()
       await tx.exec(text)
     },
   }
@@ -102,6 +113,8 @@ export interface PgliteOptions {
   dataDir?: string
   /** A data folder dump to start from (tests clone an initialised database this way). */
   loadDataDir?: Blob
+  /** Bound on a query (waiting for the connection included) or a transaction; 5 s by default. */
+  timeoutMs?: number
 }
 
 export async function openPglite(options: PgliteOptions = {}): Promise<Database> {
@@ -113,22 +126,50 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   })
   const statements = new PreparedStatements(pg)
-  // PGlite is one connection: transactions are serialised by PGlite itself.
-  return {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS
+  // PGlite is one connection: its lock serialises lone statements and transactions. A statement
+  // that waited past the bound gives up its turn; a transaction past it is rolled back, which
+  // frees the connection even when its body is stuck on something else.
+  const database: Database = {
     kind: 'pglite',
     async query<T>(text: string, params: unknown[] = []): Promise<QueryResult<T>> {
-      const prepared = await pg._runExclusiveTransaction(() => statements.run<T>(text, params, false))
-      if (prepared === null) return toResult(await pg.query<T>(text, params))
-      // As PGlite's query() does after a statement outside a transaction.
-      await pg.syncToFs()
-      return prepared
+      assertNotInTransaction(database, 'A query')
+      return withDeadline('a query', timeoutMs, async (signal) => {
+        const prepared = await pg._runExclusiveTransaction(async () => {
+          signal.throwIfAborted()
+          return statements.run<T>(text, params, false)
+        })
+        if (prepared === null) return toResult(await pg.query<T>(text, params))
+        // As PGlite's query() does after a statement outside a transaction.
+        await pg.syncToFs()
+        return prepared
+      })
     },
     async exec(text: string): Promise<void> {
+      // Migrations: many statements, unbounded, but never from inside a transaction.
+      assertNotInTransaction(database, 'A statement')
       await pg.exec(text)
     },
-    transaction: (fn) => pg.transaction((tx) => fn(transactionQueryable(tx, statements))),
+    transaction(fn, options) {
+      assertNotInTransaction(database, 'A nested transaction')
+      return withDeadline('a transaction', options?.timeoutMs ?? timeoutMs, (signal) =>
+        pg.transaction(async (tx) => {
+          signal.throwIfAborted()
+          // Past the bound PGlite rolls back at once; the body's later statements find the transaction closed.
+          const aborted = abortion(signal)
+          const state = { open: true }
+          try {
+            return await Promise.race([insideTransaction(database, () => fn(transactionQueryable(tx, statements, state))), aborted.promise])
+          } finally {
+            state.open = false
+            aborted.dispose()
+          }
+        }),
+      )
+    },
     close: () => pg.close(),
   }
+  return database
 }
 
 /** A gzip dump of a freshly initialised database; opening a copy skips PGlite's slow initdb. */

@@ -2,6 +2,7 @@ import createError from '@fastify/error'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { ErrorBody } from '../../shared/types.ts'
+import { DatabaseTimeoutError } from '../db/guard.ts'
 
 export { createError }
 
@@ -51,12 +52,21 @@ export function installRequestBasics(
   })
 }
 
+export const DATABASE_RETRY_AFTER_SECONDS = 2
+const DATABASE_UNAVAILABLE_MESSAGE = 'The service is busy right now. Please try again in a moment.'
+
 /**
  * The root error handler of a service: a deliberate 4xx passes through with its code and message;
  * anything else is logged with the request id and answered with a generic 5xx that reveals nothing.
  */
 export function installErrorHandler(app: FastifyInstance, prefix: string): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof DatabaseTimeoutError) {
+      // A query stuck past its bound (issue 17): the request fails, the process keeps serving.
+      request.log.warn({ err: error }, 'database did not answer in time')
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+      return reply.code(503).send(errorBody(503, `${prefix}_DATABASE_UNAVAILABLE`, DATABASE_UNAVAILABLE_MESSAGE, request.id))
+    }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')

@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
 import { negotiateLocale } from '../../../shared/locales.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
-import { BffNotFound } from '../errors.ts'
+import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
@@ -79,6 +79,16 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   checkEmailRoute(app)
 
   await app.register(async (scope) => {
+    // A core that answers 503 (its database stuck past the bound) is a 503 here too, never a 500:
+    // the browser SDK retries a 503, where a 401 would sign the user out. The root handler answers it.
+    scope.setErrorHandler((error) => {
+      if (/^SuperTokens core threw an error .* with status code: 503\b/.test((error as Error).message ?? '')) {
+        const unavailable = new BffAuthCoreUnavailable()
+        unavailable.retryAfter = 2
+        throw unavailable
+      }
+      throw error
+    })
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))
     // Answers here carry sessions, users and tokens: never stored by a browser or a proxy.
     scope.addHook('onSend', (_request, reply, payload, done) => {
