@@ -20,8 +20,10 @@ export interface Config {
   authCoreUrl: string | undefined
   authCoreHost: string
   authCorePort: number
-  /** API keys the auth core requires from its callers (default app); undefined: none. */
+  /** API keys the auth core requires from its callers (default app); undefined: generated (embedded) or refused. */
   authCoreApiKeys: string[] | undefined
+  /** AUTH_CORE_API_KEYS=none: the operator chose a core without keys (not recommended). */
+  authCoreOpen: boolean
   /** Encrypts the core's signing keys, TOTP secrets and refresh tokens; generated in embedded mode. */
   authCoreSecret: string | undefined
   /** The default app's password hashing (AUTH_CORE_PASSWORD_HASHING), unless the app's own settings say otherwise. */
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     authCoreHost: r.string('AUTH_CORE_HOST', '127.0.0.1'),
     authCorePort: r.integer('AUTH_CORE_PORT', 3567, 0, 65535),
     authCoreApiKeys: undefined,
+    authCoreOpen: false,
     authCoreSecret: r.optional('AUTH_CORE_SECRET'),
     // argon2id: every byte of a password counts (bcrypt ignores those after the 72nd).
     authCorePasswordHashing: r.oneOf('AUTH_CORE_PASSWORD_HASHING', ['ARGON2', 'BCRYPT'] as const, 'ARGON2'),
@@ -202,7 +205,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   config.trustProxy = parseTrustProxy(r, r.optional('TRUST_PROXY'))
   const apiKeys = r.optional('AUTH_CORE_API_KEYS')
-  if (apiKeys !== undefined) {
+  if (apiKeys === 'none') config.authCoreOpen = true
+  else if (apiKeys !== undefined) {
     try {
       config.authCoreApiKeys = parseApiKeys(apiKeys)
     } catch (error) {

@@ -46,6 +46,20 @@ async function main(): Promise<void> {
     console.error(`Invalid configuration:\n  - ${problem}`)
     process.exit(1)
   }
+  // The auth core answers only callers with its key (issue 17 §3): the embedded default makes one
+  // and hands it to the BFF and the API it starts; anywhere else the operator sets AUTH_CORE_API_KEYS.
+  const embedded = role === 'all' && !config.databaseUrl
+  let coreApiKeys = config.authCoreApiKeys ?? null
+  if (runAuthCore && !coreApiKeys && !config.authCoreOpen) {
+    if (!embedded) {
+      console.error(
+        'Invalid configuration:\n  - AUTH_CORE_API_KEYS is required when the auth core runs outside the embedded default (comma-separated keys of 20+ characters of A–Z a–z 0–9 = -, given to every BFF and API too); AUTH_CORE_API_KEYS=none runs it without keys (not recommended)',
+      )
+      process.exit(1)
+    }
+    coreApiKeys = [embeddedSecret(config.dataDir, 'authcore-api-key', 'hex')]
+  }
+  const coreApiKey = coreApiKeys?.[0]
   const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
 
   const apps: FastifyInstance[] = []
@@ -65,7 +79,7 @@ async function main(): Promise<void> {
       config,
       db,
       secret,
-      apiKeys: config.authCoreApiKeys ?? null,
+      apiKeys: coreApiKeys,
       operatorToken,
       publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing },
     })
@@ -74,13 +88,13 @@ async function main(): Promise<void> {
   }
   if (runApi) {
     const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
-    const api = await buildApi({ config, db, buildInfo, operatorToken })
+    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey })
     await api.listen({ host: config.apiHost, port: config.apiPort })
     apps.push(api)
   }
   if (runBff) {
     const upstreamApiUrl = config.upstreamApiUrl ?? `http://${config.apiHost}:${config.apiPort}`
-    const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl, dev })
+    const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl, dev, authCoreApiKey: coreApiKey })
     await bff.listen({ host: config.host, port: config.port })
     apps.push(bff)
     bff.log.info(`Softshelf ${buildInfo.version} is ready at ${config.appUrl}`)

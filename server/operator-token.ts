@@ -6,11 +6,11 @@ import path from 'node:path'
  * A secret of embedded mode, generated once and kept under DATA_DIR, readable by the owner only.
  * With a real database (DATABASE_URL) secrets come from the environment instead.
  */
-export function embeddedSecret(dataDir: string, name: string): string {
+export function embeddedSecret(dataDir: string, name: string, encoding: 'base64url' | 'hex' = 'base64url'): string {
   const file = path.join(dataDir, name)
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim()
   fs.mkdirSync(dataDir, { recursive: true })
-  const secret = randomBytes(32).toString('base64url')
+  const secret = randomBytes(32).toString(encoding)
   fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 })
   return secret
 }

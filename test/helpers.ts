@@ -21,6 +21,9 @@ import { openPostgres } from '../server/db/postgres.ts'
 
 export const root = projectRoot()
 
+/** The key the tests' auth core asks its callers for (issue 17 §3: every set-up has one). */
+export const TEST_AUTH_CORE_API_KEY = 'test-core-api-key-0123456789'
+
 /** The auth core's AUTH_CORE_SECRET in tests. */
 export const TEST_AUTH_CORE_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
@@ -158,20 +161,21 @@ export async function buildStack(
       config,
       db,
       secret: TEST_AUTH_CORE_SECRET,
-      apiKeys: null,
+      apiKeys: [TEST_AUTH_CORE_API_KEY],
       publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing },
       ...(options.coreNow ? { now: options.coreNow } : {}),
     })
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
   }
-  const api = await buildApi({ config, db, buildInfo: testBuildInfo, operatorToken, authCoreUrl, ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}) })
+  const api = await buildApi({ config, db, buildInfo: testBuildInfo, operatorToken, authCoreUrl, authCoreApiKey: TEST_AUTH_CORE_API_KEY, ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}) })
   await api.listen({ host: '127.0.0.1', port: 0 })
   const address = api.server.address()
   if (!address || typeof address === 'string') throw new Error('API did not listen on a port')
   const apiUrl = `http://127.0.0.1:${address.port}`
   const bff = await buildBff({
     authCoreUrl,
+    authCoreApiKey: TEST_AUTH_CORE_API_KEY,
     config,
     db,
     buildInfo: testBuildInfo,

@@ -1,4 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose'
+import type { RevokedSessions } from '../http/revoked-sessions.ts'
+import { sessionTokenProblem } from '../http/session-token.ts'
 
 // The API authorises by the access token alone (issue 5): an RS256 JWT signed by the auth core,
 // checked against the core's published keys (JWKS, fetched and cached by jose). The BFF forwards
@@ -20,10 +22,20 @@ interface SessionClaims extends JWTPayload {
   'st-mfa'?: { v?: unknown }
 }
 
+export interface AccessTokenRules {
+  /** The `iss` every session access token carries (server/http/session-token.ts). */
+  issuer: string
+  /** Sessions ended before their tokens expire. */
+  revocations: RevokedSessions
+}
+
 export class AccessTokens {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>
 
-  constructor(coreUrl: string) {
+  constructor(
+    coreUrl: string,
+    private readonly rules: AccessTokenRules,
+  ) {
     // The core publishes a new key a minute before it signs with it; a token with an unknown kid
     // makes jose refetch, at most every 30 s.
     this.jwks = createRemoteJWKSet(new URL(`${coreUrl.replace(/\/+$/, '')}/.well-known/jwks.json`), { timeoutDuration: 2_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 })
@@ -33,14 +45,21 @@ export class AccessTokens {
     const token = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/.exec(authorization ?? '')?.[1]
     if (!token) return { ok: false, reason: authorization ? 'invalid' : 'missing' }
     let payload: SessionClaims
+    let header: Record<string, unknown>
     try {
-      payload = (await jwtVerify<SessionClaims>(token, this.jwks, { algorithms: ['RS256'] })).payload
+      const verified = await jwtVerify<SessionClaims>(token, this.jwks, { algorithms: ['RS256'] })
+      payload = verified.payload
+      header = verified.protectedHeader as Record<string, unknown>
     } catch (error) {
       // The core unreachable is not the caller's fault: no refresh loop, a 503.
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) return { ok: false, reason: 'unavailable' }
       return { ok: false, reason: 'invalid' }
     }
-    if (typeof payload.sub !== 'string' || payload.sub === '') return { ok: false, reason: 'invalid' }
+    // Signed by the core is not enough: only a session's access token is a session (issue 17 §3).
+    if (sessionTokenProblem(header, payload, this.rules.issuer) !== null || typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' }
+    // A list that could not be read lately might miss a sign-out: no answer rather than a wrong one.
+    if (!this.rules.revocations.fresh) return { ok: false, reason: 'unavailable' }
+    if (this.rules.revocations.isRevoked(payload.sessionHandle as string)) return { ok: false, reason: 'invalid' }
     return {
       ok: true,
       viewer: {

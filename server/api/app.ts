@@ -11,6 +11,8 @@ import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
+import { RevokedSessions } from '../http/revoked-sessions.ts'
+import { sessionIssuer } from '../http/session-token.ts'
 import { CatalogueIndex } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
@@ -26,6 +28,8 @@ export interface ApiOptions {
   operatorToken?: string | undefined
   /** The auth core whose keys sign access tokens; AUTH_CORE_URL or the embedded one by default. */
   authCoreUrl?: string
+  /** The key the auth core asks for (its revocation list); AUTH_CORE_API_KEYS' first by default. */
+  authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
 }
@@ -35,6 +39,8 @@ declare module 'fastify' {
     db: Database
     /** The listing index, shared by the public catalogue and the users' libraries. */
     catalogue: CatalogueIndex
+    /** Sessions ended before their access tokens expire (read from the auth core). */
+    revokedSessions: RevokedSessions
   }
 }
 
@@ -117,7 +123,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   )
 
   await app.register(catalogueRoutes)
-  const tokens = new AccessTokens(options.authCoreUrl ?? authCoreUrlOf(config))
+  const coreUrl = options.authCoreUrl ?? authCoreUrlOf(config)
+  const revocations = new RevokedSessions({ coreUrl, apiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], log: app.log })
+  // The first read before the first request, bounded: a core that is not up yet only delays it.
+  app.decorate('revokedSessions', revocations)
+  app.addHook('onReady', () => revocations.startAndWait())
+  app.addHook('onClose', async () => revocations.stop())
+  const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
   await app.register(userRoutes, { tokens })
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.

@@ -61,4 +61,11 @@ export const query = {
     if (value === 'false') return false
     throw new BadRequest(`Field name '${name}' must be true or false`)
   },
+  /** A whole number ≥ 0; absent → undefined. */
+  optInteger(source: unknown, name: string): number | undefined {
+    const value = (source as Record<string, unknown>)[name]
+    if (value === undefined) return undefined
+    if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) throw new BadRequest(`Field name '${name}' is invalid in GET request`)
+    return Number(value)
+  },
 }

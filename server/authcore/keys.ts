@@ -182,8 +182,10 @@ export class KeyStore {
 
 // --- JWT (RS256) ---------------------------------------------------------------------------------
 
-export function signJwt(key: SigningKey, payload: Record<string, unknown>): string {
-  const header = Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'JWT', version: '5', kid: key.kid })).toString('base64url')
+/** An access token's header names its version (5); a JWT made for the app's own use has none, as with the real core. */
+export function signJwt(key: SigningKey, payload: Record<string, unknown>, options: { accessToken?: boolean } = {}): string {
+  const fields = options.accessToken === false ? { alg: 'RS256', typ: 'JWT', kid: key.kid } : { alg: 'RS256', typ: 'JWT', version: '5', kid: key.kid }
+  const header = Buffer.from(JSON.stringify(fields)).toString('base64url')
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url')
   const signature = sign('sha256', Buffer.from(`${header}.${body}`), key.privateKey).toString('base64url')
   return `${header}.${body}.${signature}`

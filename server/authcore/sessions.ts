@@ -75,11 +75,13 @@ interface MintPlan {
 }
 
 export class SessionService {
+  private lastRevocationSweep = 0
+
   constructor(
     private readonly db: Database,
     private readonly keys: KeyStore,
     private readonly box: SecretBox,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => Date.now(),
   ) {}
 
   static checkPayload(payload: Record<string, unknown>): void {
@@ -175,7 +177,8 @@ export class SessionService {
   /** Signature, key and expiry of an access token; the reason when it fails. */
   private async checkAccessToken(appId: string, token: string): Promise<{ decoded: DecodedJwt } | { problem: string }> {
     const decoded = decodeJwt(token)
-    if (!decoded) return { problem: 'Invalid JWT' }
+    // Only an access token's header names its version: a JWT made by /recipe/jwt is no session.
+    if (!decoded || decoded.header.version !== '5') return { problem: 'Invalid JWT' }
     const kid = decoded.header.kid
     if (typeof kid !== 'string') return { problem: 'Access token has no key id' }
     const key = await this.keys.verificationKey(appId, kid)
@@ -375,13 +378,42 @@ export class SessionService {
     return rows.map((r) => r.session_handle)
   }
 
+  /** Until when a session ended now stays on the revocation list: its last access token's expiry. */
+  revokedUntil(scope: SessionScope): number {
+    return this.now() + scope.settings.accessTokenValidity * 1000
+  }
+
+  /** Ends sessions: their rows go, and their handles join the revocation list (decision 009). */
   async remove(scope: SessionScope, handles: string[]): Promise<string[]> {
     if (handles.length === 0) return []
     const { rows } = await this.db.query<{ session_handle: string }>(
-      'DELETE FROM authcore.sessions WHERE app_id = $1 AND session_handle = ANY($2::text[]) RETURNING session_handle',
-      [scope.appId, handles],
+      `WITH gone AS (DELETE FROM authcore.sessions WHERE app_id = $1 AND session_handle = ANY($2::text[]) RETURNING session_handle),
+       noted AS (INSERT INTO authcore.revoked_sessions (app_id, session_handle, expires_at) SELECT $1, session_handle, $3 FROM gone ON CONFLICT DO NOTHING)
+       SELECT session_handle FROM gone`,
+      [scope.appId, handles, this.revokedUntil(scope)],
     )
     return rows.map((r) => r.session_handle)
+  }
+
+  /**
+   * The revocation list from `since` (the database's ms clock) on, oldest first: what the API and
+   * the BFF poll. `until` is the newest revocation returned; a reader asks again from a little
+   * before it, since a revocation committed late can carry an earlier time.
+   */
+  async revokedSince(scope: SessionScope, since: number, limit: number): Promise<{ revoked: Array<{ sessionHandle: string; expiresAt: number }>; until: number; more: boolean }> {
+    const now = this.now()
+    if (now - this.lastRevocationSweep > 60_000) {
+      this.lastRevocationSweep = now
+      await this.db.query('DELETE FROM authcore.revoked_sessions WHERE expires_at <= $1', [now])
+    }
+    const { rows } = await this.db.query<{ session_handle: string; expires_at: string | number; revoked_at: string | number }>(
+      `SELECT session_handle, expires_at, revoked_at FROM authcore.revoked_sessions
+        WHERE app_id = $1 AND revoked_at >= $2 AND expires_at > $3 ORDER BY revoked_at, session_handle LIMIT $4`,
+      [scope.appId, since, now, limit + 1],
+    )
+    const page = rows.slice(0, limit)
+    const until = page.length > 0 ? Number(page[page.length - 1]!.revoked_at) : since
+    return { revoked: page.map((r) => ({ sessionHandle: r.session_handle, expiresAt: Number(r.expires_at) })), until, more: rows.length > limit }
   }
 
   async updateData(scope: SessionScope, handle: string, column: 'session_data' | 'jwt_payload', value: Record<string, unknown>): Promise<boolean> {
@@ -398,7 +430,8 @@ export class SessionService {
   async createJwt(scope: SessionScope, input: { payload: Record<string, unknown>; validity: number; useStaticSigningKey: boolean; jwksDomain: string }): Promise<string> {
     const key = await this.keys.signingKey(scope.appId, scope.settings, input.useStaticSigningKey)
     const iat = Math.floor(this.now() / 1000)
-    return signJwt(key, { ...input.payload, iat, exp: iat + input.validity, iss: input.jwksDomain })
+    // No "version" in its header, unlike an access token: the API and the BFF refuse it as a session.
+    return signJwt(key, { ...input.payload, iat, exp: iat + input.validity, iss: input.jwksDomain }, { accessToken: false })
   }
 
   /** Expired sessions are gone for every purpose; this clears their rows. */

@@ -290,7 +290,11 @@ export async function thirdPartySignInUp(
  * AUTH-CORE.md §5.9: deletes the user (with every login method linked to it unless told not to)
  * and everything kept per deleted id.
  */
-export async function removeUser(tx: Queryable, appId: string, userId: string, removeAllLinkedAccounts: boolean): Promise<void> {
+/**
+ * Deletes a user (or one login method). Its sessions end like signed-out ones: their handles go to
+ * the revocation list until `revokedUntil`, when their last access tokens have expired.
+ */
+export async function removeUser(tx: Queryable, appId: string, userId: string, removeAllLinkedAccounts: boolean, revokedUntil: number): Promise<void> {
   const row = await findRecipeUser(tx, appId, userId)
   let ids: string[]
   if (!row) {
@@ -313,7 +317,12 @@ export async function removeUser(tx: Queryable, appId: string, userId: string, r
     }
   }
   const all = [...new Set(ids)]
-  for (const table of ['user_metadata', 'sessions', 'email_verified', 'email_verification_tokens', 'totp_devices', 'totp_used_codes']) {
+  await tx.query(
+    `WITH gone AS (DELETE FROM authcore.sessions WHERE app_id = $1 AND user_id = ANY($2::text[]) RETURNING session_handle)
+     INSERT INTO authcore.revoked_sessions (app_id, session_handle, expires_at) SELECT $1, session_handle, $3 FROM gone ON CONFLICT DO NOTHING`,
+    [appId, all, revokedUntil],
+  )
+  for (const table of ['user_metadata', 'email_verified', 'email_verification_tokens', 'totp_devices', 'totp_used_codes']) {
     await tx.query(`DELETE FROM authcore.${table} WHERE app_id = $1 AND user_id = ANY($2::text[])`, [appId, all])
   }
   // Cascades to tenant membership and password-reset tokens.

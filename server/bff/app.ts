@@ -36,6 +36,8 @@ export interface BffOptions {
   root?: string
   /** The auth core; AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
   authCoreUrl?: string
+  /** The key the auth core asks for; AUTH_CORE_API_KEYS' first by default. */
+  authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
 }
@@ -92,7 +94,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
-  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config) })
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0] })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
   await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config) })
   return app

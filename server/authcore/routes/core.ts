@@ -48,7 +48,8 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
     const input = asObject(request.body)
     const userId = body.string(input, 'userId')
     const all = body.optBoolean(input, 'removeAllLinkedAccounts') ?? true
-    await db.transaction((tx) => removeUser(tx, request.core.appId, userId, all))
+    const revokedUntil = services.sessions.revokedUntil(request.core)
+    await db.transaction((tx) => removeUser(tx, request.core.appId, userId, all, revokedUntil))
     return { status: 'OK' }
   })
 

@@ -64,6 +64,12 @@ export default async function sessionRoutes(app: FastifyInstance, { services }: 
     return { status: 'OK', sessionHandlesRevoked: await sessions.remove(request.core, targets) }
   })
 
+  // Not CDI: the revocation list the API and the BFF poll (decision 009), behind the API key.
+  app.get('/recipe/session/revoked', async (request) => {
+    const since = query.optInteger(request.query, 'since') ?? 0
+    return { status: 'OK', ...(await sessions.revokedSince(request.core, since, 10_000)) }
+  })
+
   app.get('/recipe/session/user', async (request) => {
     const userId = query.string(request.query, 'userId')
     const linked = query.boolean(request.query, 'fetchSessionsForAllLinkedAccounts', true)

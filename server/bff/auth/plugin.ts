@@ -4,6 +4,8 @@ import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
 import { negotiateLocale } from '../../../shared/locales.ts'
+import { RevokedSessions } from '../../http/revoked-sessions.ts'
+import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
 import { checkEmailRoute } from './check-email.ts'
@@ -21,6 +23,8 @@ export interface AuthPluginOptions {
   root: string
   /** The auth core the SDK calls; AUTH_CORE_URL or the embedded one by default. */
   coreUrl: string
+  /** The key the core asks for; AUTH_CORE_API_KEYS' first by default (the embedded key in `npm start`). */
+  coreApiKey?: string | undefined
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -48,6 +52,11 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const mailer = mailerFor(config)
   app.addHook('onClose', () => mailer.close())
   const attempts = new LoginAttempts(options.db, config.login)
+  const coreApiKey = options.coreApiKey
+  const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
+  app.addHook('onReady', () => revocations.startAndWait())
+  app.addHook('onClose', async () => revocations.stop())
+  const issuer = sessionIssuer(config.appUrl)
   if (process.env.TEST_MODE === 'testing') await resetSupertokensForTests()
   initSupertokens({
     ensureUserRecord: async (request, accessToken, extras) => {
@@ -66,8 +75,18 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       }
     },
     settleSignIn: (request, status) => settleSignIn(attempts, request, status),
+    sessionVerdict: (accessTokens, sessionHandle) => {
+      for (const token of accessTokens) {
+        const parts = jwtParts(token)
+        if (!parts || sessionTokenProblem(parts.header, parts.payload, issuer) !== null) return 'not-session'
+      }
+      if (!revocations.fresh) return 'unknown'
+      return revocations.isRevoked(sessionHandle) ? 'revoked' : 'ok'
+    },
+    // Refused here at once; the core's list, read twice a second, is the authority after that.
+    sessionEnded: (sessionHandle) => revocations.add(sessionHandle, Date.now() + 24 * 3_600_000),
     coreUrl: options.coreUrl,
-    coreApiKey: config.authCoreApiKeys?.[0],
+    coreApiKey,
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,

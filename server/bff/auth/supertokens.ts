@@ -8,7 +8,7 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import { BffMailUnavailable } from '../errors.ts'
+import { BffAuthCoreUnavailable, BffMailUnavailable } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import type { Mailer } from './mailer.ts'
@@ -47,6 +47,14 @@ export interface AuthSettings {
   ensureUserRecord(request: FastifyRequest, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown }): Promise<void>
   /** Login-attempt blocking's verdict on a sign-in the SDK answered: a body to send instead, or null. */
   settleSignIn(request: FastifyRequest, status: string): Promise<Record<string, unknown> | null>
+  /**
+   * Whether a session the SDK verified by its token alone may be used: 'not-session' for a JWT
+   * that is not a session's access token, 'revoked' for one ended early, 'unknown' while the
+   * revocation list cannot be read (issue 17 §3, §4).
+   */
+  sessionVerdict(accessTokens: string[], sessionHandle: string): 'ok' | 'not-session' | 'revoked' | 'unknown'
+  /** This BFF ended the session itself (sign-out, theft): refused here at once. */
+  sessionEnded(sessionHandle: string): void
 }
 
 /** The language of the request an SDK call runs for; English outside a request. */
@@ -132,6 +140,12 @@ export function initSupertokens(settings: AuthSettings): void {
               }
               return result
             },
+            // A new password ends every session of the account, the thief's first (issue 17 §4).
+            passwordResetPOST: async (input) => {
+              const result = await original.passwordResetPOST!(input)
+              if (result.status === 'OK') await Session.revokeAllSessionsForUser(result.user.id, true, undefined, input.userContext)
+              return result
+            },
             // The verification mail leaves with the sign-up itself; /email-not-verified resends.
             signUpPOST: async (input) => {
               const result = await original.signUpPOST!(input)
@@ -196,6 +210,24 @@ export function initSupertokens(settings: AuthSettings): void {
         override: {
           functions: (original) => ({
             ...original,
+            // The SDK checks an access token's signature and expiry only: a session ended early, or
+            // a JWT the core signed for another purpose, must not open a page or /auth (issue 17).
+            getSession: async (input) => {
+              const session = await original.getSession(input)
+              if (!session) return session
+              // The token presented, and the one the core may have issued in its place.
+              const verdict = settings.sessionVerdict([...(input.accessToken ? [input.accessToken] : []), session.getAccessToken()], session.getHandle())
+              if (verdict === 'unknown') throw new BffAuthCoreUnavailable()
+              if (verdict !== 'ok') {
+                throw new Session.Error({ type: Session.Error.UNAUTHORISED, message: verdict === 'revoked' ? 'The session has ended' : 'Not a session access token', payload: { clearTokens: true } })
+              }
+              return session
+            },
+            revokeSession: async (input) => {
+              const revoked = await original.revokeSession(input)
+              settings.sessionEnded(input.sessionHandle)
+              return revoked
+            },
             // The product API reads the account's email from the access token it authorises by.
             createNewSession: async (input) => {
               const user = await supertokens.getUser(input.recipeUserId.getAsString(), input.userContext)
