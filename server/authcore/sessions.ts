@@ -387,7 +387,8 @@ export class SessionService {
   async createJwt(scope: SessionScope, input: { payload: Record<string, unknown>; validity: number; useStaticSigningKey: boolean; jwksDomain: string }): Promise<string> {
     const key = await this.keys.signingKey(scope.appId, scope.settings, input.useStaticSigningKey)
     const iat = Math.floor(Date.now() / 1000)
-    return signJwt(key, { ...input.payload, iat, exp: iat + input.validity, iss: input.jwksDomain })
+    // As the real core: the jwksDomain is the issuer only when the caller names none.
+    return signJwt(key, { iss: input.jwksDomain, ...input.payload, iat, exp: iat + input.validity })
   }
 
   /** Expired sessions are gone for every purpose; this clears their rows. */
