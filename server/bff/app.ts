@@ -38,6 +38,8 @@ export interface BffOptions {
   authCoreUrl?: string
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
+  /** The clock of the readiness cache; tests move it. Date.now by default. */
+  now?: () => number
 }
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
@@ -89,7 +91,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     })
   }
 
-  await app.register(healthRoutes, { db })
+  await app.register(healthRoutes, { db, now: options.now })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config) })

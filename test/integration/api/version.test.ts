@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
+import { openTestDatabase, probedDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 const TOKEN = 'operator-token-for-tests-0123456789'
 
@@ -17,9 +17,10 @@ t.test('product API: version, maintenance, health', async (t) => {
     t.match(response.headers['content-type'], /application\/json; charset=utf-8/)
   })
 
-  t.test('GET /api/version/package-be names the backend, version, build and Node', async (t) => {
+  t.test('GET /api/version/package-be names the backend, version and build, never the Node version', async (t) => {
     const response = await api.inject('/api/version/package-be')
-    t.same(response.json(), { name: 'softshelf', version: '1.0.716+test', buildId: 'test', node: process.version })
+    t.same(response.json(), { name: 'softshelf', version: '1.0.716+test', buildId: 'test' })
+    t.notMatch(response.body, process.version, 'the runtime version is not published')
   })
 
   t.test('an operator sets and clears the maintenance time; /api/version reports it', async (t) => {
@@ -63,6 +64,34 @@ t.test('product API: version, maintenance, health', async (t) => {
     t.same((await api.inject('/healthz')).json(), { status: 'ok' })
     t.same((await api.inject('/readyz')).json(), { status: 'ok' })
   })
+})
+
+t.test('/readyz answers from a one-second cache, ok or not: one database probe a second however often it is asked', async (t) => {
+  const probed = probedDatabase(await openTestDatabase(t))
+  let now = 1_700_000_000_000
+  const api = await buildApi({ config: testConfig(t), db: probed.db, buildInfo: testBuildInfo, now: () => now })
+  t.teardown(() => api.close())
+  const ready = async () => (await api.inject('/readyz')).statusCode
+  t.equal(await ready(), 200)
+  const first = probed.probes()
+  t.equal(first, 1, 'the first call probes the database')
+  now += 999
+  t.equal(await ready(), 200)
+  t.equal(probed.probes(), first, 'within the second: the kept answer, no probe')
+  now += 2
+  t.equal(await ready(), 200)
+  t.equal(probed.probes(), first + 1, 'after the second: probed again')
+  probed.down(true)
+  now += 1_001
+  t.equal(await ready(), 503)
+  t.equal(probed.probes(), first + 2)
+  probed.down(false)
+  const notReady = await api.inject('/readyz')
+  t.equal(notReady.statusCode, 503, 'a failure is kept for the second too')
+  t.equal(notReady.json().code, 'API_NOT_READY')
+  t.equal(probed.probes(), first + 2)
+  now += 1_001
+  t.equal(await ready(), 200, 'and asked again after it')
 })
 
 t.test('without an operator token the operator endpoints do not exist', async (t) => {
