@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
+import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
@@ -64,6 +64,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),
+    frameworkErrors: frameworkErrorHandler('API'),
     genReqId: requestIdFromUpstream,
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,

@@ -9,14 +9,14 @@ import { projectRoot } from '../build-info.ts'
 import { authCoreUrlOf, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
-import { installRequestBasics } from '../http/errors.ts'
+import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { loadLocaleCatalog } from './locales.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
-import { securityHeadersPlugin } from './plugins/security-headers.ts'
+import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
 import healthRoutes from './routes/health.ts'
@@ -50,8 +50,10 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
 
+  const https = config.appUrl.startsWith('https:')
   const app = Fastify({
     logger: loggerOptions(config, 'bff', options.logStream),
+    frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
     // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
@@ -66,7 +68,6 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
 
   installRequestBasics(app, 'BFF', BffNotFound)
 
-  const https = config.appUrl.startsWith('https:')
   await app.register(securityHeadersPlugin, { https, dev })
   await app.register(cookie)
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] })

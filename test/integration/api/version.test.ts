@@ -111,3 +111,30 @@ t.test('a maintenance time survives a restart of the API on the same database', 
   t.teardown(() => second.close())
   t.equal((await second.inject('/api/version')).json().maintenanceTime, '2027-01-01T00:00:00.000Z')
 })
+
+t.test('a malformed URL or an over-long path parameter gets the API error shape and the request id, never the raw path', async (t) => {
+  const db = await openTestDatabase(t)
+  const api = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
+  t.teardown(() => api.close())
+  for (const url of ['/api/%c0%ae', '/api/%c0%ae%c0%ae/internal/maintenance', '/%c0%ae', '/api/programs/%c0%ae', '/api/programs/%E0%A4%A', '/api/%']) {
+    const response = await api.inject({ url, headers: { 'x-request-id': 'req-bad-url-1' } })
+    t.equal(response.statusCode, 400, url)
+    t.same(response.json(), { statusCode: 400, code: 'API_BAD_URL', error: 'Bad Request', message: 'The request URL is malformed.', requestId: 'req-bad-url-1' }, url)
+    t.equal(response.headers['x-request-id'], 'req-bad-url-1')
+    t.notMatch(response.body, /%c0|%E0|FST_/i, 'the raw path is not echoed')
+  }
+  for (const [method, url] of [['GET', `/api/programs/${'x'.repeat(101)}`], ['GET', `/api/developers/${'y'.repeat(500)}`], ['POST', `/api/user/program/${'z'.repeat(200)}`]] as const) {
+    const response = await api.inject({ method, url, headers: { 'x-request-id': 'req-long-1' } })
+    t.equal(response.statusCode, 414, url.slice(0, 30))
+    t.same(response.json(), {
+      statusCode: 414,
+      code: 'API_PARAM_TOO_LONG',
+      error: 'URI Too Long',
+      message: 'A part of the request path is longer than this service accepts.',
+      requestId: 'req-long-1',
+    })
+    t.equal(response.headers['x-request-id'], 'req-long-1')
+    t.notMatch(response.body, /xxxx|yyyy|zzzz|FST_/)
+  }
+  t.equal((await api.inject(`/api/programs/${'x'.repeat(100)}`)).json().code, 'API_CATALOGUE_NOT_FOUND', 'a parameter of 100 characters is still looked up')
+})
