@@ -241,10 +241,30 @@ export function authCoreUrlOf(config: Config): string {
   return config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}`
 }
 
-/** The BFF's mail settings, checked when the BFF starts: a deployment on a real database must really send mail. */
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** APP_URL is `http://` on this machine's loopback: the app is only for the person at this machine. */
+export function isLoopbackHttpUrl(url: string): boolean {
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The BFF's mail settings, checked when the BFF starts: a deployment must really send mail. The
+ * local mailbox answers only a browser on this machine (dev-mail.ts), so an https or public
+ * APP_URL without SMTP would leave every verification and reset link unreachable.
+ */
 export function mailProblem(config: Config): string | undefined {
-  if (config.databaseUrl && !config.smtpUrl) {
+  if (config.smtpUrl) return undefined
+  if (config.databaseUrl) {
     return 'SMTP_URL is required when DATABASE_URL is set (e.g. smtp://user:password@mail.example.com:587); the local mailbox is for embedded mode only'
+  }
+  if (!isLoopbackHttpUrl(config.appUrl)) {
+    return `SMTP_URL is required when APP_URL is not a loopback http:// address (got "${config.appUrl}"; e.g. smtp://user:password@mail.example.com:587); the local mailbox at /dev/mail answers only http://localhost on this machine`
   }
   return undefined
 }

@@ -20,7 +20,6 @@ export interface BackendPackageResponse {
   name: string
   version: string
   buildId: string
-  node: string
 }
 
 /** GET /api/user: the signed-in user's own record (issue 5). */

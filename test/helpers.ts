@@ -107,6 +107,29 @@ export async function secondConnection(t: Test, db: Database): Promise<Database>
   return other
 }
 
+/**
+ * The same database, counting the readiness probes (`SELECT 1`) made on it; `down` makes them fail
+ * as an unreachable database would.
+ */
+export function probedDatabase(db: Database): { db: Database; probes: () => number; down: (down: boolean) => void } {
+  let probes = 0
+  let isDown = false
+  const probed: Database = {
+    kind: db.kind,
+    async query<T = Record<string, unknown>>(text: string, params?: unknown[]) {
+      if (text === 'SELECT 1') {
+        probes++
+        if (isDown) throw new Error('connection refused (test)')
+      }
+      return db.query<T>(text, params)
+    },
+    exec: (text) => db.exec(text),
+    transaction: (fn) => db.transaction(fn),
+    close: () => db.close(),
+  }
+  return { db: probed, probes: () => probes, down: (down) => void (isDown = down) }
+}
+
 /** Log lines written by a service, parsed; for asserting what is (not) logged. */
 export class LogCapture extends Writable {
   readonly lines: string[] = []
@@ -146,6 +169,8 @@ export async function buildStack(
     auth?: boolean
     /** The auth core's clock (sessions and signing keys), for tests that move time. */
     coreNow?: () => number
+    /** The clock of the services' short caches, for tests that move time. */
+    now?: () => number
   } = {},
 ): Promise<Stack> {
   if (!fs.existsSync(path.join(root, 'dist', 'ssr', 'entry-server.js'))) {
@@ -168,7 +193,16 @@ export async function buildStack(
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
   }
-  const api = await buildApi({ config, db, buildInfo: testBuildInfo, operatorToken, authCoreUrl, authCoreApiKey: TEST_AUTH_CORE_API_KEY, ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}) })
+  const api = await buildApi({
+    config,
+    db,
+    buildInfo: testBuildInfo,
+    operatorToken,
+    authCoreUrl,
+    authCoreApiKey: TEST_AUTH_CORE_API_KEY,
+    ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  })
   await api.listen({ host: '127.0.0.1', port: 0 })
   const address = api.server.address()
   if (!address || typeof address === 'string') throw new Error('API did not listen on a port')
@@ -181,6 +215,7 @@ export async function buildStack(
     buildInfo: testBuildInfo,
     upstreamApiUrl: options.upstreamApiUrl ?? apiUrl,
     ...(options.bffLogStream ? { logStream: options.bffLogStream } : {}),
+    ...(options.now ? { now: options.now } : {}),
   })
   await bff.ready()
   t.teardown(async () => {

@@ -5,8 +5,9 @@ import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
+import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
@@ -32,6 +33,8 @@ export interface ApiOptions {
   authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
+  /** The clock of the readiness cache; tests move it. Date.now by default. */
+  now?: () => number
 }
 
 declare module 'fastify' {
@@ -67,6 +70,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),
+    frameworkErrors: frameworkErrorHandler('API'),
     genReqId: requestIdFromUpstream,
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,
@@ -83,13 +87,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     status: 'ok' as const,
   }))
 
-  app.get('/readyz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ErrorSchema } } }, async (request) => {
+  const readiness = new ReadinessCache(async () => {
     try {
       await db.query('SELECT 1')
+      return { ok: true }
     } catch (err) {
-      request.log.warn({ err }, 'database not reachable')
-      throw new ApiNotReady()
+      app.log.warn({ err }, 'database not reachable')
+      return { ok: false, reason: 'the database is unreachable' }
     }
+  }, options.now)
+  app.get('/readyz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ErrorSchema } } }, async () => {
+    if (!(await readiness.get()).ok) throw new ApiNotReady()
     return { status: 'ok' as const }
   })
 
@@ -112,13 +120,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     {
       schema: {
         response: {
-          200: Type.Object({ name: Type.String(), version: Type.String(), buildId: Type.String(), node: Type.String() }),
+          // No runtime version: it would only tell an attacker which advisories apply.
+          200: Type.Object({ name: Type.String(), version: Type.String(), buildId: Type.String() }),
         },
       },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'no-cache')
-      return { name: buildInfo.name, version: buildInfo.version, buildId: buildInfo.buildId, node: process.version }
+      return { name: buildInfo.name, version: buildInfo.version, buildId: buildInfo.buildId }
     },
   )
 

@@ -143,7 +143,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     const routeConfig = request.routeOptions.config
     if (settings.apiKeys && !routeConfig?.open) {
       const given = apiKeyOf(request)
-      if (!given || !keyMatches(given, settings.apiKeys)) return reply.code(401).type('text/plain; charset=utf-8').send('Invalid API key')
+      // The real core's body ends in a newline; clients that compare it exactly expect it.
+      if (!given || !keyMatches(given, settings.apiKeys)) return reply.code(401).type('text/plain; charset=utf-8').send('Invalid API key\n')
     }
     if (routed.tenantId !== 'public' && !(await services.apps.tenantExists(routed.appId, routed.tenantId))) {
       // The tenant read answers with a status; every other call refuses the unknown tenant.

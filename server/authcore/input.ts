@@ -53,6 +53,14 @@ export const query = {
     const value = (source as Record<string, unknown>)[name]
     return typeof value === 'string' ? value : undefined
   },
+  /** A whole number as Java's Integer.parseInt reads it (the real core's parser); absent → undefined. */
+  optInt(source: unknown, name: string): number | undefined {
+    const value = (source as Record<string, unknown>)[name]
+    if (value === undefined) return undefined
+    const parsed = typeof value === 'string' && /^[+-]?\d{1,10}$/.test(value) ? Number(value) : Number.NaN
+    if (!(parsed >= -2147483648 && parsed <= 2147483647)) throw new BadRequest(`Field name '${name}' must be an int in the GET request`)
+    return parsed
+  },
   /** "true"/"false"; absent → the fallback. */
   boolean(source: unknown, name: string, fallback: boolean): boolean {
     const value = (source as Record<string, unknown>)[name]

@@ -430,8 +430,9 @@ export class SessionService {
   async createJwt(scope: SessionScope, input: { payload: Record<string, unknown>; validity: number; useStaticSigningKey: boolean; jwksDomain: string }): Promise<string> {
     const key = await this.keys.signingKey(scope.appId, scope.settings, input.useStaticSigningKey)
     const iat = Math.floor(this.now() / 1000)
-    // No "version" in its header, unlike an access token: the API and the BFF refuse it as a session.
-    return signJwt(key, { ...input.payload, iat, exp: iat + input.validity, iss: input.jwksDomain }, { accessToken: false })
+    // As the real core: the jwksDomain is the issuer only when the caller names none. No "version"
+    // in its header, unlike an access token: the API and the BFF refuse it as a session.
+    return signJwt(key, { iss: input.jwksDomain, ...input.payload, iat, exp: iat + input.validity }, { accessToken: false })
   }
 
   /** Expired sessions are gone for every purpose; this clears their rows. */

@@ -9,14 +9,14 @@ import { projectRoot } from '../build-info.ts'
 import { authCoreUrlOf, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
-import { installRequestBasics } from '../http/errors.ts'
+import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { loadLocaleCatalog } from './locales.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
-import { securityHeadersPlugin } from './plugins/security-headers.ts'
+import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
 import healthRoutes from './routes/health.ts'
@@ -40,6 +40,8 @@ export interface BffOptions {
   authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
+  /** The clock of the readiness cache; tests move it. Date.now by default. */
+  now?: () => number
 }
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
@@ -50,8 +52,10 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
 
+  const https = config.appUrl.startsWith('https:')
   const app = Fastify({
     logger: loggerOptions(config, 'bff', options.logStream),
+    frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
     // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
@@ -66,7 +70,6 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
 
   installRequestBasics(app, 'BFF', BffNotFound)
 
-  const https = config.appUrl.startsWith('https:')
   await app.register(securityHeadersPlugin, { https, dev })
   await app.register(cookie)
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] })
@@ -91,7 +94,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     })
   }
 
-  await app.register(healthRoutes, { db })
+  await app.register(healthRoutes, { db, now: options.now })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0] })

@@ -14,6 +14,7 @@ const FRIENDLY: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'This endpoint does not accept that content type.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.',
   FST_ERR_BAD_URL: 'The request URL is malformed.',
+  FST_ERR_MAX_PARAM_LENGTH: 'A part of the request path is longer than this service accepts.',
   FST_ERR_ASYNC_CONSTRAINT: 'The request could not be routed.',
 }
 
@@ -25,6 +26,7 @@ const CODE_MAP: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
   FST_ERR_BAD_URL: 'BAD_URL',
+  FST_ERR_MAX_PARAM_LENGTH: 'PARAM_TOO_LONG',
   FST_ERR_VALIDATION: 'VALIDATION_FAILED',
 }
 
@@ -54,6 +56,29 @@ export function installRequestBasics(
 
 export const DATABASE_RETRY_AFTER_SECONDS = 2
 const DATABASE_UNAVAILABLE_MESSAGE = 'The service is busy right now. Please try again in a moment.'
+
+/**
+ * Fastify's `frameworkErrors` option for a service: a URL that cannot be decoded or a path
+ * parameter over `maxParamLength` is refused by the router before any hook runs, so Fastify's own
+ * answer had neither our error shape, nor the request id, nor `headers` (the BFF's security
+ * headers), and it echoed the raw path. Given at construction, as Fastify requires.
+ */
+export function frameworkErrorHandler(prefix: string, headers: Record<string, string> = {}) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.headers(headers)
+    reply.header('x-request-id', request.id)
+    const known = error.code !== undefined ? CODE_MAP[error.code] : undefined
+    if (!known) {
+      // Only async route constraints end here otherwise, and we use none: a fault of ours.
+      request.log.error({ err: error }, 'request failed before routing')
+      void reply.code(500).send(errorBody(500, `${prefix}_INTERNAL_ERROR`, 'Something went wrong on our side. Please try again in a moment.', request.id))
+      return
+    }
+    // 414 is Fastify's own status for an over-long parameter, and what it is: a URI too long.
+    const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400
+    void reply.code(status).send(errorBody(status, `${prefix}_${known}`, FRIENDLY[error.code!] ?? 'The request URL is malformed.', request.id))
+  }
+}
 
 /**
  * The root error handler of a service: a deliberate 4xx passes through with its code and message;

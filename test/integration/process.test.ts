@@ -34,6 +34,17 @@ t.test('a bad configuration value stops the process with a message naming the va
   t.match(result.stderr, /RATE_LIMIT_MAX must be a whole number/)
 })
 
+t.test('a deployment address without SMTP_URL stops the start with a message naming SMTP_URL (issue 17)', async (t) => {
+  for (const appUrl of ['https://shelf.example.com', 'http://192.168.1.20:3000']) {
+    const env: Record<string, string | undefined> = { ...process.env, APP_URL: appUrl, DATA_DIR: tempDir(t), PORT: String(await freePort()), API_PORT: String(await freePort()), AUTH_CORE_PORT: String(await freePort()) }
+    delete env.SMTP_URL
+    delete env.DATABASE_URL
+    const result = spawnSync(process.execPath, [main], { env, encoding: 'utf8', timeout: 30_000 })
+    t.equal(result.status, 1, appUrl)
+    t.match(result.stderr, /SMTP_URL is required/, appUrl)
+  }
+})
+
 t.test('an unknown role is refused', async (t) => {
   const result = spawnSync(process.execPath, [main, 'everything'], { env: { ...process.env, DATA_DIR: tempDir(t) }, encoding: 'utf8', timeout: 30_000 })
   t.equal(result.status, 2)

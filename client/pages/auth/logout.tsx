@@ -1,14 +1,50 @@
 import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useNavigate } from 'react-router'
+import { Link, useLoaderData, useNavigate, type LoaderFunctionArgs } from 'react-router'
+import { isCrossSite, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { signOut } from '../../lib/auth.ts'
 
+interface LogoutData {
+  /** Another site sent the visitor here: ask before signing out. */
+  confirm: boolean
+}
+
 /**
- * /@/logout runs the sign-out in the browser (a POST with the custom header, so no other site
- * can sign a user out by linking here) and lands on /login.
+ * Decided from the request: on the server it is the browser's own (its Sec-Fetch-Site reaches the
+ * router with the other headers, ssr.ts); in the browser a navigation inside the app is always
+ * same-origin, and its request carries no such header.
+ */
+export function loader({ request }: LoaderFunctionArgs): LogoutData {
+  return { confirm: isCrossSite(request.headers.get(SEC_FETCH_SITE)) }
+}
+
+/**
+ * /@/logout runs the sign-out in the browser (a POST with the custom header) and lands on /login.
+ * Any page can link here, so when another site sent the visitor, it asks first (issue 17).
  */
 export function Component() {
+  const { t } = useTranslation(['auth', 'common'])
+  const { confirm } = useLoaderData() as LogoutData
+  const [confirmed, setConfirmed] = useState(!confirm)
+  if (!confirmed) {
+    return (
+      <AuthShell title={t('auth:logout.title')} lead={t('auth:logout.confirmLead')}>
+        <p>
+          <button type="button" className="button" onClick={() => setConfirmed(true)}>
+            {t('auth:logout.confirm')}
+          </button>
+        </p>
+        <p>
+          <Link to="/@/library">{t('auth:logout.backToLibrary')}</Link>
+        </p>
+      </AuthShell>
+    )
+  }
+  return <SigningOut />
+}
+
+function SigningOut() {
   const { t } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
   const [failed, setFailed] = useState(false)

@@ -10,6 +10,10 @@ import { getUser, removeUser, usersByAccountInfo, usersByPrimaryIds } from '../u
 /** Only the CDI whose semantics this core implements. */
 export const CDI_VERSIONS = ['5.4']
 
+/** GET /users pages: the real core's default and largest page size. */
+const USERS_DEFAULT_LIMIT = 100
+const USERS_MAX_LIMIT = 500
+
 export default async function coreRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { db, apps, keys } = services
 
@@ -56,7 +60,10 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
   app.get('/users', async (request) => {
     const q = request.query as Record<string, string | undefined>
     const order = q.timeJoinedOrder === 'DESC' ? 'DESC' : 'ASC'
-    const limit = Math.min(Math.max(Number(q.limit ?? 100) || 100, 1), 1000)
+    // The real core's 400 texts, word for word (its missing "be" included): the SDK's own tests match them.
+    const limit = query.optInt(request.query, 'limit') ?? USERS_DEFAULT_LIMIT
+    if (limit > USERS_MAX_LIMIT) throw new BadRequest(`max limit allowed is ${USERS_MAX_LIMIT}`)
+    if (limit < 1) throw new BadRequest('limit must a positive integer with min value 1')
     const recipes = q.includeRecipeIds?.split(',').filter((r) => r !== '') ?? []
     const params: unknown[] = [request.core.appId, request.core.tenantId, limit + 1]
     const where = ['u.app_id = $1', 'EXISTS (SELECT 1 FROM authcore.user_tenants ut WHERE ut.app_id = u.app_id AND ut.user_id = u.user_id AND ut.tenant_id = $2)']

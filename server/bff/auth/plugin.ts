@@ -137,5 +137,5 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     })
   })
 
-  if (mailer instanceof MailboxMailer) await app.register(devMailRoutes, { mailbox: mailer })
+  if (mailer instanceof MailboxMailer) await app.register(devMailRoutes, { mailbox: mailer, appUrl: config.appUrl })
 }

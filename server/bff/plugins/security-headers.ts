@@ -9,6 +9,17 @@ declare module 'fastify' {
   }
 }
 
+/** The headers every BFF response carries, also the ones Fastify answers before any hook (app.ts). */
+export function securityHeaders(https: boolean): Record<string, string> {
+  return {
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+    'cross-origin-resource-policy': 'same-origin',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'x-content-type-options': 'nosniff',
+    ...(https ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
+  }
+}
+
 /**
  * Security headers (SECURITY.md "Headers"), computed once at boot and set on every response:
  * a strict static CSP (pages replace it with the nonce'd page CSP and add the document-only
@@ -20,13 +31,7 @@ declare module 'fastify' {
  */
 export const securityHeadersPlugin = fp(
   async (app: FastifyInstance, opts: { https: boolean; dev: boolean }) => {
-    const headers: Record<string, string> = {
-      'content-security-policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
-      'cross-origin-resource-policy': 'same-origin',
-      'referrer-policy': 'strict-origin-when-cross-origin',
-      'x-content-type-options': 'nosniff',
-      ...(opts.https ? { 'strict-transport-security': 'max-age=31536000; includeSubDomains' } : {}),
-    }
+    const headers = securityHeaders(opts.https)
     // Only a document can be framed, opened in a popup or given its own agent cluster, so these
     // go on pages, not on every API answer.
     const documentHeaders: Record<string, string> = {

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import { isCrossSite, LOGOUT_PATH, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { errorBody } from '../../http/errors.ts'
@@ -165,6 +166,8 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
  */
 const PAGE_CACHE_TTL_MS = 1_000
 
+const LOGGED_OUT_PAGE: PageSessionResult = { kind: 'session', session: { state: 'LOGGED_OUT' } }
+
 function isAnonymous(request: FastifyRequest): boolean {
   return Object.keys(request.cookies).every((name) => name === LOCALE_COOKIE_NAME) && request.headers.authorization === undefined
 }
@@ -184,9 +187,12 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
+    // Pages may answer another site's arrival differently (the sign-out asks first, issue 17),
+    // so it is part of the cache key.
+    const crossSite = isCrossSite(request.headers[SEC_FETCH_SITE] as string | undefined)
+    const cacheKey = `${locale}|${crossSite ? 'cross-site|' : ''}${request.url}`
     if (!opts.dev && isAnonymous(request)) {
-      const key = `${locale}|${request.url}`
-      const cached = pageCache.peek(key)
+      const cached = pageCache.peek(cacheKey)
       if (cached) {
         reply.header('vary', 'Cookie, Accept-Language')
         reply.header('content-language', locale)
@@ -210,6 +216,12 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       // The core's keys cannot be had: an error page in the visitor's language, not a guess.
       request.log.error({ err: error }, 'the page session could not be read')
       return reply.code(503).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
+    }
+    if (session.kind === 'refresh' && crossSite && request.url.split('?')[0] === LOGOUT_PATH) {
+      // The refresh page reloads by script, and that reload arrives same-origin: the sign-out
+      // would no longer ask. It needs no fresh access token (the browser SDK refreshes when the
+      // visitor confirms), so the question is rendered at once.
+      session = LOGGED_OUT_PAGE
     }
     if (session.kind === 'refresh') {
       const texts = (opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string } }).session
@@ -252,7 +264,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
       const placeholder = randomBytes(16).toString('hex')
       const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder }
-      pageCache.put(`${locale}|${request.url}`, page)
+      pageCache.put(cacheKey, page)
     }
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)
   }

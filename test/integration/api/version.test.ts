@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
+import { openTestDatabase, probedDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 const TOKEN = 'operator-token-for-tests-0123456789'
 
@@ -17,9 +17,10 @@ t.test('product API: version, maintenance, health', async (t) => {
     t.match(response.headers['content-type'], /application\/json; charset=utf-8/)
   })
 
-  t.test('GET /api/version/package-be names the backend, version, build and Node', async (t) => {
+  t.test('GET /api/version/package-be names the backend, version and build, never the Node version', async (t) => {
     const response = await api.inject('/api/version/package-be')
-    t.same(response.json(), { name: 'softshelf', version: '1.0.716+test', buildId: 'test', node: process.version })
+    t.same(response.json(), { name: 'softshelf', version: '1.0.716+test', buildId: 'test' })
+    t.notMatch(response.body, process.version, 'the runtime version is not published')
   })
 
   t.test('an operator sets and clears the maintenance time; /api/version reports it', async (t) => {
@@ -65,6 +66,34 @@ t.test('product API: version, maintenance, health', async (t) => {
   })
 })
 
+t.test('/readyz answers from a one-second cache, ok or not: one database probe a second however often it is asked', async (t) => {
+  const probed = probedDatabase(await openTestDatabase(t))
+  let now = 1_700_000_000_000
+  const api = await buildApi({ config: testConfig(t), db: probed.db, buildInfo: testBuildInfo, now: () => now })
+  t.teardown(() => api.close())
+  const ready = async () => (await api.inject('/readyz')).statusCode
+  t.equal(await ready(), 200)
+  const first = probed.probes()
+  t.equal(first, 1, 'the first call probes the database')
+  now += 999
+  t.equal(await ready(), 200)
+  t.equal(probed.probes(), first, 'within the second: the kept answer, no probe')
+  now += 2
+  t.equal(await ready(), 200)
+  t.equal(probed.probes(), first + 1, 'after the second: probed again')
+  probed.down(true)
+  now += 1_001
+  t.equal(await ready(), 503)
+  t.equal(probed.probes(), first + 2)
+  probed.down(false)
+  const notReady = await api.inject('/readyz')
+  t.equal(notReady.statusCode, 503, 'a failure is kept for the second too')
+  t.equal(notReady.json().code, 'API_NOT_READY')
+  t.equal(probed.probes(), first + 2)
+  now += 1_001
+  t.equal(await ready(), 200, 'and asked again after it')
+})
+
 t.test('without an operator token the operator endpoints do not exist', async (t) => {
   const db = await openTestDatabase(t)
   const api = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
@@ -81,4 +110,31 @@ t.test('a maintenance time survives a restart of the API on the same database', 
   const second = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
   t.teardown(() => second.close())
   t.equal((await second.inject('/api/version')).json().maintenanceTime, '2027-01-01T00:00:00.000Z')
+})
+
+t.test('a malformed URL or an over-long path parameter gets the API error shape and the request id, never the raw path', async (t) => {
+  const db = await openTestDatabase(t)
+  const api = await buildApi({ config: testConfig(t), db, buildInfo: testBuildInfo })
+  t.teardown(() => api.close())
+  for (const url of ['/api/%c0%ae', '/api/%c0%ae%c0%ae/internal/maintenance', '/%c0%ae', '/api/programs/%c0%ae', '/api/programs/%E0%A4%A', '/api/%']) {
+    const response = await api.inject({ url, headers: { 'x-request-id': 'req-bad-url-1' } })
+    t.equal(response.statusCode, 400, url)
+    t.same(response.json(), { statusCode: 400, code: 'API_BAD_URL', error: 'Bad Request', message: 'The request URL is malformed.', requestId: 'req-bad-url-1' }, url)
+    t.equal(response.headers['x-request-id'], 'req-bad-url-1')
+    t.notMatch(response.body, /%c0|%E0|FST_/i, 'the raw path is not echoed')
+  }
+  for (const [method, url] of [['GET', `/api/programs/${'x'.repeat(101)}`], ['GET', `/api/developers/${'y'.repeat(500)}`], ['POST', `/api/user/program/${'z'.repeat(200)}`]] as const) {
+    const response = await api.inject({ method, url, headers: { 'x-request-id': 'req-long-1' } })
+    t.equal(response.statusCode, 414, url.slice(0, 30))
+    t.same(response.json(), {
+      statusCode: 414,
+      code: 'API_PARAM_TOO_LONG',
+      error: 'URI Too Long',
+      message: 'A part of the request path is longer than this service accepts.',
+      requestId: 'req-long-1',
+    })
+    t.equal(response.headers['x-request-id'], 'req-long-1')
+    t.notMatch(response.body, /xxxx|yyyy|zzzz|FST_/)
+  }
+  t.equal((await api.inject(`/api/programs/${'x'.repeat(100)}`)).json().code, 'API_CATALOGUE_NOT_FOUND', 'a parameter of 100 characters is still looked up')
 })

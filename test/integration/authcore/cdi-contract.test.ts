@@ -195,7 +195,7 @@ t.test('apps: isolated data, per-app settings, API keys, removal', async (t) => 
   t.same(created, { status: 'OK', createdNew: true })
   const refused = await get('/appid-staging-1/apiversion')
   t.equal(refused.statusCode, 401)
-  t.equal(refused.body, 'Invalid API key')
+  t.equal(refused.body, 'Invalid API key\n')
   t.equal((await get('/appid-staging-1/hello')).statusCode, 200, 'hello needs no key')
   const key = { 'api-key': 'staging-key-0123456789abcdef' }
   t.equal((await get('/appid-staging-1/apiversion', { authorization: 'Bearer staging-key-0123456789abcdef' })).statusCode, 200, 'Authorization works too')
@@ -227,6 +227,50 @@ t.test('account linking: primary, link, conflicts, unlink', async (t) => {
   t.match(await json('GET', `/user/id?userId=${b}`), { user: { id: a } }, 'a linked login method answers with its primary user')
   t.same(await json('POST', '/recipe/accountlinking/user/unlink', { recipeUserId: b }), { status: 'OK', wasRecipeUserDeleted: false, wasLinked: true })
   t.match(await json('GET', `/user/id?userId=${b}`), { user: { id: b, isPrimaryUser: false } })
+})
+
+// Issue 17: answers that differed from the real core, found by supertokens-node's own test suite.
+t.test('POST /recipe/jwt keeps an iss the caller sets and adds jwksDomain only when there is none', async (t) => {
+  const jwt = async (payload: Record<string, unknown>) =>
+    decodeJwt((await json('POST', '/recipe/jwt', { payload, validity: 60, useStaticSigningKey: false, algorithm: 'RS256', jwksDomain: 'https://api.example.com' })).jwt as string)!.payload
+  t.equal((await jwt({ sub: 'u1', iss: 'https://issuer.example.org' })).iss, 'https://issuer.example.org', 'the caller\'s iss')
+  t.equal((await jwt({ sub: 'u1' })).iss, 'https://api.example.com', 'none given: the jwksDomain')
+})
+
+t.test('GET /users refuses a limit below 1, above 500 or not a number with the real core\'s 400 texts', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['0', 'limit must a positive integer with min value 1'],
+    ['-1', 'limit must a positive integer with min value 1'],
+    ['501', 'max limit allowed is 500'],
+    ['100000', 'max limit allowed is 500'],
+    ['ten', "Field name 'limit' must be an int in the GET request"],
+    ['1.5', "Field name 'limit' must be an int in the GET request"],
+    ['', "Field name 'limit' must be an int in the GET request"],
+  ]
+  for (const [limit, message] of cases) {
+    const response = await get(`/public/users?limit=${encodeURIComponent(limit)}`)
+    t.equal(response.statusCode, 400, `limit=${limit}`)
+    t.match(response.headers['content-type'], /^text\/plain/)
+    t.equal(response.body, message, `limit=${limit}`)
+  }
+  t.equal((await get('/public/users?limit=500')).statusCode, 200, 'the largest page')
+  t.equal((await get('/public/users?limit=1')).statusCode, 200, 'the smallest page')
+  t.equal((await get('/public/users')).statusCode, 200, 'no limit: the default')
+})
+
+t.test('a missing or wrong API key is refused with exactly "Invalid API key" and a newline, on the wire', async (t) => {
+  t.same(await json('PUT', '/recipe/multitenancy/app/v2', { appId: 'keyed-1', coreConfig: { api_keys: 'keyed-key-0123456789abcdef' } }), { status: 'OK', createdNew: true })
+  t.teardown(() => core.inject({ method: 'POST', url: '/recipe/multitenancy/app/remove', headers: cdi, payload: { appId: 'keyed-1' } }))
+  const wire = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null })
+  t.teardown(() => wire.close())
+  const address = await wire.listen({ host: '127.0.0.1', port: 0 })
+  for (const headers of [{}, { 'api-key': 'wrong-key-0123456789abcdef' }, { authorization: 'Bearer wrong-key-0123456789abcdef' }] as Array<Record<string, string>>) {
+    const response = await fetch(`${address}/appid-keyed-1/apiversion`, { headers: { 'cdi-version': '5.4', ...headers } })
+    t.equal(response.status, 401)
+    t.equal(await response.text(), 'Invalid API key\n', JSON.stringify(headers))
+  }
+  const allowed = await fetch(`${address}/appid-keyed-1/apiversion`, { headers: { 'cdi-version': '5.4', 'api-key': 'keyed-key-0123456789abcdef' } })
+  t.equal(allowed.status, 200)
 })
 
 t.test('two core instances on one database give the same answers', async (t) => {

@@ -67,3 +67,39 @@ t.test('user input cannot forge a log line', async (t) => {
   t.ok(logs.lines.every((line) => !line.startsWith('{"level":60,"msg":"forged"')))
   for (const line of logs.lines) t.doesNotThrow(() => JSON.parse(line))
 })
+
+// Issue 17: Fastify answers these before any route or hook runs, so they used to get its own body
+// (echoing the raw path), no request id and no security headers.
+const MALFORMED = ['/api/%c0%ae', '/api/%c0%ae%c0%ae/internal/maintenance', '/%c0%ae', '/api/programs/%c0%ae', '/programs/%E0%A4%A', '/dev/mail/%ff', '/api/%']
+
+t.test('a malformed URL gets the BFF error shape with BFF_BAD_URL, the request id and the security headers, never the raw path', async (t) => {
+  const { bff } = await buildStack(t)
+  for (const url of MALFORMED) {
+    const response = await bff.inject(url)
+    t.equal(response.statusCode, 400, url)
+    const body = response.json()
+    t.same(body, { statusCode: 400, code: 'BFF_BAD_URL', error: 'Bad Request', message: 'The request URL is malformed.', requestId: response.headers['x-request-id'] }, url)
+    t.match(response.headers['x-request-id'], /^\S{8,}$/)
+    t.match(response.headers['content-type'], /^application\/json; charset=utf-8/)
+    t.equal(response.headers['x-content-type-options'], 'nosniff', `${url}: security headers`)
+    t.match(response.headers['content-security-policy'], /default-src 'none'/)
+    t.equal(response.headers['referrer-policy'], 'strict-origin-when-cross-origin')
+    t.notMatch(response.body, /%c0|%E0|%ff|FST_/i, 'the raw path is not echoed')
+  }
+})
+
+t.test('an over-long path parameter answers the service error shape through the BFF, without echoing it', async (t) => {
+  const { bff } = await buildStack(t)
+  // Not a catalogue read: those are shared between visitors and carry the API's own request id.
+  const response = await bff.inject({ method: 'POST', url: `/api/user/program/${'x'.repeat(150)}`, headers: { rid: 'anti-csrf', 'content-type': 'application/json' }, payload: '{}' })
+  t.equal(response.statusCode, 414)
+  t.same(response.json(), {
+    statusCode: 414,
+    code: 'API_PARAM_TOO_LONG',
+    error: 'URI Too Long',
+    message: 'A part of the request path is longer than this service accepts.',
+    requestId: response.headers['x-request-id'],
+  })
+  t.equal(response.headers['x-content-type-options'], 'nosniff')
+  t.notMatch(response.body, /xxxxxxxx|FST_/)
+})

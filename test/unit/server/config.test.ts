@@ -61,13 +61,25 @@ t.test('the auth core: a secret is required with a real database, API keys are c
   t.equal(loadConfig({}).authCoreUrl, undefined)
 })
 
+t.test('the local mailbox is for a loopback http:// APP_URL only: anything else needs SMTP_URL (issue 17)', async (t) => {
+  for (const appUrl of [undefined, 'http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:3000', 'http://LOCALHOST']) {
+    t.equal(mailProblem(loadConfig(appUrl ? { APP_URL: appUrl } : {})), undefined, `${appUrl ?? 'the default APP_URL'}: the local mailbox`)
+  }
+  for (const appUrl of ['https://localhost:3000', 'https://shelf.example.com', 'http://shelf.example.com', 'http://192.168.1.20:3000', 'http://localhost.example.com', 'http://127.0.0.1.nip.io']) {
+    const problem = mailProblem(loadConfig({ APP_URL: appUrl }))
+    t.match(problem, /SMTP_URL is required/, appUrl)
+    t.match(problem, /APP_URL/, `${appUrl}: says why`)
+    t.equal(mailProblem(loadConfig({ APP_URL: appUrl, SMTP_URL: 'smtp://mail:25' })), undefined, `${appUrl} with SMTP_URL`)
+  }
+})
+
 t.test('accounts: mail, login limits and identity providers', async (t) => {
   const defaults = loadConfig({ APP_URL: 'https://shelf.example.com' })
   t.same(defaults.login, { maxAttempts: 5, windowMinutes: 15, blockMinutes: 15 })
   t.equal(defaults.authRateLimitMax, 20)
   t.equal(defaults.mailFrom, 'Softshelf <no-reply@shelf.example.com>')
   t.same(defaults.providers, { google: undefined, github: undefined, oidc: undefined })
-  t.equal(mailProblem(defaults), undefined, 'embedded mode may use the local mailbox')
+  t.match(mailProblem(defaults), /SMTP_URL/, 'an https APP_URL is a deployment: it needs real mail')
   const deployed = loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', AUTH_CORE_URL: 'http://core.internal:3567' })
   t.match(mailProblem(deployed), /SMTP_URL is required when DATABASE_URL is set/)
   t.equal(mailProblem(loadConfig({ DATABASE_URL: 'postgres://u:pw@localhost/db', AUTH_CORE_URL: 'http://core:3567', SMTP_URL: 'smtp://mail:25' })), undefined)
