@@ -11,7 +11,7 @@ import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
-import { blockStatusRoute, guardSignIn, settleSignIn } from './login-guard.ts'
+import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
@@ -65,6 +65,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
         request.log.error({ err }, 'the product API did not make the user record')
       }
     },
+    reserveSignIn: (request, email) => reserveSignIn(attempts, request, email),
     settleSignIn: (request, status) => settleSignIn(attempts, request, status),
     coreUrl: options.coreUrl,
     coreApiKey: config.authCoreApiKeys?.[0],
@@ -86,8 +87,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       clearFrontTokenOnRemove(reply, https)
       done(null, payload)
     })
-    // Before the SDK's hook: a blocked sign-in never reaches the password check.
-    guardSignIn(scope, attempts)
+    // A sign-in refused by login-attempt blocking (decided inside the SDK's sign-in API) is a 429.
+    guardSignIn(scope)
     // The SDK fails with a 500 on a client type it has no client for; ours is only "web".
     scope.addHook('preHandler', async (request, reply) => {
       if (!/^\/auth\/(?:[^/?]+\/)?(?:authorisationurl|signinup)(?:\?|$)/.test(request.url)) return

@@ -45,6 +45,11 @@ export interface AuthSettings {
    * sign-up could not make.
    */
   ensureUserRecord(request: FastifyRequest, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown }): Promise<void>
+  /**
+   * Login-attempt blocking, before the password is checked: counts the attempt for the email as
+   * the SDK will use it, or answers a body to send instead (blocked).
+   */
+  reserveSignIn(request: FastifyRequest, email: string): Promise<Record<string, unknown> | null>
   /** Login-attempt blocking's verdict on a sign-in the SDK answered: a body to send instead, or null. */
   settleSignIn(request: FastifyRequest, status: string): Promise<Record<string, unknown> | null>
 }
@@ -103,9 +108,16 @@ export function initSupertokens(settings: AuthSettings): void {
         override: {
           apis: (original) => ({
             ...original,
-            // Login-attempt blocking settles every sign-in; a success also (re)makes the product record.
+            // Login-attempt blocking counts and settles every sign-in here, in the API the SDK calls
+            // only for a request it routed as a sign-in, after its own form checks, with the email
+            // trimmed as it will use it: no spelling of the path or padding of the email reaches the
+            // password check uncounted (issue 17). A success also (re)makes the product record.
             signInPOST: async (input) => {
               const request = input.options.req.original as FastifyRequest
+              const email = input.formFields.find((field) => field.id === 'email')?.value
+              if (typeof email !== 'string') throw new Error('the SDK validated the sign-in form without an email')
+              const refused = await settings.reserveSignIn(request, email)
+              if (refused) return refused as never
               let result: Awaited<ReturnType<NonNullable<typeof original.signInPOST>>>
               try {
                 result = await original.signInPOST!(input)
