@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
+import { MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
 import { negotiateLocale } from '../../../shared/locales.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffNotFound } from '../errors.ts'
@@ -12,6 +13,7 @@ import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
+import { MailQuota } from './mail-quota.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
@@ -72,6 +74,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
+    mailQuota: new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS),
     emails: new EmailTexts(options.root, APP_NAME),
   })
   const appOrigin = new URL(config.appUrl).origin

@@ -12,6 +12,7 @@ import { BffMailUnavailable } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import type { Mailer } from './mailer.ts'
+import { recipientHash, type MailGrant } from './mail-quota.ts'
 import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
 
 // supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
@@ -39,6 +40,8 @@ export interface AuthSettings {
   providers: ProviderSettings[]
   mailer: Mailer
   emails: EmailTexts
+  /** The hourly cap per recipient (issue 17): a place for one mail, or null past the cap. */
+  mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void> }
   /**
    * Makes (or, idempotently, confirms) the product API's record of the account, with the new
    * session's access token. Sign-up passes its extra fields; sign-in repairs a record a failed
@@ -80,11 +83,30 @@ export function initSupertokens(settings: AuthSettings): void {
   if (initialised) throw new Error('supertokens-node is already initialised in this process: one BFF per process')
   const send = async (kind: EmailKind, email: string, link: string, userContext: Record<string, unknown>) => {
     userContext[MAIL_ATTEMPTED] = true
+    const request = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
+    const mail = settings.emails.render(kind, localeOf(userContext), email, link)
+    const grant = await settings.mailQuota.take(email)
+    if (!grant) {
+      // Past the cap nothing is sent, and the caller gets the answer a sent mail gets: OK, or 503
+      // while mail is down, so the cap does not tell that mails went to this address.
+      request?.log.info({ event: 'mail-capped', kind, recipientHash: recipientHash(email) }, 'mail not sent: the recipient has had the most mails an hour allows')
+      await checkMailer(request)
+      return
+    }
     try {
-      await settings.mailer.send(settings.emails.render(kind, localeOf(userContext), email, link))
+      await settings.mailer.send(mail)
     } catch (err) {
-      const original = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
-      original?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)
+      await settings.mailQuota.giveBack(grant)
+      request?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)
+      throw new BffMailUnavailable()
+    }
+  }
+  /** Mail could go out now, else 503: asked when a request sends nothing, to answer as one that does. */
+  const checkMailer = async (request: FastifyRequest | undefined) => {
+    try {
+      await settings.mailer.check()
+    } catch (err) {
+      request?.log.error({ err }, 'the mail server does not answer')
       throw new BffMailUnavailable()
     }
   }
@@ -134,14 +156,7 @@ export function initSupertokens(settings: AuthSettings): void {
             // it answers 503 all the same, so the answer never tells whether the account exists.
             generatePasswordResetTokenPOST: async (input) => {
               const result = await original.generatePasswordResetTokenPOST!(input)
-              if (result.status === 'OK' && input.userContext[MAIL_ATTEMPTED] !== true) {
-                try {
-                  await settings.mailer.check()
-                } catch (err) {
-                  ;(input.options.req.original as FastifyRequest).log.error({ err }, 'the mail server does not answer')
-                  throw new BffMailUnavailable()
-                }
-              }
+              if (result.status === 'OK' && input.userContext[MAIL_ATTEMPTED] !== true) await checkMailer(input.options.req.original as FastifyRequest)
               return result
             },
             // The verification mail leaves with the sign-up itself; /email-not-verified resends.
