@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto'
 import supertokens from 'supertokens-node'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import EmailVerification from 'supertokens-node/recipe/emailverification'
 import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
+import Multitenancy from 'supertokens-node/recipe/multitenancy'
 import Session from 'supertokens-node/recipe/session'
 import ThirdParty from 'supertokens-node/recipe/thirdparty'
 import Totp from 'supertokens-node/recipe/totp'
@@ -41,7 +43,7 @@ export interface AuthSettings {
   mailer: Mailer
   emails: EmailTexts
   /** The hourly cap per recipient (issue 17): a place for one mail, or null past the cap. */
-  mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void> }
+  mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void>; count(address: string): Promise<number> }
   /**
    * Makes (or, idempotently, confirms) the product API's record of the account, with the new
    * session's access token. Sign-up passes its extra fields; sign-in repairs a record a failed
@@ -78,6 +80,8 @@ function providerConfig(provider: ProviderSettings) {
 let initialised = false
 /** Set in a request's user context once an email was handed to the mailer. */
 const MAIL_ATTEMPTED = 'softshelfMailAttempted'
+/** Set in a request's user context once the core was asked to check a password. */
+const PASSWORD_CHECKED = 'softshelfPasswordChecked'
 
 export function initSupertokens(settings: AuthSettings): void {
   if (initialised) throw new Error('supertokens-node is already initialised in this process: one BFF per process')
@@ -128,6 +132,18 @@ export function initSupertokens(settings: AuthSettings): void {
           ],
         },
         override: {
+          // Which sign-ins reached the core's password check (see signInPOST).
+          functions: (original) => ({
+            ...original,
+            signIn: async (input) => {
+              input.userContext[PASSWORD_CHECKED] = true
+              return original.signIn(input)
+            },
+            verifyCredentials: async (input) => {
+              input.userContext[PASSWORD_CHECKED] = true
+              return original.verifyCredentials(input)
+            },
+          }),
           apis: (original) => ({
             ...original,
             // Login-attempt blocking counts and settles every sign-in here, in the API the SDK calls
@@ -147,16 +163,41 @@ export function initSupertokens(settings: AuthSettings): void {
                 await settings.settleSignIn(request, 'ERROR')
                 throw error
               }
+              // The SDK answers an email without an account (or a generated one) before the core
+              // checks any password: 5–10 times faster than a wrong password for a real account,
+              // which told who has one (issue 17). The core verifies a decoy of the app's own hash
+              // for an email it does not know, so it is asked here too, after the tenant lookup the
+              // SDK's checks make for a real account, and its answers are ignored.
+              if (result.status === 'WRONG_CREDENTIALS_ERROR' && input.userContext[PASSWORD_CHECKED] !== true) {
+                const password = input.formFields.find((field) => field.id === 'password')?.value
+                try {
+                  await Multitenancy.getTenant(input.tenantId, input.userContext)
+                  if (typeof password === 'string') await input.options.recipeImplementation.verifyCredentials({ email, password, tenantId: input.tenantId, userContext: input.userContext })
+                } catch (err) {
+                  request.log.warn({ err }, 'the decoy password check failed')
+                }
+              }
               const blocked = await settings.settleSignIn(request, result.status)
               if (blocked) return blocked as typeof result
               if (result.status === 'OK') await settings.ensureUserRecord(request, result.session.getAccessToken(), {})
               return result
             },
-            // A reset link asked for an address without an account sends nothing; while mail is down
-            // it answers 503 all the same, so the answer never tells whether the account exists.
+            // A reset link asked for an address without an account sends nothing, yet does the work
+            // a sent one does (issue 17: 11 ms against 31 ms told who has an account): the core
+            // looks for the user, the mail is rendered, the cap is read, and the mailer is asked
+            // whether it could take a message; while mail is down that answers 503 all the same.
             generatePasswordResetTokenPOST: async (input) => {
               const result = await original.generatePasswordResetTokenPOST!(input)
-              if (result.status === 'OK' && input.userContext[MAIL_ATTEMPTED] !== true) await checkMailer(input.options.req.original as FastifyRequest)
+              if (result.status === 'OK' && input.userContext[MAIL_ATTEMPTED] !== true) {
+                const email = input.formFields.find((field) => field.id === 'email')?.value
+                if (typeof email === 'string') {
+                  // A user id nobody has: the core answers UNKNOWN_USER_ID_ERROR after its lookup.
+                  await EmailPassword.createResetPasswordToken(input.tenantId, randomUUID(), email, input.userContext)
+                  settings.emails.render('reset', localeOf(input.userContext), email, `${settings.appUrl}/reset-password?token=${'x'.repeat(64)}&tenantId=${input.tenantId}`)
+                  await settings.mailQuota.count(email)
+                }
+                await checkMailer(input.options.req.original as FastifyRequest)
+              }
               return result
             },
             // The verification mail leaves with the sign-up itself; /email-not-verified resends.

@@ -1,6 +1,9 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { buildBff } from '../../../server/bff/app.ts'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
-import { browser, buildStack, LogCapture } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, testBuildInfo } from '../../helpers.ts'
 
 // Login-attempt blocking (issue 5, DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
 // BFF's /auth and its status endpoint, on the real auth core.
@@ -170,4 +173,43 @@ t.test('every spelling the SDK routes as a sign-in is counted and blocked (issue
     const response = await browser(stack.bff).post('/auth/signin', form(`${' '.repeat(600)}not an email`, PASSWORD))
     t.match(response.json(), { status: 'FIELD_ERROR', formFields: [{ id: 'email', error: 'Email is invalid' }] })
   })
+})
+
+// Issue 17, "enumeration by timing": supertokens-node answers an unknown email without asking the
+// core to check a password, so the answer came 5–10 times faster than for a known one. The core
+// checks a decoy hash of the app's own algorithm for an email it does not know; the BFF must
+// therefore ask it in both cases. Recorded by a loopback proxy between the BFF and the core.
+t.test('an unknown email costs the core the same work as a known one (issue 17)', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as AddressInfo).port}`
+  let calls: string[] = []
+  const proxy = http.createServer((request, response) => {
+    calls.push(`${request.method} ${request.url!.split('?')[0]}`)
+    const upstream = http.request(`${coreUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode!, answer.headers)
+      answer.pipe(response)
+    })
+    request.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+  const bff = await buildBff({ config: stack.config, db: stack.db, buildInfo: testBuildInfo, upstreamApiUrl: stack.apiUrl, authCoreUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` })
+  t.teardown(() => bff.close())
+  const tab = browser(bff)
+  t.equal((await tab.post('/auth/signup', form('known@example.com', PASSWORD))).json().status, 'OK')
+  const coreCalls = async (url: string, payload: unknown, status: string) => {
+    calls = []
+    t.equal((await browser(bff).post(url, payload)).json().status, status)
+    return calls
+  }
+  const signIn = (email: string) => coreCalls('/auth/signin', form(email, 'wrong password'), 'WRONG_CREDENTIALS_ERROR')
+  const known = await signIn('known@example.com')
+  t.equal(known.filter((call) => call.endsWith('/recipe/signin')).length, 1, 'a known email: one password check at the core')
+  t.same(await signIn('unknown@example.com'), known, 'an unknown email: the same calls (the core verifies its decoy)')
+  t.equal((await signIn('x@stfakeemail.supertokens.com')).filter((call) => call.endsWith('/recipe/signin')).length, 1, 'an address the SDK refuses early: one check too')
+
+  const reset = (email: string) => coreCalls('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: email }] }, 'OK')
+  const knownReset = await reset('known@example.com')
+  t.ok(knownReset.some((call) => call.endsWith('/recipe/user/password/reset/token')), 'a known email: a reset token')
+  t.same(await reset('unknown@example.com'), knownReset, 'an unknown email: the same calls, nothing sent')
 })
