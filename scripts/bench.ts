@@ -10,6 +10,8 @@
 // - lighthouse (issue 3): mobile performance ≥ 0.9, accessibility ≥ 0.95, SEO ≥ 0.95 on three pages.
 // - authcore (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms; a sign-in through
 //   supertokens-node without its password hashing p99 ≤ 15 ms (scripts/bench-authcore.ts).
+// - signin (issue 17): sign-in and password-reset medians for a known and an unknown email through
+//   the BFF, each within 0.8× of the other (scripts/bench-signin.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -20,6 +22,7 @@ import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
 import { benchAuthCore, printAuthCore } from './bench-authcore.ts'
+import { benchSignIn, printSignIn } from './bench-signin.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -35,7 +38,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -626,6 +629,14 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
     async () => {
       const result = await benchAuthCore(DURATION_S)
       printAuthCore(result)
+      return result.pass
+    },
+  ],
+  [
+    'signin',
+    async () => {
+      const result = await benchSignIn()
+      printSignIn(result)
       return result.pass
     },
   ],

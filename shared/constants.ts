@@ -79,3 +79,11 @@ export const EMAIL_VERIFICATION_RECHECK_MS = 10_000
 
 /** Spec §3 "TOTP device": deviceName is a fixed product name. */
 export const TOTP_DEVICE_NAME = PRODUCT_NAME
+
+/**
+ * Issue 17 ("mail flooding": 25 reset requests sent 20 mails in a minute): at most this many reset
+ * or verification mails to one recipient (trimmed, lowercased) in any hour; past it nothing is
+ * sent and the answer is unchanged.
+ */
+export const MAIL_PER_RECIPIENT_PER_HOUR = 5
+export const MAIL_QUOTA_WINDOW_MS = 60 * 60_000

@@ -1,54 +1,35 @@
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { BffEmailRequired } from '../errors.ts'
 import { normaliseLoginEmail, type BlockStatus, type LoginAttempts } from './login-attempts.ts'
 
-// Where login-attempt blocking meets the sign-in API: before supertokens-node runs, the attempt is
-// counted (or refused with 429 while blocked, so the password is never checked); once the SDK
-// has its answer (settleSignIn, called from the sign-in API override), its status decides whether
-// the attempt stays counted, clears the counter or is given back. Every outcome is logged with a
-// hashed email, the IP and the time.
-
-/** `/auth/signin` and its tenant form `/auth/<tenant>/signin`. */
-const SIGN_IN_PATH = /^\/auth\/(?:[^/?]+\/)?signin(?:\?|$)/
+// Where login-attempt blocking meets the sign-in API. The reservation is made inside the SDK's
+// own sign-in API (reserveSignIn, called from the signInPOST override), not by a hook guessing
+// from the URL: supertokens-node routes many spellings to that API (trailing slashes, a tenant
+// prefix, queries, dot segments, backslashes) and hands it the email after trimming and
+// validating it, so whatever reaches the password check has been counted, keyed exactly as the
+// core will look the email up (issue 17). Once the SDK has its answer (settleSignIn), its status
+// decides whether the attempt stays counted, clears the counter or is given back. Every outcome is
+// logged with a hashed email, the IP and the time.
 
 declare module 'fastify' {
   interface FastifyRequest {
     loginAttempt?: { key: string; emailHash: string }
-    /** This sign-in used up the last attempt: answered 429. */
+    /** This sign-in was refused or used up the last attempt: answered 429. */
     loginBlocked?: boolean
   }
 }
 
-function emailOf(body: unknown): string | undefined {
-  const fields = (body as { formFields?: unknown } | undefined)?.formFields
-  if (!Array.isArray(fields)) return undefined
-  const value = (fields.find((field) => (field as { id?: unknown })?.id === 'email') as { value?: unknown } | undefined)?.value
-  return typeof value === 'string' && value.trim() !== '' && value.length <= 512 ? value : undefined
-}
-
 const hashEmail = (email: string) => createHash('sha256').update(normaliseLoginEmail(email)).digest('hex').slice(0, 16)
 
+export type BlockedBody = ReturnType<typeof blockedBody>
+
 function blockedBody(status: BlockStatus) {
-  return { status: 'ACCOUNT_BLOCKED', message: status.message, blockedUntil: status.blockedUntil, attemptCount: status.attemptCount }
+  return { status: 'ACCOUNT_BLOCKED' as const, message: status.message, blockedUntil: status.blockedUntil, attemptCount: status.attemptCount }
 }
 
-/** Hooks for the /auth scope; they run before the SDK's own. */
-export function guardSignIn(scope: FastifyInstance, attempts: LoginAttempts): void {
-  scope.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST' || !SIGN_IN_PATH.test(request.url)) return
-    const email = emailOf(request.body)
-    if (email === undefined) return // the SDK answers the field error
-    const emailHash = hashEmail(email)
-    const reservation = await attempts.reserve(email)
-    if (!reservation.granted) {
-      request.log.info({ event: 'sign-in', emailHash, ip: request.ip, at: new Date().toISOString(), outcome: 'blocked' }, 'sign-in refused: blocked')
-      return reply.code(429).header('cache-control', 'no-store').send(blockedBody(reservation.status))
-    }
-    request.loginAttempt = { key: reservation.key, emailHash }
-  })
-
-  // The SDK answers with 200 whatever the status; a sign-in that ends blocked is a 429.
+/** The /auth scope's hook that turns a blocked sign-in into a 429; the SDK answers 200 whatever the status. */
+export function guardSignIn(scope: FastifyInstance): void {
   scope.addHook('onSend', (request, reply, payload, done) => {
     if (request.loginBlocked) reply.code(429).header('cache-control', 'no-store')
     done(null, payload)
@@ -56,11 +37,28 @@ export function guardSignIn(scope: FastifyInstance, attempts: LoginAttempts): vo
 }
 
 /**
+ * Called by the sign-in API with the email as the SDK will use it (trimmed, validated), before
+ * the password is checked: counts the check, or answers the blocked body when the email is
+ * blocked or every allowed check is under way.
+ */
+export async function reserveSignIn(attempts: LoginAttempts, request: FastifyRequest, email: string): Promise<BlockedBody | null> {
+  const emailHash = hashEmail(email)
+  const reservation = await attempts.reserve(email)
+  if (!reservation.granted) {
+    request.log.info({ event: 'sign-in', emailHash, ip: request.ip, at: new Date().toISOString(), outcome: 'blocked' }, 'sign-in refused: blocked')
+    request.loginBlocked = true
+    return blockedBody(reservation.status)
+  }
+  request.loginAttempt = { key: reservation.key, emailHash }
+  return null
+}
+
+/**
  * Called by the sign-in API once the SDK has its answer, before it is sent: the status decides
  * whether the attempt stays counted, clears the counter or is given back. Answers the blocked
  * body when this very attempt used up the last one.
  */
-export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequest, status: string): Promise<ReturnType<typeof blockedBody> | null> {
+export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequest, status: string): Promise<BlockedBody | null> {
   const attempt = request.loginAttempt
   if (!attempt) return null
   request.loginAttempt = undefined
@@ -85,8 +83,9 @@ export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequ
 
 export function blockStatusRoute(app: FastifyInstance, attempts: LoginAttempts): void {
   app.get<{ Querystring: { email?: string } }>('/api/login-attempts/check-block-status', async (request, reply) => {
-    const email = typeof request.query.email === 'string' ? request.query.email : ''
-    if (email.trim() === '' || email.length > 512) throw new BffEmailRequired()
+    // Trimmed first, as sign-in trims it: a padded address has the status of the address.
+    const email = typeof request.query.email === 'string' ? request.query.email.trim() : ''
+    if (email === '' || email.length > 512) throw new BffEmailRequired()
     reply.header('cache-control', 'no-store')
     return attempts.check(email)
   })

@@ -61,8 +61,17 @@ export class MailboxMailer implements Mailer {
     private readonly from: string,
   ) {}
 
-  /** A folder on this machine is always there to write to. */
-  async check(): Promise<void> {}
+  /**
+   * Writes and removes a probe message: the folder can take one (a full or read-only disk says
+   * no), and a request that sends nothing costs what one that sends does (issue 17).
+   */
+  async check(): Promise<void> {
+    await fs.mkdir(this.folder, { recursive: true, mode: 0o700 })
+    const probe = path.join(this.folder, `probe-${Date.now()}-${randomUUID()}.json.tmp`)
+    await fs.writeFile(probe, JSON.stringify({ id: 'probe', from: this.from, sentAt: new Date().toISOString(), to: '', subject: '', text: '', html: '' }), { mode: 0o600 })
+    await fs.rename(probe, `${probe}.check`)
+    await fs.rm(`${probe}.check`, { force: true })
+  }
 
   async send(mail: OutgoingMail): Promise<void> {
     await fs.mkdir(this.folder, { recursive: true, mode: 0o700 })

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
+import { MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
 import { negotiateLocale } from '../../../shared/locales.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
@@ -13,7 +14,8 @@ import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
-import { blockStatusRoute, guardSignIn, settleSignIn } from './login-guard.ts'
+import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
+import { MailQuota } from './mail-quota.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
@@ -74,6 +76,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
         request.log.error({ err }, 'the product API did not make the user record')
       }
     },
+    reserveSignIn: (request, email) => reserveSignIn(attempts, request, email),
     settleSignIn: (request, status) => settleSignIn(attempts, request, status),
     sessionVerdict: (accessTokens, sessionHandle) => {
       for (const token of accessTokens) {
@@ -90,6 +93,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
+    mailQuota: new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS),
     emails: new EmailTexts(options.root, APP_NAME),
   })
   const appOrigin = new URL(config.appUrl).origin
@@ -115,8 +119,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       clearFrontTokenOnRemove(reply, https)
       done(null, payload)
     })
-    // Before the SDK's hook: a blocked sign-in never reaches the password check.
-    guardSignIn(scope, attempts)
+    // A sign-in refused by login-attempt blocking (decided inside the SDK's sign-in API) is a 429.
+    guardSignIn(scope)
     // The SDK fails with a 500 on a client type it has no client for; ours is only "web".
     scope.addHook('preHandler', async (request, reply) => {
       if (!/^\/auth\/(?:[^/?]+\/)?(?:authorisationurl|signinup)(?:\?|$)/.test(request.url)) return

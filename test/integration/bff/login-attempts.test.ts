@@ -1,6 +1,9 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { buildBff } from '../../../server/bff/app.ts'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
-import { browser, buildStack, LogCapture } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, testBuildInfo } from '../../helpers.ts'
 
 // Login-attempt blocking (issue 5, DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
 // BFF's /auth and its status endpoint, on the real auth core.
@@ -109,4 +112,104 @@ t.test('a block ends after its time, with a fresh window of attempts', async (t)
   t.match(await fail(), { blocked: false, attemptsRemaining: 1 }, 'a fresh window')
   now += 11 * 60_000
   t.match(await attempts.check('dee@example.com'), { attemptsRemaining: 2 }, 'failures older than the window are forgotten')
+})
+
+// Issue 17: the guard once recognised a sign-in by its own pattern of the path and skipped long
+// emails, while supertokens-node routes many more spellings and trims the email itself. Each
+// spelling below is one the SDK answers as a sign-in (the first right password proves it).
+t.test('every spelling the SDK routes as a sign-in is counted and blocked (issue 17)', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const tab = browser(stack.bff)
+  const status = async (email: string) => (await tab.get(`/api/login-attempts/check-block-status?email=${encodeURIComponent(email)}`)).json()
+  const cases: Array<{ name: string; url: string; email: (address: string) => string }> = [
+    { name: 'trailing slash', url: '/auth/signin/', email: (a) => a },
+    { name: 'tenant prefix', url: '/auth/public/signin', email: (a) => a },
+    { name: 'tenant prefix and trailing slash', url: '/auth/public/signin/', email: (a) => a },
+    { name: 'query string', url: '/auth/signin?a=1', email: (a) => a },
+    { name: 'trailing slash and query string', url: '/auth/signin/?a=1', email: (a) => a },
+    { name: 'two trailing slashes', url: '/auth/signin//', email: (a) => a },
+    { name: 'dot segments', url: '/auth/x/../signin', email: (a) => a },
+    { name: 'encoded dot segments', url: '/auth/%2e%2e/auth/signin', email: (a) => a },
+    { name: 'a backslash', url: '/auth\\signin', email: (a) => a },
+    { name: 'email padded with 600 spaces', url: '/auth/signin', email: (a) => `${' '.repeat(600)}${a}${' '.repeat(600)}` },
+    { name: 'email in mixed case', url: '/auth/signin', email: (a) => a.toUpperCase().replace('EXAMPLE', 'Example') },
+    { name: 'padded, mixed case, tenant prefix', url: '/auth/public/signin/?x=1', email: (a) => `${' '.repeat(600)}${a.toUpperCase()}` },
+  ]
+  for (const [i, c] of cases.entries()) {
+    await t.test(c.name, async (t) => {
+      const address = `spelling${i}@example.com`
+      t.equal((await tab.post('/auth/signup', form(address, PASSWORD))).json().status, 'OK')
+      t.equal((await browser(stack.bff).post(c.url, form(c.email(address), PASSWORD))).json().status, 'OK', 'the SDK signs in at this spelling')
+      const answers: string[] = []
+      for (let n = 0; n < 6; n++) {
+        const response = await browser(stack.bff).post(c.url, form(c.email(address), 'wrong password'))
+        answers.push(`${response.statusCode} ${response.json().status}`)
+      }
+      t.same(answers, [...Array(4).fill('200 WRONG_CREDENTIALS_ERROR'), '429 ACCOUNT_BLOCKED', '429 ACCOUNT_BLOCKED'], 'wrong passwords are counted')
+      t.match(await status(address), { blocked: true, attemptCount: 5 })
+      for (const url of [c.url, '/auth/signin']) {
+        const right = await browser(stack.bff).post(url, form(c.email(address), PASSWORD))
+        t.equal(right.statusCode, 429, `the right password is refused while blocked (${url})`)
+        t.match(right.json(), { status: 'ACCOUNT_BLOCKED', attemptCount: 5, blockedUntil: /Z$/ })
+        t.notOk(right.cookies.some((cookie) => cookie.name === 'sAccessToken'), 'no session')
+      }
+      const plain = await browser(stack.bff).post('/auth/signin', form(address, PASSWORD))
+      t.equal(plain.statusCode, 429, 'the plain spelling shares the counter')
+    })
+  }
+
+  await t.test('spellings the SDK does not route are not sign-ins at all', async (t) => {
+    const address = 'unrouted@example.com'
+    t.equal((await tab.post('/auth/signup', form(address, PASSWORD))).json().status, 'OK')
+    for (const url of ['/auth/SIGNIN', '/auth/SignIn', '/AUTH/signin', '/auth//signin', '/auth/public//signin', '//auth/signin', '/auth/sign%69n', '/auth/signin%20']) {
+      const response = await browser(stack.bff).post(url, form(address, PASSWORD))
+      t.equal(response.statusCode, 404, url)
+      t.notOk(response.cookies.some((cookie) => cookie.name === 'sAccessToken'), `${url}: no session`)
+    }
+    t.match(await status(address), { attemptCount: 0 })
+  })
+
+  await t.test('a padded email the SDK refuses is neither counted nor checked', async (t) => {
+    const response = await browser(stack.bff).post('/auth/signin', form(`${' '.repeat(600)}not an email`, PASSWORD))
+    t.match(response.json(), { status: 'FIELD_ERROR', formFields: [{ id: 'email', error: 'Email is invalid' }] })
+  })
+})
+
+// Issue 17, "enumeration by timing": supertokens-node answers an unknown email without asking the
+// core to check a password, so the answer came 5–10 times faster than for a known one. The core
+// checks a decoy hash of the app's own algorithm for an email it does not know; the BFF must
+// therefore ask it in both cases. Recorded by a loopback proxy between the BFF and the core.
+t.test('an unknown email costs the core the same work as a known one (issue 17)', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as AddressInfo).port}`
+  let calls: string[] = []
+  const proxy = http.createServer((request, response) => {
+    calls.push(`${request.method} ${request.url!.split('?')[0]}`)
+    const upstream = http.request(`${coreUrl}${request.url}`, { method: request.method, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode!, answer.headers)
+      answer.pipe(response)
+    })
+    request.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => proxy.close(() => resolve())))
+  const bff = await buildBff({ config: stack.config, db: stack.db, buildInfo: testBuildInfo, upstreamApiUrl: stack.apiUrl, authCoreUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` })
+  t.teardown(() => bff.close())
+  const tab = browser(bff)
+  t.equal((await tab.post('/auth/signup', form('known@example.com', PASSWORD))).json().status, 'OK')
+  const coreCalls = async (url: string, payload: unknown, status: string) => {
+    calls = []
+    t.equal((await browser(bff).post(url, payload)).json().status, status)
+    return calls
+  }
+  const signIn = (email: string) => coreCalls('/auth/signin', form(email, 'wrong password'), 'WRONG_CREDENTIALS_ERROR')
+  const known = await signIn('known@example.com')
+  t.equal(known.filter((call) => call.endsWith('/recipe/signin')).length, 1, 'a known email: one password check at the core')
+  t.same(await signIn('unknown@example.com'), known, 'an unknown email: the same calls (the core verifies its decoy)')
+  t.equal((await signIn('x@stfakeemail.supertokens.com')).filter((call) => call.endsWith('/recipe/signin')).length, 1, 'an address the SDK refuses early: one check too')
+
+  const reset = (email: string) => coreCalls('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: email }] }, 'OK')
+  const knownReset = await reset('known@example.com')
+  t.ok(knownReset.some((call) => call.endsWith('/recipe/user/password/reset/token')), 'a known email: a reset token')
+  t.same(await reset('unknown@example.com'), knownReset, 'an unknown email: the same calls, nothing sent')
 })
