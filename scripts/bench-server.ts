@@ -1,6 +1,6 @@
 // A server for the benchmark, in its own process so it does not share an event loop with the
 // load generator: `bare <port>` (a hello-world Fastify, the baseline), `stack <bffPort> <apiPort>`,
-// or `catalogue <apiPort>` (the API alone on a generated 10,000-program catalogue).
+// `session <bffPort> <apiPort> <corePort>` (with the auth core and a signed-in user), or `catalogue <apiPort>` (the API alone on a generated 10,000-program catalogue).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -48,6 +48,48 @@ if (mode === 'bare') {
   await api.listen({ host: '127.0.0.1', port: Number(second) })
   const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl: `http://127.0.0.1:${second}` })
   await bff.listen({ host: '127.0.0.1', port: Number(first) })
+} else if (mode === 'session') {
+  // Issue 17: the whole stack with its auth core (and the core's API key), and one signed-in,
+  // verified user whose access token the parent sends, through the BFF's cookie and to the API
+  // directly. Every authenticated call is checked against the revocation list in memory.
+  const { buildAuthCore } = await import('../server/authcore/app.ts')
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-'))
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }))
+  const apiKey = 'bench-core-api-key-0123456789'
+  const corePort = Number(process.argv[5])
+  const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir, RATE_LIMIT_MAX: '1000000', AUTH_RATE_LIMIT_MAX: '1000000', AUTH_CORE_API_KEYS: apiKey })
+  const db = process.env.BENCH_DATABASE_URL ? await openPostgres({ connectionString: process.env.BENCH_DATABASE_URL }) : await openPglite({ dataDir: path.join(dataDir, 'pglite') })
+  const buildInfo = readBuildInfo()
+  const core = await buildAuthCore({ config, db, secret: 'bench-secret-bench-secret-bench-secret-0123', apiKeys: [apiKey] })
+  await core.listen({ host: '127.0.0.1', port: corePort })
+  const authCoreUrl = `http://127.0.0.1:${corePort}`
+  const api = await buildApi({ config, db, buildInfo, authCoreUrl })
+  await api.listen({ host: '127.0.0.1', port: Number(second) })
+  const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl: `http://127.0.0.1:${second}`, authCoreUrl })
+  await bff.listen({ host: '127.0.0.1', port: Number(first) })
+  // A user made the way a browser makes one: sign-up, then the emailed link with the session.
+  const base = `http://127.0.0.1:${first}`
+  const cookies = new Map<string, string>()
+  const call = async (method: string, url: string, body: unknown) => {
+    const response = await fetch(`${base}${url}`, {
+      method,
+      headers: { 'content-type': 'application/json', rid: 'anti-csrf', 'fdi-version': '4.2', origin: config.appUrl, cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      body: JSON.stringify(body),
+    })
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';')
+      const at = pair!.indexOf('=')
+      cookies.set(pair!.slice(0, at), pair!.slice(at + 1))
+    }
+    return (await response.json()) as Record<string, unknown>
+  }
+  const email = 'bench@example.com'
+  const signedUp = await call('POST', '/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: 'a bench password' }] })
+  const userId = (signedUp.user as { id: string }).id
+  const coreHeaders = { 'content-type': 'application/json', 'cdi-version': '5.4', 'api-key': apiKey }
+  const tokenAnswer = (await (await fetch(`${authCoreUrl}/public/recipe/user/email/verify/token`, { method: 'POST', headers: coreHeaders, body: JSON.stringify({ userId, email }) })).json()) as { token: string }
+  await call('POST', '/auth/user/email/verify', { method: 'token', token: tokenAnswer.token })
+  ready = { accessToken: cookies.get('sAccessToken') }
 } else if (mode === 'catalogue') {
   // PGlite in a temporary folder, or the empty PostgreSQL database the parent created for this run.
   // The generated rows go in after buildApi's migrations and seed and before the API listens, so
@@ -62,7 +104,7 @@ if (mode === 'bare') {
   await api.listen({ host: '127.0.0.1', port: Number(first) })
   ready = { kind: db.kind, ...generated }
 } else {
-  console.error('usage: bench-server bare <port> | minimal-proxy <port> <apiPort> | stack <bffPort> <apiPort> | catalogue <apiPort>')
+  console.error('usage: bench-server bare <port> | minimal-proxy <port> <apiPort> | stack <bffPort> <apiPort> | session <bffPort> <apiPort> <corePort> | catalogue <apiPort>')
   process.exit(2)
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))

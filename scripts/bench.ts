@@ -12,6 +12,8 @@
 //   supertokens-node without its password hashing p99 ≤ 15 ms (scripts/bench-authcore.ts).
 // - signin (issue 17): sign-in and password-reset medians for a known and an unknown email through
 //   the BFF, each within 0.8× of the other (scripts/bench-signin.ts).
+// - session (issue 17): GET /api/user through the BFF (cookie) ≥ 0.6× the same call on the API
+//   with the bearer token, both checking the session revocation list, no core call per request.
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -38,7 +40,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -177,6 +179,39 @@ async function platform(): Promise<boolean> {
     console.log(`${pass ? 'PASS' : 'FAIL'} ${budget.name}: ${budget.ratio.toFixed(2)} (budget ≥ ${budget.min})`)
   }
   return ok
+}
+
+// ---------------------------------------------------------------------------------------------
+// session (issue 17): an authenticated call through the BFF against the same call on the API
+
+const SESSION_BFF = 3940
+const SESSION_API = 3941
+const SESSION_CORE = 3942
+
+async function sessionSection(): Promise<boolean> {
+  const started = await start(['session', String(SESSION_BFF), String(SESSION_API), String(SESSION_CORE)])
+  const { accessToken } = started.message as { accessToken: string }
+  const load = async (name: string, url: string, headers: Record<string, string>): Promise<Row> => {
+    await autocannon({ url, headers, connections: LOW_CONNECTIONS, duration: 2 })
+    const result = await autocannon({ url, headers, connections: LOW_CONNECTIONS, duration: DURATION_S })
+    return { name, rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx }
+  }
+  const rows: Row[] = []
+  for (let pass = 0; pass < PASSES; pass++) {
+    rows.push(await load('API direct GET /api/user (Bearer)', `http://127.0.0.1:${SESSION_API}/api/user`, { authorization: `Bearer ${accessToken}` }))
+    rows.push(await load('BFF GET /api/user (cookie)', `http://127.0.0.1:${SESSION_BFF}/api/user`, { cookie: `sAccessToken=${accessToken}` }))
+  }
+  await stop(started.child)
+  console.log('\n## Authenticated calls (issue 17)\n')
+  console.log(`load: autocannon, ${LOW_CONNECTIONS} connections, no pipelining, ${DURATION_S} s per row, ${PASSES} passes\n`)
+  console.log('| endpoint | req/s | p99 ms | errors |')
+  console.log('|---|---:|---:|---:|')
+  for (const row of rows) console.log(`| ${row.name} | ${Math.round(row.rps)} | ${row.p99} | ${row.errors} |`)
+  const best = (prefix: string) => Math.max(...rows.filter((row) => row.name.startsWith(prefix)).map((row) => row.rps))
+  const ratio = best('BFF') / best('API')
+  const pass = ratio >= 0.6 && rows.every((row) => row.errors === 0)
+  console.log(`\n${pass ? 'PASS' : 'FAIL'} BFF ÷ API direct, GET /api/user: ${ratio.toFixed(2)} (budget ≥ 0.6)${rows.some((row) => row.errors > 0) ? '; some requests errored' : ''}`)
+  return pass
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -640,6 +675,7 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
       return result.pass
     },
   ],
+  ['session', sessionSection],
 ]
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`)

@@ -11,3 +11,19 @@ export function isCrossSite(secFetchSite: string | null | undefined): boolean {
 
 /** The sign-out page, which asks first when another site sent the visitor there (issue 17). */
 export const LOGOUT_PATH = '/@/logout'
+
+/**
+ * Whether a request path is the sign-out page as the router matches it: case-insensitive, with
+ * or without trailing slashes, percent-encoded letters decoded — every spelling that renders it
+ * must ask alike (issue 17).
+ */
+export function isLogoutPath(rawPath: string): boolean {
+  const path = rawPath.split('?')[0] ?? ''
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    return false
+  }
+  return decoded.replace(/\/+$/, '').toLowerCase() === LOGOUT_PATH
+}

@@ -45,6 +45,15 @@ t.test('a deployment address without SMTP_URL stops the start with a message nam
   }
 })
 
+t.test('an auth core outside the embedded default without AUTH_CORE_API_KEYS refuses to start (issue 17)', async (t) => {
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: tempDir(t), AUTH_CORE_PORT: String(await freePort()) }
+  delete env.AUTH_CORE_API_KEYS
+  delete env.DATABASE_URL
+  const result = spawnSync(process.execPath, [main, 'authcore'], { env, encoding: 'utf8', timeout: 30_000 })
+  t.equal(result.status, 1)
+  t.match(result.stderr, /AUTH_CORE_API_KEYS is required/)
+})
+
 t.test('an unknown role is refused', async (t) => {
   const result = spawnSync(process.execPath, [main, 'everything'], { env: { ...process.env, DATA_DIR: tempDir(t) }, encoding: 'utf8', timeout: 30_000 })
   t.equal(result.status, 2)
@@ -93,7 +102,20 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   // The embedded auth core: a user, a session and the signing key, to find again after the restart.
   const core = `http://127.0.0.1:${corePort}`
   t.equal(await (await fetch(`${core}/hello`)).text(), 'Hello')
-  const cdi = { 'content-type': 'application/json', 'cdi-version': '5.4' }
+  // Issue 17 §3: the embedded core has a generated key, owner-readable, that it asks every caller for.
+  const keyFile = path.join(dataDir, 'authcore-api-key')
+  t.equal(fs.statSync(keyFile).mode & 0o777, 0o600, 'the core API key is readable by its owner only')
+  const apiKey = fs.readFileSync(keyFile, 'utf8').trim()
+  const keyless = await fetch(`${core}/users`, { headers: { 'cdi-version': '5.4' } })
+  t.equal(keyless.status, 401, 'a caller without the key is refused')
+  t.equal(await keyless.text(), 'Invalid API key\n')
+  const forged = await fetch(`${core}/recipe/jwt`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'cdi-version': '5.4' },
+    body: JSON.stringify({ payload: { sub: 'someone', 'st-ev': { v: true } }, validity: 3600, useStaticSigningKey: false, algorithm: 'RS256', jwksDomain: url }),
+  })
+  t.equal(forged.status, 401, 'nobody without the key has the core sign a token')
+  const cdi = { 'content-type': 'application/json', 'cdi-version': '5.4', 'api-key': apiKey }
   const signUp = (await (await fetch(`${core}/public/recipe/signup`, { method: 'POST', headers: cdi, body: JSON.stringify({ email: 'keep@example.com', password: 'Passw0rd!1' }) })).json()) as {
     recipeUserId: string
   }

@@ -104,8 +104,12 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   await app.register(async (scope) => {
     // A core that answers 503 (its database stuck past the bound) is a 503 here too, never a 500:
     // the browser SDK retries a 503, where a 401 would sign the user out. The root handler answers it.
-    scope.setErrorHandler((error) => {
-      if (/^SuperTokens core threw an error .* with status code: 503\b/.test((error as Error).message ?? '')) {
+    scope.setErrorHandler((error, _request, reply) => {
+      const message = (error as Error).message ?? ''
+      // The SDK fails with a plain error on a client type it has no client for (ours is only
+      // "web"): the caller's mistake, decided by the SDK's own lookup whatever the path's spelling.
+      if (message.startsWith('Could not find client config for clientType')) return reply.code(400).send({ message: 'clientType must be "web" (or left out)' })
+      if (/^SuperTokens core threw an error .* with status code: 503\b/.test(message)) {
         const unavailable = new BffAuthCoreUnavailable()
         unavailable.retryAfter = 2
         throw unavailable
@@ -121,12 +125,6 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     })
     // A sign-in refused by login-attempt blocking (decided inside the SDK's sign-in API) is a 429.
     guardSignIn(scope)
-    // The SDK fails with a 500 on a client type it has no client for; ours is only "web".
-    scope.addHook('preHandler', async (request, reply) => {
-      if (!/^\/auth\/(?:[^/?]+\/)?(?:authorisationurl|signinup)(?:\?|$)/.test(request.url)) return
-      const clientType = (request.method === 'GET' ? (request.query as Record<string, unknown>) : (request.body as Record<string, unknown> | undefined))?.clientType
-      if (clientType !== undefined && clientType !== 'web') return reply.code(400).send({ message: 'clientType must be "web" (or left out)' })
-    })
     // The SDK's hook, on this scope only: it answers the /auth paths it knows.
     await new Promise<void>((resolve, reject) => supertokensPlugin(scope as never, {}, (error?: Error) => (error ? reject(error) : resolve())))
     const notFound = async (request: { method: string; url: string }) => {

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import { isCrossSite, LOGOUT_PATH, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
+import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { errorBody } from '../../http/errors.ts'
@@ -217,7 +217,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       request.log.error({ err: error }, 'the page session could not be read')
       return reply.code(503).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
     }
-    if (session.kind === 'refresh' && crossSite && request.url.split('?')[0] === LOGOUT_PATH) {
+    if (session.kind === 'refresh' && crossSite && isLogoutPath(request.url)) {
       // The refresh page reloads by script, and that reload arrives same-origin: the sign-out
       // would no longer ask. It needs no fresh access token (the browser SDK refreshes when the
       // visitor confirms), so the question is rendered at once.

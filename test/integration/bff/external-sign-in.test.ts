@@ -58,6 +58,13 @@ t.test('sign-in with a generic OpenID Connect provider', async (t) => {
   const ios = await tab.get(`/auth/authorisationurl?thirdPartyId=oidc&clientType=ios&redirectURIOnProviderDashboard=${encodeURIComponent(REDIRECT)}`)
   t.equal(ios.statusCode, 400, 'an unknown client type is a clear 400, not a failure')
   t.match(ios.json(), { message: /clientType must be "web"/ })
+  // Decided by the SDK's own provider lookup, so every spelling it routes answers alike (issue 17).
+  for (const path of ['/auth/authorisationurl/', '/auth/public/authorisationurl']) {
+    const spelled = await tab.get(`${path}?thirdPartyId=oidc&clientType=ios&redirectURIOnProviderDashboard=${encodeURIComponent(REDIRECT)}`)
+    t.equal(spelled.statusCode, 400, `${path}: a 400 too`)
+  }
+  const iosSignInUp = await tab.post('/auth/signinup/', { thirdPartyId: 'oidc', clientType: 'ios', redirectURIInfo })
+  t.equal(iosSignInUp.statusCode, 400, 'and on /auth/signinup/')
 
   // A code that was already used is refused by the provider, and the SDK says so.
   const replay = await browser(stack.bff).post('/auth/signinup', { thirdPartyId: 'oidc', clientType: 'web', redirectURIInfo })

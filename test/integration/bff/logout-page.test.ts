@@ -51,6 +51,11 @@ t.test('a cross-site arrival whose access token expired still asks (the refresh 
   t.notMatch(logout.body, /\/auth\/session\/refresh/)
   const sameOrigin = await stack.bff.inject({ url: '/@/logout', headers: { cookie, accept: 'text/html', 'sec-fetch-site': 'same-origin' } })
   t.match(sameOrigin.body, /\/auth\/session\/refresh/, 'a same-origin arrival refreshes as before')
+  // Every spelling the router renders as the sign-out page asks alike.
+  for (const url of ['/@/logout/', '/@/LOGOUT', '/@/%6Cogout', '/@/logout?next=x']) {
+    const spelled = await stack.bff.inject({ url, headers: { cookie, accept: 'text/html', 'sec-fetch-site': 'cross-site' } })
+    t.notMatch(spelled.body, /\/auth\/session\/refresh/, `${url}: no refresh-and-reload`)
+  }
 })
 
 t.test('the one-second page cache never serves the question to a same-origin arrival, or the reverse', async (t) => {
