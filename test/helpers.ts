@@ -130,6 +130,11 @@ export function probedDatabase(db: Database): { db: Database; probes: () => numb
   return { db: probed, probes: () => probes, down: (down) => void (isDown = down) }
 }
 
+/** A safety bound for a test (not a timing assertion): a regression that hangs fails here instead of stalling the file. */
+export function within<T>(promise: Promise<T>, ms = 10_000): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())])
+}
+
 /** Log lines written by a service, parsed; for asserting what is (not) logged. */
 export class LogCapture extends Writable {
   readonly lines: string[] = []

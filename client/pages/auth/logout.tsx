@@ -30,12 +30,10 @@ export function Component() {
   if (!confirmed) {
     return (
       <AuthShell title={t('auth:logout.title')} lead={t('auth:logout.confirmLead')}>
-        <p>
+        <p className="actions">
           <button type="button" className="button" onClick={() => setConfirmed(true)}>
             {t('auth:logout.confirm')}
           </button>
-        </p>
-        <p>
           <Link to="/@/library">{t('auth:logout.backToLibrary')}</Link>
         </p>
       </AuthShell>

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt, KEY_OVERLAP_MS } from '../../../server/authcore/keys.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { openTestDatabase, within } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Issue 17 §1: a refresh (and a database-checked verify, and a regenerate) signs a token while
@@ -18,8 +18,7 @@ const headers = { 'cdi-version': '5.4', 'content-type': 'application/json; chars
 
 /** A core call that must answer; a deadlock fails here instead of hanging the file. */
 async function call(url: string, payload: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const answered = core.inject({ method: 'POST', url, headers, payload: JSON.stringify(payload) })
-  const response = await Promise.race([answered, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`${url} did not answer within 10 s`)), 10_000).unref())])
+  const response = await within(core.inject({ method: 'POST', url, headers, payload: JSON.stringify(payload) }))
   t.equal(response.statusCode, 200, `${url}: ${response.body}`)
   return response.json()
 }

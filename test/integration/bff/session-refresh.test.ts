@@ -1,5 +1,5 @@
 import t from 'tap'
-import { browser, buildStack } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, openTestDatabase, within } from '../../helpers.ts'
 
 // Issue 17 §1, end to end: a browser's session refresh once the auth core's key cache is stale
 // (every browser does it when its access token expires) used to freeze the embedded app — the
@@ -8,10 +8,6 @@ import { browser, buildStack } from '../../helpers.ts'
 
 const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 
-/** A safety bound: a regression fails here instead of hanging the file. */
-function within<T>(promise: Promise<T>, ms = 10_000): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())])
-}
 
 t.test('a refresh after the key cache went stale answers, and the app keeps serving', async (t) => {
   let skew = 0
@@ -36,7 +32,6 @@ t.test('a refresh after the key cache went stale answers, and the app keeps serv
 })
 
 t.test('a database held past the bound answers 503 on /auth and /api, and everything serves once it is free', async (t) => {
-  const { openTestDatabase, LogCapture } = await import('../../helpers.ts')
   const db = await openTestDatabase(t, { timeoutMs: 1_500 })
   const logs = new LogCapture()
   const stack = await buildStack(t, { auth: true, db, bffLogStream: logs, apiLogStream: logs, env: { AUTH_RATE_LIMIT_MAX: '1000', LOG_LEVEL: 'warn' } })

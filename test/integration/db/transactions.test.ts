@@ -1,16 +1,12 @@
 import t from 'tap'
 import { DatabaseTimeoutError, TransactionMisuseError } from '../../../server/db/guard.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { openTestDatabase, within } from '../../helpers.ts'
 
 // The transaction rule of issue 17 (decision 009), on PGlite and on PostgreSQL: inside a
 // transaction only its own handle may be used — a query through the database handle is refused
 // at once instead of waiting (on PGlite, forever) — and nothing waits on the database past its
 // bound. Each case ends by showing that the database still serves.
 
-/** Safety bound for the test itself: a regression fails here instead of hanging the file. */
-function within<T>(promise: Promise<T>, ms = 10_000): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())])
-}
 
 t.test('a query through the database handle inside its own transaction is refused, not queued', async (t) => {
   const db = await openTestDatabase(t)
