@@ -105,4 +105,13 @@ t.test('a password reset ends every session of the account', async (t) => {
   const page = await stack.bff.inject({ method: 'GET', url: '/@/library', headers: { cookie: `sAccessToken=${tokens[0]}` } })
   t.notMatch(page.body, /reset@example\.com/, 'nor open a page')
   t.equal((await browser(stack.bff).post('/auth/signin', form({ email: 'reset@example.com', password: 'a brand new password' }))).json().status, 'OK', 'the new password signs in')
+  // A browser still holding the ended session's access cookie signs in all the same.
+  const stale = await stack.bff.inject({
+    method: 'POST',
+    url: '/auth/signin',
+    headers: { cookie: `sAccessToken=${tokens[0]}`, rid: 'anti-csrf', 'fdi-version': '4.2', origin: 'http://localhost:3000', 'content-type': 'application/json' },
+    payload: JSON.stringify(form({ email: 'reset@example.com', password: 'a brand new password' })),
+  })
+  t.equal(stale.statusCode, 200, stale.body)
+  t.equal(stale.json().status, 'OK', 'with the ended session\'s cookie still in the browser')
 })

@@ -59,6 +59,9 @@ t.test('the auth core: a secret is required with a real database, API keys are c
   t.same(config.authCoreApiKeys, ['first-key-0123456789abc', 'second-key-0123456789abc'])
   t.equal(config.authCorePort, 4567)
   t.equal(loadConfig({}).authCoreUrl, undefined)
+  // Issue 17: no keys is only ever an explicit choice; unset means generated (embedded) or refused at start.
+  t.match(loadConfig({ AUTH_CORE_API_KEYS: 'none' }), { authCoreOpen: true, authCoreApiKeys: undefined })
+  t.match(loadConfig({}), { authCoreOpen: false, authCoreApiKeys: undefined })
 })
 
 t.test('the local mailbox is for a loopback http:// APP_URL only: anything else needs SMTP_URL (issue 17)', async (t) => {
