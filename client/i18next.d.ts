@@ -4,6 +4,7 @@ import type catalogue from '../locales/en/catalogue.json'
 import type common from '../locales/en/common.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
+import type profile from '../locales/en/profile.json'
 
 // English is the type source of translation keys: t('…') with a key that English lacks does not
 // compile (CONVENTIONS.md §8).
@@ -16,6 +17,7 @@ declare module 'i18next' {
       legal: typeof legal
       catalogue: typeof catalogue
       auth: typeof auth
+      profile: typeof profile
     }
   }
 }

@@ -28,6 +28,9 @@ export const CHUNK_RELOAD_MIN_INTERVAL_MS = 10_000
 export const CHUNK_RELOAD_STORAGE_KEY = 'chunkReloadAt'
 
 /** Spec §9 "Locale cookie": 365 days. */
+/** Issue 11: a display name's longest form, in characters. */
+export const DISPLAY_NAME_MAX_LENGTH = 60
+
 export const LOCALE_COOKIE_NAME = 'lang'
 export const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60
 /** Spec §9 "Locale message cache": 24 hours. */

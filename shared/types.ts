@@ -28,7 +28,13 @@ export interface UserRecord {
   email: string
   isTosAccepted: boolean
   isInMailList: boolean
+  /** Display name (issue 11); null when none was set. */
+  name: string | null
   language: string
+  /** The user chose `language` on the profile page: every sign-in applies it (issue 11). */
+  languageChosen: boolean
+  /** The avatar's URL; null while the account has none. */
+  avatarUrl: string | null
   /** ISO time the account was made. */
   timeJoined: string
   librarySize: number

@@ -275,3 +275,29 @@ export function browser(app: FastifyInstance, jar = new CookieJar()) {
     delete: (url: string, headers?: Record<string, string>) => request('DELETE', url, undefined, headers),
   }
 }
+
+/** The newest link mailed to `to` through the embedded mailbox (DATA_DIR/mail). */
+export function lastMailLink(stack: Stack, to: string): URL {
+  const folder = path.join(stack.config.dataDir, 'mail')
+  const mails = fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string; text: string })
+    .filter((mail) => mail.to === to)
+  return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0])
+}
+
+/**
+ * A tab fully signed in through the BFF as a person would be: signed up, the emailed link opened
+ * with the session, the terms accepted. Its pages under /@ render.
+ */
+export async function signedInTab(stack: Stack, email: string, password = 'correct horse battery', headers: Record<string, string> = {}) {
+  const tab = browser(stack.bff)
+  const signUp = await tab.post('/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] }, headers)
+  if (signUp.json().status !== 'OK') throw new Error(`sign-up failed: ${signUp.body}`)
+  await tab.post('/auth/user/email/verify', { method: 'token', token: lastMailLink(stack, email).searchParams.get('token') })
+  const accepted = await tab.post('/api/user/accept-tos', { isInMailList: false })
+  if (accepted.statusCode !== 200) throw new Error(`accepting the terms failed: ${accepted.body}`)
+  return tab
+}

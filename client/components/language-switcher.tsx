@@ -1,8 +1,8 @@
 import { useId } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
-import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale } from '../../shared/locales.ts'
+import { switchTabLocale } from '../lib/i18n.ts'
 
 /** Sets the `lang` cookie (365 days) so the server renders the next page in that language too. */
 export function LanguageSwitcher() {
@@ -11,10 +11,7 @@ export function LanguageSwitcher() {
   const id = useId()
   const change = async (value: string) => {
     if (!isLocale(value)) return
-    const secure = window.location.protocol === 'https:' ? '; Secure' : ''
-    document.cookie = `${LOCALE_COOKIE_NAME}=${value}; Max-Age=${LOCALE_COOKIE_MAX_AGE_S}; Path=/; SameSite=Lax${secure}`
-    await i18n.changeLanguage(value)
-    document.documentElement.lang = value
+    await switchTabLocale(i18n, value)
     await revalidator.revalidate()
   }
   return (

@@ -3,19 +3,25 @@ import { useTranslation } from 'react-i18next'
 import { NavLink, Outlet, useLocation, useNavigate, useRouteLoaderData } from 'react-router'
 import { BrandLink } from '../components/brand-link.tsx'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
+import { cookieLocale, switchTabLocale } from '../lib/i18n.ts'
 import { onSignedOut } from '../lib/session-state.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { SiteFooter } from './default-layout.tsx'
 
 /** Spec §2: the /@ pages use the logged-in layout and scroll to the top on navigation. */
 export function SignedInLayout() {
-  const { t } = useTranslation(['auth', 'common'])
+  const { t, i18n } = useTranslation(['auth', 'common'])
   const { user } = useRouteLoaderData('signed-in') as SignedInData
   const { pathname } = useLocation()
   const navigate = useNavigate()
   useEffect(() => {
     window.scrollTo(0, 0)
   }, [pathname])
+  // A sign-in may have set the account's own language (issue 11) while this tab showed another.
+  useEffect(() => {
+    const locale = cookieLocale()
+    if (locale && locale !== i18n.language) void switchTabLocale(i18n, locale)
+  }, [i18n])
   // Signed out in another tab, or the session ended for good: leave the private pages.
   useEffect(() => onSignedOut(() => void navigate('/login', { replace: true })), [navigate])
   return (
@@ -30,6 +36,7 @@ export function SignedInLayout() {
           <NavLink to="/@/programs" end={false}>
             {t('auth:nav.programs')}
           </NavLink>
+          <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
           <span className="signed-in-as" data-testid="signed-in-as">
             {user.email}
           </span>

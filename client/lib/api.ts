@@ -45,7 +45,7 @@ export interface ApiResult<T> {
  * A write from the browser to same-origin /api: JSON, the language, and the custom header the
  * BFF's anti-forgery check requires (DESIGN.md §4.4). A network failure is status 0.
  */
-export async function apiSend<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ApiResult<T>> {
+export async function apiSend<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ApiResult<T>> {
   let response: Response
   try {
     response = await fetch(path, {

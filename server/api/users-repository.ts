@@ -13,14 +13,16 @@ interface Row {
   id: string
   email: string
   is_in_mail_list: boolean
+  name: string | null
   language: string
+  language_chosen: boolean
   tos_version: string | null
   created_at: Date | string
   disabled_at: Date | string | null
   library_size: number | string
 }
 
-const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.language, u.tos_version, u.created_at, u.disabled_at,
+const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.name, u.language, u.language_chosen, u.tos_version, u.created_at, u.disabled_at,
   (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size
   FROM api.users u WHERE u.id = $1`
 
@@ -30,7 +32,11 @@ function toUser(row: Row): ProductUser {
     email: row.email,
     isTosAccepted: row.tos_version === TOS_VERSION,
     isInMailList: row.is_in_mail_list,
+    name: row.name,
     language: row.language,
+    languageChosen: row.language_chosen,
+    // Avatars come with their own step of issue 11; until then no account has one.
+    avatarUrl: null,
     timeJoined: new Date(row.created_at).toISOString(),
     librarySize: Number(row.library_size),
     disabled: row.disabled_at !== null,
@@ -53,6 +59,19 @@ export async function createUser(db: Database, input: { id: string; email: strin
 
 export async function acceptTerms(db: Database, id: string, isInMailList: boolean): Promise<ProductUser | null> {
   const { rowCount } = await db.query('UPDATE api.users SET tos_version = $2, tos_accepted_at = now(), is_in_mail_list = $3 WHERE id = $1', [id, TOS_VERSION, isInMailList])
+  return rowCount > 0 ? getUser(db, id) : null
+}
+
+/** Profile changes: a field left undefined keeps its value; a language given is the user's choice from then on. */
+export async function updateProfile(db: Database, id: string, change: { name?: string | null; language?: string }): Promise<ProductUser | null> {
+  const { rowCount } = await db.query(
+    `UPDATE api.users SET
+       name = CASE WHEN $2 THEN $3 ELSE name END,
+       language = COALESCE($4, language),
+       language_chosen = language_chosen OR $4 IS NOT NULL
+     WHERE id = $1`,
+    [id, change.name !== undefined, change.name ?? null, change.language ?? null],
+  )
   return rowCount > 0 ? getUser(db, id) : null
 }
 

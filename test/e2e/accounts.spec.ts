@@ -279,7 +279,7 @@ test('the signed-in pages have no accessibility violations', async ({ page }) =>
   await check('/tos')
   await page.getByRole('button', { name: 'I accept the terms of service' }).click()
   await expect(page).toHaveURL(/\/@\/library$/)
-  for (const url of ['/@/library', '/@/programs', '/@/programs/blender', '/@/category/3d', '/@/developer/blender-foundation', '/mfa']) await check(url)
+  for (const url of ['/@/library', '/@/programs', '/@/programs/blender', '/@/category/3d', '/@/developer/blender-foundation', '/@/my-profile', '/mfa']) await check(url)
 })
 
 test('an account an operator disables sees the disabled page, and is back when enabled', async ({ page }) => {
@@ -328,4 +328,30 @@ test('an access token that is gone is refreshed and the call retried (spec §4)'
   await page.goto('/@/library')
   await expect(page.locator('.program-card h3')).toHaveText(['Blender'])
   await expect(page).toHaveURL(/\/@\/library$/)
+})
+
+test('a name and a language set on the profile; the language follows the account to another browser', async ({ page, browser }) => {
+  const email = await readyAccount(page, 'profile')
+  await page.getByRole('link', { name: 'My profile' }).click()
+  await expect(page).toHaveURL(/\/@\/my-profile$/)
+  await hydrated(page)
+  await expect(page.getByTestId('profile-email')).toHaveText(email)
+  await page.getByLabel('Display name').fill('  Ada Lovelace ')
+  await page.getByTestId('profile-language').selectOption('de')
+  await page.getByRole('button', { name: 'Save' }).click()
+  // The page switches to German at once, and says it saved.
+  await expect(page.getByTestId('profile-status')).toHaveText('Ihr Profil ist gespeichert.')
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Mein Profil')
+  await page.reload()
+  await expect(page.getByLabel('Anzeigename')).toHaveValue('Ada Lovelace')
+
+  // Another browser, English until it signs in.
+  const other = await browser.newContext({ locale: 'en-US' })
+  const second = await other.newPage()
+  await logIn(second, email)
+  await expect(second).toHaveURL(/\/@\/library$/)
+  await expect(second.getByRole('heading', { level: 1 })).toHaveText('Meine Bibliothek')
+  await second.goto('/@/my-profile')
+  await expect(second.getByTestId('profile-language')).toHaveValue('de')
+  await other.close()
 })

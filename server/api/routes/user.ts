@@ -14,7 +14,8 @@ import {
   ApiUserNotFound,
   ApiValidation,
 } from '../errors.ts'
-import { acceptTerms, addToLibrary, createUser, getUser, libraryIds, removeFromLibrary, type ProductUser } from '../users-repository.ts'
+import { acceptTerms, addToLibrary, createUser, getUser, libraryIds, removeFromLibrary, updateProfile, type ProductUser } from '../users-repository.ts'
+import { checkDisplayName } from '../../../shared/profile.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
@@ -94,6 +95,34 @@ export default async function userRoutes(app: FastifyInstance, opts: { tokens: A
   )
 
   api.get('/api/user', { preHandler: authenticate('complete') }, async (request) => publicUser(await activeUser(request)))
+
+  // The profile's name and language (issue 11). An empty name removes it.
+  api.patch(
+    '/api/user',
+    {
+      preHandler: authenticate('complete'),
+      schema: {
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 1000 })])),
+            language: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...LOCALES] })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const user = await activeUser(request)
+      if (request.body.name === undefined && request.body.language === undefined) throw new ApiValidation('Give a name or a language to change.')
+      let name: string | null | undefined
+      if (typeof request.body.name === 'string') {
+        const checked = checkDisplayName(request.body.name)
+        if ('problem' in checked) throw new ApiValidation(checked.problem)
+        name = checked.name
+      } else if (request.body.name === null) name = null
+      return publicUser((await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!)
+    },
+  )
 
   api.post(
     '/api/user/accept-tos',

@@ -3,8 +3,9 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
-import { MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
-import { negotiateLocale } from '../../../shared/locales.ts'
+import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
+import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
+import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
@@ -59,9 +60,10 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
   const issuer = sessionIssuer(config.appUrl)
+  const https = config.appUrl.startsWith('https:')
   if (process.env.TEST_MODE === 'testing') await resetSupertokensForTests()
   initSupertokens({
-    ensureUserRecord: async (request, accessToken, extras) => {
+    ensureUserRecord: async (request, reply, accessToken, extras) => {
       // The account exists in the core either way: a failure here is logged, and the next
       // sign-in makes the record again.
       try {
@@ -71,7 +73,16 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
           headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json', 'x-request-id': request.id },
           body: JSON.stringify({ ...extras, language: negotiateLocale(request.cookies?.lang, request.headers['accept-language']) }),
         })
-        if (response.status !== 200) request.log.error({ upstreamStatus: response.status }, 'the product API did not make the user record')
+        if (response.status !== 200) {
+          request.log.error({ upstreamStatus: response.status }, 'the product API did not make the user record')
+          return
+        }
+        // A language the user chose on the profile follows the account to every sign-in, on any
+        // device (issue 11); one only recorded at sign-up leaves the visitor's own choice alone.
+        const record = JSON.parse(response.body.toString('utf8')) as Partial<UserRecord>
+        if (record.languageChosen === true && typeof record.language === 'string' && isLocale(record.language)) {
+          reply.setCookie(LOCALE_COOKIE_NAME, record.language, { path: '/', maxAge: LOCALE_COOKIE_MAX_AGE_S, sameSite: 'lax', secure: https, httpOnly: false })
+        }
       } catch (err) {
         request.log.error({ err }, 'the product API did not make the user record')
       }
@@ -97,7 +108,6 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     emails: new EmailTexts(options.root, APP_NAME),
   })
   const appOrigin = new URL(config.appUrl).origin
-  const https = config.appUrl.startsWith('https:')
   blockStatusRoute(app, attempts)
   checkEmailRoute(app)
 

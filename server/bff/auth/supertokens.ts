@@ -8,7 +8,7 @@ import Session from 'supertokens-node/recipe/session'
 import ThirdParty from 'supertokens-node/recipe/thirdparty'
 import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { BffAuthCoreUnavailable, BffMailUnavailable } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
@@ -49,7 +49,7 @@ export interface AuthSettings {
    * session's access token. Sign-up passes its extra fields; sign-in repairs a record a failed
    * sign-up could not make.
    */
-  ensureUserRecord(request: FastifyRequest, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown }): Promise<void>
+  ensureUserRecord(request: FastifyRequest, reply: FastifyReply, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown }): Promise<void>
   /**
    * Login-attempt blocking, before the password is checked: counts the attempt for the email as
    * the SDK will use it, or answers a body to send instead (blocked).
@@ -187,7 +187,7 @@ export function initSupertokens(settings: AuthSettings): void {
               }
               const blocked = await settings.settleSignIn(request, result.status)
               if (blocked) return blocked as typeof result
-              if (result.status === 'OK') await settings.ensureUserRecord(request, result.session.getAccessToken(), {})
+              if (result.status === 'OK') await settings.ensureUserRecord(request, input.options.res.original as FastifyReply, result.session.getAccessToken(), {})
               return result
             },
             // A reset link asked for an address without an account sends nothing, yet does the work
@@ -220,7 +220,7 @@ export function initSupertokens(settings: AuthSettings): void {
               if (result.status === 'OK') {
                 const field = (id: string) => input.formFields.find((f) => f.id === id)?.value
                 const isInMailList = field('isInMailList')
-                await settings.ensureUserRecord(input.options.req.original as FastifyRequest, result.session.getAccessToken(), {
+                await settings.ensureUserRecord(input.options.req.original as FastifyRequest, input.options.res.original as FastifyReply, result.session.getAccessToken(), {
                   ...(typeof isInMailList === 'boolean' ? { isInMailList } : {}),
                   ...(field('utm') !== undefined ? { utm: field('utm') } : {}),
                 })
@@ -267,7 +267,7 @@ export function initSupertokens(settings: AuthSettings): void {
                 const utm = (request.body as { utm?: unknown } | undefined)?.utm
                 const usable = result.createdNewRecipeUser && utm !== undefined && utm !== null && validateSignUpExtras.utm(utm) === undefined
                 if (result.createdNewRecipeUser && utm !== undefined && !usable) request.log.warn('external sign-up: the UTM record was malformed and is left out')
-                await settings.ensureUserRecord(request, result.session.getAccessToken(), usable ? { utm } : {})
+                await settings.ensureUserRecord(request, input.options.res.original as FastifyReply, result.session.getAccessToken(), usable ? { utm } : {})
               }
               return result
             },

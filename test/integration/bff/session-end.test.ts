@@ -1,7 +1,5 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import t from 'tap'
-import { browser, buildStack, TEST_AUTH_CORE_API_KEY, type Stack } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, signedInTab, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 
 // Issue 17 §3 and §4: only a session's access token is a session, and a session that ended —
 // signed out, or every session of an account whose password was reset — opens neither the
@@ -11,17 +9,6 @@ import { browser, buildStack, TEST_AUTH_CORE_API_KEY, type Stack } from '../../h
 const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 const PASSWORD = 'correct horse battery'
 
-function lastMailLink(stack: Stack, to: string): URL {
-  const folder = path.join(stack.config.dataDir, 'mail')
-  const mails = fs
-    .readdirSync(folder)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string; text: string })
-    .filter((mail) => mail.to === to)
-  return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0])
-}
-
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
 const core = stack.authCore!
 
@@ -29,16 +16,7 @@ const core = stack.authCore!
 const asApi = (token: string, method: 'GET' | 'PUT' = 'PUT') =>
   stack.api.inject({ method, url: '/api/user', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, payload: method === 'PUT' ? '{}' : undefined })
 
-/** A signed-in, verified tab with terms accepted: its library page renders. */
-async function signedIn(email: string) {
-  const tab = browser(stack.bff)
-  t.equal((await tab.post('/auth/signup', form({ email, password: PASSWORD }))).json().status, 'OK')
-  const link = lastMailLink(stack, email)
-  await tab.post('/auth/user/email/verify', { method: 'token', token: link.searchParams.get('token') })
-  await tab.post('/auth/session/refresh')
-  t.equal((await tab.post('/api/user/accept-tos', { isInMailList: false })).statusCode, 200)
-  return tab
-}
+const signedIn = (email: string) => signedInTab(stack, email, PASSWORD)
 
 t.test('the auth core asks every caller for its key', async (t) => {
   const open = await core.inject({ method: 'GET', url: '/users', headers: { 'cdi-version': '5.4' } })

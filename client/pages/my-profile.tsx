@@ -1,0 +1,99 @@
+import { useId, useState, type FormEvent } from 'react'
+import { useTranslation } from 'react-i18next'
+import { useRevalidator, useRouteLoaderData } from 'react-router'
+import { DISPLAY_NAME_MAX_LENGTH } from '../../shared/constants.ts'
+import { LOCALES, LOCALE_NAMES, isLocale } from '../../shared/locales.ts'
+import { checkDisplayName } from '../../shared/profile.ts'
+import type { UserRecord } from '../../shared/types.ts'
+import { Notice } from '../components/auth-shell.tsx'
+import { apiSend, errorMessage } from '../lib/api.ts'
+import type { SignedInData } from '../lib/guards.ts'
+import { switchTabLocale } from '../lib/i18n.ts'
+
+// /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
+// here is stored on the account and every later sign-in, on any device, applies it.
+
+export function Component() {
+  const { t, i18n } = useTranslation(['profile', 'common'])
+  const { user } = useRouteLoaderData('signed-in') as SignedInData
+  const revalidator = useRevalidator()
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  const [busy, setBusy] = useState(false)
+  const nameId = useId()
+  const languageId = useId()
+  const hintId = useId()
+
+  const save = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const form = new FormData(event.currentTarget)
+    const name = String(form.get('name') ?? '')
+    const language = String(form.get('language') ?? '')
+    const checked = checkDisplayName(name)
+    if ('problem' in checked) {
+      setStatus({ kind: 'error', text: t('profile:name.invalid', { max: DISPLAY_NAME_MAX_LENGTH }) })
+      return
+    }
+    setBusy(true)
+    setStatus(null)
+    const result = await apiSend<UserRecord>('PATCH', '/api/user', { name: checked.name, ...(isLocale(language) ? { language } : {}) })
+    setBusy(false)
+    if (!result.ok) {
+      setStatus({ kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+      return
+    }
+    if (isLocale(language) && language !== i18n.language) await switchTabLocale(i18n, language)
+    await revalidator.revalidate()
+    setStatus({ kind: 'success', text: t('profile:saved') })
+  }
+
+  return (
+    <main id="content" className="profile-page">
+      <header className="listing-header">
+        <h1>{t('profile:title')}</h1>
+        <p>{t('profile:lead')}</p>
+      </header>
+      <section className="profile-section" aria-labelledby="profile-account">
+        <h2 id="profile-account">{t('profile:account.heading')}</h2>
+        <dl className="profile-facts">
+          <dt>{t('profile:account.email')}</dt>
+          <dd data-testid="profile-email">{user.email}</dd>
+          <dt>{t('profile:account.joined')}</dt>
+          <dd>{new Date(user.timeJoined).toLocaleDateString(i18n.language, { year: 'numeric', month: 'long', day: 'numeric' })}</dd>
+        </dl>
+      </section>
+      <section className="profile-section" aria-labelledby="profile-details">
+        <h2 id="profile-details">{t('profile:details.heading')}</h2>
+        <form className="profile-form" method="post" onSubmit={(event) => void save(event)}>
+          <div className="field">
+            <label htmlFor={nameId}>{t('profile:name.label')}</label>
+            <input id={nameId} name="name" type="text" autoComplete="nickname" defaultValue={user.name ?? ''} maxLength={DISPLAY_NAME_MAX_LENGTH} aria-describedby={hintId} />
+            <p id={hintId} className="field-hint">
+              {t('profile:name.hint', { max: DISPLAY_NAME_MAX_LENGTH })}
+            </p>
+          </div>
+          <div className="field">
+            <label htmlFor={languageId}>{t('profile:language.label')}</label>
+            <select id={languageId} name="language" defaultValue={user.languageChosen ? user.language : i18n.language} data-testid="profile-language">
+              {LOCALES.map((locale) => (
+                <option key={locale} value={locale} lang={locale}>
+                  {LOCALE_NAMES[locale]}
+                </option>
+              ))}
+            </select>
+            <p className="field-hint">{t('profile:language.hint')}</p>
+          </div>
+          {status ? (
+            <Notice kind={status.kind} testId="profile-status">
+              {status.text}
+            </Notice>
+          ) : null}
+          <p className="actions">
+            <button type="submit" className="button" disabled={busy}>
+              {t('profile:save')}
+            </button>
+          </p>
+        </form>
+      </section>
+    </main>
+  )
+}
