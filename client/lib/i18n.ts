@@ -1,7 +1,6 @@
 import i18next, { type BackendModule, type i18n as I18n } from 'i18next'
 import { initReactI18next } from 'react-i18next'
-import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/constants.ts'
-import { isLocale, type Locale } from '../../shared/locales.ts'
+import type { Locale } from '../../shared/locales.ts'
 import type { NamespaceResources } from '../../shared/ssr-contract.ts'
 
 /**
@@ -51,20 +50,3 @@ function fetchBackend(hash: string): BackendModule {
   }
 }
 
-/**
- * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders
- * the next page in it too. The language switcher, the profile and the signed-in layout (which
- * follows a language the sign-in set from the account) all go through here.
- */
-export async function switchTabLocale(i18n: I18n, locale: Locale): Promise<void> {
-  const secure = window.location.protocol === 'https:' ? '; Secure' : ''
-  document.cookie = `${LOCALE_COOKIE_NAME}=${locale}; Max-Age=${LOCALE_COOKIE_MAX_AGE_S}; Path=/; SameSite=Lax${secure}`
-  await i18n.changeLanguage(locale)
-  document.documentElement.lang = locale
-}
-
-/** The language the `lang` cookie names, when it is one of ours. */
-export function cookieLocale(): Locale | undefined {
-  const value = /(?:^|;\s*)lang=([^;]*)/.exec(document.cookie)?.[1]
-  return value && isLocale(value) ? value : undefined
-}

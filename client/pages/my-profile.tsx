@@ -8,7 +8,7 @@ import type { UserRecord } from '../../shared/types.ts'
 import { Notice } from '../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
-import { switchTabLocale } from '../lib/i18n.ts'
+import { switchTabLocale } from '../components/language-switcher.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -17,7 +17,9 @@ export function Component() {
   const { t, i18n } = useTranslation(['profile', 'common'])
   const { user } = useRouteLoaderData('signed-in') as SignedInData
   const revalidator = useRevalidator()
-  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  // A message from the API as it came, or one of ours by key: translated when shown, so it follows
+  // a language change the save itself made.
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | { kind: 'success' | 'error'; key: 'saved' | 'invalid' | 'network' | 'other' } | null>(null)
   const [busy, setBusy] = useState(false)
   const nameId = useId()
   const languageId = useId()
@@ -30,7 +32,7 @@ export function Component() {
     const language = String(form.get('language') ?? '')
     const checked = checkDisplayName(name)
     if ('problem' in checked) {
-      setStatus({ kind: 'error', text: t('profile:name.invalid', { max: DISPLAY_NAME_MAX_LENGTH }) })
+      setStatus({ kind: 'error', key: 'invalid' })
       return
     }
     setBusy(true)
@@ -38,12 +40,20 @@ export function Component() {
     const result = await apiSend<UserRecord>('PATCH', '/api/user', { name: checked.name, ...(isLocale(language) ? { language } : {}) })
     setBusy(false)
     if (!result.ok) {
-      setStatus({ kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+      const message = result.status === 0 ? undefined : errorMessage(result)
+      setStatus(message ? { kind: 'error', text: message } : { kind: 'error', key: result.status === 0 ? 'network' : 'other' })
       return
     }
     if (isLocale(language) && language !== i18n.language) await switchTabLocale(i18n, language)
     await revalidator.revalidate()
-    setStatus({ kind: 'success', text: t('profile:saved') })
+    setStatus({ kind: 'success', key: 'saved' })
+  }
+
+  const statusText = (shown: NonNullable<typeof status>): string => {
+    if ('text' in shown) return shown.text
+    if (shown.key === 'saved') return t('profile:saved')
+    if (shown.key === 'invalid') return t('profile:name.invalid', { max: DISPLAY_NAME_MAX_LENGTH })
+    return shown.key === 'network' ? t('common:errors.errorApiRequest') : t('common:errors.occuredSomeError')
   }
 
   return (
@@ -84,7 +94,7 @@ export function Component() {
           </div>
           {status ? (
             <Notice kind={status.kind} testId="profile-status">
-              {status.text}
+              {statusText(status)}
             </Notice>
           ) : null}
           <p className="actions">
