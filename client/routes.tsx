@@ -137,7 +137,7 @@ export const routes: RouteObject[] = [
               { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
               accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']),
               ...signedInCatalogueRoutes(),
-              accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile']),
+              accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
             ],
           },
         ],

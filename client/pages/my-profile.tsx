@@ -5,7 +5,7 @@ import { DISPLAY_NAME_MAX_LENGTH } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale } from '../../shared/locales.ts'
 import { checkDisplayName } from '../../shared/profile.ts'
 import type { UserRecord } from '../../shared/types.ts'
-import { Notice } from '../components/auth-shell.tsx'
+import { Field, Notice } from '../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
@@ -23,7 +23,6 @@ export function Component() {
   const [busy, setBusy] = useState(false)
   const nameId = useId()
   const languageId = useId()
-  const hintId = useId()
 
   const save = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -74,23 +73,19 @@ export function Component() {
       <section className="profile-section" aria-labelledby="profile-details">
         <h2 id="profile-details">{t('profile:details.heading')}</h2>
         <form className="profile-form" method="post" onSubmit={(event) => void save(event)}>
-          <div className="field">
-            <label htmlFor={nameId}>{t('profile:name.label')}</label>
-            <input id={nameId} name="name" type="text" autoComplete="nickname" defaultValue={user.name ?? ''} maxLength={DISPLAY_NAME_MAX_LENGTH} aria-describedby={hintId} />
-            <p id={hintId} className="field-hint">
-              {t('profile:name.hint', { max: DISPLAY_NAME_MAX_LENGTH })}
-            </p>
-          </div>
+          <Field id={nameId} label={t('profile:name.label')} hint={t('profile:name.hint', { max: DISPLAY_NAME_MAX_LENGTH })} name="name" type="text" autoComplete="nickname" defaultValue={user.name ?? ''} maxLength={DISPLAY_NAME_MAX_LENGTH} />
           <div className="field">
             <label htmlFor={languageId}>{t('profile:language.label')}</label>
-            <select id={languageId} name="language" defaultValue={user.languageChosen ? user.language : i18n.language} data-testid="profile-language">
+            <select id={languageId} name="language" defaultValue={user.languageChosen ? user.language : i18n.language} aria-describedby={`${languageId}-hint`} data-testid="profile-language">
               {LOCALES.map((locale) => (
                 <option key={locale} value={locale} lang={locale}>
                   {LOCALE_NAMES[locale]}
                 </option>
               ))}
             </select>
-            <p className="field-hint">{t('profile:language.hint')}</p>
+            <p id={`${languageId}-hint`} className="hint">
+              {t('profile:language.hint')}
+            </p>
           </div>
           {status ? (
             <Notice kind={status.kind} testId="profile-status">
@@ -104,6 +99,58 @@ export function Component() {
           </p>
         </form>
       </section>
+      <PasswordSection />
     </main>
+  )
+}
+
+/** The password: the current one, and the new one twice (POST /api/user/password, answered by the BFF). */
+function PasswordSection() {
+  const { t } = useTranslation(['profile', 'auth', 'common'])
+  const id = useId()
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  const [busy, setBusy] = useState(false)
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const formElement = event.currentTarget
+    const form = new FormData(formElement)
+    const newPassword = String(form.get('newPassword') ?? '')
+    if (newPassword !== String(form.get('repeat') ?? '')) {
+      setStatus({ kind: 'error', text: t('auth:reset.mismatch') })
+      return
+    }
+    setBusy(true)
+    setStatus(null)
+    const result = await apiSend<{ sessionsEnded: number }>('POST', '/api/user/password', { currentPassword: String(form.get('currentPassword') ?? ''), newPassword })
+    setBusy(false)
+    if (result.ok) {
+      formElement.reset()
+      setStatus({ kind: 'success', text: t('profile:password.changed') })
+      return
+    }
+    setStatus({ kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+  }
+
+  return (
+    <section className="profile-section" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`}>{t('profile:password.heading')}</h2>
+      <p className="hint">{t('profile:password.lead')}</p>
+      <form className="profile-form" method="post" onSubmit={(event) => void submit(event)}>
+        <Field id={`${id}-current`} label={t('profile:password.current')} name="currentPassword" type="password" autoComplete="current-password" required />
+        <Field id={`${id}-new`} label={t('auth:reset.newPassword')} name="newPassword" type="password" autoComplete="new-password" required minLength={8} />
+        <Field id={`${id}-repeat`} label={t('auth:reset.confirm')} name="repeat" type="password" autoComplete="new-password" required />
+        {status ? (
+          <Notice kind={status.kind} testId="password-status">
+            {status.text}
+          </Notice>
+        ) : null}
+        <p className="actions">
+          <button type="submit" className="button" disabled={busy}>
+            {t('profile:password.submit')}
+          </button>
+        </p>
+      </form>
+    </section>
   )
 }

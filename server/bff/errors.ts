@@ -31,3 +31,7 @@ export const BffAuthCoreUnavailable = createError(
   'Signing in is unavailable right now. Please try again in a moment.',
   503,
 )
+export const BffWrongPassword = createError('BFF_WRONG_PASSWORD', 'The current password is not right.', 400)
+export const BffPasswordInvalid = createError<[string]>('BFF_PASSWORD_INVALID', '%s', 400)
+export const BffNoPassword = createError('BFF_NO_PASSWORD', 'This account signs in with an external provider and has no password to change.', 400)
+export const BffPasswordBlocked = createError<[string]>('BFF_PASSWORD_CHANGE_BLOCKED', '%s', 429)

@@ -355,3 +355,28 @@ test('a name and a language set on the profile; the language follows the account
   await expect(second.getByTestId('profile-language')).toHaveValue('de')
   await other.close()
 })
+
+test('a password changed on the profile signs the other browser out and the new one in', async ({ page, browser }) => {
+  const email = await readyAccount(page, 'newpass')
+  const other = await browser.newContext()
+  const second = await other.newPage()
+  await logIn(second, email)
+  await expect(second).toHaveURL(/\/@\/library$/)
+
+  await page.goto('/@/my-profile')
+  await hydrated(page)
+  await page.getByLabel('Current password').fill(PASSWORD)
+  await page.getByLabel('New password', { exact: true }).fill('a brand new passphrase')
+  await page.getByLabel('Repeat the new password').fill('a brand new passphrase')
+  await page.getByRole('button', { name: 'Change password' }).click()
+  await expect(page.getByTestId('password-status')).toHaveText('Your password is changed. Your other devices are signed out.')
+
+  // The other browser's session has ended: its next private page sends it to log in.
+  await expect.poll(async () => {
+    await second.goto('/@/library')
+    return new URL(second.url()).pathname
+  }, { timeout: 10_000 }).toBe('/login')
+  await logIn(second, email, 'a brand new passphrase')
+  await expect(second).toHaveURL(/\/@\/library$/)
+  await other.close()
+})

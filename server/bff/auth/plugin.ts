@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
-import { plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
+import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
+import Session from 'supertokens-node/recipe/session'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
 import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
@@ -11,6 +12,7 @@ import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
 import { checkEmailRoute } from './check-email.ts'
+import { passwordChangeRoute } from './password-change.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
@@ -110,6 +112,16 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)
   checkEmailRoute(app)
+  // Routes of the BFF's own that read the session: the SDK answers its own errors (401 to refresh,
+  // 403 for a claim), as it does under /auth.
+  const sdkErrors = supertokensErrorHandler()
+  await app.register(async (scope) => {
+    scope.setErrorHandler(async (error, request, reply) => {
+      if (!Session.Error.isErrorFromSuperTokens(error)) throw error
+      await sdkErrors(error as never, request as never, reply as never)
+    })
+    passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
+  })
 
   await app.register(async (scope) => {
     // A core that answers 503 (its database stuck past the bound) is a 503 here too, never a 500:

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify'
+import supertokens from 'supertokens-node'
+import EmailPassword from 'supertokens-node/recipe/emailpassword'
+import Session from 'supertokens-node/recipe/session'
+import { validatePassword } from '../../../shared/sign-up.ts'
+import { assertSameOriginWrite } from '../csrf.ts'
+import { BffNoPassword, BffPasswordBlocked, BffPasswordInvalid, BffWrongPassword } from '../errors.ts'
+import { commonPasswordProblem } from './common-passwords.ts'
+import type { LoginAttempts } from './login-attempts.ts'
+
+// POST /api/user/password (issue 11): a signed-in user changes their password. The current one
+// is checked like a sign-in — counted by login-attempt blocking, so this cannot be used to guess
+// it — and once the new one is stored every other session of the account ends (SECURITY.md: a
+// password change ends every other session); this one lives on. Answered by the BFF, which holds
+// the SDK; the product API never sees a password.
+
+interface Body {
+  currentPassword?: unknown
+  newPassword?: unknown
+}
+
+export function passwordChangeRoute(app: FastifyInstance, options: { attempts: LoginAttempts; appOrigin: string; rateLimitMax: number }): void {
+  app.post<{ Body: Body }>(
+    '/api/user/password',
+    {
+      config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
+      onRequest: async (request) => assertSameOriginWrite(request, options.appOrigin),
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      // A fully signed-in session: verified email and every factor done (the global validators).
+      const session = await Session.getSession(request, reply)
+      const { currentPassword, newPassword } = request.body ?? {}
+      if (typeof currentPassword !== 'string' || currentPassword === '') throw new BffWrongPassword()
+      const rule = validatePassword(newPassword) ?? commonPasswordProblem(newPassword as string)
+      if (rule) throw new BffPasswordInvalid(rule)
+      if (newPassword === currentPassword) throw new BffPasswordInvalid('The new password must differ from the current one.')
+
+      const user = await supertokens.getUser(session.getUserId())
+      const recipeUserId = session.getRecipeUserId()
+      const method = user?.loginMethods.find((m) => m.recipeId === 'emailpassword' && m.recipeUserId.getAsString() === recipeUserId.getAsString())
+      if (!method?.email) throw new BffNoPassword()
+
+      const reservation = await options.attempts.reserve(method.email)
+      if (!reservation.granted) throw Object.assign(new BffPasswordBlocked(reservation.status.message), { retryAfter: secondsUntil(reservation.status.blockedUntil) })
+      const checked = await EmailPassword.verifyCredentials(session.getTenantId(), method.email, currentPassword)
+      if (checked.status !== 'OK') {
+        const after = await options.attempts.failed(reservation.key)
+        request.log.info({ event: 'password-change', outcome: 'wrong-password' }, 'password change refused: wrong current password')
+        if (after.blocked) throw Object.assign(new BffPasswordBlocked(after.message), { retryAfter: secondsUntil(after.blockedUntil) })
+        throw new BffWrongPassword()
+      }
+      await options.attempts.succeeded(reservation.key)
+
+      const updated = await EmailPassword.updateEmailOrPassword({ recipeUserId, password: newPassword as string, tenantIdForPasswordPolicy: session.getTenantId() })
+      if (updated.status === 'PASSWORD_POLICY_VIOLATED_ERROR') throw new BffPasswordInvalid(updated.failureReason)
+      if (updated.status !== 'OK') throw new Error(`the core did not store the new password: ${updated.status}`)
+      const others = (await Session.getAllSessionHandlesForUser(session.getUserId())).filter((handle) => handle !== session.getHandle())
+      const ended = others.length > 0 ? await Session.revokeMultipleSessions(others) : []
+      request.log.info({ event: 'password-change', outcome: 'changed', sessionsEnded: ended.length }, 'password changed')
+      return { status: 'OK', sessionsEnded: ended.length }
+    },
+  )
+}
+
+function secondsUntil(iso: string | null): number {
+  return iso ? Math.max(1, Math.ceil((Date.parse(iso) - Date.now()) / 1000)) : 60
+}
