@@ -1,12 +1,13 @@
-import { useId, useState, type FormEvent } from 'react'
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator, useRouteLoaderData } from 'react-router'
 import { DISPLAY_NAME_MAX_LENGTH } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale } from '../../shared/locales.ts'
 import { checkDisplayName } from '../../shared/profile.ts'
+import { deviceName } from '../../shared/user-agent.ts'
 import type { UserRecord } from '../../shared/types.ts'
 import { Field, Notice } from '../components/auth-shell.tsx'
-import { apiSend, errorMessage } from '../lib/api.ts'
+import { apiResponse, apiSend, errorMessage } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
 
@@ -100,6 +101,7 @@ export function Component() {
         </form>
       </section>
       <PasswordSection />
+      <DevicesSection />
     </main>
   )
 }
@@ -151,6 +153,85 @@ function PasswordSection() {
           </button>
         </p>
       </form>
+    </section>
+  )
+}
+
+interface DeviceSession {
+  handle: string
+  current: boolean
+  createdAt: string
+  lastUsedAt: string
+  userAgent: string | null
+}
+
+/**
+ * The signed-in devices (GET /api/user/sessions, answered by the BFF from the auth core). Read in
+ * the browser after the page shows: the server renders pages against the product API, which does
+ * not know sessions.
+ */
+function DevicesSection() {
+  const { t, i18n } = useTranslation(['profile', 'common'])
+  const id = useId()
+  const [devices, setDevices] = useState<DeviceSession[] | 'loading' | 'failed'>('loading')
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  const load = useCallback(async () => {
+    const response = await apiResponse(undefined, '/api/user/sessions').catch(() => null)
+    setDevices(response?.status === 200 && Array.isArray(response.body) ? (response.body as DeviceSession[]) : 'failed')
+  }, [])
+  useEffect(() => {
+    void load()
+  }, [load])
+
+  const date = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' })
+  const end = async (path: string, done: string) => {
+    setStatus(null)
+    const result = await apiSend('DELETE', path)
+    setStatus(result.ok ? { kind: 'success', text: done } : { kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+    await load()
+  }
+
+  return (
+    <section className="profile-section" aria-labelledby={`${id}-heading`} data-testid="devices">
+      <h2 id={`${id}-heading`}>{t('profile:devices.heading')}</h2>
+      <p className="hint">{t('profile:devices.lead')}</p>
+      {devices === 'loading' ? <p aria-live="polite">{t('profile:devices.loading')}</p> : null}
+      {devices === 'failed' ? <Notice kind="error">{t('profile:devices.failed')}</Notice> : null}
+      {Array.isArray(devices) ? (
+        <ul className="device-list">
+          {devices.map((device) => {
+            const name = deviceName(device.userAgent)
+            return (
+              <li key={device.handle} className="device" data-testid={device.current ? 'device-current' : 'device'}>
+                <div>
+                  <strong>{t('profile:devices.device', { browser: name.browser ?? t('profile:devices.unknownBrowser'), system: name.system ?? t('profile:devices.unknownSystem') })}</strong>
+                  {device.current ? <span className="device-badge">{t('profile:devices.thisDevice')}</span> : null}
+                  <p className="hint">
+                    {t('profile:devices.began', { date: date(device.createdAt) })} · {t('profile:devices.lastUsed', { date: date(device.lastUsedAt) })}
+                  </p>
+                </div>
+                {device.current ? null : (
+                  <button type="button" className="button button-secondary" onClick={() => void end(`/api/user/sessions/${encodeURIComponent(device.handle)}`, t('profile:devices.ended'))}>
+                    {t('profile:devices.signOut')}
+                  </button>
+                )}
+              </li>
+            )
+          })}
+        </ul>
+      ) : null}
+      {status ? (
+        <Notice kind={status.kind} testId="devices-status">
+          {status.text}
+        </Notice>
+      ) : null}
+      {Array.isArray(devices) && devices.some((device) => !device.current) ? (
+        <p className="actions">
+          <button type="button" className="button" onClick={() => void end('/api/user/sessions', t('profile:devices.endedOthers'))}>
+            {t('profile:devices.signOutOthers')}
+          </button>
+        </p>
+      ) : null}
     </section>
   )
 }

@@ -35,3 +35,5 @@ export const BffWrongPassword = createError('BFF_WRONG_PASSWORD', 'The current p
 export const BffPasswordInvalid = createError<[string]>('BFF_PASSWORD_INVALID', '%s', 400)
 export const BffNoPassword = createError('BFF_NO_PASSWORD', 'This account signs in with an external provider and has no password to change.', 400)
 export const BffPasswordBlocked = createError<[string]>('BFF_PASSWORD_CHANGE_BLOCKED', '%s', 429)
+export const BffSessionNotFound = createError('BFF_SESSION_NOT_FOUND', 'There is no such signed-in device on your account.', 404)
+export const BffSessionIsCurrent = createError('BFF_SESSION_IS_CURRENT', 'This is the device you are using: log out to end its session.', 400)

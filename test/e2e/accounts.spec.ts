@@ -380,3 +380,24 @@ test('a password changed on the profile signs the other browser out and the new 
   await expect(second).toHaveURL(/\/@\/library$/)
   await other.close()
 })
+
+test('the profile lists the signed-in devices and signs another one out', async ({ page, browser }) => {
+  const email = await readyAccount(page, 'devices')
+  const other = await browser.newContext({ userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.2 Mobile/15E148 Safari/604.1' })
+  const phone = await other.newPage()
+  await logIn(phone, email)
+  await expect(phone).toHaveURL(/\/@\/library$/)
+
+  await page.goto('/@/my-profile')
+  await hydrated(page)
+  await expect(page.getByTestId('device-current')).toContainText('This device')
+  await expect(page.getByTestId('device')).toContainText('Safari on iOS')
+  await page.getByTestId('device').getByRole('button', { name: 'Sign out' }).click()
+  await expect(page.getByTestId('devices-status')).toHaveText('That device is signed out.')
+  await expect(page.getByTestId('device')).toHaveCount(0)
+  await expect.poll(async () => {
+    await phone.goto('/@/library')
+    return new URL(phone.url()).pathname
+  }, { timeout: 10_000 }).toBe('/login')
+  await other.close()
+})

@@ -12,6 +12,7 @@ import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
 import { checkEmailRoute } from './check-email.ts'
+import { deviceSessionRoutes } from './device-sessions.ts'
 import { passwordChangeRoute } from './password-change.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
@@ -121,6 +122,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       await sdkErrors(error as never, request as never, reply as never)
     })
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
+    deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
   })
 
   await app.register(async (scope) => {

@@ -25,6 +25,8 @@ import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.
 export const APP_NAME = 'Softshelf'
 /** The authenticator app shows this as the account's issuer; spec §3 "a fixed product name". */
 export const TOTP_DEVICE_NAME = APP_NAME
+/** Longest User-Agent kept with a session (the profile's device list). */
+const USER_AGENT_MAX_LENGTH = 300
 
 export interface ProviderSettings {
   thirdPartyId: 'google' | 'github' | 'oidc'
@@ -297,10 +299,30 @@ export function initSupertokens(settings: AuthSettings): void {
               return revoked
             },
             // The product API reads the account's email from the access token it authorises by.
+            // The profile lists the signed-in devices (issue 11): the session keeps the browser it
+            // began in and when it was last used.
             createNewSession: async (input) => {
               const user = await supertokens.getUser(input.recipeUserId.getAsString(), input.userContext)
               const email = user?.loginMethods.find((m) => m.recipeUserId.getAsString() === input.recipeUserId.getAsString())?.email ?? user?.emails[0]
-              return original.createNewSession({ ...input, accessTokenPayload: { ...input.accessTokenPayload, ...(email ? { email } : {}) } })
+              const request = supertokens.getRequestFromUserContext(input.userContext)?.original as FastifyRequest | undefined
+              const userAgent = request?.headers['user-agent']?.slice(0, USER_AGENT_MAX_LENGTH)
+              return original.createNewSession({
+                ...input,
+                accessTokenPayload: { ...input.accessTokenPayload, ...(email ? { email } : {}) },
+                sessionDataInDatabase: { ...input.sessionDataInDatabase, ...(userAgent ? { userAgent } : {}), lastUsedAt: Date.now() },
+              })
+            },
+            // A refresh is a use (about once per access-token lifetime while the device is in use).
+            refreshSession: async (input) => {
+              const session = await original.refreshSession(input)
+              try {
+                const data = (await session.getSessionDataFromDatabase(input.userContext)) as Record<string, unknown>
+                await session.updateSessionDataInDatabase({ ...data, lastUsedAt: Date.now() }, input.userContext)
+              } catch (err) {
+                // The refresh itself succeeded: a stale "last used" is no reason to fail it.
+                ;(supertokens.getRequestFromUserContext(input.userContext)?.original as FastifyRequest | undefined)?.log.warn({ err }, 'the session\'s last use could not be recorded')
+              }
+              return session
             },
           }),
         },
