@@ -102,6 +102,16 @@ export function Component() {
       </section>
       <PasswordSection />
       <DevicesSection />
+      <section className="profile-section" aria-labelledby="profile-data">
+        <h2 id="profile-data">{t('profile:data.heading')}</h2>
+        <p className="hint">{t('profile:data.lead')}</p>
+        <p className="actions">
+          {/* A plain download: the file comes with its own name (Content-Disposition). */}
+          <a className="button button-secondary" href="/api/user/export" download data-testid="export-link">
+            {t('profile:data.download')}
+          </a>
+        </p>
+      </section>
     </main>
   )
 }

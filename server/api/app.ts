@@ -9,7 +9,8 @@ import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } fro
 import { loggerOptions } from '../http/logger.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
-import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
+import { request } from 'undici'
+import { ApiAuthUnavailable, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
 import { RevokedSessions } from '../http/revoked-sessions.ts'
@@ -139,7 +140,28 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
-  await app.register(userRoutes, { tokens })
+  const coreApiKey = options.authCoreApiKey ?? config.authCoreApiKeys?.[0]
+  // The account's sign-in methods as the auth core keeps them (emails, providers, verification), for the data export.
+  const signInMethods = async (userId: string) => {
+    const response = await request(`${coreUrl.replace(/\/+$/, '')}/user/id?userId=${encodeURIComponent(userId)}`, {
+      headers: { 'cdi-version': '5.4', ...(coreApiKey ? { 'api-key': coreApiKey } : {}) },
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    })
+    if (response.statusCode !== 200) {
+      await response.body.dump()
+      throw new ApiAuthUnavailable()
+    }
+    const body = (await response.body.json()) as { status?: string; user?: { loginMethods?: Array<Record<string, unknown>> } }
+    return (body.user?.loginMethods ?? []).map((method) => ({
+      method: method.recipeId,
+      email: method.email ?? null,
+      provider: (method.thirdParty as { id?: string } | undefined)?.id ?? null,
+      verified: method.verified ?? null,
+      timeJoined: typeof method.timeJoined === 'number' ? new Date(method.timeJoined).toISOString() : null,
+    }))
+  }
+  await app.register(userRoutes, { tokens, signInMethods })
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
   const operatorToken = options.operatorToken

@@ -62,6 +62,44 @@ export async function acceptTerms(db: Database, id: string, isInMailList: boolea
   return rowCount > 0 ? getUser(db, id) : null
 }
 
+/** Everything the product keeps about an account, for the user's own download (issue 11). */
+export async function exportUser(db: Database, id: string): Promise<Record<string, unknown> | null> {
+  const { rows } = await db.query<{
+    id: string
+    email: string
+    name: string | null
+    language: string
+    language_chosen: boolean
+    is_in_mail_list: boolean
+    utm: unknown
+    tos_version: string | null
+    tos_accepted_at: Date | string | null
+    created_at: Date | string
+  }>('SELECT id, email, name, language, language_chosen, is_in_mail_list, utm, tos_version, tos_accepted_at, created_at FROM api.users WHERE id = $1', [id])
+  const row = rows[0]
+  if (!row) return null
+  const library = await db.query<{ program_id: string; name: string; added_at: Date | string }>(
+    'SELECT up.program_id, p.name, up.added_at FROM api.user_programs up JOIN api.programs p ON p.id = up.program_id WHERE up.user_id = $1 ORDER BY up.added_at, up.program_id',
+    [id],
+  )
+  const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString())
+  return {
+    account: {
+      id: row.id,
+      email: row.email,
+      name: row.name,
+      language: row.language,
+      languageChosen: row.language_chosen,
+      isInMailList: row.is_in_mail_list,
+      timeJoined: iso(row.created_at),
+      // The landing-page record the browser sent with the sign-up (spec §3).
+      utm: row.utm ?? null,
+    },
+    terms: { acceptedVersion: row.tos_version, acceptedAt: iso(row.tos_accepted_at) },
+    library: library.rows.map((entry) => ({ programId: entry.program_id, name: entry.name, addedAt: iso(entry.added_at) })),
+  }
+}
+
 /** Profile changes: a field left undefined keeps its value; a language given is the user's choice from then on. */
 export async function updateProfile(db: Database, id: string, change: { name?: string | null; language?: string }): Promise<ProductUser | null> {
   const { rowCount } = await db.query(

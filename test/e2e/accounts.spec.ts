@@ -401,3 +401,16 @@ test('the profile lists the signed-in devices and signs another one out', async 
   }, { timeout: 10_000 }).toBe('/login')
   await other.close()
 })
+
+test('"Download my data" saves the account as a JSON file', async ({ page }) => {
+  const email = await readyAccount(page, 'export')
+  await page.goto('/@/my-profile')
+  await hydrated(page)
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-link').click()])
+  expect(download.suggestedFilename()).toMatch(/^softshelf-data-\d{4}-\d{2}-\d{2}\.json$/)
+  const stream = await download.createReadStream()
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(chunk as Buffer)
+  const data = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { account: { email: string } }
+  expect(data.account.email).toBe(email)
+})

@@ -14,7 +14,7 @@ import {
   ApiUserNotFound,
   ApiValidation,
 } from '../errors.ts'
-import { acceptTerms, addToLibrary, createUser, getUser, libraryIds, removeFromLibrary, updateProfile, type ProductUser } from '../users-repository.ts'
+import { acceptTerms, addToLibrary, createUser, exportUser, getUser, libraryIds, removeFromLibrary, updateProfile, type ProductUser } from '../users-repository.ts'
 import { checkDisplayName } from '../../../shared/profile.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
@@ -35,7 +35,7 @@ function publicUser(user: ProductUser) {
   return rest
 }
 
-export default async function userRoutes(app: FastifyInstance, opts: { tokens: AccessTokens }): Promise<void> {
+export default async function userRoutes(app: FastifyInstance, opts: { tokens: AccessTokens; signInMethods: (userId: string) => Promise<unknown> }): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -123,6 +123,16 @@ export default async function userRoutes(app: FastifyInstance, opts: { tokens: A
       return publicUser((await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!)
     },
   )
+
+  // "Your data" (issue 11): everything kept about the account, as one JSON file to download.
+  api.get('/api/user/export', { preHandler: authenticate('complete') }, async (request, reply) => {
+    const user = await activeUser(request)
+    const data = await exportUser(db, user.id)
+    const day = new Date().toISOString().slice(0, 10)
+    reply.header('content-disposition', `attachment; filename="softshelf-data-${day}.json"`)
+    reply.type('application/json; charset=utf-8')
+    return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id) }, null, 2)
+  })
 
   api.post(
     '/api/user/accept-tos',

@@ -6,7 +6,7 @@ import { assertSameOriginWrite } from '../csrf.ts'
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'user-agent'] as const
 /** Response headers the browser may see. The API's Set-Cookie never reaches it. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary'] as const
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary'] as const
 
 const BODY_LIMIT = 1024 * 1024
 
