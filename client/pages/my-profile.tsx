@@ -7,7 +7,7 @@ import { checkDisplayName } from '../../shared/profile.ts'
 import { deviceName } from '../../shared/user-agent.ts'
 import type { UserRecord } from '../../shared/types.ts'
 import { Field, Notice } from '../components/auth-shell.tsx'
-import { apiResponse, apiSend, errorMessage } from '../lib/api.ts'
+import { apiResponse, apiSend, errorMessage, type ApiResult } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
 
@@ -116,9 +116,16 @@ export function Component() {
   )
 }
 
+/** What to say about a write that failed: the API's own message, else the product's generic ones. */
+function useFailureText(): (result: ApiResult<unknown>) => string {
+  const { t } = useTranslation('common')
+  return (result) => (result.status === 0 ? t('errors.errorApiRequest') : (errorMessage(result) ?? t('errors.occuredSomeError')))
+}
+
 /** The password: the current one, and the new one twice (POST /api/user/password, answered by the BFF). */
 function PasswordSection() {
   const { t } = useTranslation(['profile', 'auth', 'common'])
+  const failureText = useFailureText()
   const id = useId()
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
@@ -141,7 +148,7 @@ function PasswordSection() {
       setStatus({ kind: 'success', text: t('profile:password.changed') })
       return
     }
-    setStatus({ kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+    setStatus({ kind: 'error', text: failureText(result) })
   }
 
   return (
@@ -182,6 +189,7 @@ interface DeviceSession {
  */
 function DevicesSection() {
   const { t, i18n } = useTranslation(['profile', 'common'])
+  const failureText = useFailureText()
   const id = useId()
   const [devices, setDevices] = useState<DeviceSession[] | 'loading' | 'failed'>('loading')
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
@@ -197,7 +205,7 @@ function DevicesSection() {
   const end = async (path: string, done: string) => {
     setStatus(null)
     const result = await apiSend('DELETE', path)
-    setStatus(result.ok ? { kind: 'success', text: done } : { kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+    setStatus(result.ok ? { kind: 'success', text: done } : { kind: 'error', text: failureText(result) })
     await load()
   }
 

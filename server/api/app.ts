@@ -9,10 +9,10 @@ import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } fro
 import { loggerOptions } from '../http/logger.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
-import { request } from 'undici'
-import { ApiAuthUnavailable, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
+import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
+import { coreAccounts } from './core-accounts.ts'
 import { RevokedSessions } from '../http/revoked-sessions.ts'
 import { sessionIssuer } from '../http/session-token.ts'
 import { CatalogueIndex } from './catalogue-index.ts'
@@ -134,33 +134,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   await app.register(catalogueRoutes)
   const coreUrl = options.authCoreUrl ?? authCoreUrlOf(config)
-  const revocations = new RevokedSessions({ coreUrl, apiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], log: app.log })
-  // The first read before the first request, bounded: a core that is not up yet only delays it.
+  const coreApiKey = options.authCoreApiKey ?? config.authCoreApiKeys?.[0]
+  const revocations = new RevokedSessions({ coreUrl, apiKey: coreApiKey, log: app.log })
   app.decorate('revokedSessions', revocations)
+  // The first read before the first request, bounded: a core that is not up yet only delays it.
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
-  const coreApiKey = options.authCoreApiKey ?? config.authCoreApiKeys?.[0]
-  // The account's sign-in methods as the auth core keeps them (emails, providers, verification), for the data export.
-  const signInMethods = async (userId: string) => {
-    const response = await request(`${coreUrl.replace(/\/+$/, '')}/user/id?userId=${encodeURIComponent(userId)}`, {
-      headers: { 'cdi-version': '5.4', ...(coreApiKey ? { 'api-key': coreApiKey } : {}) },
-      headersTimeout: 5_000,
-      bodyTimeout: 5_000,
-    })
-    if (response.statusCode !== 200) {
-      await response.body.dump()
-      throw new ApiAuthUnavailable()
-    }
-    const body = (await response.body.json()) as { status?: string; user?: { loginMethods?: Array<Record<string, unknown>> } }
-    return (body.user?.loginMethods ?? []).map((method) => ({
-      method: method.recipeId,
-      email: method.email ?? null,
-      provider: (method.thirdParty as { id?: string } | undefined)?.id ?? null,
-      verified: method.verified ?? null,
-      timeJoined: typeof method.timeJoined === 'number' ? new Date(method.timeJoined).toISOString() : null,
-    }))
-  }
+  const { signInMethods } = coreAccounts(coreUrl, coreApiKey)
   await app.register(userRoutes, { tokens, signInMethods })
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.

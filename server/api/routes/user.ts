@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
 import type { AccessTokens, Viewer } from '../access-tokens.ts'
+import type { SignInMethod } from '../core-accounts.ts'
 import {
   ApiAccountDisabled,
   ApiAuthUnavailable,
@@ -35,7 +36,7 @@ function publicUser(user: ProductUser) {
   return rest
 }
 
-export default async function userRoutes(app: FastifyInstance, opts: { tokens: AccessTokens; signInMethods: (userId: string) => Promise<unknown> }): Promise<void> {
+export default async function userRoutes(app: FastifyInstance, opts: { tokens: AccessTokens; signInMethods: (userId: string) => Promise<SignInMethod[]> }): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
