@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { NavLink, Outlet, useLocation, useNavigate, useRouteLoaderData } from 'react-router'
 import { BrandLink } from '../components/brand-link.tsx'
+import { UserAvatar } from '../components/user-avatar.tsx'
 import { LanguageSwitcher, cookieLocale, switchTabLocale } from '../components/language-switcher.tsx'
 import { onSignedOut } from '../lib/session-state.ts'
 import type { SignedInData } from '../lib/guards.ts'
@@ -37,6 +38,7 @@ export function SignedInLayout() {
           </NavLink>
           <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
           <span className="signed-in-as" data-testid="signed-in-as">
+            <UserAvatar user={user} size={28} />
             {user.email}
           </span>
           <LanguageSwitcher />

@@ -18,6 +18,7 @@ import { sessionIssuer } from '../http/session-token.ts'
 import { CatalogueIndex } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
+import avatarRoutes from './routes/avatars.ts'
 import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 import { setDisabled } from './users-repository.ts'
@@ -143,6 +144,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
   const { signInMethods } = coreAccounts(coreUrl, coreApiKey)
   await app.register(userRoutes, { tokens, signInMethods })
+  await app.register(avatarRoutes)
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
   const operatorToken = options.operatorToken

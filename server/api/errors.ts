@@ -17,3 +17,4 @@ export const ApiAccountDisabled = createError('API_ACCOUNT_DISABLED', 'Your acco
 export const ApiUserNotFound = createError('API_USER_NOT_FOUND', 'There is no Softshelf account for this session.', 404)
 export const ApiAuthUnavailable = createError('API_AUTH_UNAVAILABLE', 'Sign-in checks are unavailable right now. Please try again in a moment.', 503)
 export const ApiValidation = createError<[string]>('API_VALIDATION_FAILED', '%s', 400)
+export const ApiAvatarNotFound = createError('API_AVATAR_NOT_FOUND', 'There is no such picture: it may have been replaced or removed.', 404)

@@ -1,6 +1,8 @@
 import { TOS_VERSION } from '../../shared/constants.ts'
 import type { UtmRecord } from '../../shared/sign-up.ts'
 import type { UserRecord } from '../../shared/types.ts'
+import { avatarPath } from '../../shared/avatar.ts'
+import { createHash } from 'node:crypto'
 import type { Database } from '../db/database.ts'
 
 // The product's own record of an account (the auth core keeps credentials and sessions).
@@ -20,10 +22,12 @@ interface Row {
   created_at: Date | string
   disabled_at: Date | string | null
   library_size: number | string
+  avatar_hash: string | null
 }
 
 const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.name, u.language, u.language_chosen, u.tos_version, u.created_at, u.disabled_at,
-  (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size
+  (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size,
+  (SELECT a.hash FROM api.avatars a WHERE a.user_id = u.id) AS avatar_hash
   FROM api.users u WHERE u.id = $1`
 
 function toUser(row: Row): ProductUser {
@@ -35,8 +39,7 @@ function toUser(row: Row): ProductUser {
     name: row.name,
     language: row.language,
     languageChosen: row.language_chosen,
-    // Avatars come with their own step of issue 11; until then no account has one.
-    avatarUrl: null,
+    avatarUrl: row.avatar_hash === null ? null : avatarPath(row.avatar_hash),
     timeJoined: new Date(row.created_at).toISOString(),
     librarySize: Number(row.library_size),
     disabled: row.disabled_at !== null,
@@ -82,6 +85,7 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     'SELECT up.program_id, p.name, up.added_at FROM api.user_programs up JOIN api.programs p ON p.id = up.program_id WHERE up.user_id = $1 ORDER BY up.added_at, up.program_id',
     [id],
   )
+  const avatar = await db.query<{ hash: string; created_at: Date | string }>('SELECT hash, created_at FROM api.avatars WHERE user_id = $1', [id])
   const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString())
   return {
     account: {
@@ -97,6 +101,8 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     },
     terms: { acceptedVersion: row.tos_version, acceptedAt: iso(row.tos_accepted_at) },
     library: library.rows.map((entry) => ({ programId: entry.program_id, name: entry.name, addedAt: iso(entry.added_at) })),
+    // The image itself is at the URL (it is the re-encoded one; the upload was never kept).
+    avatar: avatar.rows[0] ? { url: avatarPath(avatar.rows[0].hash), uploadedAt: iso(avatar.rows[0].created_at) } : null,
   }
 }
 
@@ -148,4 +154,30 @@ export async function setDisabled(db: Database, email: string, disabled: boolean
     [email.trim().toLowerCase(), disabled],
   )
   return rows.length > 0
+}
+
+/**
+ * Stores the account's new avatar (bytes we encoded), replacing the old one in one statement: a
+ * reader sees the old avatar or the new one, never none. Its hash covers the account too, so two
+ * people with the same picture still have their own URLs. Null when the account is gone.
+ */
+export async function setAvatar(db: Database, userId: string, image: Uint8Array): Promise<string | null> {
+  const hash = createHash('sha256').update(userId).update('\0').update(image).digest('hex').slice(0, 32)
+  const { rows } = await db.query<{ hash: string }>(
+    `INSERT INTO api.avatars (user_id, hash, image) SELECT id, $2, $3 FROM api.users WHERE id = $1
+     ON CONFLICT (user_id) DO UPDATE SET hash = EXCLUDED.hash, image = EXCLUDED.image, created_at = now()
+     RETURNING hash`,
+    [userId, hash, image],
+  )
+  return rows[0] ? avatarPath(rows[0].hash) : null
+}
+
+export async function removeAvatar(db: Database, userId: string): Promise<void> {
+  await db.query('DELETE FROM api.avatars WHERE user_id = $1', [userId])
+}
+
+/** The stored image served at this hash, or null. */
+export async function avatarImage(db: Database, hash: string): Promise<Uint8Array | null> {
+  const { rows } = await db.query<{ image: Uint8Array }>('SELECT image FROM api.avatars WHERE hash = $1', [hash])
+  return rows[0]?.image ?? null
 }

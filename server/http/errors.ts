@@ -30,6 +30,13 @@ const CODE_MAP: Record<string, string> = {
   FST_ERR_VALIDATION: 'VALIDATION_FAILED',
 }
 
+/** Codes one family shares across services (the avatar's: the BFF or the API may refuse an upload). */
+const SHARED_CODE_PREFIXES = ['AVATAR_']
+
+function ownCode(code: string | undefined, prefix: string): code is string {
+  return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))
+}
+
 export function errorBody(statusCode: number, code: string, message: string, requestId: string): ErrorBody {
   return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message, requestId }
 }
@@ -102,7 +109,7 @@ export function installErrorHandler(app: FastifyInstance, prefix: string): void 
       return reply.code(status).send(errorBody(status, code, message, request.id))
     }
     const fastifyCode = error.code && CODE_MAP[error.code]
-    const code = fastifyCode ? `${prefix}_${fastifyCode}` : error.code?.startsWith(`${prefix}_`) ? error.code : `${prefix}_BAD_REQUEST`
+    const code = fastifyCode ? `${prefix}_${fastifyCode}` : ownCode(error.code, prefix) ? error.code : `${prefix}_BAD_REQUEST`
     const message = (error.code && FRIENDLY[error.code]) || error.message
     if (status === 429 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
     return reply.code(status).send(errorBody(status, code, message, request.id))

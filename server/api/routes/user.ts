@@ -15,7 +15,22 @@ import {
   ApiUserNotFound,
   ApiValidation,
 } from '../errors.ts'
-import { acceptTerms, addToLibrary, createUser, exportUser, getUser, libraryIds, removeFromLibrary, updateProfile, type ProductUser } from '../users-repository.ts'
+import {
+  acceptTerms,
+  addToLibrary,
+  createUser,
+  exportUser,
+  getUser,
+  libraryIds,
+  removeAvatar,
+  removeFromLibrary,
+  setAvatar,
+  updateProfile,
+  type ProductUser,
+} from '../users-repository.ts'
+import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
+import { AvatarImageError, encodeAvatar, type AvatarProblem } from '../avatar-image.ts'
+import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
 import { checkDisplayName } from '../../../shared/profile.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
@@ -165,4 +180,49 @@ export default async function userRoutes(app: FastifyInstance, opts: { tokens: A
       return { programId, inLibrary: method === 'post', librarySize: (await getUser(db, user.id))!.librarySize }
     })
   }
+
+  // The avatar (issue 11): the image's bytes are the body. The BFF has refused what is too large or
+  // not an image before sending; the API checks again (it is the one that stores), then decodes
+  // and re-encodes. A refused upload leaves the old avatar.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: AVATAR_MAX_BYTES }, (_request, body, done) => done(null, body))
+    scope.put(
+      '/api/user/avatar',
+      {
+        bodyLimit: AVATAR_MAX_BYTES,
+        preHandler: authenticate('complete'),
+        errorHandler: (error, _request, _reply) => {
+          throw (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new AvatarTooLarge() : error
+        },
+      },
+      async (request) => {
+        const user = await activeUser(request)
+        const upload = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
+        let image: Buffer
+        try {
+          image = await encodeAvatar(upload)
+        } catch (error) {
+          if (error instanceof AvatarImageError) throw avatarError(error.problem)
+          throw error
+        }
+        const avatarUrl = await setAvatar(db, user.id, image)
+        if (!avatarUrl) throw new ApiUserNotFound()
+        request.log.info({ event: 'avatar', bytesIn: upload.length, bytesOut: image.length }, 'avatar replaced')
+        return { avatarUrl }
+      },
+    )
+  })
+
+  api.delete('/api/user/avatar', { preHandler: authenticate('complete') }, async (request, reply) => {
+    const user = await activeUser(request)
+    await removeAvatar(db, user.id)
+    return reply.code(204).send()
+  })
+}
+
+function avatarError(problem: AvatarProblem): Error {
+  if (problem === 'unsupported-type') return new AvatarUnsupportedType()
+  if (problem === 'too-many-pixels') return new AvatarTooManyPixels()
+  return new AvatarUnreadable()
 }

@@ -11,6 +11,7 @@ import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
+import { avatarUploadRoute } from './avatar-upload.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { passwordChangeRoute } from './password-change.ts'
@@ -123,6 +124,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     })
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
     deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
+    avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
   })
 
   await app.register(async (scope) => {

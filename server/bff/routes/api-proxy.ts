@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
-import { upstreamStatusError } from '../upstream-client.ts'
+import { upstreamStatusError, type UpstreamResponse } from '../upstream-client.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
@@ -30,7 +30,7 @@ export function safeApiPath(rawUrl: string): string | null {
   return rawUrl
 }
 
-function upstreamHeaders(request: FastifyRequest): Record<string, string> {
+export function upstreamHeaders(request: FastifyRequest): Record<string, string> {
   const headers: Record<string, string> = {}
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers[name]
@@ -50,7 +50,11 @@ async function proxy(app: FastifyInstance, request: FastifyRequest, reply: Fasti
   if (!path) throw new BffBadPath()
   const body = request.body instanceof Buffer ? request.body : undefined
   const response = await app.upstreamApi.request({ method: request.method, path, headers: upstreamHeaders(request), body })
+  return relayUpstream(request, reply, response)
+}
 
+/** Answers with the product API's answer: its status, body and the headers a browser may see; a 5xx as the BFF's own error. */
+export function relayUpstream(request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse): FastifyReply {
   if (response.status >= 500) {
     request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
     const error = upstreamStatusError(response.status)

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import Session from 'supertokens-node/recipe/session'
+import { avatarImageType } from '../../../shared/avatar.ts'
+import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
+import { AvatarTooLarge, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
+import { assertSameOriginWrite } from '../csrf.ts'
+import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
+
+// PUT /api/user/avatar (issue 11). The avatar limits are the BFF's own (DESIGN.md): the session is
+// checked before the body is read, a Content-Length over 5 MiB is refused before a byte of the
+// body is read and a body that grows past it while streaming is cut off there (Fastify's body
+// limit: at most the limit is ever held), and only PNG, JPEG or WebP by content goes on to the
+// product API, which decodes and re-encodes it.
+
+export function avatarUploadRoute(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
+  void app.register(async (scope) => {
+    // Any declared type, or none: the bytes decide what the upload is.
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: AVATAR_MAX_BYTES }, (_request, body, done) => done(null, body))
+    scope.put(
+      '/api/user/avatar',
+      {
+        bodyLimit: AVATAR_MAX_BYTES,
+        config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
+        onRequest: async (request: FastifyRequest, reply) => {
+          assertSameOriginWrite(request, options.appOrigin)
+          // Fully signed in (verified email, every factor), before the body is read.
+          await Session.getSession(request, reply)
+        },
+        errorHandler: (error) => {
+          throw (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new AvatarTooLarge() : error
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store')
+        const upload = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
+        if (avatarImageType(upload) === null) throw new AvatarUnsupportedType()
+        const headers = { ...upstreamHeaders(request), 'content-type': 'application/octet-stream' }
+        const response = await app.upstreamApi.request({ method: 'PUT', path: '/api/user/avatar', headers, body: upload })
+        return relayUpstream(request, reply, response)
+      },
+    )
+  })
+}
