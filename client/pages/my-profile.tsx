@@ -10,6 +10,7 @@ import { Field, Notice } from '../components/auth-shell.tsx'
 import { apiResponse, apiSend, errorMessage, type ApiResult } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
+import { AvatarSection } from './profile/avatar-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -71,6 +72,7 @@ export function Component() {
           <dd>{new Date(user.timeJoined).toLocaleDateString(i18n.language, { year: 'numeric', month: 'long', day: 'numeric' })}</dd>
         </dl>
       </section>
+      <AvatarSection user={user} />
       <section className="profile-section" aria-labelledby="profile-details">
         <h2 id="profile-details">{t('profile:details.heading')}</h2>
         <form className="profile-form" method="post" onSubmit={(event) => void save(event)}>

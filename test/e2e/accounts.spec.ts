@@ -414,3 +414,22 @@ test('"Download my data" saves the account as a JSON file', async ({ page }) => 
   const data = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { account: { email: string } }
   expect(data.account.email).toBe(email)
 })
+
+test('an avatar picked on the profile shows in the header at once; a GIF is refused with the old one kept', async ({ page }) => {
+  await readyAccount(page, 'avatar')
+  await page.goto('/@/my-profile')
+  await hydrated(page)
+  const header = page.getByTestId('signed-in-as')
+  await expect(header.locator('img')).toHaveCount(0)
+  const png = spawnSync(process.execPath, ['-e', "require('sharp')({ create: { width: 400, height: 300, channels: 3, background: '#2255aa' } }).png().toBuffer().then((b) => process.stdout.write(b))"], { encoding: 'buffer' }).stdout
+  await page.getByTestId('avatar-input').setInputFiles({ name: 'holiday.png', mimeType: 'image/png', buffer: png })
+  await expect(page.getByTestId('avatar-status')).toHaveText('Your picture is saved.')
+  const src = await header.locator('img').getAttribute('src')
+  expect(src).toMatch(/^\/api\/avatars\/[0-9a-f]{32}\.webp$/)
+  expect(await header.locator('img').evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(256)
+  await page.getByTestId('avatar-input').setInputFiles({ name: 'cat.png', mimeType: 'image/png', buffer: Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;') })
+  await expect(page.getByTestId('avatar-status')).toHaveText('The picture must be a PNG, JPEG or WebP image.')
+  await expect(header.locator('img')).toHaveAttribute('src', src!)
+  await page.goto('/@/library')
+  await expect(page.getByTestId('signed-in-as').locator('img')).toHaveAttribute('src', src!)
+})
