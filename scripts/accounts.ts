@@ -1,35 +1,61 @@
 // Operator command: disable an account, or enable it again (spec §6, §8: a disabled account sees
-// "Your account has been disabled…" and reaches nothing of its own).
+// "Your account has been disabled…" and reaches nothing of its own); list why accounts were
+// deleted (issue 11: reason, comment, language and day — nothing that identifies anyone).
 //   npm run accounts -- disable someone@example.com
 //   npm run accounts -- enable someone@example.com
+//   npm run accounts -- deletion-reasons
 // Like `npm run maintenance`: through the running API's /internal endpoint when one listens,
 // else (or with DATABASE_URL) in the database directly.
+import { deletionReasons, type DeletionRecord } from '../server/api/account-deletions.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
 import { setDisabled } from '../server/api/users-repository.ts'
+import type { Database } from '../server/db/database.ts'
 import { openDatabase } from '../server/db/open.ts'
 import { fail, internalCall, operatorConfig } from './operator.ts'
 
-const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email>'
+const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email> | deletion-reasons'
+
+async function withDatabase<T>(config: ReturnType<typeof operatorConfig>, work: (db: Database) => Promise<T>): Promise<T> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+  try {
+    await migrateApiSchema(db)
+    return await work(db)
+  } finally {
+    await db.close()
+  }
+}
+
+function printReasons(deletions: DeletionRecord[]): void {
+  if (deletions.length === 0) {
+    console.log('No account has been deleted.')
+    return
+  }
+  const counts = new Map<string, number>()
+  for (const deletion of deletions) counts.set(deletion.reason, (counts.get(deletion.reason) ?? 0) + 1)
+  console.log(`${deletions.length} deleted account(s): ${[...counts].map(([reason, count]) => `${reason} ${count}`).join(', ')}`)
+  for (const deletion of deletions) {
+    const comment = deletion.comment === null ? '' : `\t${JSON.stringify(deletion.comment)}`
+    console.log(`${deletion.day}\t${deletion.language}\t${deletion.reason}${comment}`)
+  }
+}
 
 async function main(): Promise<void> {
   const [action, email] = process.argv.slice(2)
+  const config = operatorConfig()
+  if (action === 'deletion-reasons') {
+    const viaApi = config.databaseUrl ? undefined : await internalCall<{ deletions: DeletionRecord[] }>(config, 'GET', '/internal/deletion-reasons')
+    printReasons(viaApi?.deletions ?? (await withDatabase(config, (db) => deletionReasons(db))))
+    return
+  }
   if ((action !== 'disable' && action !== 'enable') || !email || !email.includes('@')) fail(USAGE, 2)
   const disabled = action === 'disable'
-  const config = operatorConfig()
-  let done = false
   const viaApi = config.databaseUrl ? undefined : await internalCall<{ disabled: boolean }>(config, 'PUT', '/internal/users/disabled', { email, disabled })
-  if (viaApi !== undefined) done = true
-  else {
-    const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
-    try {
-      await migrateApiSchema(db)
+  if (viaApi === undefined) {
+    await withDatabase(config, async (db) => {
       if (!(await setDisabled(db, email, disabled))) fail(`No Softshelf account uses ${email}.`)
-      done = true
-    } finally {
-      await db.close()
-    }
+    })
   }
-  if (done) console.log(`${email}: ${disabled ? 'disabled' : 'enabled'}`)
+  console.log(`${email}: ${disabled ? 'disabled' : 'enabled'}`)
 }
 
 main().catch((error: unknown) => fail(`accounts failed: ${error instanceof Error ? error.message : String(error)}`))

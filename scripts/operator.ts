@@ -28,7 +28,7 @@ export function operatorToken(config: Config): string | undefined {
  * Calls an /internal endpoint of the running API with the operator token. Answers undefined when
  * no API listens (the caller opens the database itself); a refusal ends the command.
  */
-export async function internalCall<T>(config: Config, method: 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T | undefined> {
+export async function internalCall<T>(config: Config, method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T | undefined> {
   const token = operatorToken(config)
   let response: Response
   try {

@@ -30,6 +30,8 @@ export const CHUNK_RELOAD_STORAGE_KEY = 'chunkReloadAt'
 /** Spec §9 "Locale cookie": 365 days. */
 /** Issue 11: a display name's longest form, in characters. */
 export const DISPLAY_NAME_MAX_LENGTH = 60
+/** Issue 11: the longest comment on an account deletion, in characters. */
+export const DELETION_COMMENT_MAX_LENGTH = 1000
 
 export const LOCALE_COOKIE_NAME = 'lang'
 export const LOCALE_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60

@@ -11,6 +11,7 @@ import { apiResponse, apiSend, errorMessage, type ApiResult } from '../lib/api.t
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
 import { AvatarSection } from './profile/avatar-section.tsx'
+import { DeleteAccountSection } from './profile/delete-account-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -114,6 +115,7 @@ export function Component() {
           </a>
         </p>
       </section>
+      <DeleteAccountSection user={user} />
     </main>
   )
 }

@@ -22,6 +22,7 @@ import avatarRoutes from './routes/avatars.ts'
 import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 import { setDisabled } from './users-repository.ts'
+import { AccountDeletions, deletionReasons } from './account-deletions.ts'
 
 export interface ApiOptions {
   config: Config
@@ -142,8 +143,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
-  const { signInMethods } = coreAccounts(coreUrl, coreApiKey)
-  await app.register(userRoutes, { tokens, signInMethods })
+  const core = coreAccounts(coreUrl, coreApiKey)
+  // Deletions a crash or an unreachable core left unfinished are finished at start, then every minute.
+  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log)
+  app.addHook('onReady', async () => {
+    await deletions.resume()
+    deletions.start()
+  })
+  app.addHook('onClose', async () => deletions.stop())
+  await app.register(userRoutes, { tokens, signInMethods: core.signInMethods, deletions })
   await app.register(avatarRoutes)
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
@@ -170,6 +178,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         request.log.info('maintenance time cleared')
         return { maintenanceTime: null }
       })
+      // npm run accounts -- deletion-reasons (issue 11): why accounts were deleted, nothing else.
+      internal.get('/internal/deletion-reasons', async () => ({ deletions: await deletionReasons(db) }))
       // npm run accounts -- disable|enable <email> (spec §6: disabled accounts are blocked).
       internal.put(
         '/internal/users/disabled',

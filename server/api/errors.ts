@@ -18,3 +18,8 @@ export const ApiUserNotFound = createError('API_USER_NOT_FOUND', 'There is no So
 export const ApiAuthUnavailable = createError('API_AUTH_UNAVAILABLE', 'Sign-in checks are unavailable right now. Please try again in a moment.', 503)
 export const ApiValidation = createError<[string]>('API_VALIDATION_FAILED', '%s', 400)
 export const ApiAvatarNotFound = createError('API_AVATAR_NOT_FOUND', 'There is no such picture: it may have been replaced or removed.', 404)
+export const ApiDeletionPending = createError(
+  'API_DELETION_PENDING',
+  'Your account is being deleted, but we could not finish it just now. It will be finished within a few minutes; you are signed out.',
+  503,
+)

@@ -37,3 +37,13 @@ export const BffNoPassword = createError('BFF_NO_PASSWORD', 'This account signs 
 export const BffPasswordBlocked = createError<[string]>('BFF_PASSWORD_CHANGE_BLOCKED', '%s', 429)
 export const BffSessionNotFound = createError('BFF_SESSION_NOT_FOUND', 'There is no such signed-in device on your account.', 404)
 export const BffSessionIsCurrent = createError('BFF_SESSION_IS_CURRENT', 'This is the device you are using: log out to end its session.', 400)
+export const BffValidation = createError<[string]>('BFF_VALIDATION_FAILED', '%s', 400)
+export const BffConfirmEmailMismatch = createError('BFF_CONFIRM_EMAIL_MISMATCH', 'The email address you typed is not the one of this account.', 400)
+export const BffTotpRequired = createError('BFF_TOTP_REQUIRED', 'Enter the current code from your authenticator app.', 400)
+export const BffTotpInvalid = createError('BFF_TOTP_INVALID', 'That code is not right. Enter the current code from your authenticator app.', 400)
+export const BffTotpBlocked = createError('BFF_TOTP_BLOCKED', 'Too many wrong codes. Wait a few minutes, then try again.', 429)
+export const BffDeletionPending = createError(
+  'BFF_DELETION_PENDING',
+  'Your account is being deleted, but we could not finish it just now. It will be finished within a few minutes; you are signed out.',
+  503,
+)

@@ -9,6 +9,7 @@ import {
   ApiAccountDisabled,
   ApiAuthUnavailable,
   ApiCatalogueNotFound,
+  ApiDeletionPending,
   ApiEmailNotVerified,
   ApiMfaRequired,
   ApiSessionRequired,
@@ -31,7 +32,8 @@ import {
 import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
 import { AvatarImageError, encodeAvatar, type AvatarProblem } from '../avatar-image.ts'
 import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
-import { checkDisplayName } from '../../../shared/profile.ts'
+import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
+import type { AccountDeletions } from '../account-deletions.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
@@ -51,7 +53,10 @@ function publicUser(user: ProductUser) {
   return rest
 }
 
-export default async function userRoutes(app: FastifyInstance, opts: { tokens: AccessTokens; signInMethods: (userId: string) => Promise<SignInMethod[]> }): Promise<void> {
+export default async function userRoutes(
+  app: FastifyInstance,
+  opts: { tokens: AccessTokens; signInMethods: (userId: string) => Promise<SignInMethod[]>; deletions: AccountDeletions },
+): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -68,7 +73,13 @@ export default async function userRoutes(app: FastifyInstance, opts: { tokens: A
   /** The signed-in user's record, when it exists and is not disabled. */
   const activeUser = async (request: FastifyRequest): Promise<ProductUser> => {
     const user = await getUser(db, request.viewer!.userId)
-    if (!user) throw new ApiUserNotFound()
+    if (!user) {
+      // Deleted a moment ago (issue 11): the core has ended its sessions, and this instance may
+      // not have read that yet. Read the list now, so the caller is told it is signed out.
+      await app.revokedSessions.read().catch(() => {})
+      if (!(await opts.tokens.check(request.headers.authorization)).ok) throw new ApiSessionRequired()
+      throw new ApiUserNotFound()
+    }
     if (user.disabled) throw new ApiAccountDisabled()
     return user
   }
@@ -149,6 +160,29 @@ export default async function userRoutes(app: FastifyInstance, opts: { tokens: A
     reply.type('application/json; charset=utf-8')
     return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id) }, null, 2)
   })
+
+  // Deleting the account (issue 11). The BFF has checked the confirmation (the typed email, a
+  // current TOTP code) and calls this with the user's own session; see account-deletions.ts.
+  api.post(
+    '/api/user/delete',
+    {
+      preHandler: authenticate('complete'),
+      schema: { body: Type.Object({ reason: Type.String({ maxLength: 64 }), comment: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 20_000 })])) }, { additionalProperties: false }) },
+    },
+    async (request, reply) => {
+      const user = await activeUser(request)
+      const checked = checkDeletionReason(request.body.reason, request.body.comment)
+      if ('problem' in checked) throw new ApiValidation(checked.problem)
+      try {
+        if (!(await opts.deletions.delete(user.id, checked.reason, checked.comment))) throw new ApiUserNotFound()
+      } catch (error) {
+        if (error instanceof ApiAuthUnavailable) throw Object.assign(new ApiDeletionPending(), { retryAfter: 60 })
+        throw error
+      }
+      request.log.info({ event: 'account-deleted', reason: checked.reason }, 'an account was deleted')
+      return reply.code(204).send()
+    },
+  )
 
   api.post(
     '/api/user/accept-tos',

@@ -128,6 +128,11 @@ export class LoginAttempts {
     await this.db.query('DELETE FROM bff.login_attempts WHERE email_key = $1', [key])
   }
 
+  /** The account with this email was deleted (issue 11): nothing of its counter is kept. */
+  async forget(email: string): Promise<void> {
+    await this.db.query('DELETE FROM bff.login_attempts WHERE email_key = $1', [keyOf(email)])
+  }
+
   /** The check did not happen (the core failed, sign-in not allowed): it is given back. */
   async release(key: string): Promise<void> {
     await this.db.query('UPDATE bff.login_attempts SET failures = GREATEST(failures - 1, 0) WHERE email_key = $1 AND blocked_until IS NULL', [key])

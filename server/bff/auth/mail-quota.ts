@@ -63,6 +63,11 @@ export class MailQuota {
   }
 
   /** Mails counted for this recipient in the window now: the same lookup as take, changing nothing. */
+  /** The account with this address was deleted (issue 11): nothing of its count is kept. */
+  async forget(address: string): Promise<void> {
+    await this.db.query('DELETE FROM bff.mail_quota WHERE recipient_key = $1', [keyOf(address)])
+  }
+
   async count(address: string): Promise<number> {
     const { rows } = await this.db.query<{ n: number }>(
       'SELECT cardinality(ARRAY(SELECT s FROM unnest(q.sent_at) AS s WHERE s > $2::bigint - $3::bigint))::int AS n FROM bff.mail_quota q WHERE recipient_key = $1',

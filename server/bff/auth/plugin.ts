@@ -11,6 +11,7 @@ import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
+import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
@@ -59,6 +60,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const mailer = mailerFor(config)
   app.addHook('onClose', () => mailer.close())
   const attempts = new LoginAttempts(options.db, config.login)
+  const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
   const coreApiKey = options.coreApiKey
   const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
   app.addHook('onReady', () => revocations.startAndWait())
@@ -108,7 +110,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
-    mailQuota: new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS),
+    mailQuota,
     emails: new EmailTexts(options.root, APP_NAME),
   })
   const appOrigin = new URL(config.appUrl).origin
@@ -125,6 +127,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
     deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
+    accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota })
   })
 
   await app.register(async (scope) => {

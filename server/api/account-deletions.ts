@@ -1,0 +1,98 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../db/database.ts'
+import type { DeletionReason } from '../../shared/profile.ts'
+
+// Account deletion (issue 11), in an order that a crash cannot leave half-done:
+//   1. the request is written (who, why, the language);
+//   2. the auth-core user is removed — sessions, tokens, devices, metadata; from here nobody can
+//      sign in as this person, and every instance refuses their sessions within a second;
+//   3. in one transaction: the product's data goes (the record; library and avatar with it) with
+//      the request, and an anonymous row keeps the reason, the comment, the language and the day.
+// Steps 2 and 3 may be repeated, so a request found at start (a crash, a core that did not answer)
+// is simply finished then, and again by a sweep every minute while the process runs.
+
+export interface DeletionRecord {
+  reason: string
+  comment: string | null
+  language: string
+  day: string
+}
+
+export const DELETION_SWEEP_INTERVAL_MS = 60_000
+
+export class AccountDeletions {
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly db: Database,
+    private readonly removeCoreUser: (userId: string) => Promise<void>,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /** Steps 1–3 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */
+  async delete(userId: string, reason: DeletionReason, comment: string | null): Promise<boolean> {
+    const { rowCount } = await this.db.query(
+      `INSERT INTO api.account_deletions (user_id, reason, comment, language)
+       SELECT id, $2, $3, language FROM api.users WHERE id = $1
+       ON CONFLICT (user_id) DO UPDATE SET reason = EXCLUDED.reason, comment = EXCLUDED.comment`,
+      [userId, reason, comment],
+    )
+    if (rowCount === 0) return false
+    await this.finish(userId)
+    return true
+  }
+
+  /** Steps 2 and 3 of a request already written. */
+  private async finish(userId: string): Promise<void> {
+    await this.removeCoreUser(userId)
+    await this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ reason: string; comment: string | null; language: string }>(
+        'DELETE FROM api.account_deletions WHERE user_id = $1 RETURNING reason, comment, language',
+        [userId],
+      )
+      const request = rows[0]
+      if (!request) return
+      await tx.query('DELETE FROM api.users WHERE id = $1', [userId])
+      await tx.query('INSERT INTO api.deletion_reasons (reason, comment, language, day) VALUES ($1, $2, $3, current_date)', [request.reason, request.comment, request.language])
+    })
+  }
+
+  /** Finishes every request still written (oldest first); returns how many were finished. */
+  async resume(): Promise<number> {
+    const { rows } = await this.db.query<{ user_id: string }>('SELECT user_id FROM api.account_deletions ORDER BY requested_at LIMIT 100')
+    let finished = 0
+    for (const { user_id: userId } of rows) {
+      try {
+        await this.finish(userId)
+        finished += 1
+      } catch (err) {
+        this.log.warn({ err }, 'an account deletion could not be finished yet; it is tried again in a minute')
+      }
+    }
+    if (finished > 0) this.log.info({ finished }, 'unfinished account deletions finished')
+    return finished
+  }
+
+  start(): void {
+    this.timer = setInterval(() => void this.resume().catch((err: unknown) => this.log.warn({ err }, 'the account-deletion sweep failed')), DELETION_SWEEP_INTERVAL_MS)
+    this.timer.unref()
+  }
+
+  stop(): void {
+    clearInterval(this.timer)
+  }
+}
+
+/** The kept reasons, newest first (operators: `npm run accounts -- deletion-reasons`). */
+export async function deletionReasons(db: Database, limit = 1000): Promise<DeletionRecord[]> {
+  const { rows } = await db.query<{ reason: string; comment: string | null; language: string; day: Date | string }>(
+    'SELECT reason, comment, language, day FROM api.deletion_reasons ORDER BY day DESC, id DESC LIMIT $1',
+    [limit],
+  )
+  return rows.map((row) => ({ reason: row.reason, comment: row.comment, language: row.language, day: typeof row.day === 'string' ? row.day.slice(0, 10) : dayOf(row.day) }))
+}
+
+function dayOf(date: Date): string {
+  // A DATE comes back as local midnight from pg; its calendar day is what was stored.
+  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`
+}

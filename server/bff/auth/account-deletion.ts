@@ -1,0 +1,79 @@
+import type { FastifyInstance } from 'fastify'
+import supertokens from 'supertokens-node'
+import Session from 'supertokens-node/recipe/session'
+import Totp from 'supertokens-node/recipe/totp'
+import { checkDeletionReason } from '../../../shared/profile.ts'
+import { assertSameOriginWrite } from '../csrf.ts'
+import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpBlocked, BffTotpInvalid, BffTotpRequired, BffValidation } from '../errors.ts'
+import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
+import type { LoginAttempts } from './login-attempts.ts'
+import type { MailQuota } from './mail-quota.ts'
+import { clearFrontTokenOnRemove } from './page-session.ts'
+
+// POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
+// again, and a current authenticator code when the account has one — then the product API deletes
+// the account (the auth-core user first, then the product's data, keeping only an anonymous
+// reason; see server/api/account-deletions.ts). The BFF forgets what it keeps by email (login
+// attempts, the mail cap) and signs this browser out; every other session is already refused.
+
+interface Body {
+  reason?: unknown
+  comment?: unknown
+  confirmEmail?: unknown
+  totp?: unknown
+}
+
+const normalised = (email: string) => email.trim().toLowerCase()
+
+export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota }): void {
+  app.post<{ Body: Body }>(
+    '/api/user/delete',
+    {
+      config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
+      onRequest: async (request) => assertSameOriginWrite(request, options.appOrigin),
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      const session = await Session.getSession(request, reply)
+      const { reason, comment, confirmEmail, totp } = request.body ?? {}
+      const checked = checkDeletionReason(reason, comment)
+      if ('problem' in checked) throw new BffValidation(checked.problem)
+
+      const userId = session.getUserId()
+      const user = await supertokens.getUser(userId)
+      if (!user) throw new BffValidation('There is no such account.')
+      if (typeof confirmEmail !== 'string' || !user.emails.some((email) => normalised(email) === normalised(confirmEmail))) throw new BffConfirmEmailMismatch()
+
+      const devices = await Totp.listDevices(userId)
+      if (devices.status === 'OK' && devices.devices.some((device) => device.verified)) {
+        const code = typeof totp === 'string' ? totp.replace(/\s/g, '') : ''
+        if (!/^\d{6,8}$/.test(code)) throw new BffTotpRequired()
+        const verified = await Totp.verifyTOTP(session.getTenantId(), userId, code)
+        if (verified.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: Math.max(1, Math.ceil(verified.retryAfterMs / 1000)) })
+        if (verified.status !== 'OK') throw new BffTotpInvalid()
+      }
+
+      const response = await app.upstreamApi.request({
+        method: 'POST',
+        path: '/api/user/delete',
+        headers: { ...upstreamHeaders(request), 'content-type': 'application/json' },
+        body: JSON.stringify({ reason: checked.reason, comment: checked.comment }),
+      })
+      // Anything but done or "going" (the core did not answer; the API finishes it within minutes): the API's answer, nothing deleted.
+      if (response.status !== 204 && response.status !== 503) return relayUpstream(request, reply, response)
+      const pending = response.status === 503 && response.body.toString('utf8').includes('API_DELETION_PENDING')
+      if (response.status === 503 && !pending) return relayUpstream(request, reply, response)
+
+      for (const email of user.emails) {
+        await options.attempts.forget(email)
+        await options.mailQuota.forget(email)
+      }
+      // Clears this browser's session cookies (the session itself is gone with the user).
+      await session.revokeSession()
+      clearFrontTokenOnRemove(reply, options.https)
+      request.log.info({ event: 'account-deleted', pending }, pending ? 'account deletion requested; the API finishes it' : 'account deleted')
+      if (pending) throw Object.assign(new BffDeletionPending(), { retryAfter: 60 })
+      return reply.code(204).send()
+    },
+  )
+}
