@@ -85,6 +85,10 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     'SELECT up.program_id, p.name, up.added_at FROM api.user_programs up JOIN api.programs p ON p.id = up.program_id WHERE up.user_id = $1 ORDER BY up.added_at, up.program_id',
     [id],
   )
+  const signIns = await db.query<{ signed_in_at: Date | string; method: string; user_agent: string | null; ip: string | null }>(
+    'SELECT signed_in_at, method, user_agent, ip FROM api.sign_ins WHERE user_id = $1 ORDER BY id DESC',
+    [id],
+  )
   const avatar = await db.query<{ hash: string; created_at: Date | string }>('SELECT hash, created_at FROM api.avatars WHERE user_id = $1', [id])
   const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString())
   return {
@@ -102,6 +106,7 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     terms: { acceptedVersion: row.tos_version, acceptedAt: iso(row.tos_accepted_at) },
     library: library.rows.map((entry) => ({ programId: entry.program_id, name: entry.name, addedAt: iso(entry.added_at) })),
     // The image itself is at the URL (it is the re-encoded one; the upload was never kept).
+    signInHistory: signIns.rows.map((entry) => ({ at: iso(entry.signed_in_at), method: entry.method, userAgent: entry.user_agent, ip: entry.ip })),
     avatar: avatar.rows[0] ? { url: avatarPath(avatar.rows[0].hash), uploadedAt: iso(avatar.rows[0].created_at) } : null,
   }
 }
@@ -180,4 +185,15 @@ export async function removeAvatar(db: Database, userId: string): Promise<void> 
 export async function avatarImage(db: Database, hash: string): Promise<Uint8Array | null> {
   const { rows } = await db.query<{ image: Uint8Array }>('SELECT image FROM api.avatars WHERE hash = $1', [hash])
   return rows[0]?.image ?? null
+}
+
+export const SIGN_IN_HISTORY_LENGTH = 20
+
+/** Notes a sign-in, keeping the last SIGN_IN_HISTORY_LENGTH of the account. */
+export async function recordSignIn(db: Database, userId: string, entry: { method: string; userAgent: string | null; ip: string | null }): Promise<void> {
+  await db.query(
+    `WITH added AS (INSERT INTO api.sign_ins (user_id, method, user_agent, ip) VALUES ($1, $2, $3, $4) RETURNING id)
+     DELETE FROM api.sign_ins WHERE user_id = $1 AND id < (SELECT min(id) FROM (SELECT id FROM api.sign_ins WHERE user_id = $1 ORDER BY id DESC LIMIT $5) AS newest)`,
+    [userId, entry.method, entry.userAgent?.slice(0, 300) ?? null, entry.ip?.slice(0, 64) ?? null, SIGN_IN_HISTORY_LENGTH - 1],
+  )
 }

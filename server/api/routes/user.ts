@@ -23,6 +23,7 @@ import {
   exportUser,
   getUser,
   libraryIds,
+  recordSignIn,
   removeAvatar,
   removeFromLibrary,
   setAvatar,
@@ -99,6 +100,8 @@ export default async function userRoutes(
             isInMailList: Type.Optional(Type.Boolean()),
             utm: Type.Optional(Type.Union([Type.Null(), Type.Object({}, { additionalProperties: true })])),
             language: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...LOCALES] })),
+            // How this sign-in happened ('password', or the external provider's id): for the history.
+            signInMethod: Type.Optional(Type.String({ pattern: '^[a-z0-9-]{1,40}$' })),
           },
           { additionalProperties: false },
         ),
@@ -116,6 +119,14 @@ export default async function userRoutes(
         utm: (request.body.utm ?? null) as UtmRecord | null,
         language: request.body.language ?? 'en',
       })
+      if (request.body.signInMethod) {
+        const forwardedFor = request.headers['x-forwarded-for']
+        await recordSignIn(db, user.id, {
+          method: request.body.signInMethod,
+          userAgent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : null,
+          ip: typeof forwardedFor === 'string' ? (forwardedFor.split(',')[0]?.trim() ?? null) : null,
+        })
+      }
       reply.code(200)
       return publicUser(user)
     },

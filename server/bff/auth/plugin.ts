@@ -76,7 +76,15 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
         const response = await app.upstreamApi.request({
           method: 'PUT',
           path: '/api/user',
-          headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json', 'x-request-id': request.id },
+          headers: {
+            authorization: `Bearer ${accessToken}`,
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'x-request-id': request.id,
+            // For the account's sign-in history (issue 11, "Your data").
+            'x-forwarded-for': request.ip,
+            ...(typeof request.headers['user-agent'] === 'string' ? { 'user-agent': request.headers['user-agent'] } : {}),
+          },
           body: JSON.stringify({ ...extras, language: negotiateLocale(request.cookies?.lang, request.headers['accept-language']) }),
         })
         if (response.status !== 200) {

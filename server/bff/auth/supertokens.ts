@@ -51,7 +51,7 @@ export interface AuthSettings {
    * session's access token. Sign-up passes its extra fields; sign-in repairs a record a failed
    * sign-up could not make.
    */
-  ensureUserRecord(request: FastifyRequest, reply: FastifyReply, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown }): Promise<void>
+  ensureUserRecord(request: FastifyRequest, reply: FastifyReply, accessToken: string, extras: { isInMailList?: boolean; utm?: unknown; signInMethod: string }): Promise<void>
   /**
    * Login-attempt blocking, before the password is checked: counts the attempt for the email as
    * the SDK will use it, or answers a body to send instead (blocked).
@@ -189,7 +189,7 @@ export function initSupertokens(settings: AuthSettings): void {
               }
               const blocked = await settings.settleSignIn(request, result.status)
               if (blocked) return blocked as typeof result
-              if (result.status === 'OK') await settings.ensureUserRecord(request, input.options.res.original as FastifyReply, result.session.getAccessToken(), {})
+              if (result.status === 'OK') await settings.ensureUserRecord(request, input.options.res.original as FastifyReply, result.session.getAccessToken(), { signInMethod: 'password' })
               return result
             },
             // A reset link asked for an address without an account sends nothing, yet does the work
@@ -223,6 +223,7 @@ export function initSupertokens(settings: AuthSettings): void {
                 const field = (id: string) => input.formFields.find((f) => f.id === id)?.value
                 const isInMailList = field('isInMailList')
                 await settings.ensureUserRecord(input.options.req.original as FastifyRequest, input.options.res.original as FastifyReply, result.session.getAccessToken(), {
+                  signInMethod: 'password',
                   ...(typeof isInMailList === 'boolean' ? { isInMailList } : {}),
                   ...(field('utm') !== undefined ? { utm: field('utm') } : {}),
                 })
@@ -269,7 +270,7 @@ export function initSupertokens(settings: AuthSettings): void {
                 const utm = (request.body as { utm?: unknown } | undefined)?.utm
                 const usable = result.createdNewRecipeUser && utm !== undefined && utm !== null && validateSignUpExtras.utm(utm) === undefined
                 if (result.createdNewRecipeUser && utm !== undefined && !usable) request.log.warn('external sign-up: the UTM record was malformed and is left out')
-                await settings.ensureUserRecord(request, input.options.res.original as FastifyReply, result.session.getAccessToken(), usable ? { utm } : {})
+                await settings.ensureUserRecord(request, input.options.res.original as FastifyReply, result.session.getAccessToken(), { signInMethod: input.provider.id, ...(usable ? { utm } : {}) })
               }
               return result
             },

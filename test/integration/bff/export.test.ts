@@ -1,4 +1,5 @@
 import t from 'tap'
+import { recordSignIn } from '../../../server/api/users-repository.ts'
 import { browser, buildStack, signedInTab } from '../../helpers.ts'
 
 // "Your data" (issue 11): GET /api/user/export through the BFF — one JSON file with everything the
@@ -15,6 +16,10 @@ t.test('the export is an attachment with the account, its terms, its library and
   await bob.post('/api/user/program/inkscape')
   await stack.bff.inject({ method: 'PATCH', url: '/api/user', headers: { cookie: ada.jar.header('/api/user'), rid: 'anti-csrf', 'content-type': 'application/json' }, payload: '{"name":"Ada"}' })
 
+  const phone = browser(stack.bff)
+  const signedIn = await phone.post('/auth/signin', { formFields: [{ id: 'email', value: 'export@example.com' }, { id: 'password', value: PASSWORD }] }, { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) Safari/604.1' })
+  t.equal(signedIn.json().status, 'OK')
+
   const response = await ada.get('/api/user/export')
   t.equal(response.statusCode, 200)
   t.match(response.headers['content-disposition'], /^attachment; filename="softshelf-data-\d{4}-\d{2}-\d{2}\.json"$/)
@@ -29,10 +34,23 @@ t.test('the export is an attachment with the account, its terms, its library and
   })
   t.same(data.library.map((entry: { programId: string }) => entry.programId).sort(), ['blender', 'gimp'])
   t.match(data.library[0], { name: String, addedAt: String })
+  t.equal(data.signInHistory.length, 2, 'the sign-up and the sign-in')
+  t.match(data.signInHistory[0], { at: String, method: 'password', userAgent: /iPhone/, ip: '127.0.0.1' }, 'newest first, with the browser and address')
+  t.match(data.signInHistory[1], { method: 'password' })
   t.notMatch(response.body, /other-export@example\.com|inkscape/, "nothing of another account's")
   t.notMatch(response.body, /correct horse|\$argon2|\$2[aby]\$/, 'no password or hash')
 })
 
 t.test('without a full session there is nothing to download', async (t) => {
   t.equal((await browser(stack.bff).get('/api/user/export')).statusCode, 401)
+})
+
+t.test('the sign-in history keeps the last 20', async (t) => {
+  const tab = await signedInTab(stack, 'frequent@example.com', PASSWORD)
+  const id = (await tab.get('/api/user')).json().id as string
+  for (let i = 0; i < 25; i++) await recordSignIn(stack.db, id, { method: 'password', userAgent: `agent ${i}`, ip: null })
+  const history = (await tab.get('/api/user/export')).json().signInHistory as Array<{ userAgent: string }>
+  t.equal(history.length, 20)
+  t.equal(history[0]!.userAgent, 'agent 24')
+  t.equal(history[19]!.userAgent, 'agent 5')
 })
