@@ -453,4 +453,11 @@ test('an account deleted with "Other" and a comment is gone: sign-in answers lik
   await expect(page.getByText('Your account is deleted. Thank you for having used Softshelf.')).toBeVisible()
   await logIn(page, email)
   await expect(page.getByTestId('login-error')).toHaveText('The email or password is not correct.')
+
+  const env: Record<string, string | undefined> = { ...process.env, ...E2E_ENV }
+  delete env.DATABASE_URL
+  const listed = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/accounts.ts', 'deletion-reasons'], { env, encoding: 'utf8', timeout: 60_000 })
+  expect(listed.status, listed.stderr).toBe(0)
+  expect(listed.stdout).toMatch(/\ten\tother\t"Moving on to other things\."/)
+  expect(listed.stdout).not.toContain(email)
 })
