@@ -4,13 +4,14 @@ import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } 
 import Session from 'supertokens-node/recipe/session'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
-import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
+import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
 import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
+import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { passwordChangeRoute } from './password-change.ts'
@@ -21,6 +22,7 @@ import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
+import { RecoveryCodes } from './recovery-codes.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 export interface AuthPluginOptions {
@@ -31,6 +33,8 @@ export interface AuthPluginOptions {
   coreUrl: string
   /** The key the core asks for; AUTH_CORE_API_KEYS' first by default (the embedded key in `npm start`). */
   coreApiKey?: string | undefined
+  /** The clock that decides the recovery codes' cool-down; tests move it. Date.now by default. */
+  now?: (() => number) | undefined
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -58,6 +62,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const mailer = mailerFor(config)
   app.addHook('onClose', () => mailer.close())
   const attempts = new LoginAttempts(options.db, config.login)
+  // The TOTP factor's limits, which the auth core's default app keeps too (issue 11).
+  const recoveryCodes = new RecoveryCodes(options.db, { maxFailures: TOTP_MAX_ATTEMPTS, cooldownMs: TOTP_COOLDOWN_S * 1000 }, options.now)
   const coreApiKey = options.coreApiKey
   const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
   app.addHook('onReady', () => revocations.startAndWait())
@@ -107,6 +113,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
+    recoveryCodes,
     mailQuota: new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS),
     emails: new EmailTexts(options.root, APP_NAME),
   })
@@ -123,6 +130,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     })
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
     deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
+    authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes })
   })
 
   await app.register(async (scope) => {
