@@ -20,7 +20,7 @@ const idp = await startOidcProvider(t, REDIRECT)
 const stack = await buildStack(t, {
   auth: true,
   now: () => clock,
-  env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '1000', OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, OIDC_NAME: 'Test Identity' },
+  env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '200', OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, OIDC_NAME: 'Test Identity' },
 })
 
 type Tab = ReturnType<typeof browser>
@@ -291,4 +291,20 @@ t.test('the SDK\'s own removal takes only a set-up that was never confirmed', as
   t.equal(refused.json().code, 'BFF_TOTP_CODE_REQUIRED')
   t.match((await tab.get('/auth/totp/device/list')).json(), { status: 'OK', devices: [{ name: 'Softshelf', verified: true }] }, 'the device stays')
   t.equal((await signIn('sdk-remove@example.com').then((next) => next.get('/api/user'))).statusCode, 403, 'and sign-ins still ask for a code')
+})
+
+t.test('the writes have the /auth write limit per IP', async (t) => {
+  // AUTH_RATE_LIMIT_MAX is 200 in this file (RATE_LIMIT_MAX 10 000); one address of its own.
+  const from = (method: 'GET' | 'POST' | 'DELETE', url: string) =>
+    stack.bff.inject({ method, url, remoteAddress: '203.0.113.7', headers: { rid: 'anti-csrf', 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : '{}' })
+  for (const [method, url] of [['POST', '/api/user/recovery-codes/redeem'], ['POST', '/api/user/recovery-codes'], ['DELETE', '/api/user/totp/devices/Softshelf']] as const) {
+    const answers = new Set<number>()
+    for (let i = 0; i < 200; i++) answers.add((await from(method, url)).statusCode)
+    t.same([...answers], [401], `${method} ${url}: 200 answered (no session)`)
+    const limited = await from(method, url)
+    t.equal(limited.statusCode, 429, `${method} ${url}: the 201st is refused`)
+    t.equal(limited.json().code, 'BFF_RATE_LIMITED')
+  }
+  for (let i = 0; i < 200; i++) await from('GET', '/api/user/security')
+  t.equal((await from('GET', '/api/user/security')).statusCode, 401, 'the summary is a read: only the general limit')
 })
