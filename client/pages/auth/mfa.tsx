@@ -39,6 +39,8 @@ export function Component() {
   const [mode, setMode] = useState<Mode>({ kind: 'loading' })
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  // Switching between a code from the app and a recovery code moves the focus to the new field.
+  const [switched, setSwitched] = useState(false)
 
   const fail = useCallback(async (failure: unknown, fallback: string) => {
     if (failure instanceof Response && failure.status === 401) {
@@ -131,12 +133,13 @@ export function Component() {
 
   const switchTo = (kind: 'code' | 'recovery') => {
     setError(null)
+    setSwitched(true)
     setMode({ kind })
   }
 
   const codeForm = (
     <form method="post" onSubmit={(event) => void submitCode(event)} noValidate>
-      <Field id="mfa-code" name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]*" maxLength={8} required label={t('auth:mfa.code')} />
+      <Field id="mfa-code" name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]*" maxLength={8} required label={t('auth:mfa.code')} autoFocus={switched} />
       <button type="submit" className="button" disabled={busy}>
         {t('auth:mfa.submit')}
       </button>
@@ -167,7 +170,7 @@ export function Component() {
         <>
           <p>{t('auth:authenticator.recoveryLead')}</p>
           <form method="post" onSubmit={(event) => void submitRecoveryCode(event)} noValidate>
-            <Field id="mfa-recovery-code" name="recoveryCode" autoComplete="off" spellCheck={false} autoCapitalize="off" maxLength={64} required label={t('auth:authenticator.recoveryCode')} />
+            <Field id="mfa-recovery-code" name="recoveryCode" autoComplete="off" spellCheck={false} autoCapitalize="off" maxLength={64} required label={t('auth:authenticator.recoveryCode')} autoFocus={switched} />
             <button type="submit" className="button" disabled={busy}>
               {t('auth:mfa.submit')}
             </button>

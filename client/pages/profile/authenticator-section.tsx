@@ -29,10 +29,13 @@ export function AuthenticatorSection() {
   const [busy, setBusy] = useState(false)
   const focusCode = () => document.getElementById(`${id}-code`)?.focus()
 
-  // The code field takes the focus when it appears, so the keyboard goes on where the click was.
+  // The code field takes the focus when it appears, and the Remove button when it goes, so the
+  // keyboard goes on where it was.
+  const [returnTo, setReturnTo] = useState<number | null>(null)
   useEffect(() => {
     if (removing) document.getElementById(`${id}-code`)?.focus()
-  }, [removing, id])
+    else if (returnTo !== null) document.getElementById(`${id}-remove-button-${returnTo}`)?.focus()
+  }, [removing, returnTo, id])
 
   const failureText = (result: ApiResult<unknown>): string => {
     switch (errorCode(result)) {
@@ -64,6 +67,7 @@ export function AuthenticatorSection() {
       focusCode()
       return
     }
+    setReturnTo(null)
     setRemoving(null)
     setCodes(null)
     setStatus({ kind: 'success', text: t('profile:authenticator.removed') })
@@ -102,16 +106,18 @@ export function AuthenticatorSection() {
       <>
         <p data-testid="totp-status">{t('profile:authenticator.on')}</p>
         <ul className="device-list" aria-label={t('profile:authenticator.devices')}>
-          {summary.totp.devices.map((device) => (
+          {summary.totp.devices.map((device, index) => (
             <li key={device.name} className="device" data-testid="totp-device">
               <strong>{device.name}</strong>
               {removing === device.name ? null : (
                 <button
                   type="button"
                   className="button button-secondary"
+                  id={`${id}-remove-button-${index}`}
                   onClick={() => {
                     setStatus(null)
                     setRemoving(device.name)
+                    setReturnTo(index)
                   }}
                 >
                   {t('profile:authenticator.remove')}
