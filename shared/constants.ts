@@ -92,3 +92,14 @@ export const TOTP_DEVICE_NAME = PRODUCT_NAME
  */
 export const MAIL_PER_RECIPIENT_PER_HOUR = 5
 export const MAIL_QUOTA_WINDOW_MS = 60 * 60_000
+
+/**
+ * The TOTP factor's attempt limit (AUTH-CORE.md §5.7, the real core's `totp_max_attempts` and
+ * `totp_rate_limit_cooldown_sec` defaults): this many wrong codes in a row lock the factor for the
+ * cool-down. The auth core's default app uses them, and recovery codes keep the same (issue 11).
+ */
+export const TOTP_MAX_ATTEMPTS = 5
+export const TOTP_COOLDOWN_S = 900
+
+/** Issue 11: recovery codes issued at a time; each is 16 base32 characters (80 bits), shown as xxxx-xxxx-xxxx-xxxx. */
+export const RECOVERY_CODE_COUNT = 10

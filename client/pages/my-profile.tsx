@@ -12,6 +12,7 @@ import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
 import { AvatarSection } from './profile/avatar-section.tsx'
 import { DeleteAccountSection } from './profile/delete-account-section.tsx'
+import { AuthenticatorSection, PasswordGate } from './profile/authenticator-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -103,7 +104,8 @@ export function Component() {
           </p>
         </form>
       </section>
-      <PasswordSection />
+      <PasswordGate><PasswordSection /></PasswordGate>
+      <AuthenticatorSection />
       <DevicesSection />
       <section className="profile-section" aria-labelledby="profile-data">
         <h2 id="profile-data">{t('profile:data.heading')}</h2>

@@ -1,6 +1,8 @@
 // Per-app core settings (AUTH-CORE.md §5): the real core's config names, their defaults, and
 // validation of the values an app may be created with (PUT /recipe/multitenancy/app/v2).
 
+import { TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../shared/constants.ts'
+
 export interface CoreSettings {
   /** Seconds. */
   accessTokenValidity: number
@@ -30,8 +32,9 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   apiKeys: null,
   passwordHashingAlg: 'BCRYPT',
   bcryptLogRounds: 11,
-  totpMaxAttempts: 5,
-  totpRateLimitCooldown: 900,
+  // One place for the numbers: the BFF's recovery codes keep the same limits (issue 11).
+  totpMaxAttempts: TOTP_MAX_ATTEMPTS,
+  totpRateLimitCooldown: TOTP_COOLDOWN_S,
 }
 
 /** The real core's snake_case names, as apps are configured over the CDI. */

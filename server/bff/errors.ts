@@ -39,11 +39,18 @@ export const BffSessionNotFound = createError('BFF_SESSION_NOT_FOUND', 'There is
 export const BffSessionIsCurrent = createError('BFF_SESSION_IS_CURRENT', 'This is the device you are using: log out to end its session.', 400)
 export const BffValidation = createError<[string]>('BFF_VALIDATION_FAILED', '%s', 400)
 export const BffConfirmEmailMismatch = createError('BFF_CONFIRM_EMAIL_MISMATCH', 'The email address you typed is not the one of this account.', 400)
-export const BffTotpRequired = createError('BFF_TOTP_REQUIRED', 'Enter the current code from your authenticator app.', 400)
-export const BffTotpInvalid = createError('BFF_TOTP_INVALID', 'That code is not right. Enter the current code from your authenticator app.', 400)
-export const BffTotpBlocked = createError('BFF_TOTP_BLOCKED', 'Too many wrong codes. Wait a few minutes, then try again.', 429)
 export const BffDeletionPending = createError(
   'BFF_DELETION_PENDING',
   'Your account is being deleted, but we could not finish it just now. It will be finished within a few minutes; you are signed out.',
   503,
 )
+// Authenticator codes (issue 11): asked by the account deletion and the authenticator's removal.
+export const BffTotpCodeNeeded = createError('BFF_TOTP_CODE_REQUIRED', 'Enter the current code from your authenticator app.', 400)
+export const BffTotpCodeRequired = createError('BFF_TOTP_CODE_REQUIRED', 'Removing a confirmed authenticator needs a current code from it (or a recovery code).', 400)
+export const BffTotpInvalid = createError('BFF_TOTP_INVALID', 'That code is not right. Enter the current code from your authenticator app.', 400)
+export const BffTotpBlocked = createError('BFF_TOTP_BLOCKED', 'Too many wrong codes. Wait a few minutes, then try again.', 429)
+export const BffTotpDeviceNotFound = createError('BFF_TOTP_DEVICE_NOT_FOUND', 'There is no such authenticator on your account.', 404)
+export const BffTotpNotEnabled = createError('BFF_TOTP_NOT_ENABLED', 'Recovery codes need an authenticator: set one up first.', 409)
+export const BffRecoveryCodeInvalid = createError('BFF_RECOVERY_CODE_INVALID', 'The recovery code is not right, or it was used already.', 400)
+export const BffRecoveryCodeBlocked = createError('BFF_RECOVERY_CODE_BLOCKED', 'Too many wrong recovery codes. Try again later.', 429)
+export const BffMfaNotPending = createError('BFF_MFA_NOT_PENDING', 'This session does not need a second factor now.', 409)

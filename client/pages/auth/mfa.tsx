@@ -1,17 +1,20 @@
 import QRCode from 'qrcode'
 import { useCallback, useEffect, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, redirect, useLoaderData, useNavigate, type LoaderFunctionArgs } from 'react-router'
+import { Link, redirect, useLoaderData, useLocation, useNavigate, type LoaderFunctionArgs } from 'react-router'
 import type { SessionState } from '../../../shared/session.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
+import { RecoveryCodeList } from '../../components/recovery-codes.tsx'
+import { apiSend } from '../../lib/api.ts'
 import { Totp } from '../../lib/auth.ts'
 import { sessionState } from '../../lib/session-state.ts'
-import { describeAuthFailure, formatUntil } from '../../lib/auth-errors.ts'
-import { TOTP_DEVICE_NAME } from '../../../shared/constants.ts'
+import { describeAuthFailure, formatUntil, redirectTarget } from '../../lib/auth-errors.ts'
+import { TOTP_COOLDOWN_S, TOTP_DEVICE_NAME } from '../../../shared/constants.ts'
 
-// /mfa: the second factor. A user who must complete it enters a code (or sets up the
-// authenticator when none is confirmed yet); a fully signed-in user sets one up or removes it
-// here (decision 008).
+// /mfa: the second factor. A user who must complete it enters a code from the app, or one of the
+// recovery codes (issue 11); a fully signed-in user sets an authenticator up here (decision 008)
+// and sees the recovery codes of the new set-up once. Removing a confirmed one takes a code, on
+// the profile. ?redirectToPath= says where to go afterwards (the profile's "Add" comes back).
 
 export async function loader({ context }: LoaderFunctionArgs): Promise<{ state: SessionState }> {
   const state = await sessionState(context)
@@ -20,15 +23,24 @@ export async function loader({ context }: LoaderFunctionArgs): Promise<{ state: 
   return { state }
 }
 
-type Mode = { kind: 'loading' } | { kind: 'code' } | { kind: 'manage' } | { kind: 'setup'; secret: string; qr: string } | { kind: 'removed' }
+type Mode =
+  | { kind: 'loading' }
+  | { kind: 'code' }
+  | { kind: 'recovery' }
+  | { kind: 'manage' }
+  | { kind: 'setup'; secret: string; qr: string }
+  | { kind: 'codes'; codes: string[] }
 
 export function Component() {
   const { state } = useLoaderData() as { state: SessionState }
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
+  const target = redirectTarget(useLocation().search)
   const [mode, setMode] = useState<Mode>({ kind: 'loading' })
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  // Switching between a code from the app and a recovery code moves the focus to the new field.
+  const [switched, setSwitched] = useState(false)
 
   const fail = useCallback(async (failure: unknown, fallback: string) => {
     if (failure instanceof Response && failure.status === 401) {
@@ -44,7 +56,8 @@ export function Component() {
     try {
       let created = await Totp.createDevice({ deviceName: TOTP_DEVICE_NAME })
       if (created.status === 'DEVICE_ALREADY_EXISTS_ERROR') {
-        // An unconfirmed device from an abandoned set-up: start again with a new secret.
+        // An unconfirmed device from an abandoned set-up: start again with a new secret. (The BFF
+        // refuses this for a confirmed one, which takes a code on the profile.)
         await Totp.removeDevice({ deviceName: TOTP_DEVICE_NAME })
         created = await Totp.createDevice({ deviceName: TOTP_DEVICE_NAME })
       }
@@ -76,7 +89,13 @@ export function Component() {
     try {
       const result = mode.kind === 'setup' ? await Totp.verifyDevice({ deviceName: TOTP_DEVICE_NAME, totp: code }) : await Totp.verifyCode({ totp: code })
       if (result.status === 'OK') {
-        await navigate('/@', { replace: true })
+        // The first authenticator comes with its recovery codes, in this answer only (issue 11).
+        const codes = (result as { recoveryCodes?: unknown }).recoveryCodes
+        if (Array.isArray(codes) && codes.length > 0) {
+          setMode({ kind: 'codes', codes: codes.map(String) })
+          return
+        }
+        await navigate(target, { replace: true })
         return
       }
       if (result.status === 'INVALID_TOTP_ERROR') {
@@ -93,21 +112,34 @@ export function Component() {
     }
   }
 
-  const remove = async () => {
+  const submitRecoveryCode = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const code = String(new FormData(event.currentTarget).get('recoveryCode') ?? '')
     setBusy(true)
-    try {
-      await Totp.removeDevice({ deviceName: TOTP_DEVICE_NAME })
-      setMode({ kind: 'removed' })
-    } catch (failure) {
-      await fail(failure, t('common:errors.occuredSomeError'))
-    } finally {
-      setBusy(false)
+    setError(null)
+    const result = await apiSend<{ status: 'OK' }>('POST', '/api/user/recovery-codes/redeem', { code })
+    setBusy(false)
+    const failure = (result.body as { code?: string } | null)?.code
+    // Done, or nothing was owed any more (completed in another tab): either way, go on.
+    if (result.ok || failure === 'BFF_MFA_NOT_PENDING') {
+      await navigate(target, { replace: true })
+      return
     }
+    if (failure === 'BFF_RECOVERY_CODE_INVALID') setError(t('auth:authenticator.recoveryWrong'))
+    else if (failure === 'BFF_RECOVERY_CODE_BLOCKED') setError(t('auth:authenticator.recoveryLocked', { minutes: TOTP_COOLDOWN_S / 60 }))
+    else if (result.status === 401) setError(t('auth:mfa.mustBeLoggedIn'))
+    else setError(result.status === 0 ? t('common:errors.errorApiRequest') : t('common:errors.occuredSomeError'))
+  }
+
+  const switchTo = (kind: 'code' | 'recovery') => {
+    setError(null)
+    setSwitched(true)
+    setMode({ kind })
   }
 
   const codeForm = (
     <form method="post" onSubmit={(event) => void submitCode(event)} noValidate>
-      <Field id="mfa-code" name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]*" maxLength={8} required label={t('auth:mfa.code')} />
+      <Field id="mfa-code" name="totp" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9 ]*" maxLength={8} required label={t('auth:mfa.code')} autoFocus={switched} />
       <button type="submit" className="button" disabled={busy}>
         {t('auth:mfa.submit')}
       </button>
@@ -127,6 +159,27 @@ export function Component() {
         <>
           <p>{t('auth:mfa.enterCode')}</p>
           {codeForm}
+          <p>
+            <button type="button" className="link-button" onClick={() => switchTo('recovery')}>
+              {t('auth:authenticator.useRecoveryCode')}
+            </button>
+          </p>
+        </>
+      ) : null}
+      {mode.kind === 'recovery' ? (
+        <>
+          <p>{t('auth:authenticator.recoveryLead')}</p>
+          <form method="post" onSubmit={(event) => void submitRecoveryCode(event)} noValidate>
+            <Field id="mfa-recovery-code" name="recoveryCode" autoComplete="off" spellCheck={false} autoCapitalize="off" maxLength={64} required label={t('auth:authenticator.recoveryCode')} autoFocus={switched} />
+            <button type="submit" className="button" disabled={busy}>
+              {t('auth:mfa.submit')}
+            </button>
+          </form>
+          <p>
+            <button type="button" className="link-button" onClick={() => switchTo('code')}>
+              {t('auth:authenticator.useApp')}
+            </button>
+          </p>
         </>
       ) : null}
       {mode.kind === 'setup' ? (
@@ -139,6 +192,17 @@ export function Component() {
           {codeForm}
         </>
       ) : null}
+      {mode.kind === 'codes' ? (
+        <>
+          <Notice kind="success">{t('auth:mfa.enabled')}</Notice>
+          <RecoveryCodeList codes={mode.codes} />
+          <p className="actions">
+            <button type="button" className="button" onClick={() => void navigate(target, { replace: true })}>
+              {t('auth:authenticator.saved')}
+            </button>
+          </p>
+        </>
+      ) : null}
       {mode.kind === 'manage' ? (
         <>
           <Notice kind="success">{t('auth:mfa.enabled')}</Notice>
@@ -146,22 +210,14 @@ export function Component() {
             <Link className="button" to="/@">
               {t('auth:mfa.backToLibrary')}
             </Link>{' '}
-            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void remove()}>
-              {t('auth:mfa.remove')}
-            </button>
+            <Link className="button button-secondary" to="/@/my-profile">
+              {t('auth:authenticator.manageInProfile')}
+            </Link>
           </p>
         </>
       ) : null}
-      {mode.kind === 'removed' ? (
-        <>
-          <Notice kind="info">{t('auth:mfa.removed')}</Notice>
-          <button type="button" className="button" onClick={() => void startSetup()}>
-            {t('auth:mfa.setUpAgain')}
-          </button>
-        </>
-      ) : null}
       <p>
-        {state === 'MFA_REQUIRED' ? <Link to="/@/logout">{t('auth:mfa.logOut')}</Link> : mode.kind !== 'manage' ? <Link to="/@">{t('auth:mfa.backToLibrary')}</Link> : null}
+        {state === 'MFA_REQUIRED' ? <Link to="/@/logout">{t('auth:mfa.logOut')}</Link> : mode.kind !== 'manage' && mode.kind !== 'codes' ? <Link to="/@">{t('auth:mfa.backToLibrary')}</Link> : null}
       </p>
     </main>
   )

@@ -52,7 +52,7 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
       return
     }
     const code = (result.body as Partial<ErrorBody> | null)?.code
-    if (code === 'BFF_TOTP_REQUIRED') {
+    if (code === 'BFF_TOTP_CODE_REQUIRED') {
       setAskCode(true)
       setStatus({ kind: 'error', text: t('profile:deletion.codeNeeded') })
       return

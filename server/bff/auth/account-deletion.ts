@@ -4,17 +4,18 @@ import Session from 'supertokens-node/recipe/session'
 import Totp from 'supertokens-node/recipe/totp'
 import { checkDeletionReason } from '../../../shared/profile.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
-import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpBlocked, BffTotpInvalid, BffTotpRequired, BffValidation } from '../errors.ts'
+import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpBlocked, BffTotpInvalid, BffTotpCodeNeeded, BffValidation } from '../errors.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import type { MailQuota } from './mail-quota.ts'
+import type { RecoveryCodes } from './recovery-codes.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 
 // POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
 // again, and a current authenticator code when the account has one — then the product API deletes
 // the account (the auth-core user first, then the product's data, keeping only an anonymous
 // reason; see server/api/account-deletions.ts). The BFF forgets what it keeps by email (login
-// attempts, the mail cap) and signs this browser out; every other session is already refused.
+// attempts, the mail cap) and by account (recovery codes) and signs this browser out; every other session is already refused.
 
 interface Body {
   reason?: unknown
@@ -25,7 +26,7 @@ interface Body {
 
 const normalised = (email: string) => email.trim().toLowerCase()
 
-export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota }): void {
+export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota; recoveryCodes: RecoveryCodes }): void {
   app.post<{ Body: Body }>(
     '/api/user/delete',
     {
@@ -47,7 +48,7 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       const devices = await Totp.listDevices(userId)
       if (devices.status === 'OK' && devices.devices.some((device) => device.verified)) {
         const code = typeof totp === 'string' ? totp.replace(/\s/g, '') : ''
-        if (!/^\d{6,8}$/.test(code)) throw new BffTotpRequired()
+        if (!/^\d{6,8}$/.test(code)) throw new BffTotpCodeNeeded()
         const verified = await Totp.verifyTOTP(session.getTenantId(), userId, code)
         if (verified.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: Math.max(1, Math.ceil(verified.retryAfterMs / 1000)) })
         if (verified.status !== 'OK') throw new BffTotpInvalid()
@@ -64,6 +65,7 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       const pending = response.status === 503 && response.body.toString('utf8').includes('API_DELETION_PENDING')
       if (response.status === 503 && !pending) return relayUpstream(request, reply, response)
 
+      await options.recoveryCodes.clear(userId)
       for (const email of user.emails) {
         await options.attempts.forget(email)
         await options.mailQuota.forget(email)

@@ -4,7 +4,7 @@ import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } 
 import Session from 'supertokens-node/recipe/session'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
-import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
+import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
 import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
@@ -13,6 +13,7 @@ import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
 import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
+import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { passwordChangeRoute } from './password-change.ts'
@@ -23,6 +24,7 @@ import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
+import { RecoveryCodes } from './recovery-codes.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 export interface AuthPluginOptions {
@@ -33,6 +35,8 @@ export interface AuthPluginOptions {
   coreUrl: string
   /** The key the core asks for; AUTH_CORE_API_KEYS' first by default (the embedded key in `npm start`). */
   coreApiKey?: string | undefined
+  /** The clock that decides the recovery codes' cool-down; tests move it. Date.now by default. */
+  now?: (() => number) | undefined
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -61,6 +65,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   app.addHook('onClose', () => mailer.close())
   const attempts = new LoginAttempts(options.db, config.login)
   const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
+  // The TOTP factor's limits, which the auth core's default app keeps too (issue 11).
+  const recoveryCodes = new RecoveryCodes(options.db, { maxFailures: TOTP_MAX_ATTEMPTS, cooldownMs: TOTP_COOLDOWN_S * 1000 }, options.now)
   const coreApiKey = options.coreApiKey
   const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
   app.addHook('onReady', () => revocations.startAndWait())
@@ -118,6 +124,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
+    recoveryCodes,
     mailQuota,
     emails: new EmailTexts(options.root, APP_NAME),
   })
@@ -135,7 +142,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
     deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
-    accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota })
+    accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes })
+    authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes })
   })
 
   await app.register(async (scope) => {

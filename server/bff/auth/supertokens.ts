@@ -10,7 +10,8 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import { BffAuthCoreUnavailable, BffMailUnavailable } from '../errors.ts'
+import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired } from '../errors.ts'
+import { afterTotpDeviceRemoved } from './authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import type { Mailer } from './mailer.ts'
@@ -67,6 +68,8 @@ export interface AuthSettings {
   sessionVerdict(accessTokens: string[], sessionHandle: string): 'ok' | 'not-session' | 'revoked' | 'unknown'
   /** This BFF ended the session itself (sign-out, theft): refused here at once. */
   sessionEnded(sessionHandle: string): void
+  /** Recovery codes (issue 11): a set issued when the first authenticator is confirmed, dropped with the last one. */
+  recoveryCodes: { issue(userId: string): Promise<string[]>; clear(userId: string): Promise<void> }
 }
 
 /** The language of the request an SDK call runs for; English outside a request. */
@@ -339,20 +342,26 @@ export function initSupertokens(settings: AuthSettings): void {
           apis: (original) => ({
             ...original,
             // A confirmed authenticator protects the account from then on: every sign-in asks for
-            // a code. Removing the last device takes that back.
+            // a code. The first one also brings a set of recovery codes, in this answer only: the
+            // set-up page shows them once (issue 11).
             verifyDevicePOST: async (input) => {
               const result = await original.verifyDevicePOST!(input)
-              if (result.status === 'OK') await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(input.session.getUserId(), 'totp', input.userContext)
-              return result
+              if (result.status !== 'OK') return result
+              const userId = input.session.getUserId()
+              await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(userId, 'totp', input.userContext)
+              if (result.wasAlreadyVerified) return result
+              const devices = await Totp.listDevices(userId, input.userContext)
+              if (devices.devices.filter((device) => device.verified).length !== 1) return result
+              return { ...result, recoveryCodes: await settings.recoveryCodes.issue(userId) } as typeof result
             },
+            // Only a set-up that was never confirmed goes without a code (the set-up page abandons
+            // one this way); a confirmed device takes a current code, at DELETE /api/user/totp/devices/:name.
             removeDevicePOST: async (input) => {
+              const userId = input.session.getUserId()
+              const devices = await Totp.listDevices(userId, input.userContext)
+              if (devices.devices.some((device) => device.name === input.deviceName && device.verified)) throw new BffTotpCodeRequired()
               const result = await original.removeDevicePOST!(input)
-              if (result.status === 'OK') {
-                const devices = await Totp.listDevices(input.session.getUserId(), input.userContext)
-                if (devices.status === 'OK' && !devices.devices.some((device) => device.verified)) {
-                  await MultiFactorAuth.removeFromRequiredSecondaryFactorsForUser(input.session.getUserId(), 'totp', input.userContext)
-                }
-              }
+              if (result.status === 'OK') await afterTotpDeviceRemoved(userId, settings.recoveryCodes, input.userContext)
               return result
             },
           }),

@@ -111,14 +111,17 @@ t.test('an account with an authenticator needs a current code', async (t) => {
   const body = { reason: 'found-alternative', confirmEmail: email }
   const missing = await remove(tab, body)
   t.equal(missing.statusCode, 400)
-  t.equal(missing.json().code, 'BFF_TOTP_REQUIRED')
+  t.equal(missing.json().code, 'BFF_TOTP_CODE_REQUIRED')
   const wrongCode = totpCode(secret, period() + 1) === '000000' ? '111111' : '000000'
   const wrong = await remove(tab, { ...body, totp: wrongCode })
   t.equal(wrong.statusCode, 400)
   t.equal(wrong.json().code, 'BFF_TOTP_INVALID')
   t.equal((await tab.get('/api/user')).statusCode, 200, 'nothing deleted yet')
+  t.ok(await count('SELECT count(*) AS n FROM bff.recovery_codes WHERE user_id = $1', [created.json().userId ?? (await tab.get('/api/user')).json().id]) > 0, 'recovery codes were issued')
+  const userId = (await tab.get('/api/user')).json().id as string
   const right = await remove(tab, { ...body, totp: totpCode(secret, period() + 1) })
   t.equal(right.statusCode, 204)
+  t.equal(await count('SELECT count(*) AS n FROM bff.recovery_codes WHERE user_id = $1', [userId]), 0, 'and are gone with the account')
   t.equal((await signIn(email)).json().status, 'WRONG_CREDENTIALS_ERROR')
 })
 

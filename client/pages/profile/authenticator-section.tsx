@@ -1,0 +1,203 @@
+import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react'
+import { useTranslation } from 'react-i18next'
+import { Link } from 'react-router'
+import { TOTP_COOLDOWN_S } from '../../../shared/constants.ts'
+import { Field, Notice } from '../../components/auth-shell.tsx'
+import { RecoveryCodeList } from '../../components/recovery-codes.tsx'
+import { apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
+import { reloadSecuritySummary, useSecuritySummary } from './security-summary.ts'
+
+// The profile's authenticator (issue 11): whether a TOTP app protects the account, adding one
+// (the /mfa set-up, which comes back here), removing one with a current code or a recovery code,
+// and a new set of recovery codes, shown once.
+
+/** Where the set-up returns once the authenticator is confirmed and its recovery codes are shown. */
+const SET_UP_LINK = `/mfa?redirectToPath=${encodeURIComponent('/@/my-profile')}`
+
+function errorCode(result: ApiResult<unknown>): string | undefined {
+  const body = result.body as { code?: unknown } | null
+  return typeof body?.code === 'string' ? body.code : undefined
+}
+
+export function AuthenticatorSection() {
+  const { t } = useTranslation(['profile', 'auth', 'common'])
+  const summary = useSecuritySummary()
+  const id = useId()
+  const [removing, setRemoving] = useState<string | null>(null)
+  const [codes, setCodes] = useState<string[] | null>(null)
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  const [busy, setBusy] = useState(false)
+  const focusCode = () => document.getElementById(`${id}-code`)?.focus()
+
+  // The code field takes the focus when it appears, and the Remove button when it goes, so the
+  // keyboard goes on where it was.
+  const [returnTo, setReturnTo] = useState<number | null>(null)
+  useEffect(() => {
+    if (removing) document.getElementById(`${id}-code`)?.focus()
+    else if (returnTo !== null) document.getElementById(`${id}-remove-button-${returnTo}`)?.focus()
+  }, [removing, returnTo, id])
+
+  const failureText = (result: ApiResult<unknown>): string => {
+    switch (errorCode(result)) {
+      case 'BFF_TOTP_CODE_REQUIRED':
+      case 'BFF_TOTP_INVALID':
+      case 'BFF_RECOVERY_CODE_INVALID':
+        return t('profile:authenticator.wrongCode')
+      case 'BFF_TOTP_BLOCKED':
+      case 'BFF_RECOVERY_CODE_BLOCKED':
+        return t('profile:authenticator.locked', { minutes: TOTP_COOLDOWN_S / 60 })
+      default:
+        return result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError'))
+    }
+  }
+
+  const remove = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    if (!removing) return
+    const typed = String(new FormData(event.currentTarget).get('code') ?? '').trim()
+    // Six to eight digits come from the app; anything else is taken as a recovery code.
+    const digits = typed.replace(/\s+/g, '')
+    const body = /^\d{6,8}$/.test(digits) ? { totp: digits } : { recoveryCode: typed }
+    setBusy(true)
+    setStatus(null)
+    const result = await apiSend('DELETE', `/api/user/totp/devices/${encodeURIComponent(removing)}`, body)
+    setBusy(false)
+    if (!result.ok) {
+      setStatus({ kind: 'error', text: failureText(result) })
+      focusCode()
+      return
+    }
+    setReturnTo(null)
+    setRemoving(null)
+    setCodes(null)
+    setStatus({ kind: 'success', text: t('profile:authenticator.removed') })
+    await reloadSecuritySummary()
+  }
+
+  const regenerate = async () => {
+    setBusy(true)
+    setStatus(null)
+    const result = await apiSend<{ codes: string[] }>('POST', '/api/user/recovery-codes')
+    setBusy(false)
+    if (!result.ok) {
+      setStatus({ kind: 'error', text: failureText(result) })
+      return
+    }
+    setCodes((result.body as { codes: string[] }).codes)
+    await reloadSecuritySummary()
+  }
+
+  let content: ReactNode = null
+  if (summary === 'loading') content = <p aria-live="polite">{t('profile:authenticator.loading')}</p>
+  else if (summary === 'failed') content = <Notice kind="error">{t('profile:authenticator.failed')}</Notice>
+  else if (!summary.totp.enabled) {
+    content = (
+      <>
+        <p data-testid="totp-status">{t('profile:authenticator.off')}</p>
+        <p className="actions">
+          <Link className="button" to={SET_UP_LINK}>
+            {t('profile:authenticator.add')}
+          </Link>
+        </p>
+      </>
+    )
+  } else {
+    content = (
+      <>
+        <p data-testid="totp-status">{t('profile:authenticator.on')}</p>
+        <ul className="device-list" aria-label={t('profile:authenticator.devices')}>
+          {summary.totp.devices.map((device, index) => (
+            <li key={device.name} className="device" data-testid="totp-device">
+              <strong>{device.name}</strong>
+              {removing === device.name ? null : (
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  id={`${id}-remove-button-${index}`}
+                  onClick={() => {
+                    setStatus(null)
+                    setRemoving(device.name)
+                    setReturnTo(index)
+                  }}
+                >
+                  {t('profile:authenticator.remove')}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+        {removing ? (
+          <form className="profile-form" method="post" onSubmit={(event) => void remove(event)} aria-labelledby={`${id}-remove`} noValidate>
+            <p id={`${id}-remove`}>{t('profile:authenticator.removeLead', { name: removing })}</p>
+            <Field
+              id={`${id}-code`}
+              label={t('profile:authenticator.code')}
+              name="code"
+              type="text"
+              autoComplete="one-time-code"
+              spellCheck={false}
+              autoCapitalize="off"
+              required
+              maxLength={64}
+            />
+            <p className="actions">
+              <button type="submit" className="button" disabled={busy}>
+                {t('profile:authenticator.removeConfirm')}
+              </button>
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => {
+                  setRemoving(null)
+                  setStatus(null)
+                }}
+              >
+                {t('profile:authenticator.cancel')}
+              </button>
+            </p>
+          </form>
+        ) : null}
+        <h3 id={`${id}-codes`}>{t('profile:authenticator.codesHeading')}</h3>
+        <p data-testid="recovery-codes-remaining">{t('profile:authenticator.codesRemaining', { count: summary.recoveryCodes.remaining })}</p>
+        <p className="hint">{t('profile:authenticator.codesLead')}</p>
+        {codes ? <RecoveryCodeList codes={codes} heading="h3" /> : null}
+        <p className="actions">
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void regenerate()}>
+            {t('profile:authenticator.regenerate')}
+          </button>
+        </p>
+      </>
+    )
+  }
+
+  return (
+    <section className="profile-section" aria-labelledby={`${id}-heading`} data-testid="authenticator">
+      <h2 id={`${id}-heading`}>{t('profile:authenticator.heading')}</h2>
+      <p className="hint">{t('profile:authenticator.lead')}</p>
+      {content}
+      {status ? (
+        <Notice kind={status.kind} testId="authenticator-status">
+          {status.text}
+        </Notice>
+      ) : null}
+    </section>
+  )
+}
+
+/**
+ * The password section only for an account that has a password: one that signs in with an
+ * external provider is told why there is none to change. Until the summary is known (and if it
+ * cannot be read) the section shows as before; the BFF refuses the change for such accounts anyway.
+ */
+export function PasswordGate({ children }: { children: ReactNode }) {
+  const { t } = useTranslation(['profile'])
+  const summary = useSecuritySummary()
+  const id = useId()
+  if (typeof summary === 'string' || summary.hasPassword) return <>{children}</>
+  return (
+    <section className="profile-section" aria-labelledby={`${id}-heading`} data-testid="no-password">
+      <h2 id={`${id}-heading`}>{t('profile:password.heading')}</h2>
+      <p className="hint">{t('profile:authenticator.noPassword')}</p>
+    </section>
+  )
+}

@@ -1,0 +1,154 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import supertokens from 'supertokens-node'
+import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
+import Session from 'supertokens-node/recipe/session'
+import Totp from 'supertokens-node/recipe/totp'
+import { assertSameOriginWrite } from '../csrf.ts'
+import {
+  BffMfaNotPending,
+  BffRecoveryCodeBlocked,
+  BffRecoveryCodeInvalid,
+  BffTotpBlocked,
+  BffTotpCodeRequired,
+  BffTotpDeviceNotFound,
+  BffTotpInvalid,
+  BffTotpNotEnabled,
+} from '../errors.ts'
+import type { RecoveryCodes, Redemption } from './recovery-codes.ts'
+
+// The profile's authenticator (issue 11): whether TOTP protects the account and with which
+// devices, removing one with a current code, and recovery codes — a new set on request, and one
+// spent instead of a TOTP code at /mfa. Answered by the BFF, which holds the SDK and the codes.
+
+/** Longest code accepted in a body: a recovery code with generous spacing; anything longer is no code. */
+const CODE_MAX_LENGTH = 64
+
+export interface SecuritySummary {
+  email: string | null
+  hasPassword: boolean
+  totp: { enabled: boolean; devices: Array<{ name: string }> }
+  recoveryCodes: { remaining: number }
+}
+
+/** The verified devices of an account. */
+async function verifiedDevices(userId: string): Promise<Array<{ name: string }>> {
+  const list = await Totp.listDevices(userId)
+  return list.devices.filter((device) => device.verified).map((device) => ({ name: device.name }))
+}
+
+/**
+ * After a device was removed: without a verified one left, sign-ins no longer ask for a code and
+ * the recovery codes go with the factor (a new authenticator issues new ones).
+ */
+export async function afterTotpDeviceRemoved(userId: string, recoveryCodes: Pick<RecoveryCodes, 'clear'>, userContext?: Record<string, unknown>): Promise<boolean> {
+  const devices = await Totp.listDevices(userId, userContext)
+  if (devices.devices.some((device) => device.verified)) return false
+  await MultiFactorAuth.removeFromRequiredSecondaryFactorsForUser(userId, 'totp', userContext)
+  await recoveryCodes.clear(userId)
+  return true
+}
+
+function secondsOf(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000))
+}
+
+function redemptionError(result: Exclude<Redemption, { status: 'OK' }>): Error {
+  if (result.status === 'BLOCKED') return Object.assign(new BffRecoveryCodeBlocked(), { retryAfter: secondsOf(result.retryAfterMs) })
+  return new BffRecoveryCodeInvalid()
+}
+
+function codeOf(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' && value.length <= CODE_MAX_LENGTH ? value : null
+}
+
+export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number; recoveryCodes: RecoveryCodes }): void {
+  const { recoveryCodes } = options
+  const writes = {
+    config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
+    onRequest: async (request: FastifyRequest) => assertSameOriginWrite(request, options.appOrigin),
+  }
+
+  app.get('/api/user/security', async (request, reply): Promise<SecuritySummary> => {
+    reply.header('cache-control', 'no-store')
+    // A fully signed-in session: verified email and every factor done (the global validators).
+    const session = await Session.getSession(request, reply)
+    const userId = session.getUserId()
+    const recipeUserId = session.getRecipeUserId().getAsString()
+    const [user, devices, remaining] = await Promise.all([supertokens.getUser(userId), verifiedDevices(userId), recoveryCodes.remaining(userId)])
+    const method = user?.loginMethods.find((m) => m.recipeUserId.getAsString() === recipeUserId)
+    return {
+      email: method?.email ?? user?.emails[0] ?? null,
+      // As the password change decides it: the session's own sign-in method has a password.
+      hasPassword: method?.recipeId === 'emailpassword',
+      totp: { enabled: devices.length > 0, devices },
+      recoveryCodes: { remaining },
+    }
+  })
+
+  // A confirmed device goes only with proof of the factor: a current code of the account's
+  // authenticator (checked and limited by the core, the attempts shared with sign-in), or a
+  // recovery code — the way out for someone whose phone is lost, who could otherwise never set up
+  // a new one. Without a verified device left, TOTP is off (afterTotpDeviceRemoved).
+  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', writes, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const session = await Session.getSession(request, reply)
+    const userId = session.getUserId()
+    const totp = codeOf(request.body?.totp)
+    const recoveryCode = codeOf(request.body?.recoveryCode)
+    if (totp === null && recoveryCode === null) throw new BffTotpCodeRequired()
+    const { name } = request.params
+    if (!(await verifiedDevices(userId)).some((device) => device.name === name)) throw new BffTotpDeviceNotFound()
+
+    if (totp !== null) {
+      const checked = await Totp.verifyTOTP(session.getTenantId(), userId, totp.replace(/\s+/g, ''))
+      if (checked.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: secondsOf(checked.retryAfterMs) })
+      if (checked.status !== 'OK') {
+        request.log.info({ event: 'totp-device-remove', outcome: 'wrong-code' }, 'authenticator not removed: wrong code')
+        throw new BffTotpInvalid()
+      }
+    } else {
+      const redeemed = await recoveryCodes.redeem(userId, recoveryCode!)
+      if (redeemed.status !== 'OK') {
+        request.log.info({ event: 'totp-device-remove', outcome: 'wrong-recovery-code' }, 'authenticator not removed: wrong recovery code')
+        throw redemptionError(redeemed)
+      }
+    }
+    await Totp.removeDevice(userId, name)
+    const turnedOff = await afterTotpDeviceRemoved(userId, recoveryCodes)
+    request.log.info({ event: 'totp-device-remove', outcome: 'removed', totpOff: turnedOff, by: totp !== null ? 'totp' : 'recovery-code' }, 'authenticator removed')
+    return reply.code(204).send()
+  })
+
+  // A new set; the old one stops working. Shown once: nothing can read them again.
+  app.post('/api/user/recovery-codes', writes, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const session = await Session.getSession(request, reply)
+    const userId = session.getUserId()
+    if ((await verifiedDevices(userId)).length === 0) throw new BffTotpNotEnabled()
+    const codes = await recoveryCodes.issue(userId)
+    request.log.info({ event: 'recovery-codes', outcome: 'issued' }, 'recovery codes issued')
+    return { codes }
+  })
+
+  // Instead of a TOTP code at /mfa: a session that has its first factor and still owes the second.
+  // The MFA claim is the one global validator left out, here only.
+  app.post<{ Body: { code?: unknown } | undefined }>('/api/user/recovery-codes/redeem', writes, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    const session = await Session.getSession(request, reply, {
+      overrideGlobalClaimValidators: (validators) => validators.filter((validator) => validator.id !== MultiFactorAuth.MultiFactorAuthClaim.key),
+    })
+    const code = codeOf(request.body?.code)
+    if (code === null) throw new BffRecoveryCodeInvalid()
+    const mfa = await session.getClaimValue(MultiFactorAuth.MultiFactorAuthClaim)
+    // Nothing owed: a code spent here would be wasted.
+    if (mfa?.v === true) throw new BffMfaNotPending()
+    const redeemed = await recoveryCodes.redeem(session.getUserId(), code)
+    if (redeemed.status !== 'OK') {
+      request.log.info({ event: 'recovery-code-sign-in', outcome: redeemed.status === 'BLOCKED' ? 'blocked' : 'wrong-code' }, 'recovery code refused')
+      throw redemptionError(redeemed)
+    }
+    await MultiFactorAuth.markFactorAsCompleteInSession(session, 'totp')
+    request.log.info({ event: 'recovery-code-sign-in', outcome: 'ok', remaining: redeemed.remaining }, 'second factor completed with a recovery code')
+    return { status: 'OK', recoveryCodesLeft: redeemed.remaining }
+  })
+}
