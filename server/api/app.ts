@@ -141,8 +141,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
-  const { signInMethods } = coreAccounts(coreUrl, coreApiKey)
-  await app.register(userRoutes, { tokens, signInMethods })
+  const { signInMethods, accountEmail } = coreAccounts(coreUrl, coreApiKey)
+  await app.register(userRoutes, { tokens, signInMethods, accountEmail })
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
   const operatorToken = options.operatorToken
