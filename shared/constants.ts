@@ -90,3 +90,9 @@ export const TOTP_DEVICE_NAME = PRODUCT_NAME
  */
 export const MAIL_PER_RECIPIENT_PER_HOUR = 5
 export const MAIL_QUOTA_WINDOW_MS = 60 * 60_000
+
+/**
+ * Issue 11 ("change the email"): the link that confirms a new address works this long, once; the
+ * account keeps its address until then.
+ */
+export const EMAIL_CHANGE_LINK_VALIDITY_MS = 24 * 60 * 60_000

@@ -40,7 +40,7 @@ export interface BffOptions {
   authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
-  /** The clock of the readiness cache; tests move it. Date.now by default. */
+  /** The clock of the readiness cache and of email-change links; tests move it. Date.now by default. */
   now?: () => number
 }
 
@@ -97,7 +97,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db, now: options.now })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
-  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0] })
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
   await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config) })
   return app

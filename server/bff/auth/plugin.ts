@@ -4,7 +4,7 @@ import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } 
 import Session from 'supertokens-node/recipe/session'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
-import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
+import { EMAIL_CHANGE_LINK_VALIDITY_MS, LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
 import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
@@ -13,6 +13,8 @@ import { assertSameOriginWrite } from '../csrf.ts'
 import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
+import { emailChangeRoutes } from './email-change.ts'
+import { EmailChanges } from './email-change-store.ts'
 import { passwordChangeRoute } from './password-change.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
@@ -31,6 +33,8 @@ export interface AuthPluginOptions {
   coreUrl: string
   /** The key the core asks for; AUTH_CORE_API_KEYS' first by default (the embedded key in `npm start`). */
   coreApiKey?: string | undefined
+  /** The clock of email-change links (tests step past their expiry); Date.now by default. */
+  now?: (() => number) | undefined
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -58,6 +62,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const mailer = mailerFor(config)
   app.addHook('onClose', () => mailer.close())
   const attempts = new LoginAttempts(options.db, config.login)
+  const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
+  const emails = new EmailTexts(options.root, APP_NAME)
   const coreApiKey = options.coreApiKey
   const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
   app.addHook('onReady', () => revocations.startAndWait())
@@ -107,8 +113,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     appUrl: config.appUrl,
     providers: providersOf(config),
     mailer,
-    mailQuota: new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS),
-    emails: new EmailTexts(options.root, APP_NAME),
+    mailQuota,
+    emails,
   })
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)
@@ -123,6 +129,18 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     })
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
     deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
+    emailChangeRoutes(scope, {
+      attempts,
+      changes: new EmailChanges(options.db, EMAIL_CHANGE_LINK_VALIDITY_MS, options.now),
+      mailer,
+      mailQuota,
+      emails,
+      upstreamApi: app.upstreamApi,
+      appOrigin,
+      appUrl: config.appUrl,
+      contactEmail: config.contactEmail,
+      rateLimitMax: config.authRateLimitMax,
+    })
   })
 
   await app.register(async (scope) => {
