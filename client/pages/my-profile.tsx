@@ -10,6 +10,7 @@ import { Field, Notice } from '../components/auth-shell.tsx'
 import { apiResponse, apiSend, errorMessage, type ApiResult } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
+import { EmailSection } from './profile/email-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -100,6 +101,7 @@ export function Component() {
           </p>
         </form>
       </section>
+      <EmailSection />
       <PasswordSection />
       <DevicesSection />
       <section className="profile-section" aria-labelledby="profile-data">
