@@ -113,6 +113,8 @@ export const routes: RouteObject[] = [
           accountPage('forgot-password', 'Forgot your password', () => passwordPages().then((m) => ({ Component: m.ForgotPasswordPage })), 'client/pages/auth/passwords.tsx'),
           accountPage('reset-password', 'Choose a new password', () => passwordPages().then((m) => ({ Component: m.ResetPasswordPage })), 'client/pages/auth/passwords.tsx'),
           accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage })), 'client/pages/auth/email-verification.tsx'),
+          // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.
+          accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
           accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
           // Spec §2: terms, privacy and cookie pages use no layout.

@@ -103,3 +103,9 @@ export const TOTP_COOLDOWN_S = 900
 
 /** Issue 11: recovery codes issued at a time; each is 16 base32 characters (80 bits), shown as xxxx-xxxx-xxxx-xxxx. */
 export const RECOVERY_CODE_COUNT = 10
+
+/**
+ * Issue 11 ("change the email"): the link that confirms a new address works this long, once; the
+ * account keeps its address until then.
+ */
+export const EMAIL_CHANGE_LINK_VALIDITY_MS = 24 * 60 * 60_000

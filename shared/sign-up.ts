@@ -76,3 +76,34 @@ export const validateSignUpExtras = {
     return undefined
   },
 }
+
+/** RFC 5321: a longer address cannot be delivered. */
+export const EMAIL_MAX_LENGTH = 254
+
+/** Characters a local part cannot hold unquoted (supertokens-node's sign-up check refuses them too). */
+const LOCAL_PART_FORBIDDEN = /[\s<>()[\]\\,;:@"]/
+
+/**
+ * The address shape the sign-up accepts (supertokens-node's default email check): a local part of
+ * dot-separated words without spaces, quotes, brackets, commas or semicolons; one @; a domain of
+ * dot-separated labels of letters, digits and hyphens ending in a label of two letters or more.
+ * The exotic forms the SDK also takes (a quoted local part, an IP literal) are not offered for an
+ * email change. Checked on the trimmed value, as the SDK trims.
+ */
+export function validateEmail(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'Email must be text'
+  const email = value.trim()
+  if (email.length > EMAIL_MAX_LENGTH) return `Email must be at most ${EMAIL_MAX_LENGTH} characters long`
+  const parts = email.split('@')
+  if (parts.length !== 2) return 'Email is invalid'
+  const [local, domain] = parts as [string, string]
+  if (local.split('.').some((word) => word === '' || LOCAL_PART_FORBIDDEN.test(word))) return 'Email is invalid'
+  const labels = domain.split('.')
+  if (labels.length < 2 || labels.some((label) => !/^[A-Za-z0-9-]+$/.test(label)) || !/^[A-Za-z]{2,}$/.test(labels.at(-1)!)) return 'Email is invalid'
+  return undefined
+}
+
+/** An address as the auth core stores and compares it: trimmed and lowercased. */
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase()
+}

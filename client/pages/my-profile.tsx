@@ -13,6 +13,7 @@ import { switchTabLocale } from '../components/language-switcher.tsx'
 import { AvatarSection } from './profile/avatar-section.tsx'
 import { DeleteAccountSection } from './profile/delete-account-section.tsx'
 import { AuthenticatorSection, PasswordGate } from './profile/authenticator-section.tsx'
+import { EmailSection } from './profile/email-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -104,6 +105,7 @@ export function Component() {
           </p>
         </form>
       </section>
+      <EmailSection />
       <PasswordGate><PasswordSection /></PasswordGate>
       <AuthenticatorSection />
       <DevicesSection />

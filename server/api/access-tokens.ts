@@ -8,8 +8,12 @@ import { sessionTokenProblem } from '../http/session-token.ts'
 
 export interface Viewer {
   userId: string
-  /** From the token's `email` claim, set at session creation by the BFF. */
+  /** The session's own login method (the token's `rsub`). */
+  recipeUserId: string
+  /** From the token's `email` claim, set at session creation by the BFF (and after an email change). */
   email: string | undefined
+  /** When the core issued this token (the `iat` claim, seconds). */
+  issuedAt: number
   emailVerified: boolean
   mfaComplete: boolean
 }
@@ -64,7 +68,9 @@ export class AccessTokens {
       ok: true,
       viewer: {
         userId: payload.sub,
+        recipeUserId: payload.rsub as string,
         email: typeof payload.email === 'string' ? payload.email : undefined,
+        issuedAt: payload.iat as number,
         emailVerified: payload['st-ev']?.v === true,
         // No MFA claim means no factor beyond the first was ever required.
         mfaComplete: payload['st-mfa'] === undefined || payload['st-mfa'].v === true,

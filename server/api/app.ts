@@ -151,7 +151,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     deletions.start()
   })
   app.addHook('onClose', async () => deletions.stop())
-  await app.register(userRoutes, { tokens, signInMethods: core.signInMethods, deletions })
+  await app.register(userRoutes, { tokens, signInMethods: core.signInMethods, accountEmail: core.accountEmail, deletions })
   await app.register(avatarRoutes)
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.

@@ -2,8 +2,9 @@ import { request } from 'undici'
 import { ApiAuthUnavailable } from './errors.ts'
 
 // What the product API asks of the auth core about an account: its sign-in methods (emails,
-// providers, verification), for the user's data export, and its removal when the user deletes the
-// account (issue 11). Over the core's HTTP API with its key, like every other caller.
+// providers, verification), for the user's data export (issue 11); the email of one of them, which
+// the product's record follows after an email change; and its removal when the user deletes the
+// account. Over the core's HTTP API with its key, like every other caller.
 
 export interface SignInMethod {
   method: unknown
@@ -13,21 +14,28 @@ export interface SignInMethod {
   timeJoined: string | null
 }
 
+type CoreLoginMethod = Record<string, unknown>
+
 export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
   const base = coreUrl.replace(/\/+$/, '')
+
+  const loginMethods = async (userId: string): Promise<CoreLoginMethod[]> => {
+    const response = await request(`${base}/user/id?userId=${encodeURIComponent(userId)}`, {
+      headers: { 'cdi-version': '5.4', ...(apiKey ? { 'api-key': apiKey } : {}) },
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    })
+    if (response.statusCode !== 200) {
+      await response.body.dump()
+      throw new ApiAuthUnavailable()
+    }
+    const body = (await response.body.json()) as { user?: { loginMethods?: CoreLoginMethod[] } }
+    return body.user?.loginMethods ?? []
+  }
+
   return {
     async signInMethods(userId: string): Promise<SignInMethod[]> {
-      const response = await request(`${base}/user/id?userId=${encodeURIComponent(userId)}`, {
-        headers: { 'cdi-version': '5.4', ...(apiKey ? { 'api-key': apiKey } : {}) },
-        headersTimeout: 5_000,
-        bodyTimeout: 5_000,
-      })
-      if (response.statusCode !== 200) {
-        await response.body.dump()
-        throw new ApiAuthUnavailable()
-      }
-      const body = (await response.body.json()) as { user?: { loginMethods?: Array<Record<string, unknown>> } }
-      return (body.user?.loginMethods ?? []).map((method) => ({
+      return (await loginMethods(userId)).map((method) => ({
         method: method.recipeId,
         email: method.email ?? null,
         provider: (method.thirdParty as { id?: string } | undefined)?.id ?? null,
@@ -46,6 +54,12 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
       })
       const body = response.statusCode === 200 ? ((await response.body.json()) as { status?: string }) : (await response.body.dump(), null)
       if (body?.status !== 'OK') throw new ApiAuthUnavailable()
+    },
+
+    /** The email the core holds now for this login method of the account; null when it has none. */
+    async accountEmail(userId: string, recipeUserId: string): Promise<string | null> {
+      const method = (await loginMethods(userId)).find((candidate) => candidate.recipeUserId === recipeUserId)
+      return typeof method?.email === 'string' ? method.email : null
     },
   }
 }

@@ -9,6 +9,8 @@ import type { Database } from '../db/database.ts'
 
 export interface ProductUser extends UserRecord {
   disabled: boolean
+  /** When the email was last compared with the auth core's (ms); null when never. */
+  emailCheckedAt: number | null
 }
 
 interface Row {
@@ -21,11 +23,12 @@ interface Row {
   tos_version: string | null
   created_at: Date | string
   disabled_at: Date | string | null
+  email_checked_at: number | string | null
   library_size: number | string
   avatar_hash: string | null
 }
 
-const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.name, u.language, u.language_chosen, u.tos_version, u.created_at, u.disabled_at,
+const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.name, u.language, u.language_chosen, u.tos_version, u.created_at, u.disabled_at, u.email_checked_at,
   (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size,
   (SELECT a.hash FROM api.avatars a WHERE a.user_id = u.id) AS avatar_hash
   FROM api.users u WHERE u.id = $1`
@@ -43,6 +46,7 @@ function toUser(row: Row): ProductUser {
     timeJoined: new Date(row.created_at).toISOString(),
     librarySize: Number(row.library_size),
     disabled: row.disabled_at !== null,
+    emailCheckedAt: row.email_checked_at === null ? null : Number(row.email_checked_at),
   }
 }
 
@@ -121,6 +125,12 @@ export async function updateProfile(db: Database, id: string, change: { name?: s
      WHERE id = $1`,
     [id, change.name !== undefined, change.name ?? null, change.language ?? null],
   )
+  return rowCount > 0 ? getUser(db, id) : null
+}
+
+/** The email the auth core holds now for the account, and when it was asked (ms). */
+export async function recordCheckedEmail(db: Database, id: string, email: string, checkedAt: number): Promise<ProductUser | null> {
+  const { rowCount } = await db.query('UPDATE api.users SET email = $2, email_checked_at = $3 WHERE id = $1', [id, email, checkedAt])
   return rowCount > 0 ? getUser(db, id) : null
 }
 

@@ -40,7 +40,7 @@ export interface BffOptions {
   authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
-  /** The clock of the readiness cache and of the recovery codes' cool-down; tests move it. Date.now by default. */
+  /** The clock of the readiness cache, the recovery codes' cool-down and email-change links; tests move it. Date.now by default. */
   now?: () => number
 }
 

@@ -33,7 +33,11 @@ export const BffAuthCoreUnavailable = createError(
 )
 export const BffWrongPassword = createError('BFF_WRONG_PASSWORD', 'The current password is not right.', 400)
 export const BffPasswordInvalid = createError<[string]>('BFF_PASSWORD_INVALID', '%s', 400)
-export const BffNoPassword = createError('BFF_NO_PASSWORD', 'This account signs in with an external provider and has no password to change.', 400)
+export const BffNoPassword = createError(
+  'BFF_NO_PASSWORD',
+  'This account signs in with an external provider and has no password: its password and email are managed there.',
+  400,
+)
 export const BffPasswordBlocked = createError<[string]>('BFF_PASSWORD_CHANGE_BLOCKED', '%s', 429)
 export const BffSessionNotFound = createError('BFF_SESSION_NOT_FOUND', 'There is no such signed-in device on your account.', 404)
 export const BffSessionIsCurrent = createError('BFF_SESSION_IS_CURRENT', 'This is the device you are using: log out to end its session.', 400)
@@ -54,3 +58,10 @@ export const BffTotpNotEnabled = createError('BFF_TOTP_NOT_ENABLED', 'Recovery c
 export const BffRecoveryCodeInvalid = createError('BFF_RECOVERY_CODE_INVALID', 'The recovery code is not right, or it was used already.', 400)
 export const BffRecoveryCodeBlocked = createError('BFF_RECOVERY_CODE_BLOCKED', 'Too many wrong recovery codes. Try again later.', 429)
 export const BffMfaNotPending = createError('BFF_MFA_NOT_PENDING', 'This session does not need a second factor now.', 409)
+export const BffEmailInvalid = createError<[string]>('BFF_EMAIL_INVALID', '%s', 400)
+export const BffEmailUnchanged = createError('BFF_EMAIL_UNCHANGED', 'This is already the email address of your account.', 400)
+export const BffEmailTaken = createError('BFF_EMAIL_TAKEN', 'Another account already uses this email address.', 409)
+export const BffEmailChangeBlocked = createError<[string]>('BFF_EMAIL_CHANGE_BLOCKED', '%s', 429)
+export const BffNoPendingEmail = createError('BFF_NO_PENDING_EMAIL', 'No new email address is waiting for confirmation.', 404)
+export const BffEmailLinkInvalid = createError('BFF_EMAIL_LINK_INVALID', 'This confirmation link is not valid, or it was already used.', 400)
+export const BffEmailLinkExpired = createError('BFF_EMAIL_LINK_EXPIRED', 'This confirmation link has expired. Ask for a new one on your profile.', 400)

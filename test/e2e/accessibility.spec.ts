@@ -25,6 +25,7 @@ const PAGES = [
   '/forgot-password',
   '/reset-password?token=abc',
   '/verify-email?token=abc',
+  '/confirm-email?token=abc',
   '/check-email',
   '/email-not-verified',
 ]

@@ -26,7 +26,7 @@ async function mailLink(email: string, subject: RegExp, skip = 0): Promise<strin
       async () => {
         const messages = (await (await fetch(`http://127.0.0.1:${E2E_MAIL_PORT}/messages?to=${encodeURIComponent(email)}`)).json()) as Mail[]
         const matching = messages.filter((message) => subject.test(message.subject))
-        link = matching[skip]?.links.find((candidate) => /\/(verify-email|reset-password)\?token=/.test(candidate)) ?? ''
+        link = matching[skip]?.links.find((candidate) => /\/(verify-email|reset-password|confirm-email)\?token=/.test(candidate)) ?? ''
         return link
       },
       { timeout: 15_000 },
@@ -539,4 +539,45 @@ test('an account deleted with "Other" and a comment is gone: sign-in answers lik
   expect(listed.status, listed.stderr).toBe(0)
   expect(listed.stdout).toMatch(/\ten\tother\t"Moving on to other things\."/)
   expect(listed.stdout).not.toContain(email)
+})
+
+test('an email changed on the profile: the link mailed to the new address makes it the one to sign in with', async ({ page, browser }) => {
+  const email = await readyAccount(page, 'moving')
+  const newAddress = newEmail('moved')
+  await page.goto('/@/my-profile')
+  await hydrated(page)
+  await expect(page.getByTestId('email-current')).toHaveText(email)
+  await page.getByLabel('New email address').fill(newAddress)
+  await page.getByLabel('Your password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Send confirmation link' }).click()
+  await expect(page.getByTestId('email-status')).toHaveText(`We sent a link to ${newAddress}. Open it to make this your email address.`)
+  await expect(page.getByTestId('email-pending')).toContainText(newAddress)
+  const axe = await new AxeBuilder({ page }).include('[data-testid="email-section"]').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+  expect(axe.violations.map((violation) => violation.id), 'the section with a change waiting').toEqual([])
+
+  // The link opens in another browser, signed in nowhere: the token alone confirms.
+  const other = await browser.newContext()
+  const second = await other.newPage()
+  await second.goto(await mailLink(newAddress, /Confirm your new email address/))
+  await hydrated(second)
+  await second.getByRole('button', { name: 'Confirm my new email' }).click()
+  await expect(second.getByTestId('confirm-email-done')).toContainText(newAddress)
+  await second.getByRole('link', { name: 'Log in' }).click()
+  await expect(second).toHaveURL(/\/login$/)
+  await logIn(second, newAddress)
+  await expect(second).toHaveURL(/\/@\/library$/)
+  await expect(second.getByTestId('signed-in-as')).toHaveText(newAddress)
+
+  // The old address is told; the first browser stays signed in and shows the new address.
+  await expect
+    .poll(async () => {
+      const messages = (await (await fetch(`http://127.0.0.1:${E2E_MAIL_PORT}/messages?to=${encodeURIComponent(email)}`)).json()) as Mail[]
+      return messages.some((message) => message.subject === 'The email address of your Softshelf account was changed')
+    }, { timeout: 15_000 })
+    .toBe(true)
+  await page.reload()
+  await hydrated(page)
+  await expect(page.getByTestId('email-current')).toHaveText(newAddress)
+  await expect(page.getByTestId('email-pending')).toHaveCount(0)
+  await other.close()
 })

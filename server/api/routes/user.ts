@@ -23,6 +23,7 @@ import {
   exportUser,
   getUser,
   libraryIds,
+  recordCheckedEmail,
   recordSignIn,
   removeAvatar,
   removeFromLibrary,
@@ -50,14 +51,19 @@ declare module 'fastify' {
 type Level = 'session' | 'complete'
 
 function publicUser(user: ProductUser) {
-  const { disabled: _disabled, ...rest } = user
+  const { disabled: _disabled, emailCheckedAt: _emailCheckedAt, ...rest } = user
   return rest
 }
 
-export default async function userRoutes(
-  app: FastifyInstance,
-  opts: { tokens: AccessTokens; signInMethods: (userId: string) => Promise<SignInMethod[]>; deletions: AccountDeletions },
-): Promise<void> {
+export interface UserRouteOptions {
+  tokens: AccessTokens
+  signInMethods: (userId: string) => Promise<SignInMethod[]>
+  /** The email the auth core holds now for a login method of the account (core-accounts.ts). */
+  accountEmail: (userId: string, recipeUserId: string) => Promise<string | null>
+  deletions: AccountDeletions
+}
+
+export default async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -71,6 +77,29 @@ export default async function userRoutes(
     request.viewer = check.viewer
   }
 
+  /**
+   * The record's email follows the auth core's (issue 11, "change the email"). The BFF puts the
+   * account's email in every session's token, and after a change in the tokens issued from then
+   * on; a token showing another email than the record, issued no earlier than the record was last
+   * compared, makes the API ask the core — the core, not the token, because a token refreshed
+   * while the change was under way may still carry the old address. Older tokens of the other
+   * sessions (up to an access token's lifetime) ask nothing. The core unreachable keeps the copy.
+   */
+  const emailInStep = async (request: FastifyRequest, user: ProductUser): Promise<ProductUser> => {
+    const viewer = request.viewer!
+    if (viewer.email === undefined || viewer.email === user.email) return user
+    if (user.emailCheckedAt !== null && viewer.issuedAt < Math.floor(user.emailCheckedAt / 1000)) return user
+    try {
+      const email = (await opts.accountEmail(viewer.userId, viewer.recipeUserId)) ?? user.email
+      const checked = await recordCheckedEmail(db, user.id, email, Date.now())
+      if (email !== user.email) request.log.info({ event: 'email-followed' }, 'the record took the account\'s new email from the auth core')
+      return checked ?? user
+    } catch (err) {
+      request.log.warn({ err }, 'the auth core could not be asked for the account\'s email')
+      return user
+    }
+  }
+
   /** The signed-in user's record, when it exists and is not disabled. */
   const activeUser = async (request: FastifyRequest): Promise<ProductUser> => {
     const user = await getUser(db, request.viewer!.userId)
@@ -82,7 +111,7 @@ export default async function userRoutes(
       throw new ApiUserNotFound()
     }
     if (user.disabled) throw new ApiAccountDisabled()
-    return user
+    return emailInStep(request, user)
   }
 
   api.addHook('onSend', async (_request, reply, payload) => {
@@ -128,7 +157,8 @@ export default async function userRoutes(
         })
       }
       reply.code(200)
-      return publicUser(user)
+      // Every sign-in comes here with a new session's token: an email changed since is taken up.
+      return publicUser(await emailInStep(request, user))
     },
   )
 

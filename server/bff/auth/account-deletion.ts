@@ -9,13 +9,15 @@ import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import type { MailQuota } from './mail-quota.ts'
 import type { RecoveryCodes } from './recovery-codes.ts'
+import type { EmailChanges } from './email-change-store.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 
 // POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
 // again, and a current authenticator code when the account has one — then the product API deletes
 // the account (the auth-core user first, then the product's data, keeping only an anonymous
 // reason; see server/api/account-deletions.ts). The BFF forgets what it keeps by email (login
-// attempts, the mail cap) and by account (recovery codes) and signs this browser out; every other session is already refused.
+// attempts, the mail cap) and by account (recovery codes, a
+// pending email change) and signs this browser out; every other session is already refused.
 
 interface Body {
   reason?: unknown
@@ -26,7 +28,7 @@ interface Body {
 
 const normalised = (email: string) => email.trim().toLowerCase()
 
-export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota; recoveryCodes: RecoveryCodes }): void {
+export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota; recoveryCodes: RecoveryCodes; emailChanges: EmailChanges }): void {
   app.post<{ Body: Body }>(
     '/api/user/delete',
     {
@@ -66,6 +68,7 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       if (response.status === 503 && !pending) return relayUpstream(request, reply, response)
 
       await options.recoveryCodes.clear(userId)
+      await options.emailChanges.cancel(userId)
       for (const email of user.emails) {
         await options.attempts.forget(email)
         await options.mailQuota.forget(email)

@@ -8,7 +8,8 @@ import type { OutgoingMail } from './mailer.ts'
 // The emails the auth flows send, in the language of the person who asked for them (DESIGN.md
 // §4.7): locales/<lng>/email.json, English filling any gap.
 
-export type EmailKind = 'verify' | 'reset'
+/** Mails with a link: verification, password reset, and the link that confirms a new email address. */
+export type EmailKind = 'verify' | 'reset' | 'changeEmail'
 
 export class EmailTexts {
   private readonly i18n = i18next.createInstance()
@@ -24,26 +25,56 @@ export class EmailTexts {
     void this.i18n.init({ resources, lng: DEFAULT_LOCALE, fallbackLng: DEFAULT_LOCALE, ns: ['email'], defaultNS: 'email', initAsync: false, interpolation: { escapeValue: false } })
   }
 
-  render(kind: EmailKind, locale: Locale, to: string, link: string): OutgoingMail {
+  private translator(locale: Locale) {
     // The client's typed resources do not cover this server-only namespace.
     const translate = this.i18n.t.bind(this.i18n) as unknown as (key: string, options: Record<string, unknown>) => string
-    const t = (key: string, values: Record<string, unknown> = {}) => translate(key, { ...values, lng: locale, ns: 'email' })
+    return (key: string, values: Record<string, unknown> = {}) => translate(key, { ...values, lng: locale, ns: 'email' })
+  }
+
+  render(kind: EmailKind, locale: Locale, to: string, link: string): OutgoingMail {
+    const t = this.translator(locale)
     const values = { appName: this.appName, email: to }
-    const subject = t(`${kind}.subject`, values)
-    const paragraphs = [t('greeting'), t(`${kind}.intro`, values)]
-    const after = [t(`${kind}.validity`), t(`${kind}.ignore`)]
-    const footer = t('footer', values)
-    const text = [...paragraphs, '', `${t(`${kind}.action`)}: ${link}`, '', ...after, '', '--', footer].join('\n')
+    return this.compose(locale, to, t(`${kind}.subject`, values), [t('greeting'), t(`${kind}.intro`, values)], { link, label: t(`${kind}.action`) }, [t(`${kind}.validity`), t(`${kind}.ignore`)])
+  }
+
+  /**
+   * To the address an account had, once a new one was confirmed (issue 11): what changed (the new
+   * address masked), and whom to write to if it was not the owner.
+   */
+  renderEmailChanged(locale: Locale, to: string, values: { newEmail: string; contact: string }): OutgoingMail {
+    const t = this.translator(locale)
+    const all = { appName: this.appName, email: to, newEmail: maskEmail(values.newEmail), contact: values.contact }
+    return this.compose(locale, to, t('emailChanged.subject', all), [t('greeting'), t('emailChanged.intro', all)], null, [t('emailChanged.ifYou', all), t('emailChanged.ifNotYou', all)])
+  }
+
+  private compose(locale: Locale, to: string, subject: string, paragraphs: string[], action: { link: string; label: string } | null, after: string[]): OutgoingMail {
+    const t = this.translator(locale)
+    const footer = t('footer', { appName: this.appName })
+    const text = [...paragraphs, '', ...(action ? [`${action.label}: ${action.link}`, ''] : []), ...after, '', '--', footer].join('\n')
     const p = (value: string) => `<p style="margin:0 0 16px">${escapeHtml(value)}</p>`
+    const button = action
+      ? `<p style="margin:24px 0"><a href="${escapeHtml(action.link)}" style="display:inline-block;background:#3346d3;color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(action.label)}</a></p>\n`
+      : ''
+    const fallback = action
+      ? `<p style="margin:0 0 16px;font-size:13px;color:#5b6478">${escapeHtml(t('linkFallback'))}<br><a href="${escapeHtml(action.link)}" style="color:#3346d3;word-break:break-all">${escapeHtml(action.link)}</a></p>\n`
+      : ''
     const html = `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:24px;background:#f4f5f7;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d2433;line-height:1.5">
 <div style="max-width:560px;margin:0 auto;background:#fff;border-radius:8px;padding:32px">
 ${paragraphs.map(p).join('\n')}
-<p style="margin:24px 0"><a href="${escapeHtml(link)}" style="display:inline-block;background:#3346d3;color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(t(`${kind}.action`))}</a></p>
-${after.map(p).join('\n')}
-<p style="margin:0 0 16px;font-size:13px;color:#5b6478">${escapeHtml(t('linkFallback'))}<br><a href="${escapeHtml(link)}" style="color:#3346d3;word-break:break-all">${escapeHtml(link)}</a></p>
-<p style="margin:24px 0 0;font-size:13px;color:#5b6478">${escapeHtml(footer)}</p>
+${button}${after.map(p).join('\n')}
+${fallback}<p style="margin:24px 0 0;font-size:13px;color:#5b6478">${escapeHtml(footer)}</p>
 </div></body></html>`
     return { to, subject, text, html }
   }
+}
+
+/**
+ * An address shown to someone who may not own it: the first character of the local part, then
+ * stars; the domain as it is, so the owner can still recognise their own provider.
+ */
+export function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@')
+  if (at <= 0) return '***'
+  return `${[...email.slice(0, at)][0]}***${email.slice(at)}`
 }

@@ -138,6 +138,24 @@ export class LoginAttempts {
     await this.db.query('UPDATE bff.login_attempts SET failures = GREATEST(failures - 1, 0) WHERE email_key = $1 AND blocked_until IS NULL', [key])
   }
 
+  /**
+   * The account's email changed (issue 11): failures counted and a block set against the old
+   * address follow the account to the new one, so changing the email cannot end a block early.
+   * Where both addresses have a counter the stricter value of each field wins.
+   */
+  async carryOver(fromEmail: string, toEmail: string): Promise<void> {
+    await this.db.query(
+      `INSERT INTO bff.login_attempts AS a (email_key, failures, window_started_at, blocked_until, updated_at, grant_id)
+       SELECT $2, failures, window_started_at, blocked_until, $3, grant_id FROM bff.login_attempts WHERE email_key = $1
+       ON CONFLICT (email_key) DO UPDATE SET
+         failures = GREATEST(a.failures, EXCLUDED.failures),
+         window_started_at = GREATEST(a.window_started_at, EXCLUDED.window_started_at),
+         blocked_until = GREATEST(a.blocked_until, EXCLUDED.blocked_until),
+         updated_at = $3`,
+      [keyOf(fromEmail), keyOf(toEmail), this.now()],
+    )
+  }
+
   /** Forgets counters nobody touched for longer than a window and a block, at most once a minute. */
   private async sweep(now: number): Promise<void> {
     if (now - this.lastSweep < 60_000) return

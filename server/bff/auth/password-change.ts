@@ -6,6 +6,7 @@ import { validatePassword } from '../../../shared/sign-up.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { BffNoPassword, BffPasswordBlocked, BffPasswordInvalid, BffWrongPassword } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
+import { checkCurrentPassword } from './current-password.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 
 // POST /api/user/password (issue 11): a signed-in user changes their password. The current one
@@ -41,16 +42,16 @@ export function passwordChangeRoute(app: FastifyInstance, options: { attempts: L
       const method = user?.loginMethods.find((m) => m.recipeId === 'emailpassword' && m.recipeUserId.getAsString() === recipeUserId.getAsString())
       if (!method?.email) throw new BffNoPassword()
 
-      const reservation = await options.attempts.reserve(method.email)
-      if (!reservation.granted) throw Object.assign(new BffPasswordBlocked(reservation.status.message), { retryAfter: secondsUntil(reservation.status.blockedUntil) })
-      const checked = await EmailPassword.verifyCredentials(session.getTenantId(), method.email, currentPassword)
-      if (checked.status !== 'OK') {
-        const after = await options.attempts.failed(reservation.key)
-        request.log.info({ event: 'password-change', outcome: 'wrong-password' }, 'password change refused: wrong current password')
-        if (after.blocked) throw Object.assign(new BffPasswordBlocked(after.message), { retryAfter: secondsUntil(after.blockedUntil) })
-        throw new BffWrongPassword()
-      }
-      await options.attempts.succeeded(reservation.key)
+      await checkCurrentPassword({
+        attempts: options.attempts,
+        request,
+        tenantId: session.getTenantId(),
+        email: method.email,
+        password: currentPassword,
+        event: 'password-change',
+        refused: 'password change',
+        blocked: (message) => new BffPasswordBlocked(message),
+      })
 
       const updated = await EmailPassword.updateEmailOrPassword({ recipeUserId, password: newPassword as string, tenantIdForPasswordPolicy: session.getTenantId() })
       if (updated.status === 'PASSWORD_POLICY_VIOLATED_ERROR') throw new BffPasswordInvalid(updated.failureReason)
@@ -61,8 +62,4 @@ export function passwordChangeRoute(app: FastifyInstance, options: { attempts: L
       return { status: 'OK', sessionsEnded: ended.length }
     },
   )
-}
-
-function secondsUntil(iso: string | null): number {
-  return iso ? Math.max(1, Math.ceil((Date.parse(iso) - Date.now()) / 1000)) : 60
 }

@@ -4,7 +4,7 @@ import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } 
 import Session from 'supertokens-node/recipe/session'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
-import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
+import { EMAIL_CHANGE_LINK_VALIDITY_MS, LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
 import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
@@ -16,6 +16,8 @@ import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute } from './check-email.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
+import { emailChangeRoutes } from './email-change.ts'
+import { EmailChanges } from './email-change-store.ts'
 import { passwordChangeRoute } from './password-change.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
@@ -35,7 +37,7 @@ export interface AuthPluginOptions {
   coreUrl: string
   /** The key the core asks for; AUTH_CORE_API_KEYS' first by default (the embedded key in `npm start`). */
   coreApiKey?: string | undefined
-  /** The clock that decides the recovery codes' cool-down; tests move it. Date.now by default. */
+  /** The clock of the recovery codes' cool-down and of email-change links; tests move it. Date.now by default. */
   now?: (() => number) | undefined
 }
 
@@ -67,6 +69,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
   // The TOTP factor's limits, which the auth core's default app keeps too (issue 11).
   const recoveryCodes = new RecoveryCodes(options.db, { maxFailures: TOTP_MAX_ATTEMPTS, cooldownMs: TOTP_COOLDOWN_S * 1000 }, options.now)
+  const emails = new EmailTexts(options.root, APP_NAME)
+  const emailChanges = new EmailChanges(options.db, EMAIL_CHANGE_LINK_VALIDITY_MS, options.now)
   const coreApiKey = options.coreApiKey
   const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
   app.addHook('onReady', () => revocations.startAndWait())
@@ -126,7 +130,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     mailer,
     recoveryCodes,
     mailQuota,
-    emails: new EmailTexts(options.root, APP_NAME),
+    emails,
   })
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)
@@ -142,8 +146,20 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
     deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
-    accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes })
+    accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes })
+    emailChangeRoutes(scope, {
+      attempts,
+      changes: emailChanges,
+      mailer,
+      mailQuota,
+      emails,
+      upstreamApi: app.upstreamApi,
+      appOrigin,
+      appUrl: config.appUrl,
+      contactEmail: config.contactEmail,
+      rateLimitMax: config.authRateLimitMax,
+    })
   })
 
   await app.register(async (scope) => {

@@ -72,6 +72,13 @@ t.test('deleted: every session ends, sign-in fails like a wrong password, data i
   await signIn(email).then(() => browser(stack.bff).post('/auth/signin', { formFields: [{ id: 'email', value: email }, { id: 'password', value: 'wrong password here' }] }))
   t.equal(await count('SELECT count(*) AS n FROM bff.login_attempts', []) > 0, true, 'a wrong attempt is counted')
 
+  const pending = await stack.bff.inject({
+    method: 'POST',
+    url: '/api/user/email',
+    headers: { cookie: tab.jar.header('/api/user'), rid: 'anti-csrf', 'content-type': 'application/json' },
+    payload: JSON.stringify({ newEmail: 'elsewhere@example.com', currentPassword: PASSWORD }),
+  })
+  t.equal(pending.statusCode, 202, 'an email change is waiting')
   const answer = await remove(tab, { reason: 'other', comment: '  Moving to a desk job.\r\nThanks!  ', confirmEmail: '  Leaving@Example.com ' })
   t.equal(answer.statusCode, 204, 'the typed email matches whatever its case and padding')
   const cleared = answer.cookies.filter((cookie) => ['sAccessToken', 'sRefreshToken'].includes(cookie.name))
@@ -86,6 +93,8 @@ t.test('deleted: every session ends, sign-in fails like a wrong password, data i
   t.equal(await count('SELECT count(*) AS n FROM api.avatars WHERE user_id = $1', [userId]), 0, 'the avatar is gone')
   t.equal((await browser(stack.bff).get(avatarUrl)).statusCode, 404, 'and no longer served')
   t.equal(await count('SELECT count(*) AS n FROM api.account_deletions', []), 0, 'nothing left to finish')
+  t.equal(await count('SELECT count(*) AS n FROM bff.email_changes WHERE user_id = $1', [userId]), 0, 'the waiting email change is gone')
+  t.equal(await count('SELECT count(*) AS n FROM api.sign_ins WHERE user_id = $1', [userId]), 0, 'the sign-in history is gone')
 
   const kept = (await stack.db.query<Record<string, unknown>>('SELECT * FROM api.deletion_reasons')).rows
   t.equal(kept.length, 1)

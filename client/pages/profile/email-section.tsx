@@ -1,0 +1,139 @@
+import { useCallback, useEffect, useId, useState, type FormEvent } from 'react'
+import { useTranslation } from 'react-i18next'
+import { validateEmail } from '../../../shared/sign-up.ts'
+import type { ErrorBody } from '../../../shared/types.ts'
+import { Field, Notice } from '../../components/auth-shell.tsx'
+import { apiResponse, apiSend, type ApiResult } from '../../lib/api.ts'
+
+// The profile's email address (issue 11): the current one, a change waiting for its link (send it
+// again, or cancel), and the form for a new address with the current password. Answered by the
+// BFF (GET/POST /api/user/email, …/resend, …/pending); the address changes only once the link
+// mailed to the new one is opened (/confirm-email).
+
+interface EmailState {
+  email: string | null
+  pendingEmail: string | null
+  expiresAt: string | null
+}
+
+type ErrorKey = 'invalid' | 'unchanged' | 'taken' | 'wrongPassword' | 'blocked' | 'noPassword' | 'noPending' | 'mailUnavailable' | 'tooManyRequests'
+
+/** The BFF's stable codes, each with a text of ours in the page's language. */
+const ERROR_KEYS: Record<string, ErrorKey> = {
+  BFF_EMAIL_INVALID: 'invalid',
+  BFF_EMAIL_UNCHANGED: 'unchanged',
+  BFF_EMAIL_TAKEN: 'taken',
+  BFF_WRONG_PASSWORD: 'wrongPassword',
+  BFF_EMAIL_CHANGE_BLOCKED: 'blocked',
+  BFF_NO_PASSWORD: 'noPassword',
+  BFF_NO_PENDING_EMAIL: 'noPending',
+  BFF_MAIL_UNAVAILABLE: 'mailUnavailable',
+  BFF_RATE_LIMITED: 'tooManyRequests',
+}
+
+export function EmailSection() {
+  const { t, i18n } = useTranslation(['profile', 'common'])
+  const id = useId()
+  const [state, setState] = useState<EmailState | 'loading' | 'failed'>('loading')
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  const [fieldError, setFieldError] = useState<string | undefined>(undefined)
+  const [busy, setBusy] = useState(false)
+
+  const load = useCallback(async () => {
+    const response = await apiResponse(undefined, '/api/user/email').catch(() => null)
+    setState(response?.status === 200 && response.body && typeof response.body === 'object' ? (response.body as EmailState) : 'failed')
+  }, [])
+  useEffect(() => {
+    void load()
+  }, [load])
+
+  const failureText = (result: ApiResult<unknown>): string => {
+    if (result.status === 0) return t('common:errors.errorApiRequest')
+    const code = (result.body as Partial<ErrorBody> | null)?.code
+    const key = code ? ERROR_KEYS[code] : undefined
+    return key ? t(`profile:email.errors.${key}`) : t('common:errors.occuredSomeError')
+  }
+  const date = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' })
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const formElement = event.currentTarget
+    const form = new FormData(formElement)
+    const newEmail = String(form.get('newEmail') ?? '').trim()
+    setStatus(null)
+    if (validateEmail(newEmail)) {
+      setFieldError(t('profile:email.errors.invalid'))
+      return
+    }
+    setFieldError(undefined)
+    setBusy(true)
+    const result = await apiSend<{ pendingEmail: string; expiresAt: string }>('POST', '/api/user/email', { newEmail, currentPassword: String(form.get('currentPassword') ?? '') })
+    setBusy(false)
+    if (!result.ok) {
+      const text = failureText(result)
+      if (result.status === 400 && (result.body as Partial<ErrorBody> | null)?.code === 'BFF_EMAIL_INVALID') setFieldError(text)
+      else setStatus({ kind: 'error', text })
+      return
+    }
+    formElement.reset()
+    const { pendingEmail } = result.body as { pendingEmail: string }
+    setStatus({ kind: 'success', text: t('profile:email.sent', { email: pendingEmail }) })
+    await load()
+  }
+
+  const act = async (method: 'POST' | 'DELETE', path: string, done: (state: EmailState) => string) => {
+    setBusy(true)
+    setStatus(null)
+    const result = await apiSend(method, path)
+    setBusy(false)
+    if (!result.ok) {
+      setStatus({ kind: 'error', text: failureText(result) })
+      await load()
+      return
+    }
+    if (state !== 'loading' && state !== 'failed') setStatus({ kind: 'success', text: done(state) })
+    await load()
+  }
+
+  return (
+    <section className="profile-section" aria-labelledby={`${id}-heading`} data-testid="email-section">
+      <h2 id={`${id}-heading`}>{t('profile:email.heading')}</h2>
+      <p className="hint">{t('profile:email.lead')}</p>
+      {state === 'loading' ? <p aria-live="polite">{t('profile:email.loading')}</p> : null}
+      {state === 'failed' ? <Notice kind="error">{t('profile:email.failed')}</Notice> : null}
+      {typeof state === 'object' ? (
+        <dl className="profile-facts">
+          <dt>{t('profile:email.current')}</dt>
+          <dd data-testid="email-current">{state.email ?? '—'}</dd>
+        </dl>
+      ) : null}
+      {typeof state === 'object' && state.pendingEmail && state.expiresAt ? (
+        <div className="email-pending" data-testid="email-pending">
+          <p>{t('profile:email.pending', { email: state.pendingEmail, date: date(state.expiresAt) })}</p>
+          <p className="actions">
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void act('POST', '/api/user/email/resend', (s) => t('profile:email.resent', { email: s.pendingEmail ?? '' }))}>
+              {t('profile:email.resend')}
+            </button>{' '}
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void act('DELETE', '/api/user/email/pending', () => t('profile:email.cancelled'))}>
+              {t('profile:email.cancel')}
+            </button>
+          </p>
+        </div>
+      ) : null}
+      {status ? (
+        <Notice kind={status.kind} testId="email-status">
+          {status.text}
+        </Notice>
+      ) : null}
+      <form className="profile-form" method="post" noValidate onSubmit={(event) => void submit(event)}>
+        <Field id={`${id}-new`} label={t('profile:email.newEmail')} name="newEmail" type="email" autoComplete="email" inputMode="email" required error={fieldError} />
+        <Field id={`${id}-password`} label={t('profile:email.password')} hint={t('profile:email.passwordHint')} name="currentPassword" type="password" autoComplete="current-password" required />
+        <p className="actions">
+          <button type="submit" className="button" disabled={busy}>
+            {t('profile:email.submit')}
+          </button>
+        </p>
+      </form>
+    </section>
+  )
+}
