@@ -37,9 +37,9 @@ export function SignedInLayout() {
             {t('auth:nav.programs')}
           </NavLink>
           <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
-          <span className="signed-in-as" data-testid="signed-in-as">
+          <span className="signed-in-as">
             <UserAvatar user={user} size={28} />
-            {user.email}
+            <span data-testid="signed-in-as">{user.email}</span>
           </span>
           <LanguageSwitcher />
           <NavLink to="/@/logout">{t('auth:nav.logOut')}</NavLink>

@@ -323,6 +323,8 @@ test('external sign-in through a local OpenID provider; a tampered state is refu
   await page.goto('/@/my-profile')
   await expect(page.getByTestId('no-password')).toContainText('You log in with an external provider')
   await expect(page.getByLabel('Current password')).toHaveCount(0)
+  await expect(page.getByTestId('email-external')).toHaveText('Your account signs in with an external provider, so its email address is managed there.')
+  await expect(page.getByLabel('New email address')).toHaveCount(0)
 
   await page.getByRole('link', { name: 'Log out' }).click()
   await expect(page).toHaveURL(/\/login$/)
@@ -498,7 +500,7 @@ test('an avatar picked on the profile shows in the header at once; a GIF is refu
   await readyAccount(page, 'avatar')
   await page.goto('/@/my-profile')
   await hydrated(page)
-  const header = page.getByTestId('signed-in-as')
+  const header = page.locator('.site-header .signed-in-as')
   await expect(header.locator('img')).toHaveCount(0)
   const png = spawnSync(process.execPath, ['-e', "require('sharp')({ create: { width: 400, height: 300, channels: 3, background: '#2255aa' } }).png().toBuffer().then((b) => process.stdout.write(b))"], { encoding: 'buffer' }).stdout
   await page.getByTestId('avatar-input').setInputFiles({ name: 'holiday.png', mimeType: 'image/png', buffer: png })
@@ -510,7 +512,7 @@ test('an avatar picked on the profile shows in the header at once; a GIF is refu
   await expect(page.getByTestId('avatar-status')).toHaveText('The picture must be a PNG, JPEG or WebP image.')
   await expect(header.locator('img')).toHaveAttribute('src', src!)
   await page.goto('/@/library')
-  await expect(page.getByTestId('signed-in-as').locator('img')).toHaveAttribute('src', src!)
+  await expect(page.locator('.site-header .signed-in-as img')).toHaveAttribute('src', src!)
 })
 
 test('an account deleted with "Other" and a comment is gone: sign-in answers like a wrong password', async ({ page }) => {

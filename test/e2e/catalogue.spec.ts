@@ -14,8 +14,13 @@ test('library: tabs, sort, category filter and search live in the URL and surviv
 
   await page.getByLabel('Sort by').selectOption('nameAsc')
   await expect(page).toHaveURL(/sort=nameAsc/)
-  const names = await page.locator('.program-card h3').allTextContents()
-  expect(names.map((n) => n.toLowerCase())).toEqual([...names.map((n) => n.toLowerCase())].sort())
+  // The URL changes before the new list is shown: wait for the list, not the first read of it.
+  await expect
+    .poll(async () => {
+      const names = (await page.locator('.program-card h3').allTextContents()).map((n) => n.toLowerCase())
+      return names.length > 0 && names.join('\n') === [...names].sort().join('\n')
+    })
+    .toBe(true)
 
   await page.getByLabel('Category').selectOption('audio-music')
   await expect(page).toHaveURL(/category=audio-music/)

@@ -4,6 +4,7 @@ import { validateEmail } from '../../../shared/sign-up.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse, apiSend, type ApiResult } from '../../lib/api.ts'
+import { useSecuritySummary } from './security-summary.ts'
 
 // The profile's email address (issue 11): the current one, a change waiting for its link (send it
 // again, or cancel), and the form for a new address with the current password. Answered by the
@@ -38,6 +39,9 @@ export function EmailSection() {
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const [fieldError, setFieldError] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
+  // An account without a password (an external provider only) takes its address from the provider.
+  const summary = useSecuritySummary()
+  const external = typeof summary === 'object' && !summary.hasPassword
 
   const load = useCallback(async () => {
     const response = await apiResponse(undefined, '/api/user/email').catch(() => null)
@@ -125,15 +129,21 @@ export function EmailSection() {
           {status.text}
         </Notice>
       ) : null}
-      <form className="profile-form" method="post" noValidate onSubmit={(event) => void submit(event)}>
-        <Field id={`${id}-new`} label={t('profile:email.newEmail')} name="newEmail" type="email" autoComplete="email" inputMode="email" required error={fieldError} />
-        <Field id={`${id}-password`} label={t('profile:email.password')} hint={t('profile:email.passwordHint')} name="currentPassword" type="password" autoComplete="current-password" required />
-        <p className="actions">
-          <button type="submit" className="button" disabled={busy}>
-            {t('profile:email.submit')}
-          </button>
+      {external ? (
+        <p className="hint" data-testid="email-external">
+          {t('profile:email.errors.noPassword')}
         </p>
-      </form>
+      ) : (
+        <form className="profile-form" method="post" noValidate onSubmit={(event) => void submit(event)}>
+          <Field id={`${id}-new`} label={t('profile:email.newEmail')} name="newEmail" type="email" autoComplete="email" inputMode="email" required error={fieldError} />
+          <Field id={`${id}-password`} label={t('profile:email.password')} hint={t('profile:email.passwordHint')} name="currentPassword" type="password" autoComplete="current-password" required />
+          <p className="actions">
+            <button type="submit" className="button" disabled={busy}>
+              {t('profile:email.submit')}
+            </button>
+          </p>
+        </form>
+      )}
     </section>
   )
 }
