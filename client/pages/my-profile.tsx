@@ -10,6 +10,7 @@ import { Field, Notice } from '../components/auth-shell.tsx'
 import { apiResponse, apiSend, errorMessage, type ApiResult } from '../lib/api.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
+import { SupportSection } from './profile/support-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -102,6 +103,7 @@ export function Component() {
       </section>
       <PasswordSection />
       <DevicesSection />
+      <SupportSection />
       <section className="profile-section" aria-labelledby="profile-data">
         <h2 id="profile-data">{t('profile:data.heading')}</h2>
         <p className="hint">{t('profile:data.lead')}</p>
