@@ -7,6 +7,7 @@ import { apiGet } from './lib/api.ts'
 import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
 import { openFatalError, useFatalError } from './lib/fatal-error.ts'
 import { useRouteHead } from './lib/head.ts'
+import { useChatWidget } from './lib/support/use-chat-widget.ts'
 import { useVersionPolling } from './lib/use-version-polling.ts'
 
 export interface RootData {
@@ -25,7 +26,15 @@ function useGlobalErrorHandlers(): void {
       event.preventDefault()
       reloadAfterChunkError()
     }
-    const onError = (event: ErrorEvent) => openFatalError(event.error ?? new Error(event.message))
+    const onError = (event: ErrorEvent) => {
+      // An outside script's error (the chat widget, the tag manager; "Script error." without a
+      // file when it is cross-origin) is not the app's: only logged (spec §8).
+      if (!event.filename || new URL(event.filename, window.location.href).origin !== window.location.origin) {
+        console.warn('[softshelf] an outside script failed', event.message)
+        return
+      }
+      openFatalError(event.error ?? new Error(event.message))
+    }
     const onRejection = (event: PromiseRejectionEvent) => {
       if (isChunkLoadError(event.reason) && reloadAfterChunkError()) return
       openFatalError(event.reason)
@@ -48,6 +57,7 @@ export function RootLayout() {
   useVersionPolling(location.pathname)
   useGlobalErrorHandlers()
   useRouteHead()
+  useChatWidget()
   return (
     <>
       {fatal ? <ErrorPage error={fatal} /> : <Outlet />}
