@@ -1,6 +1,7 @@
 import { useEffect } from 'react'
 import { Outlet, useLocation, useRouteError, type LoaderFunctionArgs } from 'react-router'
 import type { VersionResponse } from '../shared/types.ts'
+import { ConsentBanner } from './components/consent-banner.tsx'
 import { ErrorPage } from './components/error-page.tsx'
 import { Toaster } from './components/toaster.tsx'
 import { apiGet } from './lib/api.ts'
@@ -62,6 +63,7 @@ export function RootLayout() {
     <>
       {fatal ? <ErrorPage error={fatal} /> : <Outlet />}
       <Toaster />
+      <ConsentBanner />
     </>
   )
 }

@@ -1,4 +1,5 @@
 import type { Locale } from './locales.ts'
+import type { AnalyticsConsent } from './consent.ts'
 import type { PageSession } from './session.ts'
 
 // The contract between the BFF (server/bff/ssr) and the server entry of the React app
@@ -53,6 +54,8 @@ export interface RenderInput {
   config: ClientConfig
   /** The visitor's session as the BFF read it from the access token (spec §4 states). */
   session: PageSession
+  /** The visitor's analytics choice from the consent cookie; null: not chosen yet (issue 11). */
+  consent: AnalyticsConsent | null
 }
 
 export type RenderResult =
