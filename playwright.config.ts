@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { defineConfig } from '@playwright/test'
-import { E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
+import { CHAT_WIDGET_PATH, TAG_MANAGER_PATH } from './test/e2e/support/outside-scripts.ts'
+import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
 
 // Browser tests drive Debian's Chromium (Playwright cannot download its own browsers here)
 // against the built app started with embedded defaults on loopback.
@@ -27,6 +28,12 @@ export const E2E_ENV = {
   OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
   OIDC_ISSUER: `http://127.0.0.1:${E2E_OIDC_PORT}`,
   OIDC_NAME: 'Local ID',
+  // Issue 11: every page runs with the support links, the chat widget and the consent banner, each
+  // outside script from its own loopback origin (test/e2e/support/outside-scripts.ts).
+  SUPPORT_BOT_URL: 'https://t.me/softshelf_test_bot',
+  SUPPORT_CHAT_URL: 'https://wa.me/15550100000',
+  CHAT_WIDGET_SCRIPT_URL: `http://127.0.0.1:${E2E_CHAT_WIDGET_PORT}${CHAT_WIDGET_PATH}`,
+  TAG_MANAGER_SCRIPT_URL: `http://127.0.0.1:${E2E_TAG_MANAGER_PORT}${TAG_MANAGER_PATH}?id=GTM-TEST`,
 }
 
 export default defineConfig({

@@ -1,14 +1,47 @@
+import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig } from 'vite'
 
+/**
+ * React Router publishes a production build beside the development one, but its package exports
+ * only the development build (its own Vite plugin swaps them). That one keeps ~30 development
+ * warnings and their texts in every page's JS; the browser bundle takes the production build
+ * instead (0.7 kB gzip of the public pages' 130 kB budget). Development and server rendering keep
+ * the warnings.
+ */
+const reactRouterProduction = fileURLToPath(new URL('./node_modules/react-router/dist/production/index.mjs', import.meta.url))
+
+/**
+ * What every page loads first (the entry and its static imports, rolldown's `$initial` modules)
+ * goes into two chunks: the libraries, which stay cached from one release to the next, and our own
+ * code. Left alone, rolldown cut it into seven files (a few hundred bytes each for the small
+ * shared modules), each with its own import and export glue and gzip framing: 1.3 kB gzip of the
+ * 130 kB budget. Pages and everything loaded on demand stay in chunks of their own.
+ */
+const initialChunks = {
+  groups: [
+    { name: 'vendor', test: /node_modules/, tags: ['$initial' as const], priority: 2 },
+    { name: 'app', tags: ['$initial' as const], priority: 1 },
+  ],
+}
+
 // One config for the browser bundle (dist/client) and the server-rendering bundle (dist/ssr,
 // built with --ssr). In development the BFF runs Vite in middleware mode.
-export default defineConfig(({ isSsrBuild }) => ({
+export default defineConfig(({ command, isSsrBuild }) => ({
   plugins: [react()],
   publicDir: 'public',
+  resolve: command === 'build' && !isSsrBuild ? { alias: [{ find: /^react-router$/, replacement: reactRouterProduction }] } : {},
   build: isSsrBuild
     ? { outDir: 'dist/ssr', emptyOutDir: true, target: 'node20', sourcemap: true, copyPublicDir: false }
-    : { outDir: 'dist/client', emptyOutDir: true, manifest: true, sourcemap: false, target: 'es2022', assetsInlineLimit: 0 },
+    : {
+        outDir: 'dist/client',
+        emptyOutDir: true,
+        manifest: true,
+        sourcemap: false,
+        target: 'es2022',
+        assetsInlineLimit: 0,
+        rolldownOptions: { output: { codeSplitting: initialChunks } },
+      },
   ssr: { noExternal: [] },
   server: { middlewareMode: true },
   appType: 'custom',

@@ -2,8 +2,10 @@ import { StrictMode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { I18nextProvider } from 'react-i18next'
 import { createBrowserRouter, matchRoutes, RouterProvider } from 'react-router'
+import { consentFromCookieHeader } from '../shared/consent.ts'
 import { BOOT_DATA_GLOBAL, type BootData } from '../shared/ssr-contract.ts'
 import { ClientConfigProvider } from './lib/client-config.tsx'
+import { ConsentProvider } from './lib/consent/consent.tsx'
 import { createI18n } from './lib/i18n.ts'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
@@ -43,7 +45,10 @@ async function start(): Promise<void> {
     <StrictMode>
       <I18nextProvider i18n={i18n}>
         <ClientConfigProvider value={boot.config}>
-          <RouterProvider router={router} />
+          {/* The same cookie the server rendered the banner (or not) from. */}
+          <ConsentProvider initial={consentFromCookieHeader(document.cookie)}>
+            <RouterProvider router={router} />
+          </ConsentProvider>
         </ClientConfigProvider>
       </I18nextProvider>
     </StrictMode>,

@@ -9,6 +9,7 @@ import {
 } from 'react-router'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
 import { ClientConfigProvider } from './lib/client-config.tsx'
+import { ConsentProvider } from './lib/consent/consent.tsx'
 import { errorHead, headTags, resolveHead, routeHead } from './lib/head.ts'
 import { createI18n } from './lib/i18n.ts'
 import { modulesOf, namespacesOf } from './lib/namespaces.ts'
@@ -82,7 +83,9 @@ export async function render(input: RenderInput): Promise<RenderResult> {
   const html = renderToString(
     <I18nextProvider i18n={i18n}>
       <ClientConfigProvider value={input.config}>
-        <StaticRouterProvider router={router} context={context} hydrate={false} nonce={input.nonce} />
+        <ConsentProvider initial={input.consent}>
+          <StaticRouterProvider router={router} context={context} hydrate={false} nonce={input.nonce} />
+        </ConsentProvider>
       </ClientConfigProvider>
     </I18nextProvider>,
   )

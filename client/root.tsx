@@ -1,12 +1,14 @@
 import { useEffect } from 'react'
 import { Outlet, useLocation, useRouteError, type LoaderFunctionArgs } from 'react-router'
 import type { VersionResponse } from '../shared/types.ts'
+import { ConsentBanner } from './components/consent-banner.tsx'
 import { ErrorPage } from './components/error-page.tsx'
 import { Toaster } from './components/toaster.tsx'
 import { apiGet } from './lib/api.ts'
 import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
 import { openFatalError, useFatalError } from './lib/fatal-error.ts'
 import { useRouteHead } from './lib/head.ts'
+import { useChatWidget } from './lib/support/use-chat-widget.ts'
 import { useVersionPolling } from './lib/use-version-polling.ts'
 
 export interface RootData {
@@ -25,7 +27,15 @@ function useGlobalErrorHandlers(): void {
       event.preventDefault()
       reloadAfterChunkError()
     }
-    const onError = (event: ErrorEvent) => openFatalError(event.error ?? new Error(event.message))
+    const onError = (event: ErrorEvent) => {
+      // An outside script's error (the chat widget, the tag manager; "Script error." without a
+      // file when it is cross-origin) is not the app's: only logged (spec §8).
+      if (!event.filename || new URL(event.filename, window.location.href).origin !== window.location.origin) {
+        console.warn('[softshelf] an outside script failed', event.message)
+        return
+      }
+      openFatalError(event.error ?? new Error(event.message))
+    }
     const onRejection = (event: PromiseRejectionEvent) => {
       if (isChunkLoadError(event.reason) && reloadAfterChunkError()) return
       openFatalError(event.reason)
@@ -48,10 +58,12 @@ export function RootLayout() {
   useVersionPolling(location.pathname)
   useGlobalErrorHandlers()
   useRouteHead()
+  useChatWidget()
   return (
     <>
       {fatal ? <ErrorPage error={fatal} /> : <Outlet />}
       <Toaster />
+      <ConsentBanner />
     </>
   )
 }

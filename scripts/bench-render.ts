@@ -57,6 +57,7 @@ function input(api: ServerApi): RenderInput {
     nonce: '0123456789abcdef0123456789abcdef',
     api,
     session: { state: 'LOGGED_OUT' },
+    consent: null,
     config: clientConfig,
   }
 }

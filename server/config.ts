@@ -1,4 +1,5 @@
 import path from 'node:path'
+import type { SupportSettings } from '../shared/ssr-contract.ts'
 import { parseApiKeys } from './authcore/settings.ts'
 
 // Configuration is read from the environment once, at boot, and validated as a whole: a bad or
@@ -51,6 +52,19 @@ export interface Config {
     github: { clientId: string; clientSecret: string } | undefined
     oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | undefined
   }
+  /** Support (issue 11): chat links and the outside scripts, each off while unset. */
+  support: SupportConfig
+}
+
+export interface SupportConfig {
+  /** SUPPORT_BOT_URL: a messaging bot (e.g. https://t.me/…), linked in the footer and on the profile. */
+  botUrl: string | undefined
+  /** SUPPORT_CHAT_URL: a chat app (e.g. https://wa.me/…), linked beside the bot. */
+  chatUrl: string | undefined
+  /** CHAT_WIDGET_SCRIPT_URL: the live-chat widget's loader; its origin joins the page CSP. */
+  chatWidgetScriptUrl: string | undefined
+  /** TAG_MANAGER_SCRIPT_URL: loaded only after the visitor accepts analytics cookies. */
+  tagManagerScriptUrl: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -124,6 +138,35 @@ class Reader {
     }
     return value.replace(/\/+$/, '')
   }
+
+  /**
+   * An address the browser is sent to or loads a script from: https only, since a page served
+   * over https may not load http scripts and a link should not downgrade. `loopbackHttp` also
+   * lets an http:// address on this machine's loopback through (local development and tests).
+   * No user name or password: it would be shown to every visitor.
+   */
+  browserUrl(name: string, { loopbackHttp }: { loopbackHttp: boolean }): string | undefined {
+    const value = this.raw(name)
+    if (value === undefined) return undefined
+    const expected = loopbackHttp ? 'an https:// URL (http:// only on this machine: localhost, 127.0.0.1, [::1])' : 'an https:// URL'
+    let parsed: URL
+    try {
+      parsed = new URL(value)
+    } catch {
+      this.problems.push(`${name} must be ${expected} (got "${redactUrl(value)}")`)
+      return undefined
+    }
+    const allowed = parsed.protocol === 'https:' || (loopbackHttp && isLoopbackHttpUrl(parsed.href))
+    if (!allowed || parsed.hostname === '') {
+      this.problems.push(`${name} must be ${expected} (got "${redactUrl(value)}")`)
+      return undefined
+    }
+    if (parsed.username !== '' || parsed.password !== '') {
+      this.problems.push(`${name} must not contain a user name or password (got "${redactUrl(value)}")`)
+      return undefined
+    }
+    return parsed.href
+  }
 }
 
 /** The host of APP_URL, for the default sender address. */
@@ -195,6 +238,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     authRateLimitMax: r.integer('AUTH_RATE_LIMIT_MAX', 20, 1, 1_000_000),
     providers: { google: undefined, github: undefined, oidc: undefined },
+    support: {
+      botUrl: r.browserUrl('SUPPORT_BOT_URL', { loopbackHttp: false }),
+      chatUrl: r.browserUrl('SUPPORT_CHAT_URL', { loopbackHttp: false }),
+      chatWidgetScriptUrl: r.browserUrl('CHAT_WIDGET_SCRIPT_URL', { loopbackHttp: true }),
+      tagManagerScriptUrl: r.browserUrl('TAG_MANAGER_SCRIPT_URL', { loopbackHttp: true }),
+    },
   }
   config.providers.google = r.clientPair('GOOGLE')
   config.providers.github = r.clientPair('GITHUB')
@@ -234,6 +283,8 @@ export interface PublicConfig {
   contactEmail: string
   /** External sign-in buttons: the configured providers' ids and names, never their secrets. */
   providers: Array<{ id: string; name: string }>
+  /** Chat links and outside scripts (issue 11); null where not configured. */
+  support: SupportSettings
 }
 
 /** Where the auth core answers: AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
@@ -276,5 +327,17 @@ export function publicConfig(config: Config): PublicConfig {
     ...(github ? [{ id: 'github', name: 'GitHub' }] : []),
     ...(oidc ? [{ id: 'oidc', name: oidc.name }] : []),
   ]
-  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers }
+  const { botUrl, chatUrl, chatWidgetScriptUrl, tagManagerScriptUrl } = config.support
+  const support = { botUrl: botUrl ?? null, chatUrl: chatUrl ?? null, chatWidgetScriptUrl: chatWidgetScriptUrl ?? null, tagManagerScriptUrl: tagManagerScriptUrl ?? null }
+  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers, support }
+}
+
+/**
+ * The origins the page CSP lets in for the outside scripts (issue 11), exactly the configured
+ * ones: the chat widget's (its script, and the connections, images and frames a widget makes)
+ * and the tag manager's (its script only).
+ */
+export function outsideOrigins(config: Config): { chatWidget: string | undefined; tagManager: string | undefined } {
+  const origin = (url: string | undefined) => (url === undefined ? undefined : new URL(url).origin)
+  return { chatWidget: origin(config.support.chatWidgetScriptUrl), tagManager: origin(config.support.tagManagerScriptUrl) }
 }

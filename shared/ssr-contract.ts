@@ -1,4 +1,5 @@
 import type { Locale } from './locales.ts'
+import type { AnalyticsConsent } from './consent.ts'
 import type { PageSession } from './session.ts'
 
 // The contract between the BFF (server/bff/ssr) and the server entry of the React app
@@ -26,6 +27,20 @@ export interface ClientConfig {
   providers: Array<{ id: string; name: string }>
   /** Content hash of the locale files; part of their URL so caches never serve stale text. */
   localesHash: string
+  /** Chat links and outside scripts (issue 11). */
+  support: SupportSettings
+}
+
+/** Support settings the browser sees (issue 11); null where the operator configured none. */
+export interface SupportSettings {
+  /** A messaging bot to chat with (SUPPORT_BOT_URL). */
+  botUrl: string | null
+  /** A chat app conversation with support (SUPPORT_CHAT_URL). */
+  chatUrl: string | null
+  /** The live-chat widget's loader script (CHAT_WIDGET_SCRIPT_URL). */
+  chatWidgetScriptUrl: string | null
+  /** The tag manager, loaded only with the visitor's consent (TAG_MANAGER_SCRIPT_URL). */
+  tagManagerScriptUrl: string | null
 }
 
 export interface RenderInput {
@@ -39,6 +54,8 @@ export interface RenderInput {
   config: ClientConfig
   /** The visitor's session as the BFF read it from the access token (spec §4 states). */
   session: PageSession
+  /** The visitor's analytics choice from the consent cookie; null: not chosen yet (issue 11). */
+  consent: AnalyticsConsent | null
 }
 
 export type RenderResult =

@@ -3,6 +3,7 @@ import { BrandLink } from '../components/brand-link.tsx'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
 import { SiteFooter } from '../layouts/default-layout.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
+import { ConsentSettings, useConsentCookieRow } from './legal/consent-settings.tsx'
 
 /** The date the current legal texts took effect; users re-accept when the terms change. */
 export const LEGAL_TEXTS_UPDATED = '2026-11-22'
@@ -25,7 +26,8 @@ function LegalPage({ doc }: { doc: LegalDocument }) {
   // Whole documents come back as objects, interpolated: the section list is the translation's own.
   const sections = Object.entries(t(`${doc}.sections`, { returnObjects: true, ...values }) as Record<string, LegalSection>)
   const date = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(LEGAL_TEXTS_UPDATED))
-  const rows = doc === 'cookie' ? Object.entries(t('cookie.table.rows', { returnObjects: true }) as Record<string, CookieRow>) : []
+  const consentRow = useConsentCookieRow()
+  const rows = doc === 'cookie' ? [...Object.entries(t('cookie.table.rows', { returnObjects: true }) as Record<string, CookieRow>), ...consentRow] : []
 
   // The cookie policy's table follows the section that introduces it ("the table below").
   const cookieTable =
@@ -83,6 +85,7 @@ function LegalPage({ doc }: { doc: LegalDocument }) {
               <p key={index}>{paragraph}</p>
             ))}
             {doc === 'cookie' && id === 'howWeUse' ? cookieTable : null}
+            {doc === 'cookie' && id === 'control' ? <ConsentSettings /> : null}
           </section>
         ))}
       </main>

@@ -14,6 +14,7 @@ import { AvatarSection } from './profile/avatar-section.tsx'
 import { DeleteAccountSection } from './profile/delete-account-section.tsx'
 import { AuthenticatorSection, PasswordGate } from './profile/authenticator-section.tsx'
 import { EmailSection } from './profile/email-section.tsx'
+import { SupportSection } from './profile/support-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
@@ -109,6 +110,7 @@ export function Component() {
       <PasswordGate><PasswordSection /></PasswordGate>
       <AuthenticatorSection />
       <DevicesSection />
+      <SupportSection />
       <section className="profile-section" aria-labelledby="profile-data">
         <h2 id="profile-data">{t('profile:data.heading')}</h2>
         <p className="hint">{t('profile:data.lead')}</p>

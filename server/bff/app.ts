@@ -6,7 +6,7 @@ import fastifyStatic from '@fastify/static'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BuildInfo } from '../build-info.ts'
 import { projectRoot } from '../build-info.ts'
-import { authCoreUrlOf, publicConfig, type Config } from '../config.ts'
+import { authCoreUrlOf, outsideOrigins, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
@@ -70,7 +70,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
 
   installRequestBasics(app, 'BFF', BffNotFound)
 
-  await app.register(securityHeadersPlugin, { https, dev })
+  await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
   await app.register(cookie)
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] })
   await app.register(rateLimitPlugin, { max: config.rateLimitMax, redisUrl: config.redisUrl })

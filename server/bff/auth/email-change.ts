@@ -40,7 +40,7 @@ import type { Mailer } from './mailer.ts'
 // account looks unverified and its sessions are stopped), every session's token carries it from
 // its next refresh (this browser's at once), login-attempt blocking follows the account, the
 // product API's copy catches up, and the old address is told, with the new one masked. Sessions
-// go on: the password did not change, and whoever changed the email had it (docs/decisions/010).
+// go on: the password did not change, and whoever changed the email had it (docs/decisions/011).
 
 export interface EmailChangeOptions {
   attempts: LoginAttempts

@@ -20,6 +20,14 @@ export function securityHeaders(https: boolean): Record<string, string> {
   }
 }
 
+/** Outside origins a page may use (issue 11): exactly the configured ones, or none. */
+export interface OutsideOrigins {
+  /** The live-chat widget's origin: its loader script and what a widget does from there. */
+  chatWidget?: string | undefined
+  /** The tag manager's origin: its script only. */
+  tagManager?: string | undefined
+}
+
 /**
  * Security headers (SECURITY.md "Headers"), computed once at boot and set on every response:
  * a strict static CSP (pages replace it with the nonce'd page CSP and add the document-only
@@ -30,7 +38,7 @@ export function securityHeaders(https: boolean): Record<string, string> {
  * halved the throughput of the proxied API (docs/decisions/005-security-headers-without-helmet.md).
  */
 export const securityHeadersPlugin = fp(
-  async (app: FastifyInstance, opts: { https: boolean; dev: boolean }) => {
+  async (app: FastifyInstance, opts: { https: boolean; dev: boolean; outside?: OutsideOrigins }) => {
     const headers = securityHeaders(opts.https)
     // Only a document can be framed, opened in a popup or given its own agent cluster, so these
     // go on pages, not on every API answer.
@@ -44,13 +52,21 @@ export const securityHeadersPlugin = fp(
       done()
     })
 
-    const before = "default-src 'self'; script-src 'self' 'nonce-"
+    // The outside scripts of issue 11 (docs/decisions/012-support-chat-and-consent.md): each
+    // configured origin, never a wildcard. The chat widget may also connect back (XHR, WebSocket),
+    // show images and open a frame from its own origin, as widgets do; the tag manager only runs
+    // its script — tags that would reach further origins stay blocked.
+    const widget = opts.outside?.chatWidget
+    const scriptOrigins = [...new Set([widget, opts.outside?.tagManager].filter((origin): origin is string => origin !== undefined))]
+    const also = (origin: string | undefined) => (origin ? ` ${origin}` : '')
+    const before = `default-src 'self'; script-src 'self'${scriptOrigins.map((origin) => ` ${origin}`).join('')} 'nonce-`
     const after = [
       "'",
       `style-src 'self'${opts.dev ? " 'unsafe-inline'" : ''}`,
-      "img-src 'self' data:",
+      `img-src 'self' data:${also(widget)}`,
       "font-src 'self'",
-      `connect-src 'self'${opts.dev ? ' ws: wss:' : ''}`,
+      `connect-src 'self'${opts.dev ? ' ws: wss:' : ''}${also(widget)}`,
+      ...(widget ? [`frame-src 'self' ${widget}`] : []),
       "object-src 'none'",
       "base-uri 'none'",
       "frame-ancestors 'none'",

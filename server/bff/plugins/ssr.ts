@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { CONSENT_COOKIE_NAME, parseConsent } from '../../../shared/consent.ts'
 import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
@@ -162,14 +163,15 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
 /**
  * Anonymous visitors of one language see the same page at one URL: a rendered page is kept for a
  * second and served again with a fresh nonce. Only requests without cookies other than the
- * language one qualify, so nothing personal is ever shared; only 200 pages are kept.
+ * language and the analytics choice (both part of the key) qualify, so nothing personal is ever
+ * shared; only 200 pages are kept.
  */
 const PAGE_CACHE_TTL_MS = 1_000
 
 const LOGGED_OUT_PAGE: PageSessionResult = { kind: 'session', session: { state: 'LOGGED_OUT' } }
 
 function isAnonymous(request: FastifyRequest): boolean {
-  return Object.keys(request.cookies).every((name) => name === LOCALE_COOKIE_NAME) && request.headers.authorization === undefined
+  return Object.keys(request.cookies).every((name) => name === LOCALE_COOKIE_NAME || name === CONSENT_COOKIE_NAME) && request.headers.authorization === undefined
 }
 
 interface RenderedPage {
@@ -190,7 +192,9 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     // Pages may answer another site's arrival differently (the sign-out asks first, issue 17),
     // so it is part of the cache key.
     const crossSite = isCrossSite(request.headers[SEC_FETCH_SITE] as string | undefined)
-    const cacheKey = `${locale}|${crossSite ? 'cross-site|' : ''}${request.url}`
+    // The consent banner shows until the visitor chooses (issue 11): the choice is part of the page.
+    const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
+    const cacheKey = `${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}`
     if (!opts.dev && isAnonymous(request)) {
       const cached = pageCache.peek(cacheKey)
       if (cached) {
@@ -247,6 +251,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         api: serverApi(app, request, locale, session.accessToken),
         config: clientConfig,
         session: session.session,
+        consent,
       })
     } catch (error) {
       if (error instanceof Error) renderer.fixStack?.(error)

@@ -4,5 +4,8 @@ export const E2E_PORT = Number(process.env.E2E_PORT ?? 3210)
 export const E2E_SMTP_PORT = Number(process.env.E2E_SMTP_PORT ?? 3213)
 export const E2E_MAIL_PORT = Number(process.env.E2E_MAIL_PORT ?? 3214)
 export const E2E_OIDC_PORT = Number(process.env.E2E_OIDC_PORT ?? 3215)
+/** Two outside script hosts (support/outside-scripts.ts): the chat widget's and the tag manager's, two origins. */
+export const E2E_CHAT_WIDGET_PORT = Number(process.env.E2E_CHAT_WIDGET_PORT ?? 3216)
+export const E2E_TAG_MANAGER_PORT = Number(process.env.E2E_TAG_MANAGER_PORT ?? 3217)
 /** The client the local OpenID provider knows (test/oidc-provider.ts). */
 export const OIDC_CLIENT = { id: 'softshelf-test', secret: 'softshelf-test-secret-0123456789' }

@@ -46,3 +46,42 @@ t.test('HSTS when served over https', async (t) => {
   const response = await bff.inject('/')
   t.match(response.headers['strict-transport-security'], /max-age=31536000/)
 })
+
+/** The page CSP's directives by name. */
+function directives(csp: string): Map<string, string> {
+  return new Map(csp.split(';').map((part) => part.trim().split(/\s+/)).map(([name, ...values]) => [name!, values.join(' ')]))
+}
+
+t.test('issue 11: without outside scripts configured the page CSP names no other origin', async (t) => {
+  const { bff } = await buildStack(t)
+  const csp = directives((await bff.inject('/')).headers['content-security-policy'] as string)
+  t.match(csp.get('script-src'), /^'self' 'nonce-[0-9a-f]+'$/)
+  t.equal(csp.get('connect-src'), "'self'")
+  t.equal(csp.get('img-src'), "'self' data:")
+  t.notOk(csp.has('frame-src'), 'frames fall back to default-src \'self\'')
+})
+
+t.test('issue 11: the chat widget and tag manager origins, exactly, where each needs them', async (t) => {
+  const { bff } = await buildStack(t, {
+    env: { CHAT_WIDGET_SCRIPT_URL: 'https://chat.example.com/loader.js?key=abc', TAG_MANAGER_SCRIPT_URL: 'https://tags.example.net/gtm.js?id=GTM-1' },
+  })
+  const response = await bff.inject('/')
+  const csp = directives(response.headers['content-security-policy'] as string)
+  t.match(csp.get('script-src'), /^'self' https:\/\/chat\.example\.com https:\/\/tags\.example\.net 'nonce-[0-9a-f]+'$/, 'both origins, no path, no wildcard')
+  t.equal(csp.get('connect-src'), "'self' https://chat.example.com", 'the widget may talk to its origin; the tag manager may not')
+  t.equal(csp.get('img-src'), "'self' data: https://chat.example.com")
+  t.equal(csp.get('frame-src'), "'self' https://chat.example.com")
+  t.notMatch(response.headers['content-security-policy'] as string, /\*|unsafe-inline|unsafe-eval|https: |http:(?!\/\/)/, 'no wildcard, no scheme source, nothing unsafe')
+  t.equal(csp.get('object-src'), "'none'")
+  t.equal(csp.get('frame-ancestors'), "'none'")
+  const api = await bff.inject('/api/version')
+  t.equal(api.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'; base-uri 'none'", 'answers other than pages keep the strict CSP')
+})
+
+t.test('issue 11: one origin configured, only that one appears', async (t) => {
+  const { bff } = await buildStack(t, { env: { TAG_MANAGER_SCRIPT_URL: 'https://www.googletagmanager.com/gtm.js?id=GTM-1' } })
+  const csp = directives((await bff.inject('/')).headers['content-security-policy'] as string)
+  t.match(csp.get('script-src'), /^'self' https:\/\/www\.googletagmanager\.com 'nonce-[0-9a-f]+'$/)
+  t.equal(csp.get('connect-src'), "'self'")
+  t.notOk(csp.has('frame-src'))
+})

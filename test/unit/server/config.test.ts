@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, loadConfig, publicConfig, mailProblem } from '../../../server/config.ts'
+import { ConfigError, loadConfig, outsideOrigins, publicConfig, mailProblem } from '../../../server/config.ts'
 
 t.test('defaults need no environment at all', async (t) => {
   const config = loadConfig({})
@@ -47,7 +47,7 @@ t.test('the browser sees only the public allow-list', async (t) => {
   const exposed = JSON.stringify(publicConfig(config))
   t.notMatch(exposed, /pw|op-secret|postgres|core-secret|gh-client/)
   t.same(publicConfig(config).providers, [{ id: 'github', name: 'GitHub' }], 'a configured provider is offered by id and name only')
-  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName', 'providers'])
+  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName', 'providers', 'support'])
 })
 
 t.test('the auth core: a secret is required with a real database, API keys are checked', async (t) => {
@@ -92,4 +92,50 @@ t.test('accounts: mail, login limits and identity providers', async (t) => {
   t.throws(() => loadConfig({ OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }), /OIDC_ISSUER is required/)
   const providers = loadConfig({ GOOGLE_CLIENT_ID: 'g', GOOGLE_CLIENT_SECRET: 'gs', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', OIDC_ISSUER: 'http://127.0.0.1:4000/' }).providers
   t.same(providers, { google: { clientId: 'g', clientSecret: 'gs' }, github: undefined, oidc: { clientId: 'c', clientSecret: 's', issuer: 'http://127.0.0.1:4000', name: 'OpenID Connect' } })
+})
+
+t.test('support (issue 11): chat links and outside scripts are off until configured', async (t) => {
+  const none = loadConfig({})
+  t.same(none.support, { botUrl: undefined, chatUrl: undefined, chatWidgetScriptUrl: undefined, tagManagerScriptUrl: undefined })
+  t.same(publicConfig(none).support, { botUrl: null, chatUrl: null, chatWidgetScriptUrl: null, tagManagerScriptUrl: null })
+  t.same(outsideOrigins(none), { chatWidget: undefined, tagManager: undefined })
+
+  const all = loadConfig({
+    SUPPORT_BOT_URL: 'https://t.me/softshelf_bot',
+    SUPPORT_CHAT_URL: 'https://wa.me/15550100000?text=Hello',
+    CHAT_WIDGET_SCRIPT_URL: 'https://chat.example.com/loader.js?key=abc',
+    TAG_MANAGER_SCRIPT_URL: 'https://tags.example.net:8443/gtm.js?id=GTM-1',
+  })
+  t.same(publicConfig(all).support, {
+    botUrl: 'https://t.me/softshelf_bot',
+    chatUrl: 'https://wa.me/15550100000?text=Hello',
+    chatWidgetScriptUrl: 'https://chat.example.com/loader.js?key=abc',
+    tagManagerScriptUrl: 'https://tags.example.net:8443/gtm.js?id=GTM-1',
+  }, 'the browser gets them as configured')
+  t.same(outsideOrigins(all), { chatWidget: 'https://chat.example.com', tagManager: 'https://tags.example.net:8443' })
+  // Scripts may come from this machine over http (development, the browser tests); links may not.
+  t.equal(loadConfig({ CHAT_WIDGET_SCRIPT_URL: 'http://127.0.0.1:3216/chat-widget.js' }).support.chatWidgetScriptUrl, 'http://127.0.0.1:3216/chat-widget.js')
+  t.equal(loadConfig({ TAG_MANAGER_SCRIPT_URL: 'http://localhost:3217/tm.js' }).support.tagManagerScriptUrl, 'http://localhost:3217/tm.js')
+})
+
+t.test('support (issue 11): a bad address stops the start and says which variable and why', async (t) => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env)
+    } catch (error) {
+      return (error as ConfigError).problems
+    }
+    return []
+  }
+  t.same(problems({ SUPPORT_BOT_URL: 't.me/softshelf_bot' }), ['SUPPORT_BOT_URL must be an https:// URL (got "t.me/softshelf_bot")'])
+  t.same(problems({ SUPPORT_CHAT_URL: 'http://wa.me/1555' }), ['SUPPORT_CHAT_URL must be an https:// URL (got "http://wa.me/1555")'])
+  t.same(problems({ SUPPORT_CHAT_URL: 'javascript:alert(1)' }), ['SUPPORT_CHAT_URL must be an https:// URL (got "javascript:alert(1)")'])
+  t.same(problems({ SUPPORT_BOT_URL: 'http://127.0.0.1:3000/bot' }), ['SUPPORT_BOT_URL must be an https:// URL (got "http://127.0.0.1:3000/bot")'], 'links: no http, not even on loopback')
+  const scriptProblem = 'must be an https:// URL (http:// only on this machine: localhost, 127.0.0.1, [::1])'
+  t.same(problems({ CHAT_WIDGET_SCRIPT_URL: 'http://chat.example.com/loader.js' }), [`CHAT_WIDGET_SCRIPT_URL ${scriptProblem} (got "http://chat.example.com/loader.js")`])
+  t.same(problems({ TAG_MANAGER_SCRIPT_URL: 'data:text/javascript,alert(1)' }), [`TAG_MANAGER_SCRIPT_URL ${scriptProblem} (got "data:text/javascript,alert(1)")`])
+  t.same(problems({ TAG_MANAGER_SCRIPT_URL: 'not a url' }), [`TAG_MANAGER_SCRIPT_URL ${scriptProblem} (got "not a url")`])
+  const withPassword = problems({ CHAT_WIDGET_SCRIPT_URL: 'https://user:s3cret@chat.example.com/loader.js' })
+  t.same(withPassword, ['CHAT_WIDGET_SCRIPT_URL must not contain a user name or password (got "https://user:***@chat.example.com/loader.js")'], 'and the password is not echoed')
+  t.equal(problems({ SUPPORT_BOT_URL: 'nope', CHAT_WIDGET_SCRIPT_URL: 'nope' }).length, 2, 'all reported at once')
 })

@@ -1,0 +1,49 @@
+import { expect, type Page } from '@playwright/test'
+import { E2E_MAIL_PORT } from './ports.ts'
+
+// A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed
+// verification link (read from the run's SMTP server), accept the terms.
+
+export const PASSWORD = 'correct horse battery staple'
+
+let counter = 0
+/** A fresh address per test and run: the app's data lives for the whole run. */
+export const newEmail = (name: string) => `${name}-${Date.now().toString(36)}-${counter++}@example.com`
+
+export async function hydrated(page: Page): Promise<void> {
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+}
+
+async function verificationLink(email: string): Promise<string> {
+  let link = ''
+  await expect
+    .poll(
+      async () => {
+        const messages = (await (await fetch(`http://127.0.0.1:${E2E_MAIL_PORT}/messages?to=${encodeURIComponent(email)}`)).json()) as Array<{ links: string[] }>
+        link = messages.flatMap((message) => message.links).find((candidate) => /\/verify-email\?token=/.test(candidate)) ?? ''
+        return link
+      },
+      { timeout: 15_000 },
+    )
+    .not.toBe('')
+  return link
+}
+
+/** A verified account that accepted the terms, signed in, on its library; returns its email. */
+export async function readyAccount(page: Page, name: string): Promise<string> {
+  const email = newEmail(name)
+  await page.goto('/welcome')
+  await hydrated(page)
+  await page.getByLabel('Email').fill(email)
+  await page.getByLabel('Password').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await expect(page).toHaveURL(/\/check-email$/)
+  await page.goto(await verificationLink(email))
+  await hydrated(page)
+  await page.getByRole('button', { name: 'Verify my email' }).click()
+  await page.getByRole('link', { name: 'Continue' }).click()
+  await expect(page).toHaveURL(/\/tos$/)
+  await page.getByRole('button', { name: 'I accept the terms of service' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+  return email
+}
