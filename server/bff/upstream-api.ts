@@ -2,12 +2,16 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
 import { MicroCache } from './micro-cache.ts'
-import { UpstreamClient, type UpstreamRequest, type UpstreamResponse } from './upstream-client.ts'
+import { UpstreamClient, type UpstreamRequest, type UpstreamResponse, type UpstreamStream } from './upstream-client.ts'
 
 /** The product API as the BFF sees it: one pooled client plus the /api/version micro-cache. */
 export interface UpstreamApi {
   readonly origin: string
   request(req: UpstreamRequest): Promise<UpstreamResponse>
+  /** Never cached: the body is read as it arrives (downloads, uploads, anything not JSON). */
+  stream(req: UpstreamRequest): Promise<UpstreamStream>
+  /** Whether request() may answer this GET from a short shared cache. */
+  cacheable(req: UpstreamRequest): boolean
 }
 
 declare module 'fastify' {
@@ -60,6 +64,8 @@ export const upstreamApiPlugin = fp(
         }
         return client.request(req)
       },
+      stream: (req) => client.stream(req),
+      cacheable: (req) => (req.method === 'GET' && MICRO_CACHED.has(req.path)) || isShareable(req),
     }
     app.decorate('upstreamApi', api)
     app.addHook('onClose', () => client.close())

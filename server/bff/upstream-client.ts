@@ -1,5 +1,6 @@
 import { Pool, errors as undiciErrors } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { Readable } from 'node:stream'
 import { BffUpstreamBadResponse, BffUpstreamTimeout, BffUpstreamUnavailable } from './errors.ts'
 
 export interface UpstreamTimeouts {
@@ -13,7 +14,7 @@ export interface UpstreamRequest {
   /** Path and query on the upstream, always starting with "/". */
   path: string
   headers?: Record<string, string>
-  body?: Buffer | string | undefined
+  body?: Buffer | string | Readable | undefined
   signal?: AbortSignal
 }
 
@@ -21,6 +22,13 @@ export interface UpstreamResponse {
   status: number
   headers: IncomingHttpHeaders
   body: Buffer
+}
+
+/** An answer whose body is read as it arrives: a download of any size passes with flat memory. */
+export interface UpstreamStream {
+  status: number
+  headers: IncomingHttpHeaders
+  body: Readable
 }
 
 /** Largest upstream body the BFF buffers; the API's JSON answers are far smaller. */
@@ -46,7 +54,6 @@ export class UpstreamClient {
       headersTimeout: timeouts.headersTimeoutMs,
       bodyTimeout: timeouts.bodyTimeoutMs,
       keepAliveTimeout: 10_000,
-      maxResponseSize: MAX_BODY_BYTES,
     })
   }
 
@@ -59,8 +66,27 @@ export class UpstreamClient {
         body: req.body ?? null,
         signal: req.signal ?? null,
       })
-      const body = Buffer.from(await response.body.arrayBuffer())
-      return { status: response.statusCode, headers: response.headers, body }
+      return { status: response.statusCode, headers: response.headers, body: await readBody(response.body) }
+    } catch (error) {
+      throw mapUpstreamError(error)
+    }
+  }
+
+  /**
+   * The answer with its body still arriving. The request body may be a stream too (an upload
+   * passes through as it comes). Failures before the answer's head map like request(); a failure
+   * while the body streams ends the stream (the reply is cut, as a proxy's must be).
+   */
+  async stream(req: UpstreamRequest): Promise<UpstreamStream> {
+    try {
+      const response = await this.pool.request({
+        method: req.method as 'GET',
+        path: req.path,
+        headers: req.headers ?? {},
+        body: req.body ?? null,
+        signal: req.signal ?? null,
+      })
+      return { status: response.statusCode, headers: response.headers, body: response.body }
     } catch (error) {
       throw mapUpstreamError(error)
     }
@@ -69,6 +95,35 @@ export class UpstreamClient {
   close(): Promise<void> {
     return this.pool.close()
   }
+}
+
+/**
+ * A whole answer body, for the API's JSON: past MAX_BODY_BYTES it is not one (a 502). Failures
+ * (a stalled or cut body) map like every upstream failure.
+ */
+export async function readBody(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > MAX_BODY_BYTES) {
+        body.destroy()
+        throw new undiciErrors.ResponseExceededMaxSizeError()
+      }
+      chunks.push(chunk)
+    }
+  } catch (error) {
+    throw mapUpstreamError(error)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** Whether an answer is the API's JSON, read whole before it is relayed (a failure is then a clean error, not a cut). */
+export function isJsonAnswer(headers: IncomingHttpHeaders): boolean {
+  const type = String(headers['content-type'] ?? '')
+  const length = Number(headers['content-length'] ?? 0)
+  return /^application\/(?:[\w.+-]+\+)?json\b/.test(type) && !(length > MAX_BODY_BYTES)
 }
 
 /** An upstream 5xx as our catalogue's error: 503 and 504 keep their meaning, anything else is 502. */

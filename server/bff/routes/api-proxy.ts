@@ -1,14 +1,15 @@
+import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
-import { upstreamStatusError, type UpstreamResponse } from '../upstream-client.ts'
+import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
-const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'user-agent'] as const
+const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent'] as const
 /** Response headers the browser may see. The API's Set-Cookie never reaches it. */
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary'] as const
-
-const BODY_LIMIT = 1024 * 1024
+/** And of a streamed answer, whose length and ranges are the upstream's own. */
+const FORWARDED_STREAM_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-length', 'content-range', 'accept-ranges'] as const
 
 /**
  * Returns the path to send upstream, or null when the path could escape the /api prefix once an
@@ -48,20 +49,61 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
 async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
-  const body = request.body instanceof Buffer ? request.body : undefined
-  const response = await app.upstreamApi.request({ method: request.method, path, headers: upstreamHeaders(request), body })
-  return relayUpstream(request, reply, response)
+  const headers = upstreamHeaders(request)
+  // Catalogue answers the same for everyone may come from the short shared cache (JSON, small).
+  if (app.upstreamApi.cacheable({ method: request.method, path, headers })) {
+    return relayUpstream(request, reply, await app.upstreamApi.request({ method: request.method, path, headers }))
+  }
+  // Everything else streams both ways: the request body as it arrives, the answer as it comes.
+  const body = request.body instanceof Readable ? request.body : undefined
+  if (body) {
+    const length = request.headers['content-length']
+    if (typeof length === 'string') headers['content-length'] = length
+  }
+  return relayStream(request, reply, await app.upstreamApi.stream({ method: request.method, path, headers, body }))
+}
+
+async function relayStream(request: FastifyRequest, reply: FastifyReply, response: UpstreamStream): Promise<FastifyReply> {
+  // The API's JSON is read whole first, so a stalled or cut answer is a clean 502/504 rather than
+  // a cut reply; anything else (downloads) streams as it comes.
+  if (response.status < 500 && isJsonAnswer(response.headers)) {
+    return relayUpstream(request, reply, { status: response.status, headers: response.headers, body: await readBody(response.body) })
+  }
+  if (response.status >= 500) {
+    response.body.resume()
+    throw serverError(request, response)
+  }
+  for (const name of FORWARDED_STREAM_HEADERS) {
+    const value = response.headers[name]
+    if (value !== undefined) reply.header(name, value)
+  }
+  sandboxLike(reply, response.headers['content-security-policy'])
+  reply.code(response.status)
+  if (response.status === 204 || response.status === 304 || request.method === 'HEAD') {
+    response.body.resume()
+    return reply.send()
+  }
+  return reply.send(response.body)
+}
+
+/** User content the API marks `sandbox` keeps it here too, on top of the BFF's own strict policy. */
+function sandboxLike(reply: FastifyReply, upstreamPolicy: string | string[] | undefined): void {
+  if (typeof upstreamPolicy !== 'string' || !/(^|;)\s*sandbox\b/.test(upstreamPolicy)) return
+  const own = String(reply.getHeader('content-security-policy') ?? "default-src 'none'")
+  if (!/(^|;)\s*sandbox\b/.test(own)) reply.header('content-security-policy', `${own}; sandbox`)
+}
+
+function serverError(request: FastifyRequest, response: { status: number; headers: UpstreamResponse['headers'] }): Error {
+  request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
+  const error = upstreamStatusError(response.status)
+  const retryAfter = Number(response.headers['retry-after'])
+  if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfter = retryAfter
+  return error
 }
 
 /** Answers with the product API's answer: its status, body and the headers a browser may see; a 5xx as the BFF's own error. */
 export function relayUpstream(request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse): FastifyReply {
-  if (response.status >= 500) {
-    request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
-    const error = upstreamStatusError(response.status)
-    const retryAfter = Number(response.headers['retry-after'])
-    if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfter = retryAfter
-    throw error
-  }
+  if (response.status >= 500) throw serverError(request, response)
   for (const name of FORWARDED_RESPONSE_HEADERS) {
     const value = response.headers[name]
     if (value !== undefined) reply.header(name, value)
@@ -71,10 +113,11 @@ export function relayUpstream(request: FastifyRequest, reply: FastifyReply, resp
   return reply.send(response.body)
 }
 
-/** /api/* → the product API, with the anti-forgery check on every write. */
+/** /api/* → the product API, with the anti-forgery check on every write; bodies stream both ways. */
 export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string }): Promise<void> {
+  // Bodies are not read here: they stream to the API, whose routes set their own limits.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, body))
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
   app.addHook('onRequest', (request, _reply, done) => {
     try {
       assertSameOriginWrite(request, opts.appOrigin)
@@ -83,5 +126,5 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
       done(error as Error)
     }
   })
-  app.all('/api/*', { bodyLimit: BODY_LIMIT }, (request, reply) => proxy(app, request, reply))
+  app.all('/api/*', (request, reply) => proxy(app, request, reply))
 }

@@ -65,7 +65,7 @@ t.test('through the real API', async (t) => {
     t.equal(allowed.statusCode, 404, 'a same-origin write with rid reaches the API (which has no such route)')
   })
 
-  t.test('a body over the limit is refused with 413 JSON', async (t) => {
+  t.test('a body over the API route\'s limit is refused with the API\'s 413 JSON (the BFF streams bodies and holds none)', async (t) => {
     const response = await bff.inject({
       method: 'POST',
       url: '/api/version',
@@ -73,7 +73,7 @@ t.test('through the real API', async (t) => {
       payload: `{"x":"${'a'.repeat(1024 * 1024 + 10)}"}`,
     })
     t.equal(response.statusCode, 413)
-    t.equal(response.json().code, 'BFF_BODY_TOO_LARGE')
+    t.equal(response.json().code, 'API_BODY_TOO_LARGE')
   })
 })
 
@@ -227,4 +227,75 @@ t.test('public catalogue answers are shared for pages and proxied calls; conditi
   const revalidated = await bff.inject({ url: listing, headers: { 'if-none-match': etag } })
   t.equal(revalidated.statusCode, 304, 'a conditional request is answered by the API')
   t.equal(apiCalls(listing), 2)
+})
+
+t.test('bodies stream both ways: uploads and downloads of any size, ranges, the sandbox of user content', async (t) => {
+  const SIZE = 20 * 1024 * 1024
+  const byteAt = (i: number) => (i * 31 + 7) & 0xff
+  const content = Buffer.alloc(SIZE)
+  for (let i = 0; i < SIZE; i++) content[i] = byteAt(i)
+  const seen: Array<Record<string, string | string[] | undefined>> = []
+  const upstream = http.createServer((req, res) => {
+    seen.push(req.headers)
+    if (req.url === '/api/upload') {
+      let received = 0
+      let sum = 0
+      req.on('data', (chunk: Buffer) => {
+        for (const byte of chunk) sum = (sum + byte) % 1_000_003
+        received += chunk.length
+      })
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ received, sum }))
+      })
+      return
+    }
+    if (req.url === '/api/download') {
+      const range = /^bytes=(\d+)-(\d+)$/.exec(String(req.headers.range ?? ''))
+      const common = { 'content-type': 'text/html', 'content-security-policy': 'sandbox', 'accept-ranges': 'bytes', etag: '"v1"', 'set-cookie': 'x=1' }
+      if (range) {
+        const [from, to] = [Number(range[1]), Number(range[2])]
+        res.writeHead(206, { ...common, 'content-range': `bytes ${from}-${to}/${SIZE}`, 'content-length': String(to - from + 1) })
+        return res.end(content.subarray(from, to + 1))
+      }
+      res.writeHead(200, { ...common, 'content-length': String(SIZE) })
+      // Written in pieces, as a file is read.
+      let at = 0
+      const next = () => {
+        while (at < SIZE) {
+          const piece = content.subarray(at, at + 256 * 1024)
+          at += piece.length
+          if (!res.write(piece)) return void res.once('drain', next)
+        }
+        res.end()
+      }
+      return next()
+    }
+    res.writeHead(404, { 'content-type': 'application/json' })
+    res.end('{}')
+  })
+  const url = await listen(upstream, t)
+  const { bff } = await buildStack(t, { upstreamApiUrl: url })
+
+  const upload = await bff.inject({ method: 'PUT', url: '/api/upload', headers: { rid: 'anti-csrf', 'content-type': 'application/octet-stream' }, payload: content })
+  t.equal(upload.statusCode, 200)
+  let sum = 0
+  for (const byte of content) sum = (sum + byte) % 1_000_003
+  t.same(upload.json(), { received: SIZE, sum }, '20 MiB reach the API whole (the BFF sets no 1 MiB limit of its own any more)')
+  t.equal(seen.at(-1)!['content-length'], String(SIZE), 'the length is passed on, so the API can refuse early')
+
+  const whole = await bff.inject({ method: 'GET', url: '/api/download' })
+  t.equal(whole.statusCode, 200)
+  t.equal(whole.headers['content-length'], String(SIZE))
+  t.ok(whole.rawPayload.equals(content), 'every byte, in order')
+  t.equal(whole.headers['set-cookie'], undefined, 'the upstream cookie stays behind')
+  t.match(whole.headers['content-security-policy'], /default-src 'none'.*; sandbox$/, 'user content keeps its sandbox on top of the BFF policy')
+  t.equal(whole.headers['x-content-type-options'], 'nosniff')
+
+  const part = await bff.inject({ method: 'GET', url: '/api/download', headers: { range: 'bytes=1000-1999' } })
+  t.equal(part.statusCode, 206)
+  t.equal(part.headers['content-range'], `bytes 1000-1999/${SIZE}`)
+  t.equal(part.headers['accept-ranges'], 'bytes')
+  t.ok(part.rawPayload.equals(content.subarray(1000, 2000)), 'the range asked for')
+  t.equal(seen.at(-1)!.range, 'bytes=1000-1999', 'Range goes upstream')
 })
