@@ -427,6 +427,10 @@ t.test('downloads: the bytes as an attachment, ETag and 304, Range and 416, neve
   t.equal(whole.headers.get('accept-ranges'), 'bytes')
   t.equal(whole.headers.get('content-length'), String(Buffer.byteLength(html)))
   t.equal(await whole.text(), html)
+  const head = await fetch(`${stack.apiUrl}/api/files/${page.id}/content`, { method: 'HEAD', headers: { authorization: `Bearer ${tab.jar.get('sAccessToken')}` } })
+  t.equal(head.status, 200, 'HEAD: the headers alone')
+  t.equal(head.headers.get('content-length'), String(Buffer.byteLength(html)))
+  t.equal(await head.text(), '')
   t.equal((await direct(tab, `/api/files/${page.id}/content`, { 'if-none-match': `W/${etag}, "other"` })).status, 304, 'weak comparison, in a list')
   t.equal((await direct(tab, `/api/files/${page.id}/content`, { 'if-none-match': '"other"' })).status, 200)
 
