@@ -275,7 +275,9 @@ export class FilesRepository {
       } else if (parent !== item.parent_id) {
         name = await this.freeName(tx, userId, parent, item.name, item.type === 'folder', item.id)
       }
-      const { rows } = await tx.query<Row>(`UPDATE api.file_items SET name = $2, parent_id = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [item.id, name, parent])
+      // A file's type follows its name, as it was first given by it.
+      const mimeType = item.type === 'file' ? mimeTypeOf(name) : null
+      const { rows } = await tx.query<Row>(`UPDATE api.file_items SET name = $2, parent_id = $3, mime_type = $4 WHERE id = $1 RETURNING ${COLUMNS}`, [item.id, name, parent, mimeType])
       const sizes = item.type === 'folder' ? await this.folderSizes(tx, [item.id]) : new Map<string, number>()
       return toItem(rows[0]!, sizes.get(item.id))
     })

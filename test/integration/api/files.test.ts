@@ -139,7 +139,9 @@ t.test('create, rename and move; a folder never goes into itself; writes need th
 
   const renamed = await call(tab, 'PATCH', `/api/files/${notes.id}`, { name: 'Notes 2026.txt' })
   t.equal(renamed.statusCode, 200)
-  t.match(renamed.json(), { id: notes.id, name: 'Notes 2026.txt', size: 1 })
+  t.match(renamed.json(), { id: notes.id, name: 'Notes 2026.txt', size: 1, mimeType: 'text/plain' })
+  t.match((await call(tab, 'PATCH', `/api/files/${notes.id}`, { name: 'page.html' })).json(), { mimeType: 'text/html' }, 'the type follows the name')
+  t.equal((await call(tab, 'PATCH', `/api/files/${notes.id}`, { name: 'Notes 2026.txt' })).statusCode, 200)
   t.equal((await call(tab, 'PATCH', `/api/files/${notes.id}`, { name: 'NOTES 2026.txt' })).json().name, 'NOTES 2026.txt', 'a change of letter case only')
   const taken = await call(tab, 'PATCH', `/api/files/${work.id}`, { name: 'WORK (2)' })
   t.equal(taken.statusCode, 409, 'a name typed for a rename must be free')
