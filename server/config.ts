@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { FILES_DEFAULT_MAX_FILE_BYTES, FILES_DEFAULT_QUOTA_BYTES } from '../shared/constants.ts'
 import type { SupportSettings } from '../shared/ssr-contract.ts'
 import { parseApiKeys } from './authcore/settings.ts'
 
@@ -54,6 +55,8 @@ export interface Config {
   }
   /** Support (issue 11): chat links and the outside scripts, each off while unset. */
   support: SupportConfig
+  /** The drive (issue 12): bytes each user may keep (the trash included), and the largest file. */
+  files: { quotaBytes: number; maxFileBytes: number }
 }
 
 export interface SupportConfig {
@@ -243,6 +246,10 @@ export function loadConfig(env: Env = process.env): Config {
       chatUrl: r.browserUrl('SUPPORT_CHAT_URL', { loopbackHttp: false }),
       chatWidgetScriptUrl: r.browserUrl('CHAT_WIDGET_SCRIPT_URL', { loopbackHttp: true }),
       tagManagerScriptUrl: r.browserUrl('TAG_MANAGER_SCRIPT_URL', { loopbackHttp: true }),
+    },
+    files: {
+      quotaBytes: r.integer('FILES_QUOTA_BYTES', FILES_DEFAULT_QUOTA_BYTES, 1, Number.MAX_SAFE_INTEGER),
+      maxFileBytes: r.integer('FILES_MAX_FILE_BYTES', FILES_DEFAULT_MAX_FILE_BYTES, 1, Number.MAX_SAFE_INTEGER),
     },
   }
   config.providers.google = r.clientPair('GOOGLE')

@@ -109,3 +109,16 @@ export const RECOVERY_CODE_COUNT = 10
  * account keeps its address until then.
  */
 export const EMAIL_CHANGE_LINK_VALIDITY_MS = 24 * 60 * 60_000
+
+/**
+ * Spec §9 "Ignored files folder name": the Windows recycle-bin folder that comes along when a whole
+ * disk or folder is dragged in. Never created, listed, counted or shared, in any letter case (issue 12).
+ */
+export const FILES_IGNORED_FOLDER_NAME = '$RECYCLE.BIN'
+/** Issue 12: a file or folder name's longest form, in UTF-8 bytes (what common file systems allow). */
+export const FILE_NAME_MAX_BYTES = 255
+/** Issue 12: items in the trash longer than this are purged for good. */
+export const FILES_TRASH_RETENTION_DAYS = 30
+/** Issue 12: FILES_QUOTA_BYTES and FILES_MAX_FILE_BYTES when unset (5 GiB and 2 GiB). */
+export const FILES_DEFAULT_QUOTA_BYTES = 5 * 1024 ** 3
+export const FILES_DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3

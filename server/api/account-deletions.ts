@@ -6,9 +6,10 @@ import type { DeletionReason } from '../../shared/profile.ts'
 //   1. the request is written (who, why, the language);
 //   2. the auth-core user is removed — sessions, tokens, devices, metadata; from here nobody can
 //      sign in as this person, and every instance refuses their sessions within a second;
-//   3. in one transaction: the product's data goes (the record; library and avatar with it) with
+//   3. the user's drive goes: its rows, then its stored bytes (issue 12);
+//   4. in one transaction: the product's data goes (the record; library and avatar with it) with
 //      the request, and an anonymous row keeps the reason, the comment, the language and the day.
-// Steps 2 and 3 may be repeated, so a request found at start (a crash, a core that did not answer)
+// Steps 2 to 4 may be repeated, so a request found at start (a crash, a core that did not answer)
 // is simply finished then, and again by a sweep every minute while the process runs.
 
 export interface DeletionRecord {
@@ -27,9 +28,11 @@ export class AccountDeletions {
     private readonly db: Database,
     private readonly removeCoreUser: (userId: string) => Promise<void>,
     private readonly log: FastifyBaseLogger,
+    /** Deletes the user's files and their stored bytes; may be repeated. */
+    private readonly removeFiles: (userId: string) => Promise<void>,
   ) {}
 
-  /** Steps 1–3 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */
+  /** Steps 1–4 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */
   async delete(userId: string, reason: DeletionReason, comment: string | null): Promise<boolean> {
     const { rowCount } = await this.db.query(
       `INSERT INTO api.account_deletions (user_id, reason, comment, language)
@@ -42,9 +45,12 @@ export class AccountDeletions {
     return true
   }
 
-  /** Steps 2 and 3 of a request already written. */
+  /** Steps 2 to 4 of a request already written. */
   private async finish(userId: string): Promise<void> {
     await this.removeCoreUser(userId)
+    // Files a request still being answered adds after this go with the record (ON DELETE
+    // CASCADE); their bytes, if any, are left to the drive's sweep.
+    await this.removeFiles(userId)
     await this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ reason: string; comment: string | null; language: string }>(
         'DELETE FROM api.account_deletions WHERE user_id = $1 RETURNING reason, comment, language',

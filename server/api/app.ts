@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
+import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -23,6 +24,10 @@ import { migrateApiSchema } from './schema.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 import { setDisabled } from './users-repository.ts'
 import { AccountDeletions, deletionReasons } from './account-deletions.ts'
+import { sessionGuard } from './session-guard.ts'
+import filesRoutes from './files/routes.ts'
+import { FilesRepository } from './files/repository.ts'
+import { DiskStorage, type FileStorage } from './files/storage.ts'
 
 export interface ApiOptions {
   config: Config
@@ -36,8 +41,10 @@ export interface ApiOptions {
   authCoreApiKey?: string | undefined
   /** Where log lines go (tests read them); stdout by default. */
   logStream?: NodeJS.WritableStream
-  /** The clock of the readiness cache; tests move it. Date.now by default. */
+  /** The clock of the readiness cache and of the drive (trash age, sweeps); tests move it. Date.now by default. */
   now?: () => number
+  /** Where the drive's bytes live; a directory under DATA_DIR/files by default. */
+  fileStorage?: FileStorage
 }
 
 declare module 'fastify' {
@@ -47,8 +54,13 @@ declare module 'fastify' {
     catalogue: CatalogueIndex
     /** Sessions ended before their access tokens expire (read from the auth core). */
     revokedSessions: RevokedSessions
+    /** The users' drives (issue 12): metadata, stored bytes and the sweep. */
+    files: FilesRepository
   }
 }
+
+/** How often the drive's sweep runs (old trash, abandoned writes, orphaned objects); also at every start. */
+export const FILES_SWEEP_INTERVAL_MS = 60 * 60_000
 
 const ErrorSchema = Type.Object({
   statusCode: Type.Integer(),
@@ -144,15 +156,30 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => revocations.stop())
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
   const core = coreAccounts(coreUrl, coreApiKey)
+  const clock = options.now ?? Date.now
+  const files = new FilesRepository(db, options.fileStorage ?? new DiskStorage(path.join(config.dataDir, 'files')), config.files, clock, app.log)
+  app.decorate('files', files)
   // Deletions a crash or an unreachable core left unfinished are finished at start, then every minute.
-  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log)
+  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log, (userId) => files.removeAllOf(userId))
   app.addHook('onReady', async () => {
     await deletions.resume()
     deletions.start()
   })
   app.addHook('onClose', async () => deletions.stop())
-  await app.register(userRoutes, { tokens, signInMethods: core.signInMethods, accountEmail: core.accountEmail, deletions })
+  const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
+  await app.register(userRoutes, { guard, signInMethods: core.signInMethods, deletions })
   await app.register(avatarRoutes)
+  await app.register(filesRoutes, { guard, files })
+  // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
+  // first request, then every hour with the trash past its 30 days.
+  let filesSweep: NodeJS.Timeout | undefined
+  const sweepFiles = () => files.sweep().catch((err: unknown) => app.log.warn({ err }, 'the drive sweep failed; it runs again within the hour'))
+  app.addHook('onReady', async () => {
+    await sweepFiles()
+    filesSweep = setInterval(() => void sweepFiles(), FILES_SWEEP_INTERVAL_MS)
+    filesSweep.unref()
+  })
+  app.addHook('onClose', async () => clearInterval(filesSweep))
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
   const operatorToken = options.operatorToken

@@ -1,21 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
-import type { AccessTokens, Viewer } from '../access-tokens.ts'
 import type { SignInMethod } from '../core-accounts.ts'
-import {
-  ApiAccountDisabled,
-  ApiAuthUnavailable,
-  ApiCatalogueNotFound,
-  ApiDeletionPending,
-  ApiEmailNotVerified,
-  ApiMfaRequired,
-  ApiSessionRequired,
-  ApiUserNotFound,
-  ApiValidation,
-} from '../errors.ts'
+import { ApiAuthUnavailable, ApiCatalogueNotFound, ApiDeletionPending, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
 import {
   acceptTerms,
   addToLibrary,
@@ -23,7 +12,6 @@ import {
   exportUser,
   getUser,
   libraryIds,
-  recordCheckedEmail,
   recordSignIn,
   removeAvatar,
   removeFromLibrary,
@@ -36,19 +24,11 @@ import { AvatarImageError, encodeAvatar, type AvatarProblem } from '../avatar-im
 import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
+import type { SessionGuard } from '../session-guard.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
 // terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    viewer?: Viewer
-  }
-}
-
-/** What a route needs of the session: any valid one (sign-up), or fully signed in. */
-type Level = 'session' | 'complete'
 
 function publicUser(user: ProductUser) {
   const { disabled: _disabled, emailCheckedAt: _emailCheckedAt, ...rest } = user
@@ -56,10 +36,8 @@ function publicUser(user: ProductUser) {
 }
 
 export interface UserRouteOptions {
-  tokens: AccessTokens
+  guard: SessionGuard
   signInMethods: (userId: string) => Promise<SignInMethod[]>
-  /** The email the auth core holds now for a login method of the account (core-accounts.ts). */
-  accountEmail: (userId: string, recipeUserId: string) => Promise<string | null>
   deletions: AccountDeletions
 }
 
@@ -67,52 +45,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
-  const authenticate = (level: Level) => async (request: FastifyRequest) => {
-    const check = await opts.tokens.check(request.headers.authorization)
-    if (!check.ok) throw check.reason === 'unavailable' ? new ApiAuthUnavailable() : new ApiSessionRequired()
-    if (level === 'complete') {
-      if (!check.viewer.mfaComplete) throw new ApiMfaRequired()
-      if (!check.viewer.emailVerified) throw new ApiEmailNotVerified()
-    }
-    request.viewer = check.viewer
-  }
-
-  /**
-   * The record's email follows the auth core's (issue 11, "change the email"). The BFF puts the
-   * account's email in every session's token, and after a change in the tokens issued from then
-   * on; a token showing another email than the record, issued no earlier than the record was last
-   * compared, makes the API ask the core — the core, not the token, because a token refreshed
-   * while the change was under way may still carry the old address. Older tokens of the other
-   * sessions (up to an access token's lifetime) ask nothing. The core unreachable keeps the copy.
-   */
-  const emailInStep = async (request: FastifyRequest, user: ProductUser): Promise<ProductUser> => {
-    const viewer = request.viewer!
-    if (viewer.email === undefined || viewer.email === user.email) return user
-    if (user.emailCheckedAt !== null && viewer.issuedAt < Math.floor(user.emailCheckedAt / 1000)) return user
-    try {
-      const email = (await opts.accountEmail(viewer.userId, viewer.recipeUserId)) ?? user.email
-      const checked = await recordCheckedEmail(db, user.id, email, Date.now())
-      if (email !== user.email) request.log.info({ event: 'email-followed' }, 'the record took the account\'s new email from the auth core')
-      return checked ?? user
-    } catch (err) {
-      request.log.warn({ err }, 'the auth core could not be asked for the account\'s email')
-      return user
-    }
-  }
-
-  /** The signed-in user's record, when it exists and is not disabled. */
-  const activeUser = async (request: FastifyRequest): Promise<ProductUser> => {
-    const user = await getUser(db, request.viewer!.userId)
-    if (!user) {
-      // Deleted a moment ago (issue 11): the core has ended its sessions, and this instance may
-      // not have read that yet. Read the list now, so the caller is told it is signed out.
-      await app.revokedSessions.read().catch(() => {})
-      if (!(await opts.tokens.check(request.headers.authorization)).ok) throw new ApiSessionRequired()
-      throw new ApiUserNotFound()
-    }
-    if (user.disabled) throw new ApiAccountDisabled()
-    return emailInStep(request, user)
-  }
+  const { authenticate, activeUser, emailInStep } = opts.guard
 
   api.addHook('onSend', async (_request, reply, payload) => {
     reply.header('cache-control', 'no-store')

@@ -139,3 +139,11 @@ t.test('support (issue 11): a bad address stops the start and says which variabl
   t.same(withPassword, ['CHAT_WIDGET_SCRIPT_URL must not contain a user name or password (got "https://user:***@chat.example.com/loader.js")'], 'and the password is not echoed')
   t.equal(problems({ SUPPORT_BOT_URL: 'nope', CHAT_WIDGET_SCRIPT_URL: 'nope' }).length, 2, 'all reported at once')
 })
+
+t.test('the drive\'s quota and largest file (issue 12): 5 GiB and 2 GiB unless set, whole positive byte counts', async (t) => {
+  t.same(loadConfig({}).files, { quotaBytes: 5 * 1024 ** 3, maxFileBytes: 2 * 1024 ** 3 })
+  t.same(loadConfig({ FILES_QUOTA_BYTES: '1073741824', FILES_MAX_FILE_BYTES: '1048576' }).files, { quotaBytes: 1024 ** 3, maxFileBytes: 1024 ** 2 })
+  t.throws(() => loadConfig({ FILES_QUOTA_BYTES: '5GB' }), /FILES_QUOTA_BYTES must be a whole number from 1 to/)
+  t.throws(() => loadConfig({ FILES_MAX_FILE_BYTES: '0' }), /FILES_MAX_FILE_BYTES must be a whole number from 1 to/)
+  t.throws(() => loadConfig({ FILES_MAX_FILE_BYTES: '-1' }), /FILES_MAX_FILE_BYTES/)
+})

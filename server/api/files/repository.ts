@@ -1,0 +1,495 @@
+import { randomBytes } from 'node:crypto'
+import type { Readable } from 'node:stream'
+import type { FastifyBaseLogger } from 'fastify'
+import { FILES_TRASH_RETENTION_DAYS } from '../../../shared/constants.ts'
+import { checkFileName, nameCandidates } from '../../../shared/file-names.ts'
+import type { Database, Queryable } from '../../db/database.ts'
+import { FilesMoveIntoItself, FilesNameInvalid, FilesNameTaken, FilesNotAFolder, FilesNotFound, FilesQuotaExceeded, FilesTooLarge } from './errors.ts'
+import { mimeTypeOf } from './mime-types.ts'
+import { ObjectTooLargeError, type FileStorage } from './storage.ts'
+
+// The drive's metadata (issue 12) over `api.file_items`, and the one place that pairs rows with
+// stored objects. Three rules hold everywhere:
+// - Every change to a user's drive runs in a transaction that first takes that user's advisory
+//   lock, so two requests cannot both take the last free bytes, the same name, or move two
+//   folders into each other.
+// - Nobody sees a file before its bytes are in place: the row is written 'pending' (counted
+//   against the quota, holding its name), the object committed, then the row made 'ready'.
+// - Rows go before objects: a crash between leaves an object without a row, which nobody sees
+//   and the sweep removes — never an item whose bytes are gone.
+
+export interface FilesLimits {
+  quotaBytes: number
+  maxFileBytes: number
+}
+
+export interface FileItem {
+  id: string
+  type: 'file' | 'folder'
+  name: string
+  /** Bytes; for a folder, the files in it at any depth. */
+  size: number
+  mimeType: string | null
+  updatedAt: string
+}
+
+export interface TrashItem extends FileItem {
+  trashedAt: string
+  /** When the sweep deletes it for good. */
+  purgeAt: string
+  /** The folder it was deleted from, where a restore puts it back when that folder still exists; null: the root. */
+  originalParentId: string | null
+}
+
+export interface FolderInfo {
+  /** null: the root of the drive. */
+  id: string | null
+  name: string
+  parentId: string | null
+  /** The folders from the top of the drive down to this one (inclusive); empty at the root. */
+  path: Array<{ id: string; name: string }>
+}
+
+export interface Usage {
+  used: number
+  quota: number
+}
+
+export interface StoredFile {
+  item: FileItem
+  storageKey: string
+}
+
+export interface SweepReport {
+  purged: number
+  pendingRemoved: number
+  tempRemoved: number
+  orphansRemoved: number
+}
+
+interface Row {
+  id: string
+  parent_id: string | null
+  type: 'file' | 'folder'
+  name: string
+  size: number | string | bigint
+  mime_type: string | null
+  storage_key: string | null
+  updated_at: Date | string
+  trashed_at: Date | string | null
+}
+
+const COLUMNS = 'id, parent_id, type, name, size, mime_type, storage_key, updated_at, trashed_at'
+const TRASH_RETENTION_MS = FILES_TRASH_RETENTION_DAYS * 24 * 60 * 60_000
+/** A write (temporary object, pending row) untouched this long was abandoned by a crash. */
+export const STALE_WRITE_MS = 60 * 60_000
+/** Advisory lock namespace of the drive: (this, hashtext(user id)) is one user's lock. */
+const LOCK_NAMESPACE = 1_200_012
+/** Names tried at once when the wanted one is taken. */
+const CANDIDATE_BATCH = 32
+
+function iso(value: Date | string): string {
+  return new Date(value).toISOString()
+}
+
+function toItem(row: Row, folderSize?: number): FileItem {
+  return {
+    id: row.id,
+    type: row.type,
+    name: row.name,
+    size: row.type === 'folder' ? (folderSize ?? 0) : Number(row.size),
+    mimeType: row.mime_type,
+    updatedAt: iso(row.updated_at),
+  }
+}
+
+function newItemId(): string {
+  return randomBytes(16).toString('base64url')
+}
+
+function checkedName(input: string): string {
+  const checked = checkFileName(input)
+  if ('problem' in checked) throw new FilesNameInvalid(checked.message)
+  return checked.name
+}
+
+function formatBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit += 1
+  }
+  return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`
+}
+
+export class FilesRepository {
+  constructor(
+    private readonly db: Database,
+    readonly storage: FileStorage,
+    readonly limits: FilesLimits,
+    private readonly now: () => number,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  private stamp(): string {
+    return new Date(this.now()).toISOString()
+  }
+
+  /** A transaction holding the user's drive lock. */
+  private locked<T>(userId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_NAMESPACE, userId])
+      return work(tx)
+    })
+  }
+
+  private async usedBytes(q: Queryable, userId: string): Promise<number> {
+    const { rows } = await q.query<{ used: number | string | null }>('SELECT coalesce(sum(size), 0) AS used FROM api.file_items WHERE user_id = $1', [userId])
+    return Number(rows[0]?.used ?? 0)
+  }
+
+  /** Bytes the user's drive holds, the trash and writes under way included, against the quota. */
+  async usage(userId: string): Promise<Usage> {
+    return { used: await this.usedBytes(this.db, userId), quota: this.limits.quotaBytes }
+  }
+
+  /** A live, visible item of this user, or FILES_NOT_FOUND (another user's item is not found either). */
+  private async liveItem(q: Queryable, userId: string, id: string): Promise<Row> {
+    const { rows } = await q.query<Row>(`SELECT ${COLUMNS} FROM api.file_items WHERE id = $1 AND user_id = $2 AND trashed_at IS NULL AND state = 'ready'`, [id, userId])
+    if (!rows[0]) throw new FilesNotFound()
+    return rows[0]
+  }
+
+  /** The folder id to put something in (null: the root), checked. */
+  private async liveFolder(q: Queryable, userId: string, id: string | null): Promise<string | null> {
+    if (id === null) return null
+    const folder = await this.liveItem(q, userId, id)
+    if (folder.type !== 'folder') throw new FilesNotAFolder()
+    return folder.id
+  }
+
+  /** The first of `name`, "name (2)", … that no live item in the folder has (any letter case). */
+  private async freeName(q: Queryable, userId: string, parentId: string | null, name: string, isFolder: boolean, exceptId = ''): Promise<string> {
+    const candidates = nameCandidates(name, isFolder)
+    for (;;) {
+      const batch = Array.from({ length: CANDIDATE_BATCH }, () => candidates.next().value as string)
+      // Compared by the database's lower(), as the unique index compares them.
+      const { rows } = await q.query<{ name: string }>(
+        `SELECT c.name FROM jsonb_array_elements_text($4::jsonb) WITH ORDINALITY AS c(name, n)
+         WHERE NOT EXISTS (SELECT 1 FROM api.file_items i
+           WHERE i.user_id = $1 AND coalesce(i.parent_id, '') = $2 AND lower(i.name) = lower(c.name) AND i.trashed_at IS NULL AND i.id <> $3)
+         ORDER BY c.n LIMIT 1`,
+        [userId, parentId ?? '', exceptId, JSON.stringify(batch)],
+      )
+      if (rows[0]) return rows[0].name
+    }
+  }
+
+  /** Folder sizes: the files at any depth under each folder among `folderIds` (live ones only). */
+  private async folderSizes(q: Queryable, folderIds: string[]): Promise<Map<string, number>> {
+    if (folderIds.length === 0) return new Map()
+    const { rows } = await q.query<{ top: string; size: number | string }>(
+      `WITH RECURSIVE tree AS (
+         SELECT id AS top, id, size FROM api.file_items WHERE id = ANY($1::text[])
+         UNION ALL
+         SELECT t.top, c.id, c.size FROM api.file_items c JOIN tree t ON c.parent_id = t.id WHERE c.trashed_at IS NULL AND c.state = 'ready'
+       )
+       SELECT top, coalesce(sum(size), 0) AS size FROM tree GROUP BY top`,
+      [folderIds],
+    )
+    return new Map(rows.map((row) => [row.top, Number(row.size)]))
+  }
+
+  /** A folder's contents (null: the root), folders first, then by name. */
+  async list(userId: string, folderId: string | null): Promise<{ folder: FolderInfo; items: FileItem[]; usage: Usage }> {
+    let folder: FolderInfo = { id: null, name: '', parentId: null, path: [] }
+    if (folderId !== null) {
+      const row = await this.liveItem(this.db, userId, folderId)
+      if (row.type !== 'folder') throw new FilesNotAFolder()
+      const { rows: path } = await this.db.query<{ id: string; name: string; depth: number }>(
+        `WITH RECURSIVE up AS (
+           SELECT id, name, parent_id, 0 AS depth FROM api.file_items WHERE id = $1 AND user_id = $2
+           UNION ALL
+           SELECT p.id, p.name, p.parent_id, up.depth + 1 FROM api.file_items p JOIN up ON p.id = up.parent_id WHERE p.user_id = $2
+         )
+         SELECT id, name, depth FROM up ORDER BY depth DESC`,
+        [row.id, userId],
+      )
+      folder = { id: row.id, name: row.name, parentId: row.parent_id, path: path.map(({ id, name }) => ({ id, name })) }
+    }
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM api.file_items
+       WHERE user_id = $1 AND coalesce(parent_id, '') = $2 AND trashed_at IS NULL AND state = 'ready'
+       ORDER BY type = 'file', lower(name), name`,
+      [userId, folderId ?? ''],
+    )
+    const sizes = await this.folderSizes(this.db, rows.filter((row) => row.type === 'folder').map((row) => row.id))
+    return { folder, items: rows.map((row) => toItem(row, sizes.get(row.id))), usage: await this.usage(userId) }
+  }
+
+  /** A new folder; a name already used there becomes "name (2)". */
+  async createFolder(userId: string, parentId: string | null, rawName: string): Promise<FileItem> {
+    const wanted = checkedName(rawName)
+    return this.locked(userId, async (tx) => {
+      const parent = await this.liveFolder(tx, userId, parentId)
+      const name = await this.freeName(tx, userId, parent, wanted, true)
+      const stamp = this.stamp()
+      const { rows } = await tx.query<Row>(
+        `INSERT INTO api.file_items (id, user_id, parent_id, type, name, created_at, updated_at)
+         VALUES ($1, $2, $3, 'folder', $4, $5, $5) RETURNING ${COLUMNS}`,
+        [newItemId(), userId, parent, name, stamp],
+      )
+      return toItem(rows[0]!, 0)
+    })
+  }
+
+  /**
+   * Renames and/or moves (`parentId` null: to the root). A name the caller gives must be free in
+   * the destination (FILES_NAME_TAKEN); an item moved under its own name is made unique there,
+   * as a file manager's "keep both" does. A folder cannot go into itself or below itself.
+   */
+  async update(userId: string, id: string, change: { name?: string; parentId?: string | null }): Promise<FileItem> {
+    const wanted = change.name === undefined ? undefined : checkedName(change.name)
+    return this.locked(userId, async (tx) => {
+      const item = await this.liveItem(tx, userId, id)
+      const parent = change.parentId === undefined ? item.parent_id : await this.liveFolder(tx, userId, change.parentId)
+      if (item.type === 'folder' && parent !== null && parent !== item.parent_id) {
+        const { rows } = await tx.query(
+          `WITH RECURSIVE up AS (
+             SELECT id, parent_id FROM api.file_items WHERE id = $1
+             UNION ALL
+             SELECT p.id, p.parent_id FROM api.file_items p JOIN up ON p.id = up.parent_id
+           )
+           SELECT 1 FROM up WHERE id = $2`,
+          [parent, item.id],
+        )
+        if (rows.length > 0) throw new FilesMoveIntoItself()
+      }
+      let name = item.name
+      if (wanted !== undefined) {
+        const free = await this.freeName(tx, userId, parent, wanted, item.type === 'folder', item.id)
+        if (free !== wanted) throw new FilesNameTaken(wanted)
+        name = wanted
+      } else if (parent !== item.parent_id) {
+        name = await this.freeName(tx, userId, parent, item.name, item.type === 'folder', item.id)
+      }
+      // A file's type follows its name, as it was first given by it.
+      const mimeType = item.type === 'file' ? mimeTypeOf(name) : null
+      const { rows } = await tx.query<Row>(`UPDATE api.file_items SET name = $2, parent_id = $3, mime_type = $4 WHERE id = $1 RETURNING ${COLUMNS}`, [item.id, name, parent, mimeType])
+      const sizes = item.type === 'folder' ? await this.folderSizes(tx, [item.id]) : new Map<string, number>()
+      return toItem(rows[0]!, sizes.get(item.id))
+    })
+  }
+
+  /** Moves an item, and everything live below it, to the trash as one group. */
+  async trash(userId: string, id: string): Promise<void> {
+    await this.locked(userId, async (tx) => {
+      const item = await this.liveItem(tx, userId, id)
+      await tx.query(
+        `WITH RECURSIVE subtree AS (
+           SELECT id FROM api.file_items WHERE id = $1
+           UNION ALL
+           SELECT c.id FROM api.file_items c JOIN subtree s ON c.parent_id = s.id WHERE c.trashed_at IS NULL
+         )
+         UPDATE api.file_items SET trashed_at = $2, trashed_with = $1 WHERE id IN (SELECT id FROM subtree)`,
+        [item.id, this.stamp()],
+      )
+    })
+  }
+
+  /** What the user deleted (one entry per deletion, a folder with what was in it), newest first. */
+  async listTrash(userId: string): Promise<{ items: TrashItem[]; usage: Usage }> {
+    const { rows } = await this.db.query<Row & { group_size: number | string }>(
+      `SELECT ${COLUMNS.split(', ').map((column) => `i.${column}`).join(', ')},
+         (SELECT coalesce(sum(g.size), 0) FROM api.file_items g WHERE g.trashed_with = i.id) AS group_size
+       FROM api.file_items i
+       WHERE i.user_id = $1 AND i.trashed_with = i.id
+       ORDER BY i.trashed_at DESC, lower(i.name)`,
+      [userId],
+    )
+    const items = rows.map((row) => {
+      const trashedAt = iso(row.trashed_at!)
+      return {
+        ...toItem(row, Number(row.group_size)),
+        trashedAt,
+        purgeAt: new Date(Date.parse(trashedAt) + TRASH_RETENTION_MS).toISOString(),
+        originalParentId: row.parent_id,
+      }
+    })
+    return { items, usage: await this.usage(userId) }
+  }
+
+  /** Brings a deleted item (with its group) back where it was, or to the root when that folder is gone; a taken name becomes "name (2)". */
+  async restore(userId: string, id: string): Promise<FileItem> {
+    return this.locked(userId, async (tx) => {
+      const { rows } = await tx.query<Row>(`SELECT ${COLUMNS} FROM api.file_items WHERE id = $1 AND user_id = $2 AND trashed_with = id`, [id, userId])
+      const item = rows[0]
+      if (!item) throw new FilesNotFound()
+      let parent: string | null = null
+      if (item.parent_id !== null) {
+        const { rows: live } = await tx.query(`SELECT 1 FROM api.file_items WHERE id = $1 AND user_id = $2 AND type = 'folder' AND trashed_at IS NULL AND state = 'ready'`, [item.parent_id, userId])
+        if (live.length > 0) parent = item.parent_id
+      }
+      const name = await this.freeName(tx, userId, parent, item.name, item.type === 'folder')
+      // Named and placed while still in the trash (outside the live-name index), then all of it back.
+      await tx.query('UPDATE api.file_items SET name = $2, parent_id = $3 WHERE id = $1', [item.id, name, parent])
+      await tx.query('UPDATE api.file_items SET trashed_at = NULL, trashed_with = NULL WHERE trashed_with = $1', [item.id])
+      const restored = await this.liveItem(tx, userId, item.id)
+      const sizes = restored.type === 'folder' ? await this.folderSizes(tx, [restored.id]) : new Map<string, number>()
+      return toItem(restored, sizes.get(restored.id))
+    })
+  }
+
+  /** Deletes everything in the user's trash for good, stored bytes included; how many items went. */
+  async emptyTrash(userId: string): Promise<number> {
+    const keys = await this.locked(userId, async (tx) => {
+      const { rows } = await tx.query<{ storage_key: string | null }>('DELETE FROM api.file_items WHERE user_id = $1 AND trashed_at IS NOT NULL RETURNING storage_key', [userId])
+      return rows.map((row) => row.storage_key)
+    })
+    await this.deleteObjects(keys)
+    return keys.length
+  }
+
+  /** Deletes every item of the user and its bytes (account deletion, issue 11); may be repeated. */
+  async removeAllOf(userId: string): Promise<void> {
+    const { rows } = await this.db.query<{ storage_key: string | null }>('DELETE FROM api.file_items WHERE user_id = $1 RETURNING storage_key', [userId])
+    await this.deleteObjects(rows.map((row) => row.storage_key))
+  }
+
+  /** Stored objects whose rows are gone; a failure leaves an orphan for the sweep, never an error for the caller. */
+  private async deleteObjects(keys: Array<string | null>): Promise<void> {
+    for (const key of keys) {
+      if (key === null) continue
+      try {
+        await this.storage.delete(key)
+      } catch (err) {
+        this.log.warn({ err }, 'a stored object could not be deleted; the sweep will remove it')
+      }
+    }
+  }
+
+  /**
+   * A new file from a stream (the next step's uploads end here; tests call it directly). The bytes
+   * go to a temporary object first; then, in one transaction under the user's lock, the quota is
+   * checked (the trash and other writes under way count) and a pending row takes the name
+   * ("name (2).ext" when taken); then the object is committed and the row made visible. `size`,
+   * when known, is checked before any byte is stored and must match the stream.
+   */
+  async addFile(userId: string, parentId: string | null, rawName: string, body: Readable, size?: number): Promise<FileItem> {
+    const wanted = checkedName(rawName)
+    const { quotaBytes, maxFileBytes } = this.limits
+    if (size !== undefined) {
+      if (size > maxFileBytes) throw new FilesTooLarge(`A file can be at most ${formatBytes(maxFileBytes)}.`)
+      if ((await this.usedBytes(this.db, userId)) + size > quotaBytes) throw this.quotaError()
+    }
+    const tempKey = this.storage.newTempKey()
+    let stored: number
+    try {
+      stored = (await this.storage.put(tempKey, body, { maxBytes: size ?? maxFileBytes })).size
+    } catch (error) {
+      if (error instanceof ObjectTooLargeError) {
+        throw size !== undefined ? new Error('The body is longer than its declared size') : new FilesTooLarge(`A file can be at most ${formatBytes(maxFileBytes)}.`)
+      }
+      throw error
+    }
+    const key = this.storage.newKey()
+    let row: Row
+    try {
+      if (size !== undefined && stored !== size) throw new Error('The body is shorter than its declared size')
+      row = await this.locked(userId, async (tx) => {
+        const parent = await this.liveFolder(tx, userId, parentId)
+        if ((await this.usedBytes(tx, userId)) + stored > quotaBytes) throw this.quotaError()
+        const name = await this.freeName(tx, userId, parent, wanted, false)
+        const stamp = this.stamp()
+        const { rows } = await tx.query<Row>(
+          `INSERT INTO api.file_items (id, user_id, parent_id, type, name, size, mime_type, storage_key, state, created_at, updated_at)
+           SELECT $1, u.id, $3, 'file', $4, $5, $6, $7, 'pending', $8, $8 FROM api.users u WHERE u.id = $2
+           RETURNING ${COLUMNS}`,
+          [newItemId(), userId, parent, name, stored, mimeTypeOf(name), key, stamp],
+        )
+        // The account is gone (deleted a moment ago).
+        if (!rows[0]) throw new FilesNotFound()
+        return rows[0]
+      })
+    } catch (error) {
+      await this.storage.discard(tempKey).catch(() => {})
+      throw error
+    }
+    try {
+      await this.storage.commit(tempKey, key)
+    } catch (error) {
+      await this.db.query("DELETE FROM api.file_items WHERE id = $1 AND state = 'pending'", [row.id]).catch(() => {})
+      await this.storage.discard(tempKey).catch(() => {})
+      await this.storage.delete(key).catch(() => {})
+      throw error
+    }
+    const { rows } = await this.db.query<Row>(`UPDATE api.file_items SET state = 'ready' WHERE id = $1 AND state = 'pending' RETURNING ${COLUMNS}`, [row.id])
+    if (!rows[0]) {
+      // Emptied from the trash (its folder was deleted meanwhile) or its account deleted: the bytes go too.
+      await this.storage.delete(key).catch(() => {})
+      throw new FilesNotFound()
+    }
+    return toItem(rows[0])
+  }
+
+  private quotaError(): Error {
+    return new FilesQuotaExceeded(`Your drive is full: it holds at most ${formatBytes(this.limits.quotaBytes)}, the trash included. Empty the trash or delete files to make room.`)
+  }
+
+  /** A live file of this user and where its bytes are. */
+  async storedFile(userId: string, id: string): Promise<StoredFile | { folder: true }> {
+    const row = await this.liveItem(this.db, userId, id)
+    if (row.type === 'folder') return { folder: true }
+    return { item: toItem(row), storageKey: row.storage_key! }
+  }
+
+  /**
+   * Clears what time and crashes leave: trash older than 30 days (all of it, bytes included),
+   * writes abandoned for STALE_WRITE_MS (pending rows with their objects, temporary objects), and
+   * objects no row names. Run at start and every hour; safe on several instances at once.
+   */
+  async sweep(): Promise<SweepReport> {
+    const now = this.now()
+    const report: SweepReport = { purged: 0, pendingRemoved: 0, tempRemoved: 0, orphansRemoved: 0 }
+    const purged = await this.db.query<{ storage_key: string | null }>('DELETE FROM api.file_items WHERE trashed_at IS NOT NULL AND trashed_at < $1 RETURNING storage_key', [
+      new Date(now - TRASH_RETENTION_MS).toISOString(),
+    ])
+    report.purged = purged.rowCount
+    await this.deleteObjects(purged.rows.map((row) => row.storage_key))
+
+    const staleBefore = new Date(now - STALE_WRITE_MS)
+    const pending = await this.db.query<{ storage_key: string | null }>("DELETE FROM api.file_items WHERE state = 'pending' AND created_at < $1 RETURNING storage_key", [staleBefore.toISOString()])
+    report.pendingRemoved = pending.rowCount
+    await this.deleteObjects(pending.rows.map((row) => row.storage_key))
+
+    for await (const tempKey of this.storage.listTemp(staleBefore)) {
+      await this.storage.discard(tempKey)
+      report.tempRemoved += 1
+    }
+
+    // An object appears only after its row; one without a row is left from a deletion cut short.
+    // The age margin keeps this safe should a later writer commit before it writes its row.
+    let batch: string[] = []
+    const settle = async () => {
+      const { rows } = await this.db.query<{ storage_key: string }>('SELECT storage_key FROM api.file_items WHERE storage_key = ANY($1::text[])', [batch])
+      const named = new Set(rows.map((row) => row.storage_key))
+      for (const key of batch) {
+        if (named.has(key)) continue
+        await this.storage.delete(key)
+        report.orphansRemoved += 1
+      }
+      batch = []
+    }
+    for await (const object of this.storage.listObjects()) {
+      if (object.modifiedAt >= staleBefore) continue
+      batch.push(object.key)
+      if (batch.length >= 500) await settle()
+    }
+    if (batch.length > 0) await settle()
+
+    if (report.purged + report.pendingRemoved + report.tempRemoved + report.orphansRemoved > 0) this.log.info({ event: 'files-sweep', ...report }, 'the drive sweep removed leftovers')
+    return report
+  }
+}
