@@ -7,9 +7,9 @@ import { assertSameOriginWrite } from '../csrf.ts'
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent'] as const
 /** Response headers the browser may see. The API's Set-Cookie never reaches it. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary'] as const
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-range', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary'] as const
 /** And of a streamed answer, whose length and ranges are the upstream's own. */
-const FORWARDED_STREAM_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-length', 'content-range', 'accept-ranges'] as const
+const FORWARDED_STREAM_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-length', 'accept-ranges'] as const
 
 /**
  * Returns the path to send upstream, or null when the path could escape the /api prefix once an

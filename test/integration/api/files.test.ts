@@ -10,8 +10,8 @@ import { TEST_AUTH_CORE_API_KEY, buildStack, signedInTab, testBuildInfo } from '
 
 // The drive's first step (issue 12): folders, names, the trash, quotas, downloads and the sweep,
 // driven through the BFF as the browser does (uploads come next; files are made with the
-// repository's addFile meanwhile). Headers the BFF's proxy does not pass on yet (Range,
-// Content-Range, the sandbox CSP) are checked on the API itself, with the same session's token.
+// repository's addFile meanwhile). Downloads are checked through the BFF's streaming proxy and on
+// the API itself, with the same session's token.
 
 const QUOTA = 1000
 const MAX_FILE = 600
@@ -413,6 +413,7 @@ t.test('downloads: the bytes as an attachment, ETag and 304, Range and 416, neve
     'RFC 6266: the UTF-8 name and an ASCII fallback',
   )
   t.equal(through.headers['x-content-type-options'], 'nosniff')
+  t.match(through.headers['content-security-policy'], /^default-src 'none'.*; sandbox$/, 'sandboxed through the BFF too')
   t.equal(through.headers['cache-control'], 'no-store')
   const etag = through.headers.etag as string
   t.match(etag, /^"[0-9a-f]{32}"$/)
@@ -453,6 +454,13 @@ t.test('downloads: the bytes as an attachment, ETag and 304, Range and 416, neve
   t.equal((await ranged('bytes=5-2')).status, 200, 'a malformed range is ignored')
   t.equal((await ranged('bytes=0-1,4-5')).status, 200, 'several ranges: the whole file')
   t.equal((await ranged('bytes=2-5', { 'if-range': '"changed"' })).status, 200, 'If-Range that does not match: the whole file')
+  const viaBff = await call(tab, 'GET', `/api/files/${digits.id}/content`, undefined, { range: 'bytes=2-5' })
+  t.equal(viaBff.statusCode, 206, 'Range through the BFF')
+  t.equal(viaBff.headers['content-range'], 'bytes 2-5/10')
+  t.equal(viaBff.body, '2345')
+  const outsideViaBff = await call(tab, 'GET', `/api/files/${digits.id}/content`, undefined, { range: 'bytes=10-' })
+  t.equal(outsideViaBff.statusCode, 416)
+  t.equal(outsideViaBff.headers['content-range'], 'bytes */10')
   const digitsTag = (await direct(tab, `/api/files/${digits.id}/content`)).headers.get('etag')!
   t.equal((await ranged('bytes=2-5', { 'if-range': digitsTag })).status, 206)
 
