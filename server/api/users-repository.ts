@@ -93,6 +93,16 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     'SELECT signed_in_at, method, user_agent, ip FROM api.sign_ins WHERE user_id = $1 ORDER BY id DESC',
     [id],
   )
+  // The drive (issue 12): every file and folder, with its path, the trash included; not the bytes.
+  const files = await db.query<{ id: string; path: string; type: string; size: number | string; mime_type: string | null; updated_at: Date | string; trashed_at: Date | string | null }>(
+    `WITH RECURSIVE tree AS (
+       SELECT id, name::text AS path FROM api.file_items WHERE user_id = $1 AND parent_id IS NULL AND state = 'ready'
+       UNION ALL
+       SELECT f.id, tree.path || '/' || f.name FROM api.file_items f JOIN tree ON f.parent_id = tree.id WHERE f.user_id = $1 AND f.state = 'ready')
+     SELECT f.id, tree.path, f.type, f.size, f.mime_type, f.updated_at, f.trashed_at
+       FROM tree JOIN api.file_items f ON f.id = tree.id ORDER BY tree.path`,
+    [id],
+  )
   const avatar = await db.query<{ hash: string; created_at: Date | string }>('SELECT hash, created_at FROM api.avatars WHERE user_id = $1', [id])
   const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString())
   return {
@@ -110,6 +120,14 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     terms: { acceptedVersion: row.tos_version, acceptedAt: iso(row.tos_accepted_at) },
     library: library.rows.map((entry) => ({ programId: entry.program_id, name: entry.name, addedAt: iso(entry.added_at) })),
     // The image itself is at the URL (it is the re-encoded one; the upload was never kept).
+    files: files.rows.map((item) => ({
+      path: item.path,
+      type: item.type,
+      size: Number(item.size),
+      mimeType: item.mime_type,
+      updatedAt: iso(item.updated_at),
+      inTrash: item.trashed_at !== null,
+    })),
     signInHistory: signIns.rows.map((entry) => ({ at: iso(entry.signed_in_at), method: entry.method, userAgent: entry.user_agent, ip: entry.ip })),
     avatar: avatar.rows[0] ? { url: avatarPath(avatar.rows[0].hash), uploadedAt: iso(avatar.rows[0].created_at) } : null,
   }

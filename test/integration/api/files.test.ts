@@ -542,3 +542,24 @@ t.test('deleting the account deletes its files, their bytes and its trash', asyn
   for (const key of keys) t.equal(await files.storage.size(key), null, 'no stored byte left')
   t.equal(await files.storage.size(await storageKey(theirs.id)), 6, 'another user\'s files stay')
 })
+
+t.test('"Your data" lists the drive: every file and folder with its path, the trash marked, nobody else\'s', async (t) => {
+  const { tab, userId } = await person()
+  const other = await person()
+  const docs = await folder(tab, 'Docs')
+  await add(userId, docs.id, 'plan.md', '# plan')
+  const old = await add(userId, null, 'old.txt', 'old')
+  await add(other.userId, null, 'theirs.txt', 'not yours')
+  t.equal((await call(tab, 'DELETE', `/api/files/${old.id}`)).statusCode < 300, true)
+  const exported = (await call(tab, 'GET', '/api/user/export')).json() as { files: Array<Record<string, unknown>> }
+  t.same(
+    exported.files.map((item) => [item.path, item.type, item.size, item.inTrash]),
+    [
+      ['Docs', 'folder', 0, false],
+      ['Docs/plan.md', 'file', 6, false],
+      ['old.txt', 'file', 3, true],
+    ],
+  )
+  t.match(exported.files[1], { mimeType: String, updatedAt: String })
+  t.notMatch(JSON.stringify(exported), /theirs\.txt/)
+})
