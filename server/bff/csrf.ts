@@ -19,3 +19,14 @@ export function assertSameOriginWrite(request: FastifyRequest, appOrigin: string
   const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
   if (SIMPLE_FORM_TYPES.includes(contentType)) throw new BffCsrfRejected()
 }
+
+/**
+ * Route options of a write the BFF answers itself under /api/user: the anti-forgery check above,
+ * and the stricter per-IP limit of /auth writes.
+ */
+export function guardedWrite(appOrigin: string, rateLimitMax: number) {
+  return {
+    config: { rateLimit: { max: rateLimitMax, timeWindow: 60_000 } },
+    onRequest: async (request: FastifyRequest) => assertSameOriginWrite(request, appOrigin),
+  }
+}

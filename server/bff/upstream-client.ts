@@ -58,18 +58,8 @@ export class UpstreamClient {
   }
 
   async request(req: UpstreamRequest): Promise<UpstreamResponse> {
-    try {
-      const response = await this.pool.request({
-        method: req.method as 'GET',
-        path: req.path,
-        headers: req.headers ?? {},
-        body: req.body ?? null,
-        signal: req.signal ?? null,
-      })
-      return { status: response.statusCode, headers: response.headers, body: await readBody(response.body) }
-    } catch (error) {
-      throw mapUpstreamError(error)
-    }
+    const response = await this.stream(req)
+    return { ...response, body: await readBody(response.body) }
   }
 
   /**

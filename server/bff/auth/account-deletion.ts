@@ -3,8 +3,9 @@ import supertokens from 'supertokens-node'
 import Session from 'supertokens-node/recipe/session'
 import Totp from 'supertokens-node/recipe/totp'
 import { checkDeletionReason } from '../../../shared/profile.ts'
-import { assertSameOriginWrite } from '../csrf.ts'
-import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpBlocked, BffTotpInvalid, BffTotpCodeNeeded, BffValidation } from '../errors.ts'
+import { guardedWrite } from '../csrf.ts'
+import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpCodeNeeded, BffValidation } from '../errors.ts'
+import { checkTotpCode } from './authenticator.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import type { MailQuota } from './mail-quota.ts'
@@ -31,10 +32,7 @@ const normalised = (email: string) => email.trim().toLowerCase()
 export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota; recoveryCodes: RecoveryCodes; emailChanges: EmailChanges }): void {
   app.post<{ Body: Body }>(
     '/api/user/delete',
-    {
-      config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
-      onRequest: async (request) => assertSameOriginWrite(request, options.appOrigin),
-    },
+    guardedWrite(options.appOrigin, options.rateLimitMax),
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
       const session = await Session.getSession(request, reply)
@@ -51,9 +49,7 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       if (devices.status === 'OK' && devices.devices.some((device) => device.verified)) {
         const code = typeof totp === 'string' ? totp.replace(/\s/g, '') : ''
         if (!/^\d{6,8}$/.test(code)) throw new BffTotpCodeNeeded()
-        const verified = await Totp.verifyTOTP(session.getTenantId(), userId, code)
-        if (verified.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: Math.max(1, Math.ceil(verified.retryAfterMs / 1000)) })
-        if (verified.status !== 'OK') throw new BffTotpInvalid()
+        await checkTotpCode(session.getTenantId(), userId, code)
       }
 
       const response = await app.upstreamApi.request({
@@ -64,7 +60,7 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       })
       // Anything but done or "going" (the core did not answer; the API finishes it within minutes): the API's answer, nothing deleted.
       if (response.status !== 204 && response.status !== 503) return relayUpstream(request, reply, response)
-      const pending = response.status === 503 && response.body.toString('utf8').includes('API_DELETION_PENDING')
+      const pending = response.status === 503 && errorCodeOf(response.body) === 'API_DELETION_PENDING'
       if (response.status === 503 && !pending) return relayUpstream(request, reply, response)
 
       await options.recoveryCodes.clear(userId)
@@ -81,4 +77,12 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       return reply.code(204).send()
     },
   )
+}
+
+function errorCodeOf(body: Buffer): string | undefined {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { code?: string }).code
+  } catch {
+    return undefined
+  }
 }

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import supertokens from 'supertokens-node'
 import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
 import Session from 'supertokens-node/recipe/session'
 import Totp from 'supertokens-node/recipe/totp'
-import { assertSameOriginWrite } from '../csrf.ts'
+import { guardedWrite } from '../csrf.ts'
 import {
   BffMfaNotPending,
   BffRecoveryCodeBlocked,
@@ -57,16 +57,23 @@ function redemptionError(result: Exclude<Redemption, { status: 'OK' }>): Error {
   return new BffRecoveryCodeInvalid()
 }
 
+/**
+ * A current code of the account's authenticator, checked by the auth core (its attempt limit is
+ * the one sign-in shares). Throws BffTotpInvalid, or BffTotpBlocked with retry-after past the limit.
+ */
+export async function checkTotpCode(tenantId: string, userId: string, code: string): Promise<void> {
+  const checked = await Totp.verifyTOTP(tenantId, userId, code.replace(/\s+/g, ''))
+  if (checked.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: secondsOf(checked.retryAfterMs) })
+  if (checked.status !== 'OK') throw new BffTotpInvalid()
+}
+
 function codeOf(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' && value.length <= CODE_MAX_LENGTH ? value : null
 }
 
 export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number; recoveryCodes: RecoveryCodes }): void {
   const { recoveryCodes } = options
-  const writes = {
-    config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
-    onRequest: async (request: FastifyRequest) => assertSameOriginWrite(request, options.appOrigin),
-  }
+  const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
 
   app.get('/api/user/security', async (request, reply): Promise<SecuritySummary> => {
     reply.header('cache-control', 'no-store')
@@ -100,11 +107,11 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
     if (!(await verifiedDevices(userId)).some((device) => device.name === name)) throw new BffTotpDeviceNotFound()
 
     if (totp !== null) {
-      const checked = await Totp.verifyTOTP(session.getTenantId(), userId, totp.replace(/\s+/g, ''))
-      if (checked.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: secondsOf(checked.retryAfterMs) })
-      if (checked.status !== 'OK') {
+      try {
+        await checkTotpCode(session.getTenantId(), userId, totp)
+      } catch (error) {
         request.log.info({ event: 'totp-device-remove', outcome: 'wrong-code' }, 'authenticator not removed: wrong code')
-        throw new BffTotpInvalid()
+        throw error
       }
     } else {
       const redeemed = await recoveryCodes.redeem(userId, recoveryCode!)

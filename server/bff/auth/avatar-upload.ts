@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
 import { avatarImageType } from '../../../shared/avatar.ts'
 import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
 import { AvatarTooLarge, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
-import { assertSameOriginWrite } from '../csrf.ts'
+import { guardedWrite } from '../csrf.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 
 // PUT /api/user/avatar (issue 11). The avatar limits are the BFF's own (DESIGN.md): the session is
@@ -13,6 +13,7 @@ import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 // product API, which decodes and re-encodes it.
 
 export function avatarUploadRoute(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
+  const write = guardedWrite(options.appOrigin, options.rateLimitMax)
   void app.register(async (scope) => {
     // Any declared type, or none: the bytes decide what the upload is.
     scope.removeAllContentTypeParsers()
@@ -21,12 +22,12 @@ export function avatarUploadRoute(app: FastifyInstance, options: { appOrigin: st
       '/api/user/avatar',
       {
         bodyLimit: AVATAR_MAX_BYTES,
-        config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
-        onRequest: async (request: FastifyRequest, reply) => {
-          assertSameOriginWrite(request, options.appOrigin)
+        config: write.config,
+        onRequest: [
+          write.onRequest,
           // Fully signed in (verified email, every factor), before the body is read.
-          await Session.getSession(request, reply)
-        },
+          async (request: FastifyRequest, reply: FastifyReply) => void (await Session.getSession(request, reply)),
+        ],
         errorHandler: (error) => {
           throw (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new AvatarTooLarge() : error
         },

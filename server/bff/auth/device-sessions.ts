@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
-import { assertSameOriginWrite } from '../csrf.ts'
+import { guardedWrite } from '../csrf.ts'
 import { BffSessionIsCurrent, BffSessionNotFound } from '../errors.ts'
 
 // The signed-in devices of the profile (issue 11): every live session of the account, when it
@@ -24,10 +24,7 @@ export interface DeviceSession {
 }
 
 export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
-  const writes = {
-    config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
-    onRequest: async (request: Parameters<typeof assertSameOriginWrite>[0]) => assertSameOriginWrite(request, options.appOrigin),
-  }
+  const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
 
   app.get('/api/user/sessions', async (request, reply) => {
     reply.header('cache-control', 'no-store')

@@ -5,7 +5,7 @@ import EmailVerification from 'supertokens-node/recipe/emailverification'
 import Session, { type SessionContainer } from 'supertokens-node/recipe/session'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { normaliseEmail, validateEmail } from '../../../shared/sign-up.ts'
-import { assertSameOriginWrite } from '../csrf.ts'
+import { guardedWrite } from '../csrf.ts'
 import type { UpstreamApi } from '../upstream-api.ts'
 import {
   BffEmailChangeBlocked,
@@ -65,10 +65,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/
 
 export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOptions): void {
   const { changes } = options
-  const writes = {
-    config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
-    onRequest: async (request: FastifyRequest) => assertSameOriginWrite(request, options.appOrigin),
-  }
+  const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
   const localeOf = (request: FastifyRequest): Locale => negotiateLocale(request.cookies?.lang, request.headers['accept-language'])
   const answer = (change: PendingEmailChange) => ({ pendingEmail: change.newEmail, expiresAt: new Date(change.expiresAt).toISOString() })
 

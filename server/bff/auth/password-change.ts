@@ -3,7 +3,7 @@ import supertokens from 'supertokens-node'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import Session from 'supertokens-node/recipe/session'
 import { validatePassword } from '../../../shared/sign-up.ts'
-import { assertSameOriginWrite } from '../csrf.ts'
+import { guardedWrite } from '../csrf.ts'
 import { BffNoPassword, BffPasswordBlocked, BffPasswordInvalid, BffWrongPassword } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import { checkCurrentPassword } from './current-password.ts'
@@ -23,10 +23,7 @@ interface Body {
 export function passwordChangeRoute(app: FastifyInstance, options: { attempts: LoginAttempts; appOrigin: string; rateLimitMax: number }): void {
   app.post<{ Body: Body }>(
     '/api/user/password',
-    {
-      config: { rateLimit: { max: options.rateLimitMax, timeWindow: 60_000 } },
-      onRequest: async (request) => assertSameOriginWrite(request, options.appOrigin),
-    },
+    guardedWrite(options.appOrigin, options.rateLimitMax),
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
       // A fully signed-in session: verified email and every factor done (the global validators).

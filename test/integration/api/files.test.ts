@@ -1,3 +1,4 @@
+import type { FileItem } from '../../../server/api/files/repository.ts'
 import fs from 'node:fs'
 import type net from 'node:net'
 import path from 'node:path'
@@ -27,14 +28,7 @@ const filesRoot = path.join(stack.config.dataDir, 'files')
 const files = stack.api.files
 
 type Tab = Awaited<ReturnType<typeof signedInTab>>
-interface Item {
-  id: string
-  type: 'file' | 'folder'
-  name: string
-  size: number
-  mimeType: string | null
-  updatedAt: string
-}
+type Item = FileItem
 
 let people = 0
 async function person(): Promise<{ tab: Tab; userId: string; email: string }> {
