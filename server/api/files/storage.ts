@@ -24,6 +24,17 @@ export class ObjectTooLargeError extends Error {
   }
 }
 
+/** `append` was told an offset the temporary object does not end at. Nothing is written. */
+export class OffsetMismatchError extends Error {
+  constructor(
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`The temporary object holds ${actual} bytes, not ${expected}`)
+    this.name = 'OffsetMismatchError'
+  }
+}
+
 /** `get` or `commit` found no such object. */
 export class ObjectMissingError extends Error {
   constructor(key: string) {
@@ -39,6 +50,16 @@ export interface FileStorage {
   newKey(): string
   /** Writes `body` to a temporary object; its size in bytes. Past `maxBytes` (or on any failure) nothing is kept and it throws. */
   put(tempKey: string, body: Readable, options?: { maxBytes?: number }): Promise<{ size: number }>
+  /**
+   * Adds `body` to the end of the temporary object `tempKey` (a resumable upload: tus PATCH). The
+   * object is created by the first call, at offset 0; it must hold exactly `offset` bytes, else
+   * OffsetMismatchError and nothing is written. Bytes that arrived before `body` failed or was cut
+   * off are kept and counted, so an upload continues after them; the call then still resolves with
+   * the new size. Past `maxBytes` in all, ObjectTooLargeError; what was written before the limit stays.
+   */
+  append(tempKey: string, offset: number, body: Readable, options?: { maxBytes?: number }): Promise<{ size: number }>
+  /** The size of a temporary object (made by `put` or `append`), or null when there is none. */
+  tempSize(tempKey: string): Promise<number | null>
   /** Makes the temporary object the final object `key` at once; the temporary one is gone. */
   commit(tempKey: string, key: string): Promise<void>
   /** The object's bytes, or the range of them; ObjectMissingError when there is none. */
@@ -128,6 +149,56 @@ export class DiskStorage implements FileStorage {
     return { size }
   }
 
+  async append(tempKey: string, offset: number, body: Readable, options: { maxBytes?: number } = {}): Promise<{ size: number }> {
+    const file = this.tempPath(tempKey)
+    const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER
+    await fs.mkdir(this.tempDir, { recursive: true })
+    let handle: fs.FileHandle
+    try {
+      // 'wx' when starting (two starts cannot both win), 'r+' when continuing (it must exist).
+      handle = await fs.open(file, offset === 0 ? 'wx' : 'r+', 0o600)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EEXIST' || isMissing(error)) {
+        body.destroy()
+        throw new OffsetMismatchError(offset, (await this.tempSize(tempKey)) ?? 0)
+      }
+      throw error
+    }
+    let size = offset
+    try {
+      const actual = (await handle.stat()).size
+      if (actual !== offset) throw new OffsetMismatchError(offset, actual)
+      try {
+        for await (const chunk of body) {
+          const bytes: Buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
+          if (size + bytes.length > maxBytes) throw new ObjectTooLargeError(maxBytes)
+          for (let written = 0; written < bytes.length; ) written += (await handle.write(bytes, written, bytes.length - written, size + written)).bytesWritten
+          size += bytes.length
+        }
+      } catch (error) {
+        // A body cut off keeps what arrived; anything else is the caller's to hear about.
+        if (error instanceof ObjectTooLargeError || !isBodyFailure(error)) throw error
+      }
+      await handle.sync()
+    } catch (error) {
+      body.destroy()
+      throw error
+    } finally {
+      await handle.close().catch(() => {})
+    }
+    return { size }
+  }
+
+  async tempSize(tempKey: string): Promise<number | null> {
+    try {
+      return (await fs.stat(this.tempPath(tempKey))).size
+    } catch (error) {
+      if (isMissing(error)) return null
+      throw error
+    }
+  }
+
   async commit(tempKey: string, key: string): Promise<void> {
     const target = this.objectPath(key)
     const folder = path.dirname(target)
@@ -186,6 +257,12 @@ export class DiskStorage implements FileStorage {
       }
     }
   }
+}
+
+/** The request body failed (the client went away mid-upload), not our write. */
+export function isBodyFailure(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error | undefined)?.name === 'AbortError' || (error as Error | undefined)?.message === 'aborted'
 }
 
 async function readdirOrNone(folder: string): Promise<string[]> {
