@@ -12,7 +12,7 @@ import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { errorHead, headTags, resolveHead, routeHead } from './lib/head.ts'
 import { createI18n } from './lib/i18n.ts'
-import { modulesOf, namespacesOf } from './lib/namespaces.ts'
+import { headersOf, modulesOf, namespacesOf } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
 
 const handler = createStaticHandler(routes)
@@ -110,5 +110,5 @@ export async function render(input: RenderInput): Promise<RenderResult> {
     `<script nonce="${input.nonce}">window.${BOOT_DATA_GLOBAL}=${boot};` +
     `window.__staticRouterHydrationData=${serializeForScript(hydration)};</script>`
 
-  return { kind: 'page', status: context.statusCode, head, html, scripts, modules: modulesOf(context.matches) }
+  return { kind: 'page', status: context.statusCode, head, html, scripts, modules: modulesOf(context.matches), headers: headersOf(context.matches) }
 }

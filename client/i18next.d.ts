@@ -2,6 +2,7 @@ import 'i18next'
 import type auth from '../locales/en/auth.json'
 import type catalogue from '../locales/en/catalogue.json'
 import type common from '../locales/en/common.json'
+import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
 import type profile from '../locales/en/profile.json'
@@ -18,6 +19,7 @@ declare module 'i18next' {
       catalogue: typeof catalogue
       auth: typeof auth
       profile: typeof profile
+      files: typeof files
     }
   }
 }

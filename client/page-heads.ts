@@ -105,3 +105,9 @@ export const errorRouteHead: HeadBuilder = () => null
 export const privateHead =
   (title: string): HeadBuilder =>
   () => ({ title, noindex: true })
+
+/** Issue 12: the drive's public page. */
+export const filesHead: HeadBuilder = ({ t }) => ({ title: 'Files', description: t('files:meta.description') })
+
+/** A share link's page is someone's private file: never indexed (the BFF also sends X-Robots-Tag). */
+export const sharedLinkHead: HeadBuilder = () => ({ title: 'Shared with you', noindex: true })

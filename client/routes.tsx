@@ -3,8 +3,8 @@ import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
-import { page } from './lib/namespaces.ts'
-import { errorRouteHead, homeHead, legalHead, listingHead, privateHead, programHead } from './page-heads.ts'
+import { page, type RouteHandle } from './lib/namespaces.ts'
+import { errorRouteHead, filesHead, homeHead, legalHead, listingHead, privateHead, programHead, sharedLinkHead } from './page-heads.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
 
 /** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
@@ -44,6 +44,11 @@ function notFoundLoader({ request }: LoaderFunctionArgs): never {
 /** An account page: the `auth` namespace and an English, unindexed title. */
 function accountPage(path: string, title: string, load: () => Promise<Record<string, unknown>>, module: string, ns: Parameters<typeof page>[0] = ['auth']): RouteObject {
   return { path, ErrorBoundary: PageErrorBoundary, ...page(ns, module, load, privateHead(title)) }
+}
+
+/** A page's route with response headers of its own for the server render. */
+function withHeaders<T extends { handle: RouteHandle }>(route: T, headers: Record<string, string>): T {
+  return { ...route, handle: { ...route.handle, headers } }
 }
 
 const emailPages = () => import('./pages/auth/email-verification.tsx')
@@ -86,6 +91,8 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
               ...catalogueRoutes(),
+              // Issue 12: what the drive is, for visitors; a signed-in user goes to /@/files (its twin).
+              { path: 'files', ErrorBoundary: PageErrorBoundary, ...page(['files'], 'client/pages/files/files-intro.tsx', () => import('./pages/files/files-intro.tsx'), filesHead) },
               accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage })), 'client/pages/auth/email-verification.tsx'),
             ],
           },
@@ -117,6 +124,18 @@ export const routes: RouteObject[] = [
           accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
           accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
+          // Spec §2: a shared link's page uses no layout, skips the check and does not poll the
+          // version (client/lib/version-watch.ts). Issue 12: it leaks no link through Referer and is
+          // never indexed; its content depends on a revocable link, so no cache keeps it.
+          {
+            path: 'sharing/:link',
+            ErrorBoundary: PageErrorBoundary,
+            ...withHeaders(page(['files'], 'client/pages/files/shared-link.tsx', () => import('./pages/files/shared-link.tsx'), sharedLinkHead), {
+              'referrer-policy': 'no-referrer',
+              'x-robots-tag': 'noindex',
+              'cache-control': 'no-store',
+            }),
+          },
           // Spec §2: terms, privacy and cookie pages use no layout.
           { path: 'terms', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.TermsPage })), legalHead('Terms of service')) },
           { path: 'privacy', ErrorBoundary: PageErrorBoundary, ...page(['legal'], 'client/pages/legal.tsx', () => import('./pages/legal.tsx').then((m) => ({ Component: m.PrivacyPage })), legalHead('Privacy policy')) },
@@ -139,6 +158,8 @@ export const routes: RouteObject[] = [
               { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
               accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']),
               ...signedInCatalogueRoutes(),
+              // Issue 12: the drive; spec §2 names this route '@-files'.
+              { ...accountPage('@/files', 'My files', () => import('./pages/files/drive.tsx'), 'client/pages/files/drive.tsx', ['files']), id: '@-files' },
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
             ],
           },

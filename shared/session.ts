@@ -34,8 +34,8 @@ export function protectedRedirect(state: SessionState): string | null {
   }
 }
 
-/** Public catalogue pages with a signed-in twin under /@ (issue 5). */
-const SIGNED_IN_TWINS = [/^\/programs(\/[^/]+)?$/, /^\/category\/[^/]+$/, /^\/developer\/[^/]+$/]
+/** Public pages with a signed-in twin under /@: the catalogue's (issue 5) and the drive's (issue 12). */
+const SIGNED_IN_TWINS = [/^\/programs(\/[^/]+)?$/, /^\/category\/[^/]+$/, /^\/developer\/[^/]+$/, /^\/files$/]
 
 /**
  * Spec §4: on a route that is neither protected nor skips the check, a fully signed-in user is

@@ -71,6 +71,8 @@ export type RenderResult =
       scripts: string
       /** Source paths of the matched page modules (the server preloads their built chunks). */
       modules: string[]
+      /** Response headers the matched routes ask for (a share link's page: no referrer, no index). */
+      headers: Record<string, string>
     }
 
 /** Globals the server writes into the page for hydration. */

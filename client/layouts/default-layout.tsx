@@ -85,6 +85,7 @@ export function DefaultLayout() {
         <BrandLink />
         <nav className="site-nav" aria-label={t('nav.main')}>
           <Link to="/library">{t('nav.library')}</Link>
+          <Link to="/files">{t('nav.files')}</Link>
           <LanguageSwitcher />
           <AccountLinks />
         </nav>

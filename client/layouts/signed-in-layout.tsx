@@ -36,6 +36,7 @@ export function SignedInLayout() {
           <NavLink to="/@/programs" end={false}>
             {t('auth:nav.programs')}
           </NavLink>
+          <NavLink to="/@/files">{t('auth:nav.myFiles')}</NavLink>
           <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
           <span className="signed-in-as">
             <UserAvatar user={user} size={28} />

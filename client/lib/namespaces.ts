@@ -21,6 +21,8 @@ export interface RouteHandle {
   footer?: boolean
   /** Title, description and structured data of the page (client/lib/head.ts). */
   head?: HeadBuilder
+  /** Response headers of the page's server render (issue 12: share links are neither referred nor indexed). */
+  headers?: Record<string, string>
 }
 
 type Lazy = LazyRouteFunction<NonIndexRouteObject>
@@ -39,6 +41,11 @@ export function page(ns: readonly Namespace[], module: string, load: Lazy, head?
 /** The page modules of a set of matched routes. */
 export function modulesOf(matches: ReadonlyArray<{ route: { handle?: unknown } }>): string[] {
   return matches.flatMap((match) => (match.route.handle as RouteHandle | undefined)?.module ?? [])
+}
+
+/** The response headers a set of matched routes asks for; a deeper route wins. */
+export function headersOf(matches: ReadonlyArray<{ route: { handle?: unknown } }>): Record<string, string> {
+  return Object.assign({}, ...matches.map((match) => (match.route.handle as RouteHandle | undefined)?.headers ?? {})) as Record<string, string>
 }
 
 /** The namespaces a set of matched routes needs, `common` first. */

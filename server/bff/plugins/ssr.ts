@@ -179,6 +179,7 @@ interface RenderedPage {
   /** The page with `placeholder` where each response's nonce goes. */
   html: string
   placeholder: string
+  headers: Record<string, string>
 }
 
 export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
@@ -201,6 +202,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         reply.header('vary', 'Cookie, Accept-Language')
         reply.header('content-language', locale)
         reply.header('cache-control', 'no-cache')
+        reply.headers(cached.headers)
         return reply.code(cached.status).type('text/html; charset=utf-8').send(cached.html.replaceAll(cached.placeholder, nonce))
       }
     }
@@ -259,16 +261,19 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
     }
     if (result.kind === 'redirect') return reply.redirect(result.location, result.status)
+    // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
+    // a page that asks for no-store is not kept by the page cache either.
+    reply.headers(result.headers)
     const html = template
       // Function replacements: a "$&" in page content must stay literal.
       .replace('<!--app-lang-->', () => locale)
       .replace('<!--app-head-->', () => result.head + renderer.preloadLinks(result.modules))
       .replace('<!--app-html-->', () => result.html)
       .replace('<!--app-scripts-->', () => result.scripts)
-    if (!opts.dev && result.status === 200 && isAnonymous(request)) {
+    if (!opts.dev && result.status === 200 && isAnonymous(request) && !result.headers['cache-control']?.includes('no-store')) {
       // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
       const placeholder = randomBytes(16).toString('hex')
-      const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder }
+      const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder, headers: result.headers }
       pageCache.put(cacheKey, page)
     }
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)

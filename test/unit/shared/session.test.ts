@@ -22,7 +22,10 @@ t.test('a signed-in user on a public page goes to its twin, else to /@', async (
   t.equal(signedInHome('/programs'), '/@/programs')
   t.equal(signedInHome('/category/3d', '?sort=nameAsc'), '/@/category/3d?sort=nameAsc')
   t.equal(signedInHome('/developer/adobe/'), '/@/developer/adobe')
-  for (const path of ['/', '/library', '/publisher/x', '/license-type/freeware', '/welcome', '/programs/a/b']) t.equal(signedInHome(path, '?q=1'), '/@', path)
+  // Issue 12: the drive's public page has the drive itself as its twin.
+  t.equal(signedInHome('/files'), '/@/files')
+  t.equal(signedInHome('/files/'), '/@/files')
+  for (const path of ['/', '/library', '/publisher/x', '/license-type/freeware', '/welcome', '/programs/a/b', '/files/x', '/sharing/abc']) t.equal(signedInHome(path, '?q=1'), '/@', path)
 })
 
 t.test('terms: asked until accepted, and never again after', async (t) => {

@@ -1,0 +1,92 @@
+import { FILES_IGNORED_FOLDER_NAME } from '../../../shared/constants.ts'
+
+// What the drive's pages read from the API (docs/API.md, issue 12) and the small helpers the
+// drive and a share link's page both use. Shapes are the API's; ids are opaque strings.
+
+export interface DriveItem {
+  id: string
+  type: 'file' | 'folder'
+  name: string
+  size: number
+  mimeType: string | null
+  updatedAt: string
+}
+
+export interface TrashEntry extends DriveItem {
+  trashedAt: string
+  purgeAt: string
+  originalParentId: string | null
+}
+
+export interface FolderInfo {
+  id: string | null
+  name: string
+  parentId: string | null
+  path: Array<{ id: string; name: string }>
+}
+
+export interface Usage {
+  used: number
+  quota: number
+}
+
+export interface FolderListing {
+  folder: FolderInfo
+  items: DriveItem[]
+  usage: Usage
+}
+
+export interface ShareSummary {
+  id: string
+  link: string
+  url: string
+  itemId: string
+  itemName: string
+  itemType: 'file' | 'folder'
+  hasPassword: boolean
+  allowDownload: boolean
+  expiresAt: string | null
+  createdAt: string
+  views: number
+  state: string
+}
+
+/** GET /api/sharing/{link}: the link's own facts, then a folder's listing or the file. */
+export interface SharedView {
+  share: { name: string; type: 'file' | 'folder'; allowDownload: boolean; expiresAt: string | null; hasPassword: boolean }
+  folder?: { id: string | null; name: string; path?: Array<{ id: string; name: string }> } | null
+  items?: DriveItem[]
+  item?: DriveItem
+}
+
+/** Types we show ourselves: images as <img>; everything else is downloaded, never rendered on our origin. */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+
+export function previewKind(item: Pick<DriveItem, 'type' | 'mimeType'>): 'image' | 'pdf' | null {
+  if (item.type !== 'file' || !item.mimeType) return null
+  if (IMAGE_TYPES.has(item.mimeType)) return 'image'
+  return item.mimeType === 'application/pdf' ? 'pdf' : null
+}
+
+/** Spec §9: a path with a `$RECYCLE.BIN` segment (any letter case) is never uploaded. */
+export function isIgnoredPath(path: string): boolean {
+  const ignored = FILES_IGNORED_FOLDER_NAME.toLowerCase()
+  return path.split('/').some((segment) => segment.trim().toLowerCase() === ignored)
+}
+
+const UNITS = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const
+
+/** "1.5 GB" in the page's language (Intl names the units, so nothing to translate). */
+export function formatBytes(bytes: number, locale: string): string {
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024
+    unit += 1
+  }
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: UNITS[unit], unitDisplay: 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)
+}
+
+export function formatDate(iso: string, locale: string, withTime = true): string {
+  return new Intl.DateTimeFormat(locale, withTime ? { dateStyle: 'medium', timeStyle: 'short' } : { dateStyle: 'medium' }).format(new Date(iso))
+}
