@@ -66,6 +66,10 @@ const SAME_AS_ENGLISH = new Set([
   'de:catalogue:organisation.website',
   'cs:catalogue:program.licenseType',
   'email:footer', // the operator's name, a dash and the tagline are set per language below
+  // The drive (issue 12): a progress figure is a number and a sign in every language; "Name" is German too.
+  'files:upload.progress',
+  'files:upload.status.uploading',
+  'de:files:list.name',
 ])
 
 for (const ns of [...NAMESPACES, ...SERVER_NAMESPACES]) {
