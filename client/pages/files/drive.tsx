@@ -306,9 +306,12 @@ function FilesView({ listing }: { listing: FolderListing }) {
 
   return (
     <>
-      <nav aria-label={t('files:breadcrumbs')} className="breadcrumbs">
+      {/* At the top of the drive the page's heading already says where one is. */}
+      <nav aria-label={t('files:breadcrumbs')} className="breadcrumbs" hidden={!folder.id}>
         <ol>
-          <li>{folder.id ? <Link to="/@/files">{t('files:root')}</Link> : <span aria-current="page">{t('files:root')}</span>}</li>
+          <li>
+            <Link to="/@/files">{t('files:root')}</Link>
+          </li>
           {folder.path.map((crumb, index) =>
             index === folder.path.length - 1 ? (
               <li key={crumb.id}>

@@ -84,7 +84,7 @@ export function formatBytes(bytes: number, locale: string): string {
     value /= 1024
     unit += 1
   }
-  return new Intl.NumberFormat(locale, { style: 'unit', unit: UNITS[unit], unitDisplay: 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)
+  return new Intl.NumberFormat(locale, { style: 'unit', unit: UNITS[unit], unitDisplay: unit === 0 ? 'long' : 'short', maximumFractionDigits: unit === 0 ? 0 : 1 }).format(value)
 }
 
 export function formatDate(iso: string, locale: string, withTime = true): string {
