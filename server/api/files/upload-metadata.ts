@@ -5,7 +5,7 @@ import type { UploadTarget } from './repository.ts'
 // What a resumable upload's Upload-Metadata says about where its file goes (issue 12): `filename`
 // (required), `parentId` (a folder of the user; the root without it) and `relativePath` (a folder
 // upload: the file's path inside the dropped folder, as a browser's webkitRelativePath gives it,
-// "photos/2024/a.jpg" — the folders before the last segment are made at the finish). Other keys
+// "photos/2024/a.jpg" — the folders before the file's name are made at the finish). Other keys
 // (tus clients add `filetype` and the like) are kept for HEAD and otherwise ignored.
 
 /** Longest relativePath, in characters: deep enough for any real folder tree. */
@@ -39,8 +39,9 @@ export function uploadTarget(metadata: Record<string, string | null>): UploadTar
     throw new FilesNameInvalid(input === filename ? checked.message : `The relativePath "${relativePath}" has a folder name that cannot be used. ${checked.message}`)
   }
   const name = check(filename)
-  // The last segment is the file itself (its name is `filename`); the ones before are folders.
-  const folders = segments.slice(0, -1).map(check)
-  if (segments.length > 0) check(segments.at(-1)!)
+  const folders = segments.map(check)
+  // The last segment is normally the file itself (webkitRelativePath ends with the file's name); a
+  // client that sends the folders alone is understood too.
+  if (folders.at(-1) === name) folders.pop()
   return { name, parentId: value(metadata, 'parentId'), folders, sink }
 }

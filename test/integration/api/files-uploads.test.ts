@@ -356,14 +356,17 @@ t.test('a folder upload makes its folders once, even for files finishing at once
     await fetch(`${stack.apiUrl}/api/files/folders`, { method: 'POST', headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Box' }) })
   ).json()) as FileItem
   await upload(who, Buffer.from('x'), { filename: 'x.txt', parentId: box.id, relativePath: 'Trip/x.txt' })
-  t.same((await list(who, box.id)).items.map((item) => item.name), ['Trip'], 'under parentId')
+  await upload(who, Buffer.from('y'), { filename: 'y.txt', parentId: box.id, relativePath: 'TRIP' })
+  const inBox = (await list(who, box.id)).items
+  t.same(inBox.map((item) => item.name), ['Trip'], 'under parentId')
+  t.same((await list(who, inBox[0]!.id)).items.map((item) => item.name), ['x.txt', 'y.txt'], 'a path of the folders alone is understood too')
 
   const usedBefore = (await list(who)).usage.used
   const sinks: Array<Record<string, string>> = [
     { filename: '$RECYCLE.BIN' },
     { filename: 'desktop.ini', relativePath: '$Recycle.Bin/desktop.ini' },
     { filename: 'old.doc', relativePath: 'Trip/$recycle.bin/S-1-5-21/old.doc' },
-    { filename: 'y.txt', relativePath: 'Disk/Deep/$RECYCLE.bin/y.txt' },
+    { filename: 'ghost.txt', relativePath: 'Disk/Deep/$RECYCLE.bin/ghost.txt' },
   ]
   for (const fields of sinks) {
     const bytes = randomBytes(1_000)
@@ -378,7 +381,7 @@ t.test('a folder upload makes its folders once, even for files finishing at once
   t.same((await list(who)).items.map((item) => item.name), ['Box', 'Trip'], 'nothing made')
   t.same(trip.items.length, (await list(who, root[0]!.id)).items.length)
   const all = await stack.db.query<{ name: string }>('SELECT name FROM api.file_items WHERE user_id = $1', [who.userId])
-  t.notOk(all.rows.some((row) => /recycle|desktop\.ini|old\.doc|y\.txt|disk/i.test(row.name)), 'not even a hidden row')
+  t.notOk(all.rows.some((row) => /recycle|desktop\.ini|old\.doc|ghost|disk/i.test(row.name)), 'not even a hidden row')
   t.same(tempFiles(), [], 'no bytes stored')
 })
 
