@@ -206,7 +206,7 @@ export class FilesRepository {
   }
 
   /** A transaction holding the user's drive lock. */
-  locked<T>(userId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  private locked<T>(userId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_NAMESPACE, userId])
       return work(tx)
