@@ -28,6 +28,8 @@ import { sessionGuard } from './session-guard.ts'
 import filesRoutes from './files/routes.ts'
 import { FilesRepository } from './files/repository.ts'
 import { DiskStorage, type FileStorage } from './files/storage.ts'
+import uploadRoutes from './files/upload-routes.ts'
+import type { LockTimings } from './files/upload-locker.ts'
 
 export interface ApiOptions {
   config: Config
@@ -45,6 +47,8 @@ export interface ApiOptions {
   now?: () => number
   /** Where the drive's bytes live; a directory under DATA_DIR/files by default. */
   fileStorage?: FileStorage
+  /** The resumable uploads' lock leases and waits (tests shorten them); upload-locker.ts's defaults otherwise. */
+  uploadLockTimings?: LockTimings
 }
 
 declare module 'fastify' {
@@ -170,6 +174,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(userRoutes, { guard, signInMethods: core.signInMethods, deletions })
   await app.register(avatarRoutes)
   await app.register(filesRoutes, { guard, files })
+  await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined

@@ -4,10 +4,14 @@ import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 
+/** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
+const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
+/** And its answer headers; Location is the same-origin path the browser continues at. */
+const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-expires', 'location'] as const
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
-const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent'] as const
+const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent', ...TUS_REQUEST_HEADERS] as const
 /** Response headers the browser may see. The API's Set-Cookie never reaches it. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-range', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary'] as const
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-range', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary', ...TUS_RESPONSE_HEADERS] as const
 /** And of a streamed answer, whose length and ranges are the upstream's own. */
 const FORWARDED_STREAM_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-length', 'accept-ranges'] as const
 
@@ -73,10 +77,7 @@ async function relayStream(request: FastifyRequest, reply: FastifyReply, respons
     response.body.resume()
     throw serverError(request, response)
   }
-  for (const name of FORWARDED_STREAM_HEADERS) {
-    const value = response.headers[name]
-    if (value !== undefined) reply.header(name, value)
-  }
+  for (const name of FORWARDED_STREAM_HEADERS) forwardHeader(reply, name, response.headers[name])
   sandboxLike(reply, response.headers['content-security-policy'])
   reply.code(response.status)
   if (response.status === 204 || response.status === 304 || request.method === 'HEAD') {
@@ -84,6 +85,13 @@ async function relayStream(request: FastifyRequest, reply: FastifyReply, respons
     return reply.send()
   }
   return reply.send(response.body)
+}
+
+function forwardHeader(reply: FastifyReply, name: string, value: string | string[] | undefined): void {
+  if (value === undefined) return
+  // Only a path of ours (a tus upload's URL): never a redirect to another site through our origin.
+  if (name === 'location' && (typeof value !== 'string' || safeApiPath(value) === null)) return
+  reply.header(name, value)
 }
 
 /** User content the API marks `sandbox` keeps it here too, on top of the BFF's own strict policy. */
@@ -104,10 +112,7 @@ function serverError(request: FastifyRequest, response: { status: number; header
 /** Answers with the product API's answer: its status, body and the headers a browser may see; a 5xx as the BFF's own error. */
 export function relayUpstream(request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse): FastifyReply {
   if (response.status >= 500) throw serverError(request, response)
-  for (const name of FORWARDED_RESPONSE_HEADERS) {
-    const value = response.headers[name]
-    if (value !== undefined) reply.header(name, value)
-  }
+  for (const name of FORWARDED_RESPONSE_HEADERS) forwardHeader(reply, name, response.headers[name])
   reply.code(response.status)
   if (response.status === 204 || response.status === 304 || request.method === 'HEAD') return reply.send()
   return reply.send(response.body)
