@@ -26,6 +26,7 @@ import { setDisabled } from './users-repository.ts'
 import { AccountDeletions, deletionReasons } from './account-deletions.ts'
 import { sessionGuard } from './session-guard.ts'
 import filesRoutes from './files/routes.ts'
+import { installBodyDeadline } from '../http/body-deadline.ts'
 import { FilesRepository } from './files/repository.ts'
 import { DiskStorage, type FileStorage } from './files/storage.ts'
 import uploadRoutes from './files/upload-routes.ts'
@@ -92,15 +93,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler('API'),
     genReqId: requestIdFromUpstream,
     bodyLimit: 1024 * 1024,
-    requestTimeout: 30_000,
+    // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
+    requestTimeout: 0,
+    connectionTimeout: 60_000,
     return503OnClosing: true,
     trustProxy: false,
     schemaErrorFormatter,
   }).withTypeProvider<TypeBoxTypeProvider>()
+  app.server.headersTimeout = 10_000
 
   app.decorate('db', db)
   app.decorate('catalogue', new CatalogueIndex(db))
   installRequestBasics(app, 'API', ApiNotFound)
+  installBodyDeadline(app, 'API')
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
     status: 'ok' as const,

@@ -9,6 +9,7 @@ import { projectRoot } from '../build-info.ts'
 import { authCoreUrlOf, outsideOrigins, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
+import { installBodyDeadline } from '../http/body-deadline.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { newRequestId } from '../http/request-id.ts'
@@ -60,8 +61,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
     bodyLimit: 1024 * 1024,
-    // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes.
-    requestTimeout: 30_000,
+    // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
+    // body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
+    requestTimeout: 0,
     connectionTimeout: 60_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
@@ -69,6 +71,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   app.server.headersTimeout = 10_000
 
   installRequestBasics(app, 'BFF', BffNotFound)
+  installBodyDeadline(app, 'BFF')
 
   await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
   await app.register(cookie)
@@ -98,7 +101,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
-  await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin })
+  await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
   await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config) })
   return app
 }

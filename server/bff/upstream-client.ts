@@ -7,6 +7,8 @@ export interface UpstreamTimeouts {
   connectTimeoutMs: number
   headersTimeoutMs: number
   bodyTimeoutMs: number
+  /** The wait for an answer once a streamed request body has all gone; STREAMED_BODY_ANSWER_MS by default. */
+  streamedAnswerMs?: number
 }
 
 export interface UpstreamRequest {
@@ -31,6 +33,9 @@ export interface UpstreamStream {
   body: Readable
 }
 
+/** How long the API may take to answer once a streamed request body has all gone (finishing an upload). */
+export const STREAMED_BODY_ANSWER_MS = 120_000
+
 /** Largest upstream body the BFF buffers; the API's JSON answers are far smaller. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -44,7 +49,7 @@ export class UpstreamClient {
 
   constructor(
     readonly origin: string,
-    timeouts: UpstreamTimeouts,
+    private readonly timeouts: UpstreamTimeouts,
     connections = 64,
   ) {
     this.pool = new Pool(origin, {
@@ -68,17 +73,37 @@ export class UpstreamClient {
    * while the body streams ends the stream (the reply is cut, as a proxy's must be).
    */
   async stream(req: UpstreamRequest): Promise<UpstreamStream> {
+    // undici's headers timeout runs while a request body is still being sent, which would cut an
+    // upload that takes longer than it (issue 12: a tus PATCH on a slow line). For a streamed body
+    // the wait for the answer starts once its last byte has gone: our own timer, the same length
+    // at least, and longer for what finishing an upload may take (a copy on S3).
+    const streamed = req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body)
+    let headersTimer: NodeJS.Timeout | undefined
+    let signal = req.signal
+    if (streamed) {
+      const controller = new AbortController()
+      const abort = (reason: unknown) => controller.abort(reason)
+      req.signal?.addEventListener('abort', () => abort(req.signal?.reason), { once: true })
+      ;(req.body as Readable).once('end', () => {
+        headersTimer = setTimeout(() => abort(new undiciErrors.HeadersTimeoutError()), this.timeouts.streamedAnswerMs ?? Math.max(this.timeouts.headersTimeoutMs, STREAMED_BODY_ANSWER_MS))
+        headersTimer.unref()
+      })
+      signal = controller.signal
+    }
     try {
       const response = await this.pool.request({
         method: req.method as 'GET',
         path: req.path,
         headers: req.headers ?? {},
         body: req.body ?? null,
-        signal: req.signal ?? null,
+        signal: signal ?? null,
+        ...(streamed ? { headersTimeout: 0 } : {}),
       })
       return { status: response.statusCode, headers: response.headers, body: response.body }
     } catch (error) {
-      throw mapUpstreamError(error)
+      throw mapUpstreamError(signal?.aborted && signal.reason instanceof undiciErrors.HeadersTimeoutError ? signal.reason : error)
+    } finally {
+      clearTimeout(headersTimer)
     }
   }
 

@@ -164,6 +164,8 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
 
   const preHandler = guard.authenticate('complete')
   const Id = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['id'] } as const
-  app.route({ method: ['POST', 'OPTIONS'], url: UPLOADS_PATH, preHandler, handler: handle })
-  app.route({ method: ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'], url: `${UPLOADS_PATH}/:id`, preHandler, schema: { params: Id }, handler: handle })
+  // Bytes may take minutes to arrive (a slow line): no body deadline, the idle timeout still holds.
+  const config = { longBody: true }
+  app.route({ method: ['POST', 'OPTIONS'], url: UPLOADS_PATH, preHandler, config, handler: handle })
+  app.route({ method: ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'], url: `${UPLOADS_PATH}/:id`, preHandler, config, schema: { params: Id }, handler: handle })
 }

@@ -8,6 +8,10 @@ import { assertSameOriginWrite } from '../csrf.ts'
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
 /** And its answer headers; Location is the same-origin path the browser continues at. */
 const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-expires', 'location'] as const
+const UPLOADS_PATH = '/api/files/uploads'
+/** Upload requests may come this many times as often as other calls. */
+export const UPLOAD_RATE_FACTOR = 10
+
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent', ...TUS_REQUEST_HEADERS] as const
 /** Response headers the browser may see. The API's Set-Cookie never reaches it. */
@@ -119,7 +123,7 @@ export function relayUpstream(request: FastifyRequest, reply: FastifyReply, resp
 }
 
 /** /api/* → the product API, with the anti-forgery check on every write; bodies stream both ways. */
-export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string }): Promise<void> {
+export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; rateLimitMax: number }): Promise<void> {
   // Bodies are not read here: they stream to the API, whose routes set their own limits.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
@@ -132,4 +136,9 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
     }
   })
   app.all('/api/*', (request, reply) => proxy(app, request, reply))
+  // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
+  // a folder of many small files is two requests a file, so they count apart from other calls,
+  // with ten times the allowance.
+  const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax * UPLOAD_RATE_FACTOR, timeWindow: 60_000 } }
+  for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads }, (request, reply) => proxy(app, request, reply))
 }

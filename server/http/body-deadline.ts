@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify'
+import { errorBody } from './errors.ts'
+
+// How long a request's body may take to arrive (SECURITY.md "Load, faults and shutdown"). Node's
+// `requestTimeout` would do it, but for every request alike: a resumable upload's PATCH (issue 12)
+// may rightly take many minutes on a slow line, so the servers turn that off and use this
+// instead — the same deadline for every route but those whose config says `longBody`. Those still
+// have the idle timeout (a body that stops flowing is cut) and Node's headers timeout (a client
+// that never finishes its headers is disconnected), and the tus protocol keeps what arrived.
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The request's body may take longer than the body deadline (a tus PATCH of a big file). */
+    longBody?: boolean
+  }
+}
+
+/** The deadline of an ordinary request's body, from its headers (what `requestTimeout` was). */
+export const BODY_DEADLINE_MS = 30_000
+
+/**
+ * Answers 408 `<prefix>_REQUEST_TIMEOUT` and closes the connection when a request's body has not
+ * fully arrived `ms` after its headers, unless its route says `longBody`.
+ */
+export function installBodyDeadline(app: FastifyInstance, prefix: string, ms = BODY_DEADLINE_MS): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config?.longBody || request.raw.complete) return done()
+    const timer = setTimeout(() => {
+      if (request.raw.complete || reply.raw.writableEnded) return
+      request.log.info({ event: 'body-deadline', ms }, 'a request body did not arrive in time')
+      const socket = request.raw.socket
+      if (reply.raw.headersSent) {
+        socket.destroy()
+        return
+      }
+      const body = JSON.stringify(errorBody(408, `${prefix}_REQUEST_TIMEOUT`, 'The request took too long to arrive. Please try again.', request.id))
+      reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': request.id })
+      reply.raw.end(body, () => socket.destroy())
+    }, ms)
+    timer.unref()
+    reply.raw.once('close', () => clearTimeout(timer))
+    done()
+  })
+}
