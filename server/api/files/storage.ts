@@ -156,7 +156,11 @@ export class DiskStorage implements FileStorage {
     let handle: fs.FileHandle
     try {
       // 'wx' when starting (two starts cannot both win), 'r+' when continuing (it must exist).
-      handle = await fs.open(file, offset === 0 ? 'wx' : 'r+', 0o600)
+      // An upload made before its first byte exists empty: offset 0 continues it (size checked below).
+      handle = await fs.open(file, offset === 0 ? 'wx' : 'r+', 0o600).catch((error: unknown) => {
+        if (offset === 0 && (error as NodeJS.ErrnoException).code === 'EEXIST') return fs.open(file, 'r+')
+        throw error
+      })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EEXIST' || isMissing(error)) {
