@@ -468,6 +468,8 @@ export class FilesRepository {
       await this.storage.discard(tempKey)
       report.tempRemoved += 1
     }
+    // S3: multipart uploads a crash left open (stored, billed, never seen).
+    report.tempRemoved += (await this.storage.sweepIncomplete?.(staleBefore)) ?? 0
 
     // An object appears only after its row; one without a row is left from a deletion cut short.
     // The age margin keeps this safe should a later writer commit before it writes its row.

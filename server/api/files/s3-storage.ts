@@ -149,12 +149,14 @@ export function planParts(segments: ReadonlyArray<Pick<Segment, 'size'> & Partia
 
 export class S3Storage implements FileStorage {
   private readonly client: S3Client
+  private readonly url: string
   private readonly bucket: string
   private readonly prefix: string
   /** Learnt from the server's first refusal (s3rver has no UploadPartCopy): stream the parts instead. */
   private partCopyUnsupported = false
 
   constructor(options: S3StorageOptions) {
+    this.url = options.url
     this.bucket = options.bucket
     const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '')
     this.prefix = prefix === '' ? '' : `${prefix}/`
@@ -164,6 +166,8 @@ export class S3Storage implements FileStorage {
       credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
       // Bucket in the path: what every S3-compatible server understands, and no DNS per bucket.
       forcePathStyle: true,
+      // A server that does not answer fails the start (or the readiness probe) soon, not after minutes.
+      requestHandler: { connectionTimeout: 5_000 },
       // By default the SDK sends streamed bodies aws-chunked with a trailing checksum; servers that
       // do not speak it (s3rver, some others) store the chunk framing inside the object.
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -193,9 +197,15 @@ export class S3Storage implements FileStorage {
     return `${this.prefix}objects/${key.slice(0, 2)}/${key}`
   }
 
-  /** Start-up check: the bucket answers to these credentials. Throws with the server's reason. */
-  async checkBucket(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
+  /** The bucket answers to these credentials (at start, and for /readyz); else why not, never the secret. */
+  async check(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
+    } catch (error) {
+      const status = statusOf(error)
+      const reason = status === 403 ? 'access denied (check S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY)' : status === 404 ? 'no such bucket' : `${errorName(error) ?? 'error'}: ${(error as Error).message}`
+      throw new Error(`The S3 bucket "${this.bucket}" at ${this.url} cannot be used: ${reason}`, { cause: error })
+    }
   }
 
   /** Closes the client's idle connections. */
@@ -246,13 +256,14 @@ export class S3Storage implements FileStorage {
    * Upload is ended cleanly) and the failure returned for the caller to judge; without it, the
    * upload is abandoned and nothing appears. A storage failure writes nothing and throws.
    */
-  private async writeSegment(name: string, body: Readable, maxBytes: number, keepPrefix: boolean): Promise<{ size: number; failure: unknown }> {
+  private async writeSegment(name: string, body: Readable, maxBytes: number | undefined, keepPrefix: boolean): Promise<{ size: number; failure: unknown }> {
     const sink = new PassThrough()
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key: name, Body: sink, ContentType: 'application/octet-stream' },
-      // Big enough for S3's 10,000 parts to hold maxBytes, small enough that memory stays modest.
-      partSize: Math.min(Math.max(UPLOAD_PART_BYTES, Math.ceil(maxBytes / MAX_PARTS)), MAX_UPLOAD_PART_BYTES),
+      // 8 MiB unless S3's 10,000 parts need more to hold maxBytes (over 78 GiB), and never so much
+      // that memory is not modest; no limit: 8 MiB (objects up to 78 GiB).
+      partSize: maxBytes === undefined ? UPLOAD_PART_BYTES : Math.min(Math.max(UPLOAD_PART_BYTES, Math.ceil(maxBytes / MAX_PARTS)), MAX_UPLOAD_PART_BYTES),
       queueSize: UPLOAD_QUEUE_SIZE,
     })
     const uploaded = upload.done()
@@ -266,7 +277,7 @@ export class S3Storage implements FileStorage {
     try {
       for await (const chunk of body) {
         const bytes: Buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
-        if (size + bytes.length > maxBytes) {
+        if (maxBytes !== undefined && size + bytes.length > maxBytes) {
           failure = new ObjectTooLargeError(maxBytes)
           break
         }
@@ -292,12 +303,11 @@ export class S3Storage implements FileStorage {
 
   async put(tempKey: string, body: Readable, options: { maxBytes?: number } = {}): Promise<{ size: number }> {
     // One segment, whole or nothing: on any failure the upload is abandoned before it completes.
-    const { size } = await this.writeSegment(this.segmentName(tempKey, 0), body, options.maxBytes ?? Number.MAX_SAFE_INTEGER, false)
+    const { size } = await this.writeSegment(this.segmentName(tempKey, 0), body, options.maxBytes, false)
     return { size }
   }
 
   async append(tempKey: string, offset: number, body: Readable, options: { maxBytes?: number } = {}): Promise<{ size: number }> {
-    const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER
     // S3 cannot append or refuse a write on a condition every server knows, so the check and the
     // write are two steps: the caller holds the upload's lock (tus), as it must on disk too.
     const actual = (await this.segments(tempKey))?.size ?? null
@@ -305,11 +315,12 @@ export class S3Storage implements FileStorage {
       body.destroy()
       throw new OffsetMismatchError(offset, actual ?? 0)
     }
-    const { size, failure } = await this.writeSegment(this.segmentName(tempKey, offset), body, Math.max(0, maxBytes - offset), true)
+    const { size, failure } = await this.writeSegment(this.segmentName(tempKey, offset), body, options.maxBytes === undefined ? undefined : Math.max(0, options.maxBytes - offset), true)
     // An empty segment says nothing, except at 0 where it makes the (empty) temporary object exist.
     if (size === 0 && offset > 0) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.segmentName(tempKey, offset) }))
     // A body cut off keeps what arrived; anything else is the caller's to hear about.
-    if (failure !== undefined && (failure instanceof ObjectTooLargeError || !isBodyFailure(failure))) throw failure
+    if (failure instanceof ObjectTooLargeError) throw new ObjectTooLargeError(options.maxBytes ?? failure.maxBytes)
+    if (failure !== undefined && !isBodyFailure(failure)) throw failure
     return { size: offset + size }
   }
 

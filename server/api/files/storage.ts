@@ -74,6 +74,12 @@ export interface FileStorage {
   listTemp(before: Date): AsyncIterable<string>
   /** Every final object, with when it was written (objects whose row is gone, for the sweep). */
   listObjects(): AsyncIterable<{ key: string; modifiedAt: Date }>
+  /** A store behind a network (S3): throws, saying why, when it cannot be used. Checked at start and by /readyz. */
+  check?(): Promise<void>
+  /** Clears writes a crash left half-way inside the store itself (S3 multipart uploads) begun before `before`; how many. */
+  sweepIncomplete?(before: Date): Promise<number>
+  /** Lets go of connections when the API stops. */
+  close?(): void
 }
 
 const KEY = /^[0-9a-f]{32}$/
