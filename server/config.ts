@@ -56,7 +56,21 @@ export interface Config {
   /** Support (issue 11): chat links and the outside scripts, each off while unset. */
   support: SupportConfig
   /** The drive (issue 12): bytes each user may keep (the trash included), and the largest file. */
-  files: { quotaBytes: number; maxFileBytes: number }
+  files: { quotaBytes: number; maxFileBytes: number; s3: S3Config | undefined }
+}
+
+/** The drive's bytes in an S3-compatible bucket (S3_*); unset: a directory under DATA_DIR/files. */
+export interface S3Config {
+  /** S3_URL: the endpoint, e.g. https://s3.eu-central-1.amazonaws.com or http://127.0.0.1:9000. */
+  url: string
+  bucket: string
+  /** S3_REGION: what requests are signed for; us-east-1 unless set (most other servers ignore it). */
+  region: string
+  accessKeyId: string
+  /** Never logged, never sent to a browser. */
+  secretAccessKey: string
+  /** S3_PREFIX: a folder of the bucket the drive keeps to, so one bucket can serve several things. */
+  prefix: string | undefined
 }
 
 export interface SupportConfig {
@@ -186,6 +200,53 @@ function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
 }
 
+/** S3_URL turns the bucket on; the bucket and the key pair must come with it, and nothing without it. */
+function readS3(r: Reader): S3Config | undefined {
+  const url = r.url('S3_URL', ['http:', 'https:'])
+  const bucket = r.optional('S3_BUCKET')
+  const accessKeyId = r.optional('S3_ACCESS_KEY_ID')
+  const secretAccessKey = r.optional('S3_SECRET_ACCESS_KEY')
+  const region = r.string('S3_REGION', 'us-east-1')
+  const prefix = r.optional('S3_PREFIX')
+  const raw = r.optional('S3_URL')
+  if (raw === undefined) {
+    const stray = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PREFIX'].filter((name) => r.optional(name) !== undefined)
+    if (stray.length > 0) r.problems.push(`S3_URL is required with ${stray.join(', ')} (the S3 endpoint, e.g. https://s3.eu-central-1.amazonaws.com); without it the drive is kept under DATA_DIR/files`)
+    return undefined
+  }
+  if (url === undefined) return undefined
+  let ok = true
+  const parsed = new URL(url)
+  if (parsed.username !== '' || parsed.password !== '') {
+    r.problems.push(`S3_URL must not contain a user name or password (got "${redactUrl(raw)}"); set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY`)
+    ok = false
+  }
+  const missing = [
+    ['S3_BUCKET', bucket],
+    ['S3_ACCESS_KEY_ID', accessKeyId],
+    ['S3_SECRET_ACCESS_KEY', secretAccessKey],
+  ].flatMap(([name, value]) => (value === undefined ? [name] : []))
+  if (missing.length > 0) {
+    r.problems.push(`${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} required when S3_URL is set (the bucket the drive keeps its files in, and the key pair that may read and write it)`)
+    ok = false
+  }
+  if (bucket !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    r.problems.push(`S3_BUCKET must be a bucket name: 3 to 63 lower-case letters, digits, dots and hyphens (got "${bucket}")`)
+    ok = false
+  }
+  if (!/^[a-z0-9-]{1,64}$/.test(region)) {
+    r.problems.push(`S3_REGION must be a region name such as us-east-1 (got "${region}")`)
+    ok = false
+  }
+  // Becomes part of every object name: plain characters only, no way out of the folder.
+  if (prefix !== undefined && (!/^[A-Za-z0-9._/-]{1,200}$/.test(prefix) || prefix.split('/').some((part) => part === '.' || part === '..'))) {
+    r.problems.push(`S3_PREFIX must be a folder name of letters, digits, ".", "_", "-" and "/" (got "${prefix}")`)
+    ok = false
+  }
+  if (!ok || bucket === undefined || accessKeyId === undefined || secretAccessKey === undefined) return undefined
+  return { url, bucket, region, accessKeyId, secretAccessKey, prefix: prefix?.replace(/^\/+|\/+$/g, '') || undefined }
+}
+
 function parseTrustProxy(reader: Reader, value: string | undefined): boolean | string | number {
   if (value === undefined || value === 'false') return false
   if (value === 'true') return true
@@ -250,8 +311,10 @@ export function loadConfig(env: Env = process.env): Config {
     files: {
       quotaBytes: r.integer('FILES_QUOTA_BYTES', FILES_DEFAULT_QUOTA_BYTES, 1, Number.MAX_SAFE_INTEGER),
       maxFileBytes: r.integer('FILES_MAX_FILE_BYTES', FILES_DEFAULT_MAX_FILE_BYTES, 1, Number.MAX_SAFE_INTEGER),
+      s3: undefined,
     },
   }
+  config.files.s3 = readS3(r)
   config.providers.google = r.clientPair('GOOGLE')
   config.providers.github = r.clientPair('GITHUB')
   const oidc = r.clientPair('OIDC')

@@ -28,6 +28,7 @@ import { sessionGuard } from './session-guard.ts'
 import filesRoutes from './files/routes.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
 import { FilesRepository } from './files/repository.ts'
+import { S3Storage } from './files/s3-storage.ts'
 import { DiskStorage, type FileStorage } from './files/storage.ts'
 import uploadRoutes from './files/upload-routes.ts'
 import type { LockTimings } from './files/upload-locker.ts'
@@ -46,7 +47,7 @@ export interface ApiOptions {
   logStream?: NodeJS.WritableStream
   /** The clock of the readiness cache and of the drive (trash age, sweeps); tests move it. Date.now by default. */
   now?: () => number
-  /** Where the drive's bytes live; a directory under DATA_DIR/files by default. */
+  /** Where the drive's bytes live; by default the S3 bucket when S3_URL is set, else a directory under DATA_DIR/files. */
   fileStorage?: FileStorage
   /** The resumable uploads' lock leases and waits (tests shorten them); upload-locker.ts's defaults otherwise. */
   uploadLockTimings?: LockTimings
@@ -82,11 +83,25 @@ function tokenMatches(expected: string, header: string | undefined): boolean {
   return given.length === wanted.length && timingSafeEqual(given, wanted)
 }
 
+/** Where the drive's bytes live: the bucket when S3_URL is set, else a directory under DATA_DIR/files. */
+function fileStorageOf(config: Config): FileStorage {
+  const s3 = config.files.s3
+  return s3 ? new S3Storage(s3) : new DiskStorage(path.join(config.dataDir, 'files'))
+}
+
 /** The product API. Builds the app and applies the `api` schema's migrations; never listens. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const { config, db, buildInfo } = options
   await migrateApiSchema(db)
   await applySeed(db)
+  // Like the database: a bucket that cannot be used at start stops the start, with the reason.
+  const storage = options.fileStorage ?? fileStorageOf(config)
+  try {
+    await storage.check?.()
+  } catch (error) {
+    if (!options.fileStorage) storage.close?.()
+    throw error
+  }
 
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),
@@ -114,11 +129,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const readiness = new ReadinessCache(async () => {
     try {
       await db.query('SELECT 1')
-      return { ok: true }
     } catch (err) {
       app.log.warn({ err }, 'database not reachable')
       return { ok: false, reason: 'the database is unreachable' }
     }
+    try {
+      await storage.check?.()
+    } catch (err) {
+      app.log.warn({ err }, 'file storage not usable')
+      return { ok: false, reason: 'the file storage is unreachable' }
+    }
+    return { ok: true }
   }, options.now)
   app.get('/readyz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ErrorSchema } } }, async () => {
     if (!(await readiness.get()).ok) throw new ApiNotReady()
@@ -166,8 +187,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
   const core = coreAccounts(coreUrl, coreApiKey)
   const clock = options.now ?? Date.now
-  const files = new FilesRepository(db, options.fileStorage ?? new DiskStorage(path.join(config.dataDir, 'files')), config.files, clock, app.log)
+  const files = new FilesRepository(db, storage, config.files, clock, app.log)
   app.decorate('files', files)
+  if (!options.fileStorage) app.addHook('onClose', async () => storage.close?.())
   // Deletions a crash or an unreachable core left unfinished are finished at start, then every minute.
   const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log, (userId) => files.removeAllOf(userId))
   app.addHook('onReady', async () => {

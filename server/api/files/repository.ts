@@ -756,6 +756,8 @@ export class FilesRepository {
       if (temps.length >= 500) await settleTemps()
     }
     if (temps.length > 0) await settleTemps()
+    // S3: multipart uploads a crash left open (stored, billed, never seen).
+    report.tempRemoved += (await this.storage.sweepIncomplete?.(staleBefore)) ?? 0
 
     // An object appears only after its row; one without a row is left from a deletion cut short.
     // The age margin keeps this safe should a later writer commit before it writes its row.

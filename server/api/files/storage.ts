@@ -74,6 +74,12 @@ export interface FileStorage {
   listTemp(before: Date): AsyncIterable<string>
   /** Every final object, with when it was written (objects whose row is gone, for the sweep). */
   listObjects(): AsyncIterable<{ key: string; modifiedAt: Date }>
+  /** A store behind a network (S3): throws, saying why, when it cannot be used. Checked at start and by /readyz. */
+  check?(): Promise<void>
+  /** Clears writes a crash left half-way inside the store itself (S3 multipart uploads) begun before `before`; how many. */
+  sweepIncomplete?(before: Date): Promise<number>
+  /** Lets go of connections when the API stops. */
+  close?(): void
 }
 
 const KEY = /^[0-9a-f]{32}$/
@@ -156,7 +162,11 @@ export class DiskStorage implements FileStorage {
     let handle: fs.FileHandle
     try {
       // 'wx' when starting (two starts cannot both win), 'r+' when continuing (it must exist).
-      handle = await fs.open(file, offset === 0 ? 'wx' : 'r+', 0o600)
+      // An upload made before its first byte exists empty: offset 0 continues it (size checked below).
+      handle = await fs.open(file, offset === 0 ? 'wx' : 'r+', 0o600).catch((error: unknown) => {
+        if (offset === 0 && (error as NodeJS.ErrnoException).code === 'EEXIST') return fs.open(file, 'r+')
+        throw error
+      })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EEXIST' || isMissing(error)) {

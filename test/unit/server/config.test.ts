@@ -141,9 +141,38 @@ t.test('support (issue 11): a bad address stops the start and says which variabl
 })
 
 t.test('the drive\'s quota and largest file (issue 12): 5 GiB and 2 GiB unless set, whole positive byte counts', async (t) => {
-  t.same(loadConfig({}).files, { quotaBytes: 5 * 1024 ** 3, maxFileBytes: 2 * 1024 ** 3 })
-  t.same(loadConfig({ FILES_QUOTA_BYTES: '1073741824', FILES_MAX_FILE_BYTES: '1048576' }).files, { quotaBytes: 1024 ** 3, maxFileBytes: 1024 ** 2 })
+  t.same(loadConfig({}).files, { quotaBytes: 5 * 1024 ** 3, maxFileBytes: 2 * 1024 ** 3, s3: undefined })
+  t.same(loadConfig({ FILES_QUOTA_BYTES: '1073741824', FILES_MAX_FILE_BYTES: '1048576' }).files, { quotaBytes: 1024 ** 3, maxFileBytes: 1024 ** 2, s3: undefined })
   t.throws(() => loadConfig({ FILES_QUOTA_BYTES: '5GB' }), /FILES_QUOTA_BYTES must be a whole number from 1 to/)
   t.throws(() => loadConfig({ FILES_MAX_FILE_BYTES: '0' }), /FILES_MAX_FILE_BYTES must be a whole number from 1 to/)
   t.throws(() => loadConfig({ FILES_MAX_FILE_BYTES: '-1' }), /FILES_MAX_FILE_BYTES/)
+})
+
+t.test('the drive in an S3 bucket (issue 12): S3_URL turns it on, with its bucket and key pair; the secret is never echoed', async (t) => {
+  t.equal(loadConfig({}).files.s3, undefined, 'a directory under DATA_DIR/files unless S3_URL is set')
+  const env = { S3_URL: 'https://s3.example.com/', S3_BUCKET: 'drive-files', S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-secret' }
+  t.same(loadConfig(env).files.s3, { url: 'https://s3.example.com', bucket: 'drive-files', region: 'us-east-1', accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI-secret', prefix: undefined })
+  t.match(loadConfig({ ...env, S3_REGION: 'eu-central-1', S3_PREFIX: '/softshelf/drive/' }).files.s3, { region: 'eu-central-1', prefix: 'softshelf/drive' })
+
+  const problems = (extra: Record<string, string>) => {
+    try {
+      loadConfig(extra)
+      return ''
+    } catch (error) {
+      t.ok(error instanceof ConfigError)
+      return (error as Error).message
+    }
+  }
+  t.match(problems({ S3_URL: 'https://s3.example.com' }), /S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY are required when S3_URL is set/)
+  t.match(problems({ ...env, S3_SECRET_ACCESS_KEY: '' }), /S3_SECRET_ACCESS_KEY is required when S3_URL is set/)
+  t.match(problems({ ...env, S3_URL: 'ftp://s3.example.com' }), /S3_URL must be a URL starting with http: or https:/)
+  const inUrl = problems({ ...env, S3_URL: 'https://AKIDEXAMPLE:wJalrXUtnFEMI-secret@s3.example.com' })
+  t.match(inUrl, /S3_URL must not contain a user name or password/)
+  t.notMatch(inUrl, /wJalrXUtnFEMI/, 'the secret is not echoed')
+  t.match(problems({ ...env, S3_BUCKET: 'Bad_Bucket' }), /S3_BUCKET must be a bucket name/)
+  t.match(problems({ ...env, S3_REGION: 'Europe!' }), /S3_REGION must be a region name/)
+  t.match(problems({ ...env, S3_PREFIX: 'drive/../other' }), /S3_PREFIX must be a folder name/)
+  t.match(problems({ ...env, S3_PREFIX: 'a drive' }), /S3_PREFIX must be a folder name/)
+  t.match(problems({ S3_BUCKET: 'drive-files', S3_SECRET_ACCESS_KEY: 'x' }), /S3_URL is required with S3_BUCKET, S3_SECRET_ACCESS_KEY/, 'half a set-up is not silently the disk')
+  t.notMatch(JSON.stringify(publicConfig(loadConfig(env))), /wJalrXUtnFEMI|AKIDEXAMPLE|s3\.example/, 'nothing of it reaches the browser')
 })
