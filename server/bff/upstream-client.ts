@@ -73,37 +73,22 @@ export class UpstreamClient {
    * while the body streams ends the stream (the reply is cut, as a proxy's must be).
    */
   async stream(req: UpstreamRequest): Promise<UpstreamStream> {
-    // undici's headers timeout runs while a request body is still being sent, which would cut an
-    // upload that takes longer than it (issue 12: a tus PATCH on a slow line). For a streamed body
-    // the wait for the answer starts once its last byte has gone: our own timer, the same length
-    // at least, and longer for what finishing an upload may take (a copy on S3).
+    // undici's wait for the answer's head starts once a request body has all been sent, however
+    // long that took (a tus PATCH on a slow line). After a streamed body the API may need longer
+    // than for a call: finishing an upload commits its bytes (a copy on S3).
     const streamed = req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body)
-    let headersTimer: NodeJS.Timeout | undefined
-    let signal = req.signal
-    if (streamed) {
-      const controller = new AbortController()
-      const abort = (reason: unknown) => controller.abort(reason)
-      req.signal?.addEventListener('abort', () => abort(req.signal?.reason), { once: true })
-      ;(req.body as Readable).once('end', () => {
-        headersTimer = setTimeout(() => abort(new undiciErrors.HeadersTimeoutError()), this.timeouts.streamedAnswerMs ?? Math.max(this.timeouts.headersTimeoutMs, STREAMED_BODY_ANSWER_MS))
-        headersTimer.unref()
-      })
-      signal = controller.signal
-    }
     try {
       const response = await this.pool.request({
         method: req.method as 'GET',
         path: req.path,
         headers: req.headers ?? {},
         body: req.body ?? null,
-        signal: signal ?? null,
-        ...(streamed ? { headersTimeout: 0 } : {}),
+        signal: req.signal ?? null,
+        ...(streamed ? { headersTimeout: this.timeouts.streamedAnswerMs ?? Math.max(this.timeouts.headersTimeoutMs, STREAMED_BODY_ANSWER_MS) } : {}),
       })
       return { status: response.statusCode, headers: response.headers, body: response.body }
     } catch (error) {
-      throw mapUpstreamError(signal?.aborted && signal.reason instanceof undiciErrors.HeadersTimeoutError ? signal.reason : error)
-    } finally {
-      clearTimeout(headersTimer)
+      throw mapUpstreamError(error)
     }
   }
 

@@ -34,7 +34,7 @@ export function installBodyDeadline(app: FastifyInstance, prefix: string, ms = B
         return
       }
       const body = JSON.stringify(errorBody(408, `${prefix}_REQUEST_TIMEOUT`, 'The request took too long to arrive. Please try again.', request.id))
-      reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': request.id })
+      reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close', 'x-request-id': request.id })
       reply.raw.end(body, () => socket.destroy())
     }, ms)
     timer.unref()
