@@ -93,10 +93,11 @@ export class SharesRepository {
 
   /**
    * A new link to a live item of the user. `expiresAt` must lie in the future; the password, when
-   * given, is kept only as an argon2id hash.
+   * given (null or "": none), is kept only as an argon2id hash.
    */
   async create(userId: string, itemId: string, options: { password?: string | null; expiresAt?: string | null; allowDownload?: boolean }): Promise<CreatedShare> {
-    const password = options.password ?? null
+    // An empty password is none: the form's field left blank.
+    const password = options.password === undefined || options.password === '' ? null : options.password
     if (password !== null) {
       const length = [...password].length
       if (length < SHARE_PASSWORD_MIN || length > SHARE_PASSWORD_MAX) {
