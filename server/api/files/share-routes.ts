@@ -4,6 +4,7 @@ import { Type } from 'typebox'
 import type { SessionGuard } from '../session-guard.ts'
 import { folderArchive } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
+import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
 import { ShareDownloadNotAllowed, ShareNotFound, SharePasswordRequired, SharePasswordWrong } from './share-errors.ts'
 import { UNLOCK_TTL_MS, type ShareTokens } from './share-tokens.ts'
@@ -133,6 +134,16 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
 
   // ---- The visitor's side ----
 
+  /** A file of the share's owner; gone meanwhile (a race with a deletion), the share finds nothing. */
+  const storedFileIn = async (share: OpenShare, itemId: string) => {
+    try {
+      return await files.storedFile(share.userId, itemId)
+    } catch (error) {
+      if (error instanceof FilesNotFound) throw new ShareNotFound()
+      throw error
+    }
+  }
+
   /** The share behind the link, once its password (if any) has been proven by a token. */
   const unlocked = async (request: FastifyRequest, link: string): Promise<OpenShare> => {
     const share = await shares.open(link)
@@ -152,7 +163,7 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
       const folderId = request.query.folder
       if (share.itemType === 'file') {
         if (folderId !== undefined) throw new ShareNotFound()
-        const found = await files.storedFile(share.userId, share.itemId)
+        const found = await storedFileIn(share, share.itemId)
         if ('folder' in found) throw new ShareNotFound()
         await shares.countView(share.id)
         return { share: summary, item: found.item }
@@ -212,9 +223,7 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
         if (!archive) throw new ShareNotFound()
         return sendZip(request, reply, archive.name, archive.entries, files.storage, request.log)
       }
-      const found = await files.storedFile(share.userId, target.id).catch(() => {
-        throw new ShareNotFound()
-      })
+      const found = await storedFileIn(share, target.id)
       if ('folder' in found) throw new ShareNotFound()
       const disposition = dispositionFor(found.item.mimeType, request.query.disposition)
       // Without downloads, a preview of a type we render is still shown: a deterrent, not DRM.

@@ -234,7 +234,7 @@ export class SharesRepository {
       await this.db.query('DELETE FROM api.file_share_attempts WHERE id = $1', [attemptId])
       const seconds = Math.max(1, Math.ceil((until - now) / 1000))
       const minutes = Math.ceil(seconds / 60)
-      throw Object.assign(new ShareTooManyAttempts(`Too many wrong passwords were tried for this link. Please wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.`), { retryAfter: seconds })
+      throw Object.assign(new ShareTooManyAttempts(`Too many wrong passwords were tried. Please wait ${minutes === 1 ? 'a minute' : `${minutes} minutes`} and try again.`), { retryAfter: seconds })
     }
     return attemptId
   }
