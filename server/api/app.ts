@@ -32,6 +32,9 @@ import { S3Storage } from './files/s3-storage.ts'
 import { DiskStorage, type FileStorage } from './files/storage.ts'
 import uploadRoutes from './files/upload-routes.ts'
 import type { LockTimings } from './files/upload-locker.ts'
+import shareRoutes from './files/share-routes.ts'
+import { ShareTokens } from './files/share-tokens.ts'
+import { SharesRepository } from './files/shares.ts'
 
 export interface ApiOptions {
   config: Config
@@ -202,6 +205,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(avatarRoutes)
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
+  // Share links (decision 016); deleting an account or an item deletes its links (FK cascade).
+  await app.register(shareRoutes, { guard, files, shares: new SharesRepository(db, config.appUrl, clock), tokens: new ShareTokens(db), now: clock })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined

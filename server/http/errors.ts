@@ -32,9 +32,10 @@ const CODE_MAP: Record<string, string> = {
 
 /**
  * Codes of a family rather than a service: the avatar's (the BFF or the API may refuse an upload)
- * and the drive's (issue 12: FILES_*, answered by the API, passed through by the BFF).
+ * and the drive's (issue 12: FILES_* and the share links' SHARE_*, answered by the API, passed
+ * through by the BFF).
  */
-const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_']
+const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_']
 
 function ownCode(code: string | undefined, prefix: string): code is string {
   return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))

@@ -1,6 +1,6 @@
 // The HTTP side of serving a stored file (issue 12): which bytes a `Range` asks for, whether an
 // `If-None-Match` is already satisfied, and the attachment's file name in a header. Written for
-// one file at a time; a folder's zip (a later step) has no ranges.
+// one file at a time; a folder's zip (archive.ts) has no ranges.
 
 import type { ByteRange } from './storage.ts'
 
@@ -48,6 +48,11 @@ export function ifRangeHolds(header: string | undefined, etag: string): boolean 
  * cannot end the quoted string.
  */
 export function attachmentDisposition(name: string): string {
+  return contentDisposition('attachment', name)
+}
+
+/** The same header for either kind: `inline` only for the types we preview (downloads.ts). */
+export function contentDisposition(kind: 'attachment' | 'inline', name: string): string {
   const fallback =
     name
       .normalize('NFKD')
@@ -55,5 +60,5 @@ export function attachmentDisposition(name: string): string {
       .replace(/[^\x20-\x7e]|["\\%]/g, '_')
       .trim() || 'download'
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`
 }

@@ -3,21 +3,27 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ApiValidation } from '../errors.ts'
 import type { SessionGuard } from '../session-guard.ts'
-import { FilesIsAFolder, FilesRangeNotSatisfiable } from './errors.ts'
-import { attachmentDisposition, ifRangeHolds, noneMatchHolds, parseRange, type RangeAnswer } from './http-content.ts'
-import { DEFAULT_MIME_TYPE } from './mime-types.ts'
+import { folderArchive, selectionEntries } from './archive.ts'
+import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
+import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
 
 // The drive's HTTP contract (issue 12): a fully signed-in user's files and folders, the trash, and
 // downloads. Every route checks ownership through the repository (another user's id answers
 // FILES_NOT_FOUND). Uploads (tus) come in the next step; until then files are made by
-// FilesRepository.addFile. Every answer is private: Cache-Control no-store.
+// FilesRepository.addFile. Share links have their own routes (share-routes.ts). Every answer is
+// private: Cache-Control no-store.
 
 // Ids are opaque; a longer one cannot exist, so it is not found rather than invalid.
 const ItemId = Type.String({ minLength: 1, maxLength: 100 })
 const ParentId = Type.Union([Type.Null(), ItemId])
 // Long enough that an over-long name gets FILES_NAME_INVALID, with its explanation.
 const Name = Type.String({ maxLength: 4096 })
+const Disposition = Type.Union([Type.Literal('inline'), Type.Literal('attachment')])
+/** At most this many items in one "download selected" zip. */
+const MAX_SELECTION = 100
+/** The zip of a selection: "files.zip". */
+const ARCHIVE_NAME = 'files'
 
 const Item = Type.Object({
   id: Type.String(),
@@ -123,37 +129,35 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
     return reply.code(204).send()
   })
 
-  // A file's bytes. The stored object never changes under its key, so the key is a strong ETag.
-  // Always an attachment, never sniffed, and sandboxed should a browser render it anyway: an
-  // uploaded HTML or SVG file can never run script on our origin (SECURITY.md "Uploads").
-  api.get('/api/files/:id/content', { preHandler, schema: { params: Type.Object({ id: ItemId }) } }, async (request, reply) => {
-    const user = await guard.activeUser(request)
-    const found = await files.storedFile(user.id, request.params.id)
-    if ('folder' in found) throw new FilesIsAFolder()
-    const { item, storageKey } = found
-    const etag = `"${storageKey}"`
-    reply.header('etag', etag)
-    reply.header('accept-ranges', 'bytes')
-    if (noneMatchHolds(request.headers['if-none-match'], etag)) return reply.code(304).send()
-    const ifRange = request.headers['if-range']
-    const answer: RangeAnswer = ifRangeHolds(typeof ifRange === 'string' ? ifRange : undefined, etag) ? parseRange(request.headers.range, item.size) : { kind: 'full' }
-    if (answer.kind === 'unsatisfiable') {
-      reply.header('content-range', `bytes */${item.size}`)
-      throw new FilesRangeNotSatisfiable()
-    }
-    const range = answer.kind === 'partial' ? answer.range : undefined
-    const body = await files.storage.get(storageKey, range)
-    reply.header('content-disposition', attachmentDisposition(item.name))
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('content-security-policy', "default-src 'none'; sandbox")
-    reply.header('content-type', item.mimeType ?? DEFAULT_MIME_TYPE)
-    if (range) {
-      reply.code(206)
-      reply.header('content-range', `bytes ${range.start}-${range.end}/${item.size}`)
-      reply.header('content-length', String(range.end - range.start + 1))
-    } else {
-      reply.header('content-length', String(item.size))
-    }
-    return reply.send(body)
-  })
+  // A file's bytes (downloads.ts: ETag, Range, never run on our origin), or a folder as a zip of
+  // everything live in it. `disposition=inline` previews the types we render ourselves; anything
+  // else is an attachment whatever is asked.
+  api.get(
+    '/api/files/:id/content',
+    { preHandler, schema: { params: Type.Object({ id: ItemId }), querystring: Type.Object({ disposition: Type.Optional(Disposition) }) } },
+    async (request, reply) => {
+      const user = await guard.activeUser(request)
+      const found = await files.storedFile(user.id, request.params.id)
+      if ('folder' in found) {
+        const archive = await folderArchive(app.db, user.id, request.params.id)
+        if (!archive) throw new FilesNotFound()
+        return sendZip(request, reply, archive.name, archive.entries, files.storage, request.log)
+      }
+      return sendStoredFile(request, reply, files.storage, found, dispositionFor(found.item.mimeType, request.query.disposition))
+    },
+  )
+
+  // "Download selected": several items of one user as one zip, each at its root under its own name.
+  api.get(
+    '/api/files/archive',
+    { preHandler, schema: { querystring: Type.Object({ items: Type.String({ minLength: 1, maxLength: 101 * MAX_SELECTION }) }) } },
+    async (request, reply) => {
+      const user = await guard.activeUser(request)
+      const ids = [...new Set(request.query.items.split(',').map((id) => id.trim()).filter((id) => id !== ''))]
+      if (ids.length === 0 || ids.length > MAX_SELECTION) throw new ApiValidation(`items must name between 1 and ${MAX_SELECTION} items, separated by commas.`)
+      const entries = await selectionEntries(app.db, user.id, ids)
+      if (!entries) throw new FilesNotFound()
+      return sendZip(request, reply, ARCHIVE_NAME, entries, files.storage, request.log)
+    },
+  )
 }

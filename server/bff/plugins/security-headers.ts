@@ -20,6 +20,8 @@ export function securityHeaders(https: boolean): Record<string, string> {
   }
 }
 
+const SHARE_PAGE_HEADERS = { 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex, nofollow' }
+
 /** Outside origins a page may use (issue 11): exactly the configured ones, or none. */
 export interface OutsideOrigins {
   /** The live-chat widget's origin: its loader script and what a widget does from there. */
@@ -47,8 +49,12 @@ export const securityHeadersPlugin = fp(
       'origin-agent-cluster': '?1',
       'x-frame-options': 'DENY',
     }
-    app.addHook('onRequest', (_request, reply, done) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.headers(headers)
+      // Share-link pages (issue 12, decision 016): the link is a secret, so it is never sent on as a
+      // referrer, and such pages are never indexed. Their /api/sharing answers bring the same
+      // headers from the API.
+      if (request.url.startsWith('/sharing/')) reply.headers(SHARE_PAGE_HEADERS)
       done()
     })
 

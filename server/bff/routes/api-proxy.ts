@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
+import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
@@ -14,8 +15,11 @@ export const UPLOAD_RATE_FACTOR = 10
 
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent', ...TUS_REQUEST_HEADERS] as const
-/** Response headers the browser may see. The API's Set-Cookie never reaches it. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-range', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary', ...TUS_RESPONSE_HEADERS] as const
+/**
+ * Response headers the browser may see. The API's Set-Cookie never reaches it. The share links'
+ * `referrer-policy: no-referrer` and `x-robots-tag` replace the BFF's own defaults on their answers.
+ */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'content-range', 'cache-control', 'etag', 'last-modified', 'content-language', 'retry-after', 'vary', 'referrer-policy', 'x-robots-tag', ...TUS_RESPONSE_HEADERS] as const
 /** And of a streamed answer, whose length and ranges are the upstream's own. */
 const FORWARDED_STREAM_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-length', 'accept-ranges'] as const
 
@@ -48,13 +52,17 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
   // The API authorises by the session's access token alone; the cookie itself stays here.
   const accessToken = request.cookies?.sAccessToken
   if (accessToken) headers.authorization = `Bearer ${accessToken}`
+  // A share link's unlock proof (share-access.ts): only to that link's own paths.
+  const link = sharingLinkOf(request.raw.url ?? '')
+  const shareToken = link === null ? undefined : shareTokenFor(request, link)
+  if (shareToken) headers['x-share-token'] = shareToken
   headers['x-request-id'] = request.id
   headers['x-forwarded-for'] = request.ip
   headers['x-forwarded-proto'] = request.protocol
   return headers
 }
 
-async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
   const headers = upstreamHeaders(request)
@@ -68,14 +76,15 @@ async function proxy(app: FastifyInstance, request: FastifyRequest, reply: Fasti
     const length = request.headers['content-length']
     if (typeof length === 'string') headers['content-length'] = length
   }
-  return relayStream(request, reply, await app.upstreamApi.stream({ method: request.method, path, headers, body }))
+  return relayStream(request, reply, await app.upstreamApi.stream({ method: request.method, path, headers, body }), https)
 }
 
-async function relayStream(request: FastifyRequest, reply: FastifyReply, response: UpstreamStream): Promise<FastifyReply> {
+async function relayStream(request: FastifyRequest, reply: FastifyReply, response: UpstreamStream, https: boolean): Promise<FastifyReply> {
   // The API's JSON is read whole first, so a stalled or cut answer is a clean 502/504 rather than
   // a cut reply; anything else (downloads) streams as it comes.
   if (response.status < 500 && isJsonAnswer(response.headers)) {
-    return relayUpstream(request, reply, { status: response.status, headers: response.headers, body: await readBody(response.body) })
+    const whole = { status: response.status, headers: response.headers, body: await readBody(response.body) }
+    return relayUpstream(request, reply, rememberUnlock(request, reply, whole, https))
   }
   if (response.status >= 500) {
     response.body.resume()
@@ -135,10 +144,11 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
       done(error as Error)
     }
   })
-  app.all('/api/*', (request, reply) => proxy(app, request, reply))
+  const https = opts.appOrigin.startsWith('https:')
+  app.all('/api/*', (request, reply) => proxy(app, request, reply, https))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls,
   // with ten times the allowance.
   const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax * UPLOAD_RATE_FACTOR, timeWindow: 60_000 } }
-  for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads }, (request, reply) => proxy(app, request, reply))
+  for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads }, (request, reply) => proxy(app, request, reply, https))
 }
