@@ -16,18 +16,21 @@
 //   with the bearer token, both checking the session revocation list, no core call per request.
 // - avatar (issue 11): a 12 MP JPEG re-encoded p95 ≤ 1000 ms two at a time, a 50 000 × 50 000 PNG
 //   refused in ≤ 50 ms, peak RSS ≤ 400 MB (scripts/bench-avatar.ts).
+// - files (issue 12): a 1 GiB upload (tus) and download through the BFF each ≥ 0.5× the same
+//   transfer straight to the API (curl), the BFF's peak RSS flat in the file's size (scripts/bench-files.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
-import { execFileSync, fork, spawnSync, type ChildProcess } from 'node:child_process'
+import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
+import { newestPostgresBin, startPostgres } from './bench-postgres.ts'
 import { benchAuthCore, printAuthCore } from './bench-authcore.ts'
 import { benchSignIn, printSignIn } from './bench-signin.ts'
 import { benchAvatar, printAvatar } from './bench-avatar.ts'
+import { benchFiles, printFiles } from './bench-files.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -43,7 +46,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -336,55 +339,6 @@ async function catalogueRun(database: string, env: NodeJS.ProcessEnv): Promise<C
   }
 }
 
-function newestPostgresBin(): string | undefined {
-  const base = '/usr/lib/postgresql'
-  if (!fs.existsSync(base)) return undefined
-  const versions = fs.readdirSync(base).filter((v) => fs.existsSync(path.join(base, v, 'bin', 'postgres')))
-  versions.sort((a, b) => Number.parseFloat(a) - Number.parseFloat(b))
-  const newest = versions.at(-1)
-  return newest ? path.join(base, newest, 'bin') : undefined
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** A throwaway PostgreSQL on loopback, as .ci/run starts one; stopped and deleted on exit. */
-async function startPostgres(bin: string): Promise<string> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-pg-'))
-  const asRoot = process.getuid?.() === 0
-  // PostgreSQL refuses to run as root: then the server runs as the postgres user.
-  const run = (command: string, args: string[], stdio: 'pipe' | 'ignore') =>
-    execFileSync(asRoot ? 'runuser' : command, asRoot ? ['-u', 'postgres', '--', command, ...args] : args, { cwd: dir, stdio: ['ignore', stdio, stdio] })
-  if (asRoot) execFileSync('chown', ['postgres:postgres', dir])
-  const stopServer = () => {
-    try {
-      run(path.join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', 'stop'], 'ignore')
-    } catch {
-      // Not running: nothing to stop.
-    }
-    fs.rmSync(dir, { recursive: true, force: true })
-  }
-  cleanups.push(stopServer)
-  const port = await freePort()
-  run(path.join(bin, 'initdb'), ['-D', dir, '-A', 'trust', '-U', 'postgres', '--no-sync'], 'pipe')
-  try {
-    // The server's own output goes to its log; pipes held open by it would block this call.
-    run(path.join(bin, 'pg_ctl'), ['-D', dir, '-l', path.join(dir, 'server.log'), '-w', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, 'start'], 'ignore')
-  } catch (error) {
-    const log = fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8').slice(-2000) : ''
-    throw new Error(`pg_ctl start failed: ${(error as Error).message}\n${log}`)
-  }
-  return `postgres://postgres@127.0.0.1:${port}/postgres`
-}
-
 /** A fresh, empty database on the server at `serverUrl`; dropped afterwards, so that server's own data stays untouched. */
 async function withFreshDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
   const name = `bench_${randomBytes(6).toString('hex')}`
@@ -420,7 +374,7 @@ async function catalogue(): Promise<boolean> {
     if (!serverUrl) {
       const bin = newestPostgresBin()
       if (bin) {
-        serverUrl = await startPostgres(bin)
+        serverUrl = await startPostgres(bin, cleanups)
         label = `PostgreSQL ${path.basename(path.dirname(bin))} (local, fsync off)`
       } else {
         skipped = 'no PostgreSQL binaries under /usr/lib/postgresql/*/bin and no BENCH_DATABASE_URL'
@@ -684,6 +638,14 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
     async () => {
       const result = await benchAvatar()
       printAvatar(result)
+      return result.pass
+    },
+  ],
+  [
+    'files',
+    async () => {
+      const result = await benchFiles(cleanups)
+      printFiles(result)
       return result.pass
     },
   ],
