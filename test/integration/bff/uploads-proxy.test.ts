@@ -141,3 +141,14 @@ t.test('tus-js-client, the browser\'s client, uploads through the BFF over HTTP 
   t.match(inside.items, [{ name: 'client.bin', size: bytes.length }])
   t.equal(sha256((await tab.get(`/api/files/${inside.items[0]!.id}/content`)).rawPayload), sha256(bytes))
 })
+
+t.test('upload requests count apart in the per-IP limit, with ten times the allowance', async (t) => {
+  const limited = await buildStack(t, { env: { RATE_LIMIT_MAX: '2' } })
+  const call = (method: 'GET' | 'HEAD', url: string) => limited.bff.inject({ method, url })
+  t.same([(await call('GET', '/api/version')).statusCode, (await call('GET', '/api/version')).statusCode, (await call('GET', '/api/version')).statusCode], [200, 200, 429], 'other calls: the third in a minute is refused')
+  // Not signed in: the API answers 401 — but only a request the limiter let through reaches it.
+  const statuses: number[] = []
+  for (let i = 0; i < 21; i += 1) statuses.push((await call('HEAD', i % 2 ? '/api/files/uploads/some-upload' : '/api/files/uploads/')).statusCode)
+  t.notOk(statuses.slice(0, 20).includes(429), 'twenty upload requests pass after the other calls ran out')
+  t.equal(statuses[20], 429, 'the twenty-first is refused')
+})
