@@ -12,6 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { freePort, newestPostgresBin, startPostgres } from './bench-postgres.ts'
+import { verifiedUser } from './bench-user.ts'
 
 const here = fileURLToPath(import.meta.url)
 const API_KEY = 'bench-core-api-key-0123456789'
@@ -86,37 +87,6 @@ function start(role: string, env: NodeJS.ProcessEnv, children: Set<ChildProcess>
     child.once('message', () => resolve(child))
     child.once('exit', (code) => reject(new Error(`the files bench ${role} exited with ${code}`)))
   })
-}
-
-/** A user signed up and verified the way a browser does it; the access token of its session. */
-async function signedInUser(bff: string, core: string): Promise<string> {
-  const cookies = new Map<string, string>()
-  const call = async (url: string, body: unknown) => {
-    const response = await fetch(`${bff}${url}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', rid: 'anti-csrf', 'fdi-version': '4.2', cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-      body: JSON.stringify(body),
-    })
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';')
-      const at = pair!.indexOf('=')
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1))
-    }
-    return (await response.json()) as Record<string, unknown>
-  }
-  const email = 'files-bench@example.com'
-  const signedUp = await call('/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: 'a bench password' }] })
-  const userId = (signedUp.user as { id: string }).id
-  const verify = await fetch(`${core}/public/recipe/user/email/verify/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'cdi-version': '5.4', 'api-key': API_KEY },
-    body: JSON.stringify({ userId, email }),
-  })
-  const { token } = (await verify.json()) as { token: string }
-  await call('/auth/user/email/verify', { method: 'token', token })
-  const accessToken = cookies.get('sAccessToken')
-  if (!accessToken) throw new Error('the bench user has no session')
-  return accessToken
 }
 
 /** A file of `mib` MiB that no layer can compress: one random block repeated. */
@@ -199,7 +169,8 @@ export async function benchFiles(cleanups: Array<() => void>): Promise<FilesFigu
   const env = serveEnv(path.join(dataDir, 'data'), databaseUrl, ports)
   await start('backend', env, children)
   const bffProcess = await start('bff', env, children)
-  const accessToken = await signedInUser(`http://127.0.0.1:${ports.bff}`, `http://127.0.0.1:${ports.core}`)
+  const accessToken = (await verifiedUser(`http://127.0.0.1:${ports.bff}`, `http://127.0.0.1:${ports.core}`, API_KEY, 'files-bench@example.com')).get('sAccessToken')
+  if (!accessToken) throw new Error('the bench user has no session')
   const viaBff: Target = { base: `http://127.0.0.1:${ports.bff}`, headers: [`cookie: sAccessToken=${accessToken}`, 'rid: anti-csrf'] }
   const direct: Target = { base: `http://127.0.0.1:${ports.api}`, headers: [`authorization: Bearer ${accessToken}`] }
   const small = makeFile(dataDir, SMALL_MIB)

@@ -12,6 +12,7 @@ import { loadConfig } from '../server/config.ts'
 import { openPglite } from '../server/db/pglite.ts'
 import { openPostgres } from '../server/db/postgres.ts'
 import { generateCatalogue } from './bench-catalogue-data.ts'
+import { verifiedUser } from './bench-user.ts'
 
 const [mode, first, second] = process.argv.slice(2)
 /** What the parent receives once the server listens. */
@@ -67,28 +68,7 @@ if (mode === 'bare') {
   await api.listen({ host: '127.0.0.1', port: Number(second) })
   const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl: `http://127.0.0.1:${second}`, authCoreUrl })
   await bff.listen({ host: '127.0.0.1', port: Number(first) })
-  // A user made the way a browser makes one: sign-up, then the emailed link with the session.
-  const base = `http://127.0.0.1:${first}`
-  const cookies = new Map<string, string>()
-  const call = async (method: string, url: string, body: unknown) => {
-    const response = await fetch(`${base}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', rid: 'anti-csrf', 'fdi-version': '4.2', origin: config.appUrl, cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
-      body: JSON.stringify(body),
-    })
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';')
-      const at = pair!.indexOf('=')
-      cookies.set(pair!.slice(0, at), pair!.slice(at + 1))
-    }
-    return (await response.json()) as Record<string, unknown>
-  }
-  const email = 'bench@example.com'
-  const signedUp = await call('POST', '/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: 'a bench password' }] })
-  const userId = (signedUp.user as { id: string }).id
-  const coreHeaders = { 'content-type': 'application/json', 'cdi-version': '5.4', 'api-key': apiKey }
-  const tokenAnswer = (await (await fetch(`${authCoreUrl}/public/recipe/user/email/verify/token`, { method: 'POST', headers: coreHeaders, body: JSON.stringify({ userId, email }) })).json()) as { token: string }
-  await call('POST', '/auth/user/email/verify', { method: 'token', token: tokenAnswer.token })
+  const cookies = await verifiedUser(`http://127.0.0.1:${first}`, authCoreUrl, apiKey, 'bench@example.com')
   ready = { accessToken: cookies.get('sAccessToken') }
 } else if (mode === 'catalogue') {
   // PGlite in a temporary folder, or the empty PostgreSQL database the parent created for this run.

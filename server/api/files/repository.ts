@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 import type { FastifyBaseLogger } from 'fastify'
 import { FILES_TRASH_RETENTION_DAYS } from '../../../shared/constants.ts'
 import { checkFileName, nameCandidates } from '../../../shared/file-names.ts'
+import type { FileItem, FolderInfo, TrashItem, Usage } from '../../../shared/files.ts'
 import type { Database, Queryable } from '../../db/database.ts'
 import { FilesMoveIntoItself, FilesNameInvalid, FilesNameTaken, FilesNotAFolder, FilesNotFound, FilesQuotaExceeded, FilesTooLarge, FilesUploadNotFound } from './errors.ts'
 import { mimeTypeOf } from './mime-types.ts'
@@ -23,37 +24,7 @@ export interface FilesLimits {
   maxFileBytes: number
 }
 
-export interface FileItem {
-  id: string
-  type: 'file' | 'folder'
-  name: string
-  /** Bytes; for a folder, the files in it at any depth. */
-  size: number
-  mimeType: string | null
-  updatedAt: string
-}
-
-export interface TrashItem extends FileItem {
-  trashedAt: string
-  /** When the sweep deletes it for good. */
-  purgeAt: string
-  /** The folder it was deleted from, where a restore puts it back when that folder still exists; null: the root. */
-  originalParentId: string | null
-}
-
-export interface FolderInfo {
-  /** null: the root of the drive. */
-  id: string | null
-  name: string
-  parentId: string | null
-  /** The folders from the top of the drive down to this one (inclusive); empty at the root. */
-  path: Array<{ id: string; name: string }>
-}
-
-export interface Usage {
-  used: number
-  quota: number
-}
+export type { FileItem, FolderInfo, TrashItem, Usage }
 
 export interface StoredFile {
   item: FileItem

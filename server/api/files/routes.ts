@@ -7,32 +7,21 @@ import { folderArchive, selectionEntries } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
 import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
+import { Disposition, Item, ItemId } from './schemas.ts'
 
 // The drive's HTTP contract (issue 12): a fully signed-in user's files and folders, the trash, and
 // downloads. Every route checks ownership through the repository (another user's id answers
-// FILES_NOT_FOUND). Uploads (tus) come in the next step; until then files are made by
-// FilesRepository.addFile. Share links have their own routes (share-routes.ts). Every answer is
+// FILES_NOT_FOUND). Uploads (tus) are upload-routes.ts. Share links have their own routes (share-routes.ts). Every answer is
 // private: Cache-Control no-store.
 
-// Ids are opaque; a longer one cannot exist, so it is not found rather than invalid.
-const ItemId = Type.String({ minLength: 1, maxLength: 100 })
 const ParentId = Type.Union([Type.Null(), ItemId])
 // Long enough that an over-long name gets FILES_NAME_INVALID, with its explanation.
 const Name = Type.String({ maxLength: 4096 })
-const Disposition = Type.Union([Type.Literal('inline'), Type.Literal('attachment')])
 /** At most this many items in one "download selected" zip. */
 const MAX_SELECTION = 100
 /** The zip of a selection: "files.zip". */
 const ARCHIVE_NAME = 'files'
 
-const Item = Type.Object({
-  id: Type.String(),
-  type: Type.Union([Type.Literal('file'), Type.Literal('folder')]),
-  name: Type.String(),
-  size: Type.Number(),
-  mimeType: Type.Union([Type.String(), Type.Null()]),
-  updatedAt: Type.String(),
-})
 const Usage = Type.Object({ used: Type.Number(), quota: Type.Number() })
 const Folder = Type.Object({
   id: Type.Union([Type.String(), Type.Null()]),

@@ -8,6 +8,7 @@ import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
 import { ShareDownloadNotAllowed, ShareNotFound, SharePasswordRequired, SharePasswordWrong } from './share-errors.ts'
 import { UNLOCK_TTL_MS, type ShareTokens } from './share-tokens.ts'
+import { Disposition, Item, ItemId as Id } from './schemas.ts'
 import type { OpenShare, SharesRepository } from './shares.ts'
 
 // Share links' HTTP contract (issue 12, decision 016): the owner's routes under /api/files (a
@@ -18,19 +19,9 @@ import type { OpenShare, SharesRepository } from './shares.ts'
 // `X-Robots-Tag: noindex, nofollow`; every answer of both is `no-store`, so a revoked or expired
 // link is refused on every request rather than served from a cache.
 
-const Id = Type.String({ minLength: 1, maxLength: 100 })
 // Links are 32 base64url characters; anything else cannot exist.
 const Link = Type.String({ minLength: 1, maxLength: 64 })
-const Disposition = Type.Union([Type.Literal('inline'), Type.Literal('attachment')])
 
-const Item = Type.Object({
-  id: Type.String(),
-  type: Type.Union([Type.Literal('file'), Type.Literal('folder')]),
-  name: Type.String(),
-  size: Type.Number(),
-  mimeType: Type.Union([Type.String(), Type.Null()]),
-  updatedAt: Type.String(),
-})
 const Created = Type.Object({ id: Type.String(), link: Type.String(), url: Type.String() })
 const Summary = Type.Object({
   id: Type.String(),

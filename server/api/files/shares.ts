@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
+import type { CreatedShare, ShareSummary } from '../../../shared/files.ts'
 import type { Database } from '../../db/database.ts'
 import { FilesNotFound } from './errors.ts'
 import { ShareExpired, ShareExpiryInvalid, ShareNotFound, SharePasswordInvalid, ShareRevoked, ShareTooManyAttempts } from './share-errors.ts'
@@ -24,23 +25,7 @@ export interface AttemptLimits {
 
 export const DEFAULT_ATTEMPT_LIMITS: AttemptLimits = { perLink: 10, perIp: 30, windowMs: 15 * 60_000 }
 
-export interface CreatedShare {
-  id: string
-  link: string
-  url: string
-}
-
-export interface ShareSummary extends CreatedShare {
-  itemId: string
-  itemName: string
-  itemType: 'file' | 'folder'
-  hasPassword: boolean
-  allowDownload: boolean
-  expiresAt: string | null
-  createdAt: string
-  views: number
-  state: 'active' | 'expired'
-}
+export type { CreatedShare, ShareSummary }
 
 /** A share a visitor may use right now (not revoked, not expired, its item live). */
 export interface OpenShare {
