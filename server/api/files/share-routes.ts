@@ -76,7 +76,8 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
 
   api.addHook('onSend', async (request, reply, payload) => {
     reply.header('cache-control', 'no-store')
-    if (request.url.startsWith('/api/sharing/')) {
+    // By the matched route, not the URL's spelling.
+    if (request.routeOptions.url?.startsWith('/api/sharing/')) {
       reply.header('referrer-policy', 'no-referrer')
       reply.header('x-robots-tag', 'noindex, nofollow')
     }
