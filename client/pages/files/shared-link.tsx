@@ -123,14 +123,18 @@ function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 's
   const url = contentPath(link)
   return (
     <>
-      {path.length > 0 ? (
+      {/* The path starts at the shared folder itself; at its top the heading says where one is. */}
+      {path.length > 1 ? (
         <nav aria-label={t('files:breadcrumbs')} className="breadcrumbs">
           <ol>
-            <li>
-              <Link to={base}>{view.share.name}</Link>
-            </li>
             {path.map((crumb, index) => (
-              <li key={crumb.id}>{index === path.length - 1 ? <span aria-current="page">{crumb.name}</span> : <Link to={`${base}?folder=${encodeURIComponent(crumb.id)}`}>{crumb.name}</Link>}</li>
+              <li key={crumb.id}>
+                {index === path.length - 1 ? (
+                  <span aria-current="page">{crumb.name}</span>
+                ) : (
+                  <Link to={index === 0 ? base : `${base}?folder=${encodeURIComponent(crumb.id)}`}>{crumb.name}</Link>
+                )}
+              </li>
             ))}
           </ol>
         </nav>
