@@ -117,7 +117,6 @@ function SharedFile({ link, item, allowDownload }: { link: string; item: DriveIt
 function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 'shared' }>; link: string }) {
   const { t, i18n } = useTranslation(['files'])
   const items = view.items ?? []
-  const folderId = view.folder?.id ?? null
   const path = view.folder?.path ?? []
   const base = `/sharing/${encodeURIComponent(link)}`
   const url = contentPath(link)
@@ -141,7 +140,8 @@ function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 's
       ) : null}
       {view.share.allowDownload ? (
         <p className="actions">
-          <a className="button" href={folderId ? `${url}?item=${encodeURIComponent(folderId)}` : url} download data-testid="share-download-folder">
+          {/* "Download all": the whole share, also from a folder inside it. */}
+          <a className="button" href={url} download data-testid="share-download-folder">
             {t('files:shared.downloadFolder')}
           </a>
         </p>
