@@ -166,9 +166,9 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
 }
 
 /**
- * Images show in the page from the inline content URL. A PDF does not: the API answers user content
- * with `Content-Security-Policy: sandbox` and the BFF forbids framing, and Chromium's PDF viewer does
- * not run in a sandboxed document — so a PDF opens in its own tab or downloads.
+ * Images show in the page from the inline content URL. A PDF does not: every BFF answer forbids
+ * framing (`frame-ancestors 'none'`), so an <iframe> of it is blocked (seen in Chromium). Opened
+ * in its own tab, the inline PDF renders in Chromium's viewer despite the `sandbox` CSP.
  */
 function PreviewDialog({ item, onClose }: { item: DriveItem; onClose: () => void }) {
   const { t } = useTranslation(['files'])
