@@ -278,3 +278,89 @@ test('/files passes axe for a visitor (hu)', async ({ page, context }) => {
   await page.setViewportSize({ width: 390, height: 800 })
   await page.screenshot({ path: path.resolve('test-results', 'screens', 'files-intro-hu-390.png'), fullPage: true })
 })
+
+const T = {
+  en: { menu: 'Actions for', share: 'Share', protect: 'Protect with a password', linkPassword: 'Password for the link', create: 'Create link', password: 'Password', open: 'Open', wrong: 'That password is not right.' },
+  de: { menu: 'Aktionen für', share: 'Teilen', protect: 'Mit Passwort schützen', linkPassword: 'Passwort für den Link', create: 'Link erstellen', password: 'Passwort', open: 'Öffnen', wrong: 'Dieses Passwort stimmt nicht.' },
+} as const
+
+for (const lang of ['en', 'de'] as const) {
+  test(`uploads in progress, the share dialog and a shared folder, screenshotted (${lang}); a signed-in visitor's wrong share password is one guess`, async ({ page, browser }) => {
+    const t = T[lang]
+    const shots = path.resolve('test-results', 'screens')
+    fs.mkdirSync(shots, { recursive: true })
+    await readyAccount(page, `shots-${lang}`)
+    await page.context().addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
+    await page.goto('/@/files')
+    await hydrated(page)
+
+    // A folder upload finished, and a big file held at its second chunk: the panel mid-way.
+    await page.getByTestId('upload-folder-input').setInputFiles(photoFolder())
+    await expect(page.getByTestId('upload-row').and(page.locator('[data-status=done]'))).toHaveCount(2)
+    const big = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-e2e-')), 'video of the beach.mp4')
+    fs.writeFileSync(big, randomBytes(10 * 1024 * 1024))
+    let patches = 0
+    let release: (() => void) | null = null
+    const holding = new Promise<void>((resolve) => {
+      void page.route('**/api/files/uploads/**', async (route) => {
+        if (route.request().method() !== 'PATCH' || ++patches === 1) return route.continue()
+        release = () => void route.continue()
+        resolve()
+      })
+    })
+    await page.getByTestId('upload-files-input').setInputFiles(big)
+    await holding
+    const row = page.getByTestId('upload-row').filter({ hasText: 'video of the beach.mp4' })
+    await expect(row.getByRole('progressbar')).toHaveAttribute('value', '80')
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 800 })
+      await page.screenshot({ path: path.join(shots, `drive-uploading-${lang}-${width}.png`), fullPage: true })
+    }
+    await page.setViewportSize({ width: 1280, height: 800 })
+    ;(release as (() => void) | null)?.()
+    await page.unrouteAll({ behavior: 'ignoreErrors' })
+    await expect(row).toHaveAttribute('data-status', 'done')
+
+    await page.getByRole('button', { name: `${t.menu} Holiday photos` }).click()
+    await page.getByRole('menuitem', { name: t.share }).click()
+    const dialog = page.getByTestId('share-dialog')
+    await dialog.getByLabel(t.protect).check()
+    await dialog.getByLabel(t.linkPassword).fill('open sesame')
+    await page.screenshot({ path: path.join(shots, `share-dialog-${lang}-1280.png`) })
+    await dialog.getByRole('button', { name: t.create }).click()
+    const url = await dialog.getByTestId('share-url').inputValue()
+    await page.screenshot({ path: path.join(shots, `share-dialog-created-${lang}-1280.png`) })
+    await page.keyboard.press('Escape')
+
+    // The owner, signed in, opens the link: a wrong password is one unlock request, no session refresh.
+    const calls: string[] = []
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url())
+      if (pathname.endsWith('/unlock') || pathname.startsWith('/auth/session/refresh')) calls.push(pathname)
+    })
+    await page.goto(url)
+    await hydrated(page)
+    await page.getByLabel(t.password, { exact: true }).fill('wrong guess')
+    await page.getByRole('button', { name: t.open }).click()
+    await expect(page.getByRole('alert')).toContainText(t.wrong)
+    expect(calls.map((call) => call.replace(/^.*\//, ''))).toEqual(['unlock'])
+
+    const visitor = await browser.newContext({ viewport: { width: 390, height: 800 } })
+    await visitor.addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
+    const guest = await visitor.newPage()
+    await guest.goto(url)
+    await hydrated(guest)
+    await expect(guest.getByTestId('share-password-form')).toBeVisible()
+    await guest.screenshot({ path: path.join(shots, `share-password-${lang}-390.png`), fullPage: true })
+    await guest.getByLabel(t.password, { exact: true }).fill('open sesame')
+    await guest.getByRole('button', { name: t.open }).click()
+    await expect(guest.getByRole('heading', { level: 1, name: 'Holiday photos' })).toBeVisible()
+    await guest.getByRole('link', { name: 'day one', exact: true }).click()
+    await expect(guest.getByRole('link', { name: 'notes.txt' })).toBeVisible()
+    await guest.setViewportSize({ width: 1280, height: 800 })
+    await guest.screenshot({ path: path.join(shots, `share-folder-${lang}-1280.png`), fullPage: true })
+    await guest.setViewportSize({ width: 390, height: 800 })
+    await guest.screenshot({ path: path.join(shots, `share-folder-${lang}-390.png`), fullPage: true })
+    await visitor.close()
+  })
+}
