@@ -125,14 +125,14 @@ export const routes: RouteObject[] = [
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
           accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
           // Spec §2: a shared link's page uses no layout, skips the check and does not poll the
-          // version (client/lib/version-watch.ts). Issue 12: it leaks no link through Referer and is
-          // never indexed; its content depends on a revocable link, so no cache keeps it.
+          // version (client/lib/version-watch.ts). Issue 12: its content depends on a revocable
+          // link, so no cache keeps it. Its `Referrer-Policy: no-referrer` and `X-Robots-Tag` come
+          // from the BFF's security headers (server/bff/plugins/security-headers.ts), which also
+          // cover the answers rendered without the router (render failures, the refresh page).
           {
             path: 'sharing/:link',
             ErrorBoundary: PageErrorBoundary,
             ...withHeaders(page(['files'], 'client/pages/files/shared-link.tsx', () => import('./pages/files/shared-link.tsx'), sharedLinkHead), {
-              'referrer-policy': 'no-referrer',
-              'x-robots-tag': 'noindex',
               'cache-control': 'no-store',
             }),
           },

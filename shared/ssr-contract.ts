@@ -71,7 +71,7 @@ export type RenderResult =
       scripts: string
       /** Source paths of the matched page modules (the server preloads their built chunks). */
       modules: string[]
-      /** Response headers the matched routes ask for (a share link's page: no referrer, no index). */
+      /** Response headers the matched routes ask for (a share link's page: no-store). */
       headers: Record<string, string>
     }
 

@@ -8,6 +8,7 @@ import * as Totp from 'supertokens-web-js/recipe/totp/index.js'
 import { PRODUCT_NAME, SESSION_EXPIRED_STATUS, INVALID_CLAIM_STATUS, SESSION_REFRESH_RETRY_LIMIT } from '../../shared/constants.ts'
 import { stateFromFailedClaims, type SessionState } from '../../shared/session.ts'
 import { notifySignedOut } from './session-state.ts'
+import { isShareApiUrl } from './share-requests.ts'
 import { readUtm } from './utm.ts'
 
 // The browser's side of sessions (DESIGN.md §4.3): supertokens-web-js 0.16 against the BFF's
@@ -28,6 +29,14 @@ function initAuth(): void {
         sessionExpiredStatusCode: SESSION_EXPIRED_STATUS,
         invalidClaimStatusCode: INVALID_CLAIM_STATUS,
         maxRetryAttemptsForSessionRefresh: SESSION_REFRESH_RETRY_LIMIT,
+        override: {
+          functions: (original) => ({
+            ...original,
+            // A share link's 401 is about its password, never the session (share-requests.ts).
+            shouldDoInterceptionBasedOnUrl: (url, apiDomain, sessionTokenBackendDomain) =>
+              !isShareApiUrl(url, window.location.href) && original.shouldDoInterceptionBasedOnUrl(url, apiDomain, sessionTokenBackendDomain),
+          }),
+        },
         onHandleEvent: (event) => {
           // Signed out here or in another tab, or the session expired for good.
           if (event.action === 'SIGN_OUT' || (event.action === 'UNAUTHORISED' && event.sessionExpiredOrRevoked)) {

@@ -38,6 +38,9 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
 
 const folderLink = (id: string | null) => (id ? `/@/files?folder=${encodeURIComponent(id)}` : '/@/files')
 const contentUrl = (item: Pick<DriveItem, 'id'>, inline = false) => `/api/files/${encodeURIComponent(item.id)}/content${inline ? '?disposition=inline' : ''}`
+/** "Download selected": the API zips up to this many items at once. */
+const ARCHIVE_MAX_ITEMS = 100
+const archiveUrl = (items: Array<Pick<DriveItem, 'id'>>) => `/api/files/archive?items=${items.map((item) => encodeURIComponent(item.id)).join(',')}`
 
 function useFailure() {
   const { t } = useTranslation(['files', 'common'])
@@ -163,9 +166,9 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
 }
 
 /**
- * Images show in the page from the inline content URL. A PDF does not: the API answers user content
- * with `Content-Security-Policy: sandbox` and the BFF forbids framing, and Chromium's PDF viewer does
- * not run in a sandboxed document — so a PDF opens in its own tab or downloads.
+ * Images show in the page from the inline content URL. A PDF does not: every BFF answer forbids
+ * framing (`frame-ancestors 'none'`), so an <iframe> of it is blocked (seen in Chromium). Opened
+ * in its own tab, the inline PDF renders in Chromium's viewer despite the `sandbox` CSP.
  */
 function PreviewDialog({ item, onClose }: { item: DriveItem; onClose: () => void }) {
   const { t } = useTranslation(['files'])
@@ -288,8 +291,10 @@ function FilesView({ listing }: { listing: FolderListing }) {
   }
 
   const downloadItems = (items: DriveItem[]) => {
-    // A folder downloads as one zip; several items each download on their own.
-    for (const item of items) download(contentUrl(item))
+    // One item: its bytes (a folder: its zip). Several: one zip of them all, files.zip.
+    if (items.length === 1) download(contentUrl(items[0]!))
+    else if (items.length > ARCHIVE_MAX_ITEMS) showToast({ kind: 'info', title: t('files:selection.tooManyToDownload', { max: ARCHIVE_MAX_ITEMS }) })
+    else if (items.length > 1) download(archiveUrl(items))
   }
 
   const menuFor = (item: DriveItem) => [
@@ -595,16 +600,24 @@ function TrashView({ items }: { items: TrashEntry[] }) {
 
 const SHARE_STATES = new Set(['active', 'expired', 'revoked'])
 
-function LinksView({ shares }: { shares: ShareSummary[] | null }) {
+function LinksView({ shares: listed }: { shares: ShareSummary[] | null }) {
   const { t, i18n } = useTranslation(['files', 'common'])
   const revalidator = useRevalidator()
   const failure = useFailure()
   const [revoking, setRevoking] = useState<ShareSummary | null>(null)
+  // The API lists no revoked link; one revoked here stays in its place, marked, until the page is left.
+  const [revoked, setRevoked] = useState<ShareSummary[]>([])
+  const shares = useMemo(() => {
+    if (listed === null) return null
+    const gone = revoked.filter((share) => !listed.some((other) => other.id === share.id)).map((share) => ({ ...share, state: 'revoked' }))
+    return [...listed, ...gone].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+  }, [listed, revoked])
 
   const revoke = async (share: ShareSummary) => {
     const result = await apiSend('DELETE', `/api/files/shares/${encodeURIComponent(share.id)}`)
     setRevoking(null)
     if (!result.ok) return failure(result)
+    setRevoked((current) => [...current, share])
     showToast({ kind: 'success', title: t('files:links.revoked', { name: share.itemName }) })
     await revalidator.revalidate()
   }

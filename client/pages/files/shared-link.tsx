@@ -117,27 +117,31 @@ function SharedFile({ link, item, allowDownload }: { link: string; item: DriveIt
 function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 'shared' }>; link: string }) {
   const { t, i18n } = useTranslation(['files'])
   const items = view.items ?? []
-  const folderId = view.folder?.id ?? null
   const path = view.folder?.path ?? []
   const base = `/sharing/${encodeURIComponent(link)}`
   const url = contentPath(link)
   return (
     <>
-      {path.length > 0 ? (
+      {/* The path starts at the shared folder itself; at its top the heading says where one is. */}
+      {path.length > 1 ? (
         <nav aria-label={t('files:breadcrumbs')} className="breadcrumbs">
           <ol>
-            <li>
-              <Link to={base}>{view.share.name}</Link>
-            </li>
             {path.map((crumb, index) => (
-              <li key={crumb.id}>{index === path.length - 1 ? <span aria-current="page">{crumb.name}</span> : <Link to={`${base}?folder=${encodeURIComponent(crumb.id)}`}>{crumb.name}</Link>}</li>
+              <li key={crumb.id}>
+                {index === path.length - 1 ? (
+                  <span aria-current="page">{crumb.name}</span>
+                ) : (
+                  <Link to={index === 0 ? base : `${base}?folder=${encodeURIComponent(crumb.id)}`}>{crumb.name}</Link>
+                )}
+              </li>
             ))}
           </ol>
         </nav>
       ) : null}
       {view.share.allowDownload ? (
         <p className="actions">
-          <a className="button" href={folderId ? `${url}?item=${encodeURIComponent(folderId)}` : url} download data-testid="share-download-folder">
+          {/* "Download all": the whole share, also from a folder inside it. */}
+          <a className="button" href={url} download data-testid="share-download-folder">
             {t('files:shared.downloadFolder')}
           </a>
         </p>

@@ -21,6 +21,7 @@ export function securityHeaders(https: boolean): Record<string, string> {
 }
 
 const SHARE_PAGE_HEADERS = { 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex, nofollow' }
+const SHARE_PAGE_PATH = /^\/sharing\//i
 
 /** Outside origins a page may use (issue 11): exactly the configured ones, or none. */
 export interface OutsideOrigins {
@@ -54,7 +55,9 @@ export const securityHeadersPlugin = fp(
       // Share-link pages (issue 12, decision 016): the link is a secret, so it is never sent on as a
       // referrer, and such pages are never indexed. Their /api/sharing answers bring the same
       // headers from the API.
-      if (request.url.startsWith('/sharing/')) reply.headers(SHARE_PAGE_HEADERS)
+      // The router matches paths in any letter case, so this does too. The only place these are
+      // set for the pages (the routes do not repeat them).
+      if (SHARE_PAGE_PATH.test(request.url)) reply.headers(SHARE_PAGE_HEADERS)
       done()
     })
 

@@ -16,6 +16,7 @@ import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
 import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/page-session.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
+import { sharingLinkOf, shareTokenFor } from '../share-access.ts'
 
 type Render = (input: RenderInput) => Promise<RenderResult>
 
@@ -122,18 +123,29 @@ function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: st
   return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title></head><body><main><p>500</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="/">${escapeHtml(back)}</a></p><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
 }
 
-/** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
-function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
+/**
+ * The headers of one loader call: the session's access token, and for a share link's path that
+ * link's unlock token (the proxy's rule, share-access.ts) — never another link's, never a cookie.
+ */
+export function serverApiHeaders(request: FastifyRequest, locale: Locale, accessToken: string | undefined, apiPath: string): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json', 'accept-language': locale, 'x-request-id': request.id }
   // The API authorises by the session's access token alone (DESIGN.md §4.5).
   if (accessToken) headers.authorization = `Bearer ${accessToken}`
+  const link = sharingLinkOf(apiPath)
+  const shareToken = link === null ? undefined : shareTokenFor(request, link)
+  if (shareToken) headers['x-share-token'] = shareToken
+  return headers
+}
+
+/** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
+function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
   return {
     async get(apiPath, init) {
       try {
         const response = await app.upstreamApi.request({
           method: 'GET',
           path: apiPath,
-          headers,
+          headers: serverApiHeaders(request, locale, accessToken, apiPath),
           ...(init?.signal ? { signal: init.signal } : {}),
         })
         if (response.status >= 500) {

@@ -85,3 +85,17 @@ t.test('issue 11: one origin configured, only that one appears', async (t) => {
   t.equal(csp.get('connect-src'), "'self'")
   t.notOk(csp.has('frame-src'))
 })
+
+t.test('issue 12: share-link pages send one referrer policy and one robots tag, in any letter case of the path', async (t) => {
+  const { bff } = await buildStack(t)
+  for (const url of ['/sharing/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', '/Sharing/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA?folder=x']) {
+    const response = await bff.inject(url)
+    t.equal(response.statusCode, 404, url)
+    t.equal(response.headers['referrer-policy'], 'no-referrer', url)
+    t.equal(response.headers['x-robots-tag'], 'noindex, nofollow', url)
+    t.match(response.headers['cache-control'], /no-store/, url)
+  }
+  const other = await bff.inject('/files')
+  t.equal(other.headers['referrer-policy'], 'strict-origin-when-cross-origin')
+  t.notOk(other.headers['x-robots-tag'])
+})
