@@ -39,7 +39,7 @@ export function SignedInLayout() {
           <NavLink to="/@/files">{t('auth:nav.myFiles')}</NavLink>
           <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
           <span className="signed-in-as">
-            <UserAvatar user={user} size={28} />
+            <UserAvatar user={user} size="small" />
             <span data-testid="signed-in-as">{user.email}</span>
           </span>
           <LanguageSwitcher />

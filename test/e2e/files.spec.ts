@@ -48,8 +48,14 @@ async function itemAction(page: Page, name: string, action: string): Promise<voi
 }
 
 test('folders: create one, upload a folder with progress, preview an image, delete and restore', async ({ page }) => {
+  // The pages' CSP refuses inline styles: nothing the signed-in pages render may rely on one.
+  const violations: string[] = []
+  page.on('console', (message) => {
+    if (message.text().includes('Content Security Policy')) violations.push(message.text())
+  })
   await readyAccount(page, 'drive')
   await openDrive(page)
+  await expect(page.locator('header .user-avatar')).toHaveCSS('width', '28px')
   await expect(page.getByTestId('usage')).toContainText('0 bytes of 5 GB used')
 
   await newFolder(page, 'Trips')
@@ -73,6 +79,7 @@ test('folders: create one, upload a folder with progress, preview an image, dele
   const preview = page.getByTestId('preview-dialog')
   await expect(preview.getByRole('img', { name: 'Preview of beach.png' })).toBeVisible()
   await expect.poll(() => preview.getByRole('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(2)
+  expect(violations, 'no CSP violation on the way').toEqual([])
   await page.keyboard.press('Escape')
   await expect(preview).toBeHidden()
 

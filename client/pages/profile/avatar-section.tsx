@@ -128,7 +128,7 @@ export function AvatarSection({ user }: { user: UserRecord }) {
         onDrop={drop}
         data-testid="avatar-drop"
       >
-        {preview ? <img className="user-avatar" src={preview} alt={t('profile:avatar.preview')} width={96} height={96} /> : <UserAvatar user={user} size={96} />}
+        {preview ? <img className="user-avatar" src={preview} alt={t('profile:avatar.preview')} width={96} height={96} /> : <UserAvatar user={user} size="large" />}
         <div className="avatar-drop-text">
           <p className="hint" id={`${id}-hint`}>
             {t('profile:avatar.lead')}
