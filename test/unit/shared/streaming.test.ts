@@ -1,0 +1,28 @@
+import t from 'tap'
+import { KEYBOARD_LAYOUTS, defaultLayoutFor, isKeyboardLayout, suggestRegion } from '../../../shared/streaming.ts'
+import { LOCALES } from '../../../shared/locales.ts'
+
+t.test('the layout list: unique ids, a default for every interface language', async (t) => {
+  t.equal(new Set(KEYBOARD_LAYOUTS.map((layout) => layout.id)).size, KEYBOARD_LAYOUTS.length)
+  for (const locale of LOCALES) t.ok(isKeyboardLayout(defaultLayoutFor(locale)), locale)
+  t.equal(defaultLayoutFor('de'), 'de-DE')
+  t.equal(defaultLayoutFor('xx'), 'en-US')
+  t.notOk(isKeyboardLayout('de'))
+})
+
+t.test('the nearest region: from the time zone, else the language\'s country; one with room first', async (t) => {
+  const regions = [
+    { id: 'us-east', free: 3 },
+    { id: 'eu-central', free: 0 },
+    { id: 'eu-west', free: 2 },
+    { id: 'ap-southeast', free: 1 },
+  ]
+  t.equal(suggestRegion(regions, { timeZone: 'Europe/Bratislava', language: 'en-US' }), 'eu-west', 'the time zone wins; a full region is passed over')
+  t.equal(suggestRegion(regions, { timeZone: 'America/Chicago' }), 'us-east')
+  t.equal(suggestRegion(regions, { timeZone: 'Asia/Tokyo' }), 'ap-southeast')
+  t.equal(suggestRegion(regions, { language: 'de-AT' }), 'eu-west')
+  t.equal(suggestRegion(regions, { language: 'cs' }), 'eu-west')
+  t.equal(suggestRegion(regions, { timeZone: 'UTC', language: 'en' }), 'us-east', 'nothing known: the first with room')
+  t.equal(suggestRegion([{ id: 'eu-central', free: 0 }], { timeZone: 'America/Chicago' }), 'eu-central')
+  t.equal(suggestRegion([], {}), undefined)
+})
