@@ -26,3 +26,11 @@ t.test('the nearest region: from the time zone, else the language\'s country; on
   t.equal(suggestRegion([{ id: 'eu-central', free: 0 }], { timeZone: 'America/Chicago' }), 'eu-central')
   t.equal(suggestRegion([], {}), undefined)
 })
+
+t.test('every layout has a name in every interface language, and error codes a translation', async (t) => {
+  const fs = await import('node:fs')
+  for (const locale of LOCALES) {
+    const bundle = JSON.parse(fs.readFileSync(new URL(`../../../locales/${locale}/streaming.json`, import.meta.url), 'utf8')) as { layouts: Record<string, string> }
+    t.same(Object.keys(bundle.layouts).sort(), KEYBOARD_LAYOUTS.map((layout) => layout.id).sort(), locale)
+  }
+})
