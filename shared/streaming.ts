@@ -123,15 +123,26 @@ const COUNTRY_CONTINENTS: Record<string, string> = {
 /** Our interface languages without a country: where most of their speakers are. */
 const LANGUAGE_CONTINENTS: Record<string, string> = { de: 'Europe', sk: 'Europe', cs: 'Europe', pl: 'Europe', hu: 'Europe', ro: 'Europe', es: 'Europe' }
 
-function continentOf(hint: { timeZone?: string | undefined; language?: string | undefined }): string | undefined {
+export interface RegionHint {
+  /** The browser's IANA time zone (Europe/Prague); only the browser knows it. */
+  timeZone?: string | undefined
+  /** Language tags, the most telling first: the page's language, then the browser's (de-AT). */
+  languages?: ReadonlyArray<string | undefined>
+}
+
+function continentOf(hint: RegionHint): string | undefined {
   const zone = hint.timeZone?.split('/')[0]
   if (zone && CONTINENT_PREFIXES[zone]) return zone
-  const [language = '', country = ''] = (hint.language ?? '').split(/[-_]/)
-  return COUNTRY_CONTINENTS[country.toUpperCase()] ?? LANGUAGE_CONTINENTS[language.toLowerCase()]
+  for (const tag of hint.languages ?? []) {
+    const [language = '', country = ''] = (tag ?? '').split(/[-_]/)
+    const continent = COUNTRY_CONTINENTS[country.toUpperCase()] ?? LANGUAGE_CONTINENTS[language.toLowerCase()]
+    if (continent) return continent
+  }
+  return undefined
 }
 
 /** The region to preselect: the nearest one that has room, else the nearest, else the first. */
-export function suggestRegion(regions: readonly StreamingRegion[], hint: { timeZone?: string | undefined; language?: string | undefined }): string | undefined {
+export function suggestRegion(regions: readonly StreamingRegion[], hint: RegionHint): string | undefined {
   const continent = continentOf(hint)
   const prefixes = continent ? CONTINENT_PREFIXES[continent]! : []
   const near = regions.filter((region) => prefixes.some((prefix) => region.id === prefix || region.id.startsWith(`${prefix}-`)))

@@ -50,7 +50,7 @@ export function Component() {
   const [problem, setProblem] = useState<string | null>(null)
   const [ended, setEnded] = useState(false)
   const [busy, setBusy] = useState(false)
-  const [region, setRegion] = useState(() => suggestRegion(state.regions, { language: locale }) ?? '')
+  const [region, setRegion] = useState(() => suggestRegion(state.regions, { languages: [locale] }) ?? '')
   const [regionChosen, setRegionChosen] = useState(false)
   const ids = { program: useId(), region: useId(), layout: useId(), heading: useId() }
 
@@ -59,7 +59,7 @@ export function Component() {
   useEffect(() => {
     if (regionChosen) return
     const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone
-    const suggested = suggestRegion(state.regions, { timeZone, language: navigator.language })
+    const suggested = suggestRegion(state.regions, { timeZone, languages: [locale, navigator.language] })
     if (suggested) setRegion(suggested)
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only the first render's suggestion is refined
   }, [])

@@ -17,12 +17,13 @@ t.test('the nearest region: from the time zone, else the language\'s country; on
     { id: 'eu-west', free: 2 },
     { id: 'ap-southeast', free: 1 },
   ]
-  t.equal(suggestRegion(regions, { timeZone: 'Europe/Bratislava', language: 'en-US' }), 'eu-west', 'the time zone wins; a full region is passed over')
+  t.equal(suggestRegion(regions, { timeZone: 'Europe/Bratislava', languages: ['en-US'] }), 'eu-west', 'the time zone wins; a full region is passed over')
   t.equal(suggestRegion(regions, { timeZone: 'America/Chicago' }), 'us-east')
   t.equal(suggestRegion(regions, { timeZone: 'Asia/Tokyo' }), 'ap-southeast')
-  t.equal(suggestRegion(regions, { language: 'de-AT' }), 'eu-west')
-  t.equal(suggestRegion(regions, { language: 'cs' }), 'eu-west')
-  t.equal(suggestRegion(regions, { timeZone: 'UTC', language: 'en' }), 'us-east', 'nothing known: the first with room')
+  t.equal(suggestRegion(regions, { languages: ['de-AT'] }), 'eu-west')
+  t.equal(suggestRegion(regions, { languages: ['cs'] }), 'eu-west')
+  t.equal(suggestRegion(regions, { timeZone: 'UTC', languages: ['de', 'en-US'] }), 'eu-west', 'the page\'s language before the browser\'s')
+  t.equal(suggestRegion(regions, { timeZone: 'UTC', languages: ['en'] }), 'us-east', 'nothing known: the first with room')
   t.equal(suggestRegion([{ id: 'eu-central', free: 0 }], { timeZone: 'America/Chicago' }), 'eu-central')
   t.equal(suggestRegion([], {}), undefined)
 })
