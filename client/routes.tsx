@@ -163,6 +163,12 @@ export const routes: RouteObject[] = [
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
             ],
           },
+          {
+            id: 'signed-in-default-layout',
+            Component: DefaultLayout,
+            // Issue 13: spec §2 names this route 'streaming'; no version polling here (version-watch.ts).
+            children: [{ ...accountPage('streaming', 'Streaming', () => import('./pages/streaming/streaming-page.tsx'), 'client/pages/streaming/streaming-page.tsx', ['streaming']), id: 'streaming' }],
+          },
         ],
       },
     ],

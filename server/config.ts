@@ -57,6 +57,20 @@ export interface Config {
   support: SupportConfig
   /** The drive (issue 12): bytes each user may keep (the trash included), and the largest file. */
   files: { quotaBytes: number; maxFileBytes: number; s3: S3Config | undefined }
+  /** Streaming (issue 13): the clusters programs stream from (none: streaming is off), and how long an assignment lasts. */
+  streaming: { clusters: StreamingCluster[]; assignmentMinutes: number }
+}
+
+/** One entry of STREAMING_CLUSTERS: a group of machines in a region that streams programs. */
+export interface StreamingCluster {
+  /** Names the cluster in assignments and is the grant's audience: 1–64 of a-z, 0-9, "-", "_", ".". */
+  id: string
+  /** A short region id such as eu-central or us-east; the page offers each region once. */
+  region: string
+  /** The cluster's public address, opened by the browser: https, or http on loopback. */
+  url: string
+  /** How many users it streams to at once. */
+  capacity: number
 }
 
 /** The drive's bytes in an S3-compatible bucket (S3_*); unset: a directory under DATA_DIR/files. */
@@ -247,6 +261,61 @@ function readS3(r: Reader): S3Config | undefined {
   return { url, bucket, region, accessKeyId, secretAccessKey, prefix: prefix?.replace(/^\/+|\/+$/g, '') || undefined }
 }
 
+const CLUSTER_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/
+const REGION_ID = /^[a-z][a-z0-9-]{0,31}$/
+
+/**
+ * STREAMING_CLUSTERS (issue 13): a JSON array of { id, region, url, capacity }. Unset or "[]":
+ * streaming is off, and the page says so. Every entry is checked, and every problem reported.
+ */
+function readStreamingClusters(r: Reader): StreamingCluster[] {
+  const raw = r.optional('STREAMING_CLUSTERS')
+  if (raw === undefined) return []
+  const expected = 'a JSON array of { "id", "region", "url", "capacity" }, e.g. [{"id":"fra-1","region":"eu-central","url":"https://fra-1.stream.example.com","capacity":20}]'
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    r.problems.push(`STREAMING_CLUSTERS must be ${expected} (it is not valid JSON)`)
+    return []
+  }
+  if (!Array.isArray(parsed)) {
+    r.problems.push(`STREAMING_CLUSTERS must be ${expected}`)
+    return []
+  }
+  const clusters: StreamingCluster[] = []
+  const seen = new Set<string>()
+  parsed.forEach((entry: unknown, index) => {
+    const at = `STREAMING_CLUSTERS[${index}]`
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      r.problems.push(`${at} must be an object { "id", "region", "url", "capacity" }`)
+      return
+    }
+    const { id, region, url, capacity, ...rest } = entry as Record<string, unknown>
+    const before = r.problems.length
+    const extra = Object.keys(rest)
+    if (extra.length > 0) r.problems.push(`${at} has unknown fields: ${extra.join(', ')} (allowed: id, region, url, capacity)`)
+    if (typeof id !== 'string' || !CLUSTER_ID.test(id)) r.problems.push(`${at}.id must be 1 to 64 lower-case letters, digits, ".", "_" or "-" (got ${JSON.stringify(id)})`)
+    else if (seen.has(id)) r.problems.push(`${at}.id "${id}" is used by another cluster: ids must be unique`)
+    if (typeof region !== 'string' || !REGION_ID.test(region)) r.problems.push(`${at}.region must be a short region id such as eu-central or us-east (got ${JSON.stringify(region)})`)
+    if (typeof capacity !== 'number' || !Number.isSafeInteger(capacity) || capacity < 1) r.problems.push(`${at}.capacity must be a whole number of at least 1 (got ${JSON.stringify(capacity)})`)
+    let href: string | undefined
+    if (typeof url === 'string') {
+      try {
+        const parsedUrl = new URL(url)
+        const allowed = parsedUrl.protocol === 'https:' || isLoopbackHttpUrl(parsedUrl.href)
+        if (allowed && parsedUrl.username === '' && parsedUrl.password === '' && parsedUrl.hash === '') href = parsedUrl.href
+      } catch {
+        // Reported below with the others.
+      }
+    }
+    if (href === undefined) r.problems.push(`${at}.url must be an https:// URL (http:// only on this machine: localhost, 127.0.0.1, [::1]) without user name, password or fragment (got ${JSON.stringify(typeof url === 'string' ? redactUrl(url) : url)})`)
+    if (typeof id === 'string') seen.add(id)
+    if (r.problems.length === before) clusters.push({ id: id as string, region: region as string, url: href!, capacity: capacity as number })
+  })
+  return clusters
+}
+
 function parseTrustProxy(reader: Reader, value: string | undefined): boolean | string | number {
   if (value === undefined || value === 'false') return false
   if (value === 'true') return true
@@ -313,8 +382,14 @@ export function loadConfig(env: Env = process.env): Config {
       maxFileBytes: r.integer('FILES_MAX_FILE_BYTES', FILES_DEFAULT_MAX_FILE_BYTES, 1, Number.MAX_SAFE_INTEGER),
       s3: undefined,
     },
+    streaming: {
+      clusters: [],
+      // A grant is short-lived; the page asks again for a new one after this.
+      assignmentMinutes: r.integer('STREAMING_ASSIGNMENT_MINUTES', 15, 1, 1_440),
+    },
   }
   config.files.s3 = readS3(r)
+  config.streaming.clusters = readStreamingClusters(r)
   config.providers.google = r.clientPair('GOOGLE')
   config.providers.github = r.clientPair('GITHUB')
   const oidc = r.clientPair('OIDC')

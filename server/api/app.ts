@@ -35,6 +35,9 @@ import type { LockTimings } from './files/upload-locker.ts'
 import shareRoutes from './files/share-routes.ts'
 import { ShareTokens } from './files/share-tokens.ts'
 import { SharesRepository } from './files/shares.ts'
+import streamingRoutes from './streaming/routes.ts'
+import { StreamingAssignments } from './streaming/assignments.ts'
+import { StreamingGrants } from './streaming/grants.ts'
 
 export interface ApiOptions {
   config: Config
@@ -207,6 +210,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
   // Share links (decision 016); deleting an account or an item deletes its links (FK cascade).
   await app.register(shareRoutes, { guard, files, shares: new SharesRepository(db, config.appUrl, clock), tokens: new ShareTokens(db), now: clock })
+  // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
+  const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
+  await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined

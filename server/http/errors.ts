@@ -31,11 +31,23 @@ const CODE_MAP: Record<string, string> = {
 }
 
 /**
- * Codes of a family rather than a service: the avatar's (the BFF or the API may refuse an upload)
- * and the drive's (issue 12: FILES_* and the share links' SHARE_*, answered by the API, passed
- * through by the BFF).
+ * Codes of a family rather than a service: the avatar's (the BFF or the API may refuse an upload),
+ * the drive's (issue 12: FILES_* and the share links' SHARE_*) and streaming's (issue 13:
+ * STREAMING_*), answered by the API, passed through by the BFF.
  */
-const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_']
+const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'STREAMING_']
+
+/**
+ * Families whose 5xx are deliberate answers a person should read as they are — "streaming is not
+ * set up here", "every cluster is full, try again in N s" — rather than a fault hidden behind a
+ * generic message: the API sends them with their code, and the BFF relays them instead of its
+ * own BFF_UPSTREAM_* error.
+ */
+const DELIBERATE_5XX_PREFIXES = ['STREAMING_']
+
+export function isDeliberateServerError(code: unknown): boolean {
+  return typeof code === 'string' && DELIBERATE_5XX_PREFIXES.some((prefix) => code.startsWith(prefix))
+}
 
 function ownCode(code: string | undefined, prefix: string): code is string {
   return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))
@@ -106,7 +118,7 @@ export function installErrorHandler(app: FastifyInstance, prefix: string): void 
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')
-      const exposed = error.code?.startsWith(`${prefix}_`) && error.statusCode !== undefined
+      const exposed = (error.code?.startsWith(`${prefix}_`) || isDeliberateServerError(error.code)) && error.statusCode !== undefined
       const code = exposed ? error.code : `${prefix}_INTERNAL_ERROR`
       const message = exposed ? error.message : 'Something went wrong on our side. Please try again in a moment.'
       if (status === 503 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))

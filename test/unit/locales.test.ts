@@ -67,6 +67,10 @@ const SAME_AS_ENGLISH = new Set([
   'cs:catalogue:program.licenseType',
   'email:footer', // the operator's name, a dash and the tagline are set per language below
   // The drive (issue 12): a progress figure is a number and a sign in every language; "Name" is German too.
+  // Streaming (issue 13): "Program", "Region" and "Cluster" are these languages' own words too.
+  ...['sk', 'ro', 'pl', 'hu', 'cs'].flatMap((lng) => [`${lng}:streaming:form.program`, `${lng}:streaming:assignment.program`]),
+  ...['pl', 'de', 'cs'].flatMap((lng) => [`${lng}:streaming:form.region`, `${lng}:streaming:assignment.region`]),
+  ...['ro', 'de', 'cs'].map((lng) => `${lng}:streaming:assignment.cluster`),
   'files:upload.progress',
   'files:upload.status.uploading',
   'de:files:list.name',

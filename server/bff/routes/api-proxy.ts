@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
+import { isDeliberateServerError } from '../../http/errors.ts'
 import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
@@ -87,6 +88,15 @@ async function relayStream(request: FastifyRequest, reply: FastifyReply, respons
     return relayUpstream(request, reply, rememberUnlock(request, reply, whole, https))
   }
   if (response.status >= 500) {
+    // A deliberate answer (streaming off, clusters full) reaches the browser as the API gave it.
+    if (response.status === 503 && isJsonAnswer(response.headers)) {
+      const body = await readBody(response.body)
+      if (isDeliberateServerError(codeOf(body))) {
+        for (const name of FORWARDED_RESPONSE_HEADERS) forwardHeader(reply, name, response.headers[name])
+        return reply.code(503).send(body)
+      }
+      throw serverError(request, response)
+    }
     response.body.resume()
     throw serverError(request, response)
   }
@@ -98,6 +108,14 @@ async function relayStream(request: FastifyRequest, reply: FastifyReply, respons
     return reply.send()
   }
   return reply.send(response.body)
+}
+
+function codeOf(body: Buffer): unknown {
+  try {
+    return (JSON.parse(body.toString('utf8')) as { code?: unknown } | null)?.code
+  } catch {
+    return undefined
+  }
 }
 
 function forwardHeader(reply: FastifyReply, name: string, value: string | string[] | undefined): void {

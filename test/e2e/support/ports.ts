@@ -9,3 +9,5 @@ export const E2E_CHAT_WIDGET_PORT = Number(process.env.E2E_CHAT_WIDGET_PORT ?? 3
 export const E2E_TAG_MANAGER_PORT = Number(process.env.E2E_TAG_MANAGER_PORT ?? 3217)
 /** The client the local OpenID provider knows (test/oidc-provider.ts). */
 export const OIDC_CLIENT = { id: 'softshelf-test', secret: 'softshelf-test-secret-0123456789' }
+/** A streaming cluster's page (issue 13): the browser tests' stand-in for a cluster, started by test/e2e/streaming.spec.ts. */
+export const E2E_STREAM_CLUSTER_PORT = Number(process.env.E2E_STREAM_CLUSTER_PORT ?? 3218)

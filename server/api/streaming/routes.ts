@@ -1,0 +1,109 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { KEYBOARD_LAYOUTS, isKeyboardLayout, type StreamingAssignment, type StreamingState } from '../../../shared/streaming.ts'
+import type { SessionGuard } from '../session-guard.ts'
+import type { Assignment, StreamingAssignments } from './assignments.ts'
+import { StreamingNotConfigured, StreamingUnknownLayout } from './errors.ts'
+import type { StreamingGrants } from './grants.ts'
+
+// Streaming (issue 13, spec §7 POST /api/user/assign-cluster; decision 017). Public: the layout
+// list and the grants' JWKS. Signed in: the page's state, assigning a cluster, ending it.
+
+export interface StreamingRouteOptions {
+  guard: SessionGuard
+  assignments: StreamingAssignments
+  grants: StreamingGrants
+}
+
+const Layout = Type.Object({ id: Type.String(), language: Type.String(), name: Type.String() })
+const AssignmentBody = Type.Object({
+  clusterId: Type.String(),
+  region: Type.String(),
+  url: Type.String(),
+  token: Type.String(),
+  expiresAt: Type.String(),
+  programId: Type.String(),
+  keyboardLayout: Type.String(),
+  fallback: Type.Boolean(),
+})
+
+export default async function streamingRoutes(app: FastifyInstance, opts: StreamingRouteOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+  const { authenticate, activeUser } = opts.guard
+  const { assignments, grants } = opts
+
+  const wire = async (assignment: Assignment): Promise<StreamingAssignment> => ({
+    clusterId: assignment.clusterId,
+    region: assignment.region,
+    url: assignments.clusterUrl(assignment.clusterId),
+    // Signed again for every answer, with the same claims and end: the same grant in meaning.
+    token: await grants.sign({ ...assignment, assignmentId: assignment.id, issuedAtMs: assignment.createdAt, expiresAtMs: assignment.expiresAt }),
+    expiresAt: new Date(assignment.expiresAt).toISOString(),
+    programId: assignment.programId,
+    keyboardLayout: assignment.keyboardLayout,
+    fallback: assignment.fallback,
+  })
+
+  api.get('/api/streaming/keyboard-layouts', { schema: { response: { 200: Type.Array(Layout) } } }, async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=3600')
+    return [...KEYBOARD_LAYOUTS]
+  })
+
+  // What a cluster verifies grants with, offline. A short cache: a key added later is learnt soon.
+  api.get('/api/streaming/jwks', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=300')
+    return grants.jwks()
+  })
+
+  await app.register(async (scope) => {
+    const user = scope.withTypeProvider<TypeBoxTypeProvider>()
+    user.addHook('onSend', async (_request, reply, payload) => {
+      reply.header('cache-control', 'no-store')
+      return payload
+    })
+
+    user.get('/api/user/streaming', { preHandler: authenticate('complete') }, async (request): Promise<StreamingState> => {
+      const me = await activeUser(request)
+      const [keyboardLayout, programs] = await Promise.all([assignments.keyboardLayout(me.id, me.language), assignments.streamablePrograms(me.id)])
+      if (!assignments.configured) return { available: false, regions: [], keyboardLayout, programs, assignment: null }
+      const live = await assignments.current(me.id)
+      return { available: true, regions: await assignments.regions(), keyboardLayout, programs, assignment: live ? await wire(live) : null }
+    })
+
+    user.post(
+      '/api/user/assign-cluster',
+      {
+        preHandler: authenticate('complete'),
+        schema: {
+          body: Type.Object(
+            {
+              programId: Type.String({ minLength: 1, maxLength: 200 }),
+              region: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+              keyboardLayout: Type.String({ minLength: 1, maxLength: 64 }),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: AssignmentBody, 201: AssignmentBody },
+        },
+      },
+      async (request, reply) => {
+        const me = await activeUser(request)
+        if (!assignments.configured) throw new StreamingNotConfigured()
+        const { programId, region, keyboardLayout } = request.body
+        if (!isKeyboardLayout(keyboardLayout)) throw new StreamingUnknownLayout(keyboardLayout)
+        await assignments.checkProgram(me.id, programId)
+        const { assignment, created } = await assignments.assign({ userId: me.id, programId, region, keyboardLayout })
+        if (created) request.log.info({ event: 'streaming-assigned', clusterId: assignment.clusterId, fallback: assignment.fallback }, 'a streaming cluster was assigned')
+        reply.code(created ? 201 : 200)
+        return wire(assignment)
+      },
+    )
+
+    user.delete('/api/user/assign-cluster', { preHandler: authenticate('complete') }, async (request, reply) => {
+      const me = await activeUser(request)
+      if (await assignments.release(me.id)) request.log.info({ event: 'streaming-ended' }, 'a streaming assignment was ended')
+      return reply.code(204).send()
+    })
+  })
+}
