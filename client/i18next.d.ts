@@ -6,6 +6,7 @@ import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
 import type profile from '../locales/en/profile.json'
+import type sentry from '../locales/en/sentry.json'
 
 // English is the type source of translation keys: t('…') with a key that English lacks does not
 // compile (CONVENTIONS.md §8).
@@ -20,6 +21,7 @@ declare module 'i18next' {
       auth: typeof auth
       profile: typeof profile
       files: typeof files
+      sentry: typeof sentry
     }
   }
 }
