@@ -9,3 +9,5 @@ export const E2E_CHAT_WIDGET_PORT = Number(process.env.E2E_CHAT_WIDGET_PORT ?? 3
 export const E2E_TAG_MANAGER_PORT = Number(process.env.E2E_TAG_MANAGER_PORT ?? 3217)
 /** The client the local OpenID provider knows (test/oidc-provider.ts). */
 export const OIDC_CLIENT = { id: 'softshelf-test', secret: 'softshelf-test-secret-0123456789' }
+/** The local error-tracker sink (test/sentry-sink.ts) that SENTRY_DSN points at (issue 13). */
+export const E2E_SENTRY_PORT = Number(process.env.E2E_SENTRY_PORT ?? 3228)
