@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { defineConfig } from '@playwright/test'
 import { CHAT_WIDGET_PATH, TAG_MANAGER_PATH } from './test/e2e/support/outside-scripts.ts'
-import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, E2E_STREAM_CLUSTER_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
+import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTRY_PORT, E2E_SMTP_PORT, E2E_STREAM_CLUSTER_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
 
 // Browser tests drive Debian's Chromium (Playwright cannot download its own browsers here)
 // against the built app started with embedded defaults on loopback.
@@ -39,6 +39,10 @@ export const E2E_ENV = {
     { id: 'local-eu', region: 'eu-central', url: `http://127.0.0.1:${E2E_STREAM_CLUSTER_PORT}/eu/play`, capacity: 20 },
     { id: 'local-us', region: 'us-east', url: `http://127.0.0.1:${E2E_STREAM_CLUSTER_PORT}/us/play`, capacity: 20 },
   ]),
+  // Issue 13: errors of all three sides go to a local envelope sink (test/sentry-sink.ts); the
+  // browser reaches it only through the BFF's tunnel.
+  SENTRY_DSN: `http://e2epublickey@127.0.0.1:${E2E_SENTRY_PORT}/1`,
+  SENTRY_ENVIRONMENT: 'e2e',
 }
 
 export default defineConfig({

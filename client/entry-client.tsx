@@ -6,6 +6,7 @@ import { consentFromCookieHeader } from '../shared/consent.ts'
 import { BOOT_DATA_GLOBAL, type BootData } from '../shared/ssr-contract.ts'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
+import { configureErrorReporting, startErrorReporting } from './lib/error-reporting/report.ts'
 import { createI18n } from './lib/i18n.ts'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
@@ -20,6 +21,7 @@ declare global {
 
 async function start(): Promise<void> {
   const boot = window[BOOT_DATA_GLOBAL]
+  configureErrorReporting(boot.config.errorReporting)
   // With a session, the SDK starts before the router: it refreshes expired tokens for every
   // /auth and /api call the pages make (spec §4).
   if (hasLocalSession()) await import('./lib/auth.ts')
@@ -53,6 +55,8 @@ async function start(): Promise<void> {
       </I18nextProvider>
     </StrictMode>,
   )
+  // Issue 13: the SDK loads after hydration, and only with SENTRY_DSN (report.ts).
+  startErrorReporting()
 }
 
 void start()

@@ -7,6 +7,7 @@ import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
 import type profile from '../locales/en/profile.json'
 import type streaming from '../locales/en/streaming.json'
+import type sentry from '../locales/en/sentry.json'
 
 // English is the type source of translation keys: t('…') with a key that English lacks does not
 // compile (CONVENTIONS.md §8).
@@ -22,6 +23,7 @@ declare module 'i18next' {
       profile: typeof profile
       files: typeof files
       streaming: typeof streaming
+      sentry: typeof sentry
     }
   }
 }

@@ -109,5 +109,8 @@ export const privateHead =
 /** Issue 12: the drive's public page. */
 export const filesHead: HeadBuilder = ({ t }) => ({ title: 'Files', description: t('files:meta.description') })
 
+/** Issue 13: the error-reporting test page, for operators; never indexed (the BFF also sends X-Robots-Tag). */
+export const sentryTestHead: HeadBuilder = () => ({ title: 'Error reporting test', noindex: true })
+
 /** A share link's page is someone's private file: never indexed (the BFF also sends X-Robots-Tag). */
 export const sharedLinkHead: HeadBuilder = () => ({ title: 'Shared with you', noindex: true })

@@ -6,7 +6,7 @@ import { ErrorPage } from './components/error-page.tsx'
 import { Toaster } from './components/toaster.tsx'
 import { apiGet } from './lib/api.ts'
 import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
-import { openFatalError, useFatalError } from './lib/fatal-error.ts'
+import { openFatalError, useFatalError, useReportRouteError } from './lib/fatal-error.ts'
 import { useRouteHead } from './lib/head.ts'
 import { useChatWidget } from './lib/support/use-chat-widget.ts'
 import { useVersionPolling } from './lib/use-version-polling.ts'
@@ -73,6 +73,7 @@ export function RootErrorBoundary() {
   useEffect(() => {
     if (isChunkLoadError(error)) reloadAfterChunkError()
   }, [error])
+  useReportRouteError(isChunkLoadError(error) ? null : error)
   return (
     <>
       <ErrorPage error={error} />

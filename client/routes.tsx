@@ -2,14 +2,17 @@ import { data, redirect, useRouteError, type LoaderFunctionArgs, type RouteObjec
 import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
+import { useReportRouteError } from './lib/fatal-error.ts'
 import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
-import { errorRouteHead, filesHead, homeHead, legalHead, listingHead, privateHead, programHead, sharedLinkHead } from './page-heads.ts'
+import { errorRouteHead, filesHead, homeHead, legalHead, listingHead, privateHead, programHead, sentryTestHead, sharedLinkHead } from './page-heads.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
 
 /** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
 function PageErrorBoundary() {
-  return <ErrorPage error={useRouteError()} />
+  const error = useRouteError()
+  useReportRouteError(error)
+  return <ErrorPage error={error} />
 }
 
 /** The public catalogue (issue 3): one listing page for every scope, and the program page. */
@@ -112,6 +115,12 @@ export const routes: RouteObject[] = [
               accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage })), 'client/pages/auth/email-verification.tsx'),
               // The second factor decides for itself: it serves both a pending sign-in and set-up (decision 008).
               accountPage('mfa', 'Two-step verification', () => import('./pages/auth/mfa.tsx'), 'client/pages/auth/mfa.tsx'),
+              // Issue 13: the error-reporting test page; no sign-in, never indexed.
+              {
+                path: 'sentry-test',
+                ErrorBoundary: PageErrorBoundary,
+                ...withHeaders(page(['sentry'], 'client/pages/sentry-test.tsx', () => import('./pages/sentry-test.tsx'), sentryTestHead), { 'x-robots-tag': 'noindex' }),
+              },
               { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
               { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
             ],

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { FILES_DEFAULT_MAX_FILE_BYTES, FILES_DEFAULT_QUOTA_BYTES } from '../shared/constants.ts'
+import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error-reporting.ts'
 import type { SupportSettings } from '../shared/ssr-contract.ts'
 import { parseApiKeys } from './authcore/settings.ts'
 
@@ -59,6 +60,8 @@ export interface Config {
   files: { quotaBytes: number; maxFileBytes: number; s3: S3Config | undefined }
   /** Streaming (issue 13): the clusters programs stream from (none: streaming is off), and how long an assignment lasts. */
   streaming: { clusters: StreamingCluster[]; assignmentMinutes: number }
+  /** Error reporting (issue 13, decision 019): on only when SENTRY_DSN is set. */
+  sentry: SentryConfig | undefined
 }
 
 /** One entry of STREAMING_CLUSTERS: a group of machines in a region that streams programs. */
@@ -71,6 +74,56 @@ export interface StreamingCluster {
   url: string
   /** How many users it streams to at once. */
   capacity: number
+}
+
+/** SENTRY_DSN and SENTRY_ENVIRONMENT, checked at boot. */
+export interface SentryConfig {
+  /** The DSN in one canonical spelling: the tunnel compares the browser's envelopes against it. */
+  dsn: string
+  /** Where the DSN's project takes envelopes: <origin><path>/api/<project>/envelope/. */
+  envelopeUrl: string
+  /** SENTRY_ENVIRONMENT, else NODE_ENV. */
+  environment: string
+}
+
+/**
+ * A Sentry DSN: <protocol>://<public key>@<host>[:port][/path]/<project id>. The old secret-key
+ * form (public:secret@) is refused: the DSN is sent to every browser.
+ */
+export function parseSentryDsn(value: string): { dsn: string; envelopeUrl: string } | undefined {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return undefined
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username === '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined
+  if (!/^[A-Za-z0-9]+$/.test(url.username)) return undefined
+  const parts = url.pathname.split('/').filter(Boolean)
+  const project = parts.pop()
+  if (project === undefined || !/^\d+$/.test(project)) return undefined
+  const path = parts.length > 0 ? `/${parts.join('/')}` : ''
+  // The spelling the browser SDK writes into an envelope's header (its dsnToString).
+  const dsn = `${url.protocol}//${url.username}@${url.host}${path}/${project}`
+  return { dsn, envelopeUrl: `${url.protocol}//${url.host}${path}/api/${project}/envelope/` }
+}
+
+function readSentry(r: Reader, nodeEnv: NodeEnv): SentryConfig | undefined {
+  const raw = r.optional('SENTRY_DSN')
+  const environment = r.string('SENTRY_ENVIRONMENT', nodeEnv)
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(environment)) {
+    r.problems.push(`SENTRY_ENVIRONMENT must be 1 to 64 letters, digits, ".", "_" or "-" (got "${environment}")`)
+  }
+  if (raw === undefined) {
+    if (r.optional('SENTRY_ENVIRONMENT') !== undefined) r.problems.push('SENTRY_DSN is required with SENTRY_ENVIRONMENT (the project\'s DSN, e.g. https://abc123@o1.ingest.sentry.io/42); without it nothing is reported')
+    return undefined
+  }
+  const parsed = parseSentryDsn(raw)
+  if (!parsed) {
+    r.problems.push(`SENTRY_DSN must be a DSN such as https://<public key>@<host>/<project id>, without a secret key (got "${redactUrl(raw)}")`)
+    return undefined
+  }
+  return { ...parsed, environment }
 }
 
 /** The drive's bytes in an S3-compatible bucket (S3_*); unset: a directory under DATA_DIR/files. */
@@ -387,9 +440,11 @@ export function loadConfig(env: Env = process.env): Config {
       // A grant is short-lived; the page asks again for a new one after this.
       assignmentMinutes: r.integer('STREAMING_ASSIGNMENT_MINUTES', 15, 1, 1_440),
     },
+    sentry: undefined,
   }
   config.files.s3 = readS3(r)
   config.streaming.clusters = readStreamingClusters(r)
+  config.sentry = readSentry(r, nodeEnv)
   config.providers.google = r.clientPair('GOOGLE')
   config.providers.github = r.clientPair('GITHUB')
   const oidc = r.clientPair('OIDC')
@@ -430,6 +485,8 @@ export interface PublicConfig {
   providers: Array<{ id: string; name: string }>
   /** Chat links and outside scripts (issue 11); null where not configured. */
   support: SupportSettings
+  /** Error reporting in the browser (issue 13); null without SENTRY_DSN. */
+  errorReporting: ErrorReportingSettings | null
 }
 
 /** Where the auth core answers: AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
@@ -465,7 +522,8 @@ export function mailProblem(config: Config): string | undefined {
   return undefined
 }
 
-export function publicConfig(config: Config): PublicConfig {
+/** The DSN (public by design: it only lets one send events), where they go, and what they are labelled. */
+export function publicConfig(config: Config, release = 'dev'): PublicConfig {
   const { google, github, oidc } = config.providers
   const providers = [
     ...(google ? [{ id: 'google', name: 'Google' }] : []),
@@ -474,7 +532,8 @@ export function publicConfig(config: Config): PublicConfig {
   ]
   const { botUrl, chatUrl, chatWidgetScriptUrl, tagManagerScriptUrl } = config.support
   const support = { botUrl: botUrl ?? null, chatUrl: chatUrl ?? null, chatWidgetScriptUrl: chatWidgetScriptUrl ?? null, tagManagerScriptUrl: tagManagerScriptUrl ?? null }
-  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers, support }
+  const errorReporting = config.sentry ? { dsn: config.sentry.dsn, environment: config.sentry.environment, release, tunnel: SENTRY_TUNNEL_PATH } : null
+  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers, support, errorReporting }
 }
 
 /**

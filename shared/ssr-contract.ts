@@ -1,6 +1,7 @@
 import type { Locale } from './locales.ts'
 import type { AnalyticsConsent } from './consent.ts'
 import type { PageSession } from './session.ts'
+import type { ErrorReportingSettings } from './error-reporting.ts'
 
 // The contract between the BFF (server/bff/ssr) and the server entry of the React app
 // (client/entry-server.tsx). Neither side imports the other; both import this.
@@ -29,6 +30,8 @@ export interface ClientConfig {
   localesHash: string
   /** Chat links and outside scripts (issue 11). */
   support: SupportSettings
+  /** Error reporting (issue 13); null when the operator set no SENTRY_DSN: nothing loads. */
+  errorReporting: ErrorReportingSettings | null
 }
 
 /** Support settings the browser sees (issue 11); null where the operator configured none. */

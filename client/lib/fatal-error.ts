@@ -1,14 +1,18 @@
-import { useSyncExternalStore } from 'react'
+import { useEffect, useSyncExternalStore } from 'react'
+import { isRouteErrorResponse } from 'react-router'
 import { isBotUserAgent } from '../../shared/bots.ts'
+import { reportToTracker } from './error-reporting/report.ts'
 
 // Spec §8: only fatal or unhandled errors open the error page, and never for crawlers and bots,
-// whose errors are only reported.
+// whose errors are only reported. Reported means logged, and sent to the error tracker when
+// SENTRY_DSN is set (issue 13) — for bots too.
 
 let fatal: unknown = null
 const listeners = new Set<() => void>()
 
 export function reportError(error: unknown): void {
   console.error('[softshelf] unhandled error', error)
+  void reportToTracker(error)
 }
 
 export function openFatalError(error: unknown, userAgent: string = navigator.userAgent): void {
@@ -27,4 +31,14 @@ export function useFatalError(): unknown {
     () => fatal,
     () => null,
   )
+}
+
+/**
+ * In a route's error boundary: an exception (a render or loader that threw) is reported; a
+ * deliberate answer such as a 404 or the API's 503 is not an error of the page.
+ */
+export function useReportRouteError(error: unknown): void {
+  useEffect(() => {
+    if (error != null && !isRouteErrorResponse(error)) reportError(error)
+  }, [error])
 }

@@ -6,6 +6,7 @@ import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
+import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { ReadinessCache } from '../http/readiness.ts'
@@ -125,7 +126,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
 
   app.decorate('db', db)
   app.decorate('catalogue', new CatalogueIndex(db))
-  installRequestBasics(app, 'API', ApiNotFound)
+  // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
+  const reporter = await createErrorReporter(config.sentry, 'api', buildInfo.buildId)
+  installErrorReporter(app, reporter)
+  installRequestBasics(app, 'API', ApiNotFound, reporter)
   installBodyDeadline(app, 'API')
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
@@ -183,6 +187,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   )
 
   await app.register(catalogueRoutes)
+  if (reporter) {
+    // The /sentry-test page's API button (issue 13): an unexpected error on purpose, reported like any other.
+    app.post('/api/sentry-test/error', async () => {
+      throw new Error('Sentry test: an error raised on purpose in the API (POST /api/sentry-test/error)')
+    })
+  }
   const coreUrl = options.authCoreUrl ?? authCoreUrlOf(config)
   const coreApiKey = options.authCoreApiKey ?? config.authCoreApiKeys?.[0]
   const revocations = new RevokedSessions({ coreUrl, apiKey: coreApiKey, log: app.log })

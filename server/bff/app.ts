@@ -10,6 +10,7 @@ import { authCoreUrlOf, outsideOrigins, publicConfig, type Config } from '../con
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
+import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { newRequestId } from '../http/request-id.ts'
@@ -20,6 +21,7 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
+import errorReportingRoutes from './routes/error-reporting.ts'
 import healthRoutes from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
 import seoRoutes from './routes/seo.ts'
@@ -70,7 +72,10 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   })
   app.server.headersTimeout = 10_000
 
-  installRequestBasics(app, 'BFF', BffNotFound)
+  // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
+  const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
+  installErrorReporter(app, reporter)
+  installRequestBasics(app, 'BFF', BffNotFound, reporter)
   installBodyDeadline(app, 'BFF')
 
   await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
@@ -102,6 +107,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
-  await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config) })
+  if (config.sentry) {
+    await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
+  }
+  await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config, options.buildInfo.buildId) })
   return app
 }

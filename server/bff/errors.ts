@@ -65,3 +65,7 @@ export const BffEmailChangeBlocked = createError<[string]>('BFF_EMAIL_CHANGE_BLO
 export const BffNoPendingEmail = createError('BFF_NO_PENDING_EMAIL', 'No new email address is waiting for confirmation.', 404)
 export const BffEmailLinkInvalid = createError('BFF_EMAIL_LINK_INVALID', 'This confirmation link is not valid, or it was already used.', 400)
 export const BffEmailLinkExpired = createError('BFF_EMAIL_LINK_EXPIRED', 'This confirmation link has expired. Ask for a new one on your profile.', 400)
+// Error reporting (issue 13, decision 019): the browser's same-origin tunnel.
+export const BffTunnelBadEnvelope = createError('BFF_TUNNEL_BAD_ENVELOPE', 'This is not an error-report envelope.', 400)
+export const BffTunnelForeignDsn = createError('BFF_TUNNEL_FOREIGN_DSN', 'This envelope is not for this app\'s error-reporting project.', 403)
+export const BffTunnelUnavailable = createError('BFF_TUNNEL_UNAVAILABLE', 'The error tracker could not be reached. The report was not sent.', 502)

@@ -1,8 +1,10 @@
 import createError from '@fastify/error'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
+import { ERROR_EVENT_HEADER } from '../../shared/error-reporting.ts'
 import type { ErrorBody } from '../../shared/types.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
+import type { ErrorReporter } from './error-reporting.ts'
 
 export { createError }
 
@@ -57,16 +59,20 @@ export function errorBody(statusCode: number, code: string, message: string, req
   return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message, requestId }
 }
 
+export { ERROR_EVENT_HEADER }
+
 /**
  * What every service does for every request: echo the request id in `x-request-id`, answer an
- * unknown route with the service's not-found error, and handle errors (below).
+ * unknown route with the service's not-found error, and handle errors (below), reporting the
+ * unexpected ones when error reporting is on.
  */
 export function installRequestBasics(
   app: FastifyInstance,
   prefix: string,
   notFound: new (method: string, path: string) => FastifyError,
+  reporter?: ErrorReporter,
 ): void {
-  installErrorHandler(app, prefix)
+  installErrorHandler(app, prefix, reporter)
   app.setNotFoundHandler((request, reply) => {
     const error = new notFound(request.method, request.url.split('?')[0] ?? '/')
     return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
@@ -107,17 +113,33 @@ export function frameworkErrorHandler(prefix: string, headers: Record<string, st
  * The root error handler of a service: a deliberate 4xx passes through with its code and message;
  * anything else is logged with the request id and answered with a generic 5xx that reveals nothing.
  */
-export function installErrorHandler(app: FastifyInstance, prefix: string): void {
+export function installErrorHandler(app: FastifyInstance, prefix: string, reporter?: ErrorReporter): void {
+  // Only the unexpected (5xx) is reported (issue 13): a 4xx is the caller's mistake, answered as such.
+  const report = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (!reporter) return
+    // The API's own 5xx, relayed by the BFF: the API reported it under the same request id.
+    if (error.reportedAs !== undefined) {
+      reply.header(ERROR_EVENT_HEADER, error.reportedAs)
+      return
+    }
+    try {
+      reply.header(ERROR_EVENT_HEADER, reporter.captureRequestError(error, request))
+    } catch (err) {
+      request.log.warn({ err }, 'the error could not be reported')
+    }
+  }
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof DatabaseTimeoutError) {
       // A query stuck past its bound (issue 17): the request fails, the process keeps serving.
       request.log.warn({ err: error }, 'database did not answer in time')
+      report(error, request, reply)
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
       return reply.code(503).send(errorBody(503, `${prefix}_DATABASE_UNAVAILABLE`, DATABASE_UNAVAILABLE_MESSAGE, request.id))
     }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')
+      report(error, request, reply)
       const exposed = (error.code?.startsWith(`${prefix}_`) || isDeliberateServerError(error.code)) && error.statusCode !== undefined
       const code = exposed ? error.code : `${prefix}_INTERNAL_ERROR`
       const message = exposed ? error.message : 'Something went wrong on our side. Please try again in a moment.'
@@ -135,6 +157,8 @@ export function installErrorHandler(app: FastifyInstance, prefix: string): void 
 declare module 'fastify' {
   interface FastifyError {
     retryAfter?: number
+    /** Already reported upstream as this event (the BFF relaying the API's 5xx). */
+    reportedAs?: string
   }
 }
 

@@ -1,12 +1,9 @@
 import type { FastifyServerOptions } from 'fastify'
+import { redactUrl } from '../../shared/redaction.ts'
 import type { Config } from '../config.ts'
 
-/** Query parameters whose values are secrets (verification and reset links carry tokens) or personal (email addresses). */
-const SECRET_QUERY = /([?&](?:token|code|state|password|access_token|refresh_token|email)=)[^&#]*/gi
-
-export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]')
-}
+// The secret query parameters live in shared/redaction.ts, which error reports use too.
+export { redactUrl }
 
 /** Log lines are JSON objects, so user input cannot forge a line; secrets are redacted. */
 export function loggerOptions(

@@ -9,7 +9,7 @@ import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
-import { errorBody } from '../../http/errors.ts'
+import { ERROR_EVENT_HEADER, errorBody } from '../../http/errors.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
@@ -270,6 +270,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     } catch (error) {
       if (error instanceof Error) renderer.fixStack?.(error)
       request.log.error({ err: error }, 'page render failed')
+      if (app.errorReporter) reply.header(ERROR_EVENT_HEADER, app.errorReporter.captureRequestError(error, request))
       return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
     }
     if (result.kind === 'redirect') return reply.redirect(result.location, result.status)

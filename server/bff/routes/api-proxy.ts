@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
+import { ERROR_EVENT_HEADER } from '../../http/errors.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { isDeliberateServerError } from '../../http/errors.ts'
 import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts'
@@ -135,6 +136,9 @@ function sandboxLike(reply: FastifyReply, upstreamPolicy: string | string[] | un
 function serverError(request: FastifyRequest, response: { status: number; headers: UpstreamResponse['headers'] }): Error {
   request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
   const error = upstreamStatusError(response.status)
+  // The API reported its own failure (issue 13): the BFF does not report it again, and says which event it was.
+  const eventId = response.headers[ERROR_EVENT_HEADER]
+  if (typeof eventId === 'string' && /^[0-9a-f]{32}$/.test(eventId)) (error as Error & { reportedAs?: string }).reportedAs = eventId
   const retryAfter = Number(response.headers['retry-after'])
   if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfter = retryAfter
   return error

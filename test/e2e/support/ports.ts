@@ -11,3 +11,5 @@ export const E2E_TAG_MANAGER_PORT = Number(process.env.E2E_TAG_MANAGER_PORT ?? 3
 export const OIDC_CLIENT = { id: 'softshelf-test', secret: 'softshelf-test-secret-0123456789' }
 /** A streaming cluster's page (issue 13): the browser tests' stand-in for a cluster, started by test/e2e/streaming.spec.ts. */
 export const E2E_STREAM_CLUSTER_PORT = Number(process.env.E2E_STREAM_CLUSTER_PORT ?? 3218)
+/** The local error-tracker sink (test/sentry-sink.ts) that SENTRY_DSN points at (issue 13). */
+export const E2E_SENTRY_PORT = Number(process.env.E2E_SENTRY_PORT ?? 3228)

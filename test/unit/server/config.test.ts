@@ -47,7 +47,7 @@ t.test('the browser sees only the public allow-list', async (t) => {
   const exposed = JSON.stringify(publicConfig(config))
   t.notMatch(exposed, /pw|op-secret|postgres|core-secret|gh-client/)
   t.same(publicConfig(config).providers, [{ id: 'github', name: 'GitHub' }], 'a configured provider is offered by id and name only')
-  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'operatorName', 'providers', 'support'])
+  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'errorReporting', 'operatorName', 'providers', 'support'])
 })
 
 t.test('the auth core: a secret is required with a real database, API keys are checked', async (t) => {
