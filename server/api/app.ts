@@ -35,6 +35,8 @@ import type { LockTimings } from './files/upload-locker.ts'
 import shareRoutes from './files/share-routes.ts'
 import { ShareTokens } from './files/share-tokens.ts'
 import { SharesRepository } from './files/shares.ts'
+import { stripeProvider } from './checkout/card-provider.ts'
+import checkoutRoutes from './checkout/routes.ts'
 
 export interface ApiOptions {
   config: Config
@@ -179,7 +181,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
   )
 
-  await app.register(catalogueRoutes)
+  // Card checkout (issue 13): without STRIPE_SECRET_KEY nothing is for sale (prices still show).
+  const cardProvider = config.stripe ? stripeProvider(config.stripe) : undefined
+  await app.register(catalogueRoutes, { forSale: cardProvider !== undefined })
   const coreUrl = options.authCoreUrl ?? authCoreUrlOf(config)
   const coreApiKey = options.authCoreApiKey ?? config.authCoreApiKeys?.[0]
   const revocations = new RevokedSessions({ coreUrl, apiKey: coreApiKey, log: app.log })
@@ -206,6 +210,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
   // Share links (decision 016); deleting an account or an item deletes its links (FK cascade).
+  await app.register(checkoutRoutes, { guard, provider: cardProvider, appUrl: config.appUrl, now: clock })
   await app.register(shareRoutes, { guard, files, shares: new SharesRepository(db, config.appUrl, clock), tokens: new ShareTokens(db), now: clock })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.

@@ -33,9 +33,9 @@ const CODE_MAP: Record<string, string> = {
 /**
  * Codes of a family rather than a service: the avatar's (the BFF or the API may refuse an upload)
  * and the drive's (issue 12: FILES_* and the share links' SHARE_*, answered by the API, passed
- * through by the BFF).
+ * through by the BFF), and card checkout's (issue 13: CHECKOUT_*).
  */
-const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_']
+const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'CHECKOUT_']
 
 function ownCode(code: string | undefined, prefix: string): code is string {
   return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))
@@ -106,7 +106,8 @@ export function installErrorHandler(app: FastifyInstance, prefix: string): void 
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')
-      const exposed = error.code?.startsWith(`${prefix}_`) && error.statusCode !== undefined
+      // A deliberate 5xx of the service or of a shared family (CHECKOUT_UNAVAILABLE) keeps its code.
+      const exposed = ownCode(error.code, prefix) && error.statusCode !== undefined
       const code = exposed ? error.code : `${prefix}_INTERNAL_ERROR`
       const message = exposed ? error.message : 'Something went wrong on our side. Please try again in a moment.'
       if (status === 503 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
