@@ -37,6 +37,7 @@ import { ShareTokens } from './files/share-tokens.ts'
 import { SharesRepository } from './files/shares.ts'
 import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
+import { purchasesOfEmail } from './checkout/purchases.ts'
 
 export interface ApiOptions {
   config: Config
@@ -249,6 +250,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       })
       // npm run accounts -- deletion-reasons (issue 11): why accounts were deleted, nothing else.
       internal.get('/internal/deletion-reasons', async () => ({ deletions: await deletionReasons(db) }))
+      // npm run accounts -- purchases <email> (issue 13): what an account bought, for support.
+      internal.get(
+        '/internal/purchases',
+        { schema: { querystring: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }) } },
+        async (request) => ({ purchases: await purchasesOfEmail(db, request.query.email) }),
+      )
       // npm run accounts -- disable|enable <email> (spec §6: disabled accounts are blocked).
       internal.put(
         '/internal/users/disabled',

@@ -221,6 +221,14 @@ t.test('a refund revokes a one-time purchase; a partial refund does not; the suc
   t.same((await returned(tab, session.id)).json(), { status: 'refunded', programId: ONE_TIME })
   t.same(await owned(tab), [], 'reading the old session again grants nothing')
   t.equal((await checkout(tab, ONE_TIME)).statusCode, 200, 'it can be bought again')
+
+  t.test('support sees it (npm run accounts -- purchases <email>)', async (t) => {
+    const email = (await tab.get('/api/user')).json().email as string
+    const answer = await stack.api.inject({ method: 'GET', url: `/internal/purchases?email=${encodeURIComponent(email.toUpperCase())}`, headers: { authorization: `Bearer ${stack.operatorToken}` } })
+    t.equal(answer.statusCode, 200)
+    t.match(answer.json().purchases, [{ programId: ONE_TIME, kind: 'payment', amount: '$60.00', status: 'refunded', checkoutSessionId: session.id, endedAt: /^\d{4}-/ }])
+    t.equal((await stack.api.inject({ method: 'GET', url: `/internal/purchases?email=${encodeURIComponent(email)}` })).statusCode, 401, 'only with the operator token')
+  })
 })
 
 t.test('subscriptions: cancel at period end keeps it until Stripe deletes it; a final payment failure ends it', async (t) => {
