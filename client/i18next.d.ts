@@ -1,6 +1,7 @@
 import 'i18next'
 import type auth from '../locales/en/auth.json'
 import type catalogue from '../locales/en/catalogue.json'
+import type checkout from '../locales/en/checkout.json'
 import type common from '../locales/en/common.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
@@ -20,6 +21,7 @@ declare module 'i18next' {
       auth: typeof auth
       profile: typeof profile
       files: typeof files
+      checkout: typeof checkout
     }
   }
 }

@@ -230,7 +230,11 @@ export async function startStripeFake(owner: { teardown(fn: () => unknown): void
     if (request.method === 'GET' && session) {
       const found = sessions.get(decodeURIComponent(session[1]!))
       if (!found) throw new StripeRequestError(404, `No such checkout.session: '${session[1]}'`, 'session', 'resource_missing')
-      return [200, visible(found)]
+      // expand[]=subscription (the SDK writes expand[0]=…): the object in place of its id.
+      const query = new URL(request.url ?? '/', 'http://fake').searchParams
+      const expand = [...query.entries()].filter(([key]) => /^expand\[\d*\]$/.test(key)).map(([, value]) => value)
+      const answer = visible(found)
+      return [200, expand.includes('subscription') && found.subscription ? { ...answer, subscription: subscriptions.get(found.subscription) } : answer]
     }
     if (request.method === 'POST' && subscription) {
       const found = subscriptions.get(decodeURIComponent(subscription[1]!))

@@ -35,6 +35,8 @@ export interface SessionFacts {
   subscriptionId: string | null
   amountTotal: number | null
   currency: string | null
+  /** A subscription's paid period end, when the session came with its subscription expanded. */
+  currentPeriodEnd: Date | null
 }
 
 export interface CardProvider {
@@ -69,6 +71,7 @@ export function sessionFacts(session: Stripe.Checkout.Session): SessionFacts {
     subscriptionId: idOf(session.subscription),
     amountTotal: session.amount_total,
     currency: session.currency,
+    currentPeriodEnd: session.subscription !== null && typeof session.subscription === 'object' ? periodEnd(session.subscription) : null,
   }
 }
 
@@ -138,7 +141,8 @@ export function stripeProvider(settings: StripeSettings): CardProvider {
 
     async retrieveSession(id) {
       try {
-        return sessionFacts(await stripe.checkout.sessions.retrieve(id))
+        // The subscription comes along, so the page can say when it renews.
+        return sessionFacts(await stripe.checkout.sessions.retrieve(id, { expand: ['subscription'] }))
       } catch (error) {
         if (isMissing(error)) return null
         throw unavailable(error)

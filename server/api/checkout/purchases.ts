@@ -1,5 +1,6 @@
 import type Stripe from 'stripe'
 import type { Database, Queryable } from '../../db/database.ts'
+import type { PurchaseView } from '../../../shared/checkout.ts'
 import type { SessionFacts } from './card-provider.ts'
 import { periodEnd, sessionFacts } from './card-provider.ts'
 
@@ -8,19 +9,7 @@ import { periodEnd, sessionFacts } from './card-provider.ts'
 // session retrieved by id, or a webhook whose signature verified. Each session grants at most once
 // (a unique session id), each event is applied at most once (its id, in the same transaction).
 
-export type PurchaseStatus = 'active' | 'refunded' | 'ended'
-
-/** What GET /api/user/purchases answers for one purchase. */
-export interface PurchaseView {
-  programId: string
-  purchasedAt: string
-  period: 'one-time' | 'month' | 'year'
-  status: PurchaseStatus
-  /** Subscriptions: cancelled by the user, ending with the paid period. */
-  cancelAtPeriodEnd: boolean
-  /** Subscriptions: when the paid period ends (renewal or end), when Stripe has said it. */
-  currentPeriodEnd: string | null
-}
+export type PurchaseStatus = PurchaseView['status']
 
 interface PurchaseRow {
   program_id: string
@@ -105,19 +94,24 @@ export async function grantSession(tx: Queryable, facts: SessionFacts, now: Date
   const kind = facts.mode === 'subscription' ? 'subscription' : 'payment'
   if (kind === 'subscription' && !facts.subscriptionId) return false
   const inserted = await tx.query<{ id: string }>(
-    `INSERT INTO api.purchases (user_id, program_id, checkout_session_id, kind, amount_minor, currency, period, payment_intent_id, subscription_id, status, purchased_at)
-     SELECT u.id, p.id, $3, $4, $5, $6, p.price_period, $7, $8, 'active', $9
+    `INSERT INTO api.purchases (user_id, program_id, checkout_session_id, kind, amount_minor, currency, period, payment_intent_id, subscription_id, status, purchased_at, current_period_end)
+     SELECT u.id, p.id, $3, $4, $5, $6, p.price_period, $7, $8, 'active', $9, $10
        FROM api.users u, api.programs p
       WHERE u.id = $1 AND p.id = $2 AND p.price_period IS NOT NULL
      ON CONFLICT (checkout_session_id) DO NOTHING
      RETURNING id`,
-    [userId, programId, facts.id, kind, facts.amountTotal ?? 0, (facts.currency ?? 'usd').toUpperCase(), facts.paymentIntentId, kind === 'subscription' ? facts.subscriptionId : null, now],
+    [userId, programId, facts.id, kind, facts.amountTotal ?? 0, (facts.currency ?? 'usd').toUpperCase(), facts.paymentIntentId, kind === 'subscription' ? facts.subscriptionId : null, now, facts.currentPeriodEnd],
   )
   if (inserted.rows.length > 0) {
     await tx.query('INSERT INTO api.user_programs (user_id, program_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [userId, programId, now])
     return true
   }
-  return (await tx.query('SELECT 1 FROM api.purchases WHERE checkout_session_id = $1', [facts.id])).rows.length > 0
+  // Granted already (the webhook's event names the subscription only): the period end, once known, is kept.
+  const existing = await tx.query(
+    'UPDATE api.purchases SET current_period_end = coalesce(current_period_end, $2) WHERE checkout_session_id = $1 RETURNING id',
+    [facts.id, facts.currentPeriodEnd],
+  )
+  return existing.rows.length > 0
 }
 
 /** Grants a paid session in its own transaction (the success page's path). */

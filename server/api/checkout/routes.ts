@@ -6,6 +6,7 @@ import { getProgram } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 import { Id } from '../routes/catalogue.ts'
 import type { SessionGuard } from '../session-guard.ts'
+import type { CheckoutStatus } from '../../../shared/checkout.ts'
 import { minorUnits, type CardProvider } from './card-provider.ts'
 import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotPaid, CheckoutSessionNotFound, CheckoutUnavailable } from './errors.ts'
 import {
@@ -30,8 +31,6 @@ export interface CheckoutRouteOptions {
   now: () => number
 }
 
-/** The status GET /api/user/checkout/{sessionId} answers. */
-export type CheckoutStatus = 'paid' | 'pending' | 'open' | 'expired' | 'refunded' | 'ended'
 
 /** Stripe's Checkout session ids: cs_test_… / cs_live_…; anything else is not asked about. */
 const SESSION_ID = /^cs_[A-Za-z0-9_]{1,255}$/

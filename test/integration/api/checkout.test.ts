@@ -235,7 +235,7 @@ t.test('subscriptions: cancel at period end keeps it until Stripe deletes it; a 
   const { tab } = await person()
   const session = fake.complete((await started(tab, MONTHLY)).id)
   t.equal((await returned(tab, session.id)).json().status, 'paid')
-  t.match(await purchases(tab), [{ programId: MONTHLY, period: 'month', status: 'active', cancelAtPeriodEnd: false }])
+  t.match(await purchases(tab), [{ programId: MONTHLY, period: 'month', status: 'active', cancelAtPeriodEnd: false, currentPeriodEnd: /^\d{4}-/ }], 'the renewal date comes with the session')
 
   t.equal((await call(tab, 'POST', `/api/user/purchases/${ONE_TIME}/cancel`, {})).json().code, 'CHECKOUT_NO_SUBSCRIPTION')
   const cancelled = await call(tab, 'POST', `/api/user/purchases/${MONTHLY}/cancel`, {})
