@@ -106,7 +106,11 @@ test('a forged session id on the success page grants nothing and says so', async
 for (const lang of ['en', 'de']) {
   test(`the checkout pages pass axe and are screenshotted at 390 and 1280 px (${lang})`, async ({ page }) => {
     await readyAccount(page, `shots-${lang}`)
-    await page.context().addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
+    // The analytics choice made, so the banner does not cover the pages in the pictures.
+    await page.context().addCookies([
+      { name: 'lang', value: lang, domain: '127.0.0.1', path: '/' },
+      { name: 'consent', value: 'analytics:denied', domain: '127.0.0.1', path: '/' },
+    ])
     fs.mkdirSync(shots, { recursive: true })
     const shoot = async (name: string) => {
       await axe(page, `${name} in ${lang}`)
@@ -129,6 +133,7 @@ for (const lang of ['en', 'de']) {
     await shoot('success')
     await openProgram(page, 'keyshot')
     await expect(page.getByTestId('owned')).toBeVisible()
+    await shoot('program-owned')
     await page.locator('.program-actions button').last().click()
     await shoot('program-owned-confirm')
   })
