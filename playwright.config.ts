@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { defineConfig } from '@playwright/test'
 import { CHAT_WIDGET_PATH, TAG_MANAGER_PATH } from './test/e2e/support/outside-scripts.ts'
-import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTRY_PORT, E2E_SMTP_PORT, E2E_STREAM_CLUSTER_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
+import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTRY_PORT, E2E_SMTP_PORT, E2E_STREAM_CLUSTER_PORT, E2E_STRIPE, E2E_STRIPE_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
 
 // Browser tests drive Debian's Chromium (Playwright cannot download its own browsers here)
 // against the built app started with embedded defaults on loopback.
@@ -43,6 +43,10 @@ export const E2E_ENV = {
   // browser reaches it only through the BFF's tunnel.
   SENTRY_DSN: `http://e2epublickey@127.0.0.1:${E2E_SENTRY_PORT}/1`,
   SENTRY_ENVIRONMENT: 'e2e',
+  // Issue 13: card checkout against the local fake of Stripe, which also delivers its webhook.
+  STRIPE_SECRET_KEY: E2E_STRIPE.secretKey,
+  STRIPE_WEBHOOK_SECRET: E2E_STRIPE.webhookSecret,
+  STRIPE_API_URL: `http://127.0.0.1:${E2E_STRIPE_PORT}`,
 }
 
 export default defineConfig({

@@ -1,6 +1,7 @@
 import 'i18next'
 import type auth from '../locales/en/auth.json'
 import type catalogue from '../locales/en/catalogue.json'
+import type checkout from '../locales/en/checkout.json'
 import type common from '../locales/en/common.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
@@ -24,6 +25,7 @@ declare module 'i18next' {
       files: typeof files
       streaming: typeof streaming
       sentry: typeof sentry
+      checkout: typeof checkout
     }
   }
 }

@@ -28,7 +28,7 @@ function catalogueRoutes(): RouteObject[] {
     {
       path: 'programs/:programId',
       ErrorBoundary: PageErrorBoundary,
-      ...page(['catalogue'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), programHead),
+      ...page(['catalogue', 'checkout'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), programHead),
     },
   ]
 }
@@ -57,12 +57,13 @@ function withHeaders<T extends { handle: RouteHandle }>(route: T, headers: Recor
 const emailPages = () => import('./pages/auth/email-verification.tsx')
 const passwordPages = () => import('./pages/auth/passwords.tsx')
 const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
+const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
 
 /** The catalogue's signed-in twins under /@ (issue 5): the public pages with add/remove. */
 function signedInCatalogueRoutes(): RouteObject[] {
   const module = 'client/pages/signed-in-catalogue.tsx'
   const listing = page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead)
-  const program = page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead)
+  const program = page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead)
   return [
     ...['@/programs', '@/category/:categoryId', '@/developer/:developerId'].map((path) => ({ path, ErrorBoundary: PageErrorBoundary, ...listing })),
     { path: '@/programs/:programId', ErrorBoundary: PageErrorBoundary, ...program },
@@ -169,6 +170,15 @@ export const routes: RouteObject[] = [
               ...signedInCatalogueRoutes(),
               // Issue 12: the drive; spec §2 names this route '@-files'.
               { ...accountPage('@/files', 'My files', () => import('./pages/files/drive.tsx'), 'client/pages/files/drive.tsx', ['files']), id: '@-files' },
+              // Issue 13, spec §2: where Stripe's hosted page returns to; route names stripe-success, stripe-cancel.
+              {
+                ...accountPage('stripe/success', 'Payment', () => checkoutReturns().then((m) => ({ Component: m.SuccessPage, loader: m.successLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
+                id: 'stripe-success',
+              },
+              {
+                ...accountPage('stripe/cancel', 'Payment cancelled', () => checkoutReturns().then((m) => ({ Component: m.CancelPage, loader: m.cancelLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
+                id: 'stripe-cancel',
+              },
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
             ],
           },

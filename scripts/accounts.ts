@@ -4,16 +4,33 @@
 //   npm run accounts -- disable someone@example.com
 //   npm run accounts -- enable someone@example.com
 //   npm run accounts -- deletion-reasons
+//   npm run accounts -- purchases someone@example.com   (issue 13: what the account bought, for support)
 // Like `npm run maintenance`: through the running API's /internal endpoint when one listens,
 // else (or with DATABASE_URL) in the database directly.
 import { deletionReasons, type DeletionRecord } from '../server/api/account-deletions.ts'
+import { purchasesOfEmail } from '../server/api/checkout/purchases.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
 import { setDisabled } from '../server/api/users-repository.ts'
 import type { Database } from '../server/db/database.ts'
 import { openDatabase } from '../server/db/open.ts'
 import { fail, internalCall, operatorConfig } from './operator.ts'
 
-const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email> | deletion-reasons'
+const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email> | deletion-reasons | purchases <email>'
+
+type Purchases = Awaited<ReturnType<typeof purchasesOfEmail>>
+
+function printPurchases(email: string, purchases: Purchases): void {
+  if (purchases.length === 0) {
+    console.log(`${email} has bought nothing.`)
+    return
+  }
+  console.log(`${purchases.length} purchase(s) of ${email}:`)
+  for (const p of purchases) {
+    const period = p.kind === 'subscription' ? `${p.period}ly subscription${p.cancelAtPeriodEnd ? ', cancelled' : ''}${p.currentPeriodEnd ? `, period ends ${p.currentPeriodEnd}` : ''}` : 'one-time'
+    const ended = p.endedAt ? ` since ${p.endedAt}` : ''
+    console.log(`${p.purchasedAt}\t${p.programId}\t${p.amount}\t${period}\t${p.status}${ended}\t${p.checkoutSessionId}`)
+  }
+}
 
 async function withDatabase<T>(config: ReturnType<typeof operatorConfig>, work: (db: Database) => Promise<T>): Promise<T> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
@@ -45,6 +62,12 @@ async function main(): Promise<void> {
   if (action === 'deletion-reasons') {
     const viaApi = config.databaseUrl ? undefined : await internalCall<{ deletions: DeletionRecord[] }>(config, 'GET', '/internal/deletion-reasons')
     printReasons(viaApi?.deletions ?? (await withDatabase(config, (db) => deletionReasons(db))))
+    return
+  }
+  if (action === 'purchases') {
+    if (!email || !email.includes('@')) fail(USAGE, 2)
+    const viaApi = config.databaseUrl ? undefined : await internalCall<{ purchases: Purchases }>(config, 'GET', `/internal/purchases?email=${encodeURIComponent(email)}`)
+    printPurchases(email, viaApi?.purchases ?? (await withDatabase(config, (db) => purchasesOfEmail(db, email))))
     return
   }
   if ((action !== 'disable' && action !== 'enable') || !email || !email.includes('@')) fail(USAGE, 2)

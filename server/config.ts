@@ -62,6 +62,8 @@ export interface Config {
   streaming: { clusters: StreamingCluster[]; assignmentMinutes: number }
   /** Error reporting (issue 13, decision 019): on only when SENTRY_DSN is set. */
   sentry: SentryConfig | undefined
+  /** Card checkout (issue 13): Stripe, when STRIPE_SECRET_KEY is set; without it nothing is for sale. */
+  stripe: StripeSettings | undefined
 }
 
 /** One entry of STREAMING_CLUSTERS: a group of machines in a region that streams programs. */
@@ -125,6 +127,18 @@ function readSentry(r: Reader, nodeEnv: NodeEnv): SentryConfig | undefined {
   }
   return { ...parsed, environment }
 }
+
+/** Stripe Checkout (STRIPE_*); both secrets come together, the API address defaults to Stripe's own. */
+export interface StripeSettings {
+  /** STRIPE_SECRET_KEY: sk_… or a restricted rk_… key. Never logged, never sent to a browser. */
+  secretKey: string
+  /** STRIPE_WEBHOOK_SECRET: whsec_…, verifies the signature of every webhook delivery. */
+  webhookSecret: string
+  /** STRIPE_API_URL: where the SDK sends its calls; https://api.stripe.com unless a test points it at its fake. */
+  apiUrl: string
+}
+
+export const STRIPE_DEFAULT_API_URL = 'https://api.stripe.com'
 
 /** The drive's bytes in an S3-compatible bucket (S3_*); unset: a directory under DATA_DIR/files. */
 export interface S3Config {
@@ -265,6 +279,46 @@ function mailDomain(appUrl: string | undefined): string {
 /** Never echo a password that a URL may carry. */
 function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
+}
+
+/**
+ * STRIPE_SECRET_KEY turns card checkout on and needs STRIPE_WEBHOOK_SECRET: without webhooks a
+ * refund or an ended subscription would never take the program back. The API address may be
+ * http:// only on loopback (a local fake): elsewhere the secret key would travel in clear.
+ */
+function readStripe(r: Reader): StripeSettings | undefined {
+  const secretKey = r.optional('STRIPE_SECRET_KEY')
+  const webhookSecret = r.optional('STRIPE_WEBHOOK_SECRET')
+  const apiUrl = r.url('STRIPE_API_URL', ['http:', 'https:'], STRIPE_DEFAULT_API_URL)
+  if (secretKey === undefined) {
+    if (webhookSecret !== undefined) r.problems.push('STRIPE_SECRET_KEY is required with STRIPE_WEBHOOK_SECRET (the API key, sk_… or rk_…); without it card checkout is off')
+    return undefined
+  }
+  let ok = true
+  if (!/^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/.test(secretKey)) {
+    r.problems.push('STRIPE_SECRET_KEY must be a Stripe secret or restricted key (sk_live_…, sk_test_…, rk_…)')
+    ok = false
+  }
+  if (webhookSecret === undefined) {
+    r.problems.push('STRIPE_WEBHOOK_SECRET is required with STRIPE_SECRET_KEY (whsec_…, the signing secret of the webhook endpoint /api/stripe/webhook)')
+    ok = false
+  } else if (!/^whsec_[A-Za-z0-9+/=_-]{8,}$/.test(webhookSecret)) {
+    r.problems.push('STRIPE_WEBHOOK_SECRET must be a webhook signing secret (whsec_…)')
+    ok = false
+  }
+  if (apiUrl !== undefined) {
+    const parsed = new URL(apiUrl)
+    if (parsed.protocol === 'http:' && !isLoopbackHttpUrl(apiUrl)) {
+      r.problems.push(`STRIPE_API_URL may use http:// only on this machine's loopback (got "${redactUrl(apiUrl)}"); the secret key must not travel in clear`)
+      ok = false
+    }
+    if (parsed.pathname !== '/' || parsed.search !== '' || parsed.username !== '' || parsed.password !== '') {
+      r.problems.push(`STRIPE_API_URL must be an origin only, such as https://api.stripe.com (got "${redactUrl(apiUrl)}")`)
+      ok = false
+    }
+  }
+  if (!ok || apiUrl === undefined || webhookSecret === undefined) return undefined
+  return { secretKey, webhookSecret, apiUrl }
 }
 
 /** S3_URL turns the bucket on; the bucket and the key pair must come with it, and nothing without it. */
@@ -441,10 +495,12 @@ export function loadConfig(env: Env = process.env): Config {
       assignmentMinutes: r.integer('STREAMING_ASSIGNMENT_MINUTES', 15, 1, 1_440),
     },
     sentry: undefined,
+    stripe: undefined,
   }
   config.files.s3 = readS3(r)
   config.streaming.clusters = readStreamingClusters(r)
   config.sentry = readSentry(r, nodeEnv)
+  config.stripe = readStripe(r)
   config.providers.google = r.clientPair('GOOGLE')
   config.providers.github = r.clientPair('GITHUB')
   const oidc = r.clientPair('OIDC')

@@ -103,6 +103,8 @@ export interface ProgramDetail extends ProgramSummary {
   released: string
   moreFromDeveloper: ProgramSummary[]
   related: ProgramSummary[]
+  /** Issue 13: paid, and card checkout is configured, so a signed-in user can buy it. */
+  forSale?: boolean
 }
 
 export interface ProgramPage {

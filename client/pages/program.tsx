@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
@@ -29,9 +30,10 @@ function ProgramSection({ id, title, programs }: { id: string; title: string; pr
   )
 }
 
-export function Component() {
+/** `purchase`: the signed-in twin's Buy / Owned (client/pages/checkout), kept out of the visitor's code. */
+export function Component({ purchase }: { purchase?: ReactNode }) {
   const program = useLoaderData() as ProgramDetail
-  const { t, i18n } = useTranslation(['catalogue', 'common'])
+  const { t, i18n } = useTranslation(['catalogue', 'common', 'checkout'])
   const { t: catalogueT } = useTranslation('catalogue')
   // Under /@ the page is the signed-in twin: add/remove, links to the other signed-in pages, and
   // publisher and licence as text (their pages have no twin).
@@ -58,9 +60,18 @@ export function Component() {
           {/* A visitor signs in first and comes back to this page's signed-in twin. */}
           <p className="program-actions">
             {library ? (
-              <LibraryButton library={library} program={program} t={catalogueT} />
+              <>
+                <LibraryButton library={library} program={program} t={catalogueT} />
+                {purchase}
+              </>
             ) : (
               <>
+                {/* Issue 13: buying needs an account; the visitor comes back to the twin to pay. */}
+                {program.forSale ? (
+                  <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" title={t('checkout:buyHint')}>
+                    {t('checkout:buy')}
+                  </Link>
+                ) : null}
                 <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" aria-describedby="add-hint">
                   {t('catalogue:program.addToLibrary')}
                 </Link>

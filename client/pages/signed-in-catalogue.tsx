@@ -1,8 +1,11 @@
 import { useLoaderData, type LoaderFunctionArgs } from 'react-router'
+import type { ProgramDetail } from '../../shared/catalogue.ts'
+import type { PurchaseView } from '../../shared/checkout.ts'
 import { apiGet } from '../lib/api.ts'
 import { LibraryProvider } from '../lib/library.tsx'
 import * as listing from './catalogue-listing.tsx'
 import * as program from './program.tsx'
+import { PurchaseActions } from './checkout/purchase-actions.tsx'
 
 // The catalogue pages under /@ (/@/programs, /@/programs/{id}, /@/category/{id},
 // /@/developer/{id}): the public pages' data plus which programs are in the user's library.
@@ -21,8 +24,9 @@ export async function listingLoader(args: LoaderFunctionArgs): Promise<listing.L
 }
 
 export async function programLoader(args: LoaderFunctionArgs) {
-  const [data, ids] = await Promise.all([program.loader(args), libraryIds(args)])
-  return { ...data, libraryIds: ids }
+  const [data, ids, purchases] = await Promise.all([program.loader(args), libraryIds(args), apiGet<PurchaseView[]>(args.context, '/api/user/purchases', args.request.signal)])
+  // Issue 13: the user's entitlement to this program, for Buy / Owned.
+  return { ...data, libraryIds: ids, purchase: purchases.find((purchase) => purchase.programId === data.id) ?? null }
 }
 
 export function ListingComponent() {
@@ -35,11 +39,11 @@ export function ListingComponent() {
 }
 
 export function ProgramComponent() {
-  const data = useLoaderData() as WithLibrary & { id: string }
+  const data = useLoaderData() as WithLibrary & ProgramDetail & { purchase: PurchaseView | null }
   // Keyed by program: moving to another program's page starts from its own library state.
   return (
     <LibraryProvider key={data.id} ids={data.libraryIds}>
-      <program.Component />
+      <program.Component purchase={<PurchaseActions key={`${data.id}:${data.purchase?.status ?? ''}`} program={data} purchase={data.purchase ?? undefined} />} />
     </LibraryProvider>
   )
 }

@@ -39,6 +39,9 @@ import { SharesRepository } from './files/shares.ts'
 import streamingRoutes from './streaming/routes.ts'
 import { StreamingAssignments } from './streaming/assignments.ts'
 import { StreamingGrants } from './streaming/grants.ts'
+import { stripeProvider } from './checkout/card-provider.ts'
+import checkoutRoutes from './checkout/routes.ts'
+import { purchasesOfEmail } from './checkout/purchases.ts'
 
 export interface ApiOptions {
   config: Config
@@ -186,7 +189,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     },
   )
 
-  await app.register(catalogueRoutes)
+  // Card checkout (issue 13): without STRIPE_SECRET_KEY nothing is for sale (prices still show).
+  const cardProvider = config.stripe ? stripeProvider(config.stripe) : undefined
+  await app.register(catalogueRoutes, { forSale: cardProvider !== undefined })
   if (reporter) {
     // The /sentry-test page's API button (issue 13): an unexpected error on purpose, reported like any other.
     app.post('/api/sentry-test/error', async () => {
@@ -219,6 +224,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
   // Share links (decision 016); deleting an account or an item deletes its links (FK cascade).
+  await app.register(checkoutRoutes, { guard, provider: cardProvider, appUrl: config.appUrl, now: clock })
   await app.register(shareRoutes, { guard, files, shares: new SharesRepository(db, config.appUrl, clock), tokens: new ShareTokens(db), now: clock })
   // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
@@ -260,6 +266,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       })
       // npm run accounts -- deletion-reasons (issue 11): why accounts were deleted, nothing else.
       internal.get('/internal/deletion-reasons', async () => ({ deletions: await deletionReasons(db) }))
+      // npm run accounts -- purchases <email> (issue 13): what an account bought, for support.
+      internal.get(
+        '/internal/purchases',
+        { schema: { querystring: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }) } },
+        async (request) => ({ purchases: await purchasesOfEmail(db, request.query.email) }),
+      )
       // npm run accounts -- disable|enable <email> (spec §6: disabled accounts are blocked).
       internal.put(
         '/internal/users/disabled',

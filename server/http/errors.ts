@@ -34,10 +34,10 @@ const CODE_MAP: Record<string, string> = {
 
 /**
  * Codes of a family rather than a service: the avatar's (the BFF or the API may refuse an upload),
- * the drive's (issue 12: FILES_* and the share links' SHARE_*) and streaming's (issue 13:
- * STREAMING_*), answered by the API, passed through by the BFF.
+ * the drive's (issue 12: FILES_* and the share links' SHARE_*), streaming's and card checkout's
+ * (issue 13: STREAMING_*, CHECKOUT_*), answered by the API, passed through by the BFF.
  */
-const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'STREAMING_']
+const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'STREAMING_', 'CHECKOUT_']
 
 /**
  * Families whose 5xx are deliberate answers a person should read as they are — "streaming is not
@@ -140,7 +140,8 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')
       report(error, request, reply)
-      const exposed = (error.code?.startsWith(`${prefix}_`) || isDeliberateServerError(error.code)) && error.statusCode !== undefined
+      // A deliberate 5xx of the service or of a shared family (STREAMING_CLUSTERS_FULL, CHECKOUT_UNAVAILABLE) keeps its code.
+      const exposed = ownCode(error.code, prefix) && error.statusCode !== undefined
       const code = exposed ? error.code : `${prefix}_INTERNAL_ERROR`
       const message = exposed ? error.message : 'Something went wrong on our side. Please try again in a moment.'
       if (status === 503 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))

@@ -41,7 +41,7 @@ export const ProgramListQuery = Type.Object(
 /** Catalogue answers depend on no user: browsers and the BFF may keep them a minute, revalidating by ETag. */
 const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=300'
 
-export default async function catalogueRoutes(plugin: FastifyInstance): Promise<void> {
+export default async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   await app.register(etag, { weak: true })
   app.addHook('onSend', async (request, reply) => {
@@ -54,7 +54,8 @@ export default async function catalogueRoutes(plugin: FastifyInstance): Promise<
   app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }) } }, async (request) => {
     const program = await getProgram(app.db, request.params.id)
     if (!program) throw new ApiCatalogueNotFound('program', request.params.id)
-    return program
+    // Issue 13: a paid program can be bought here when card checkout is configured.
+    return { ...program, forSale: opts.forSale && program.price !== null }
   })
 
   app.get('/api/categories', async () => listCategories(app.db))

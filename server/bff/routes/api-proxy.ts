@@ -12,6 +12,18 @@ const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 
 /** And its answer headers; Location is the same-origin path the browser continues at. */
 const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-expires', 'location'] as const
 const UPLOADS_PATH = '/api/files/uploads'
+/** Stripe's webhook (issue 13): the one /api path that carries no session and no anti-forgery header. */
+export const STRIPE_WEBHOOK_PATH = '/api/stripe/webhook'
+/** What Stripe's delivery may pass on: its signature is checked by the API on the exact bytes. */
+const WEBHOOK_REQUEST_HEADERS = ['content-type', 'stripe-signature', 'user-agent'] as const
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route of Stripe's webhook: no anti-forgery check (it is no browser's request). */
+    stripeWebhook?: boolean
+  }
+}
+
 /** Upload requests may come this many times as often as other calls. */
 export const UPLOAD_RATE_FACTOR = 10
 
@@ -159,6 +171,10 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
   app.addHook('onRequest', (request, _reply, done) => {
+    // Decided by the route the router chose, not by comparing strings: whatever spelling reaches
+    // the webhook route is the webhook (and goes upstream as its one canonical path), whatever
+    // reaches /api/* is checked.
+    if (request.routeOptions.config?.stripeWebhook === true) return done()
     try {
       assertSameOriginWrite(request, opts.appOrigin)
       done()
@@ -173,4 +189,17 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   // with ten times the allowance.
   const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax * UPLOAD_RATE_FACTOR, timeWindow: 60_000 } }
   for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads }, (request, reply) => proxy(app, request, reply, https))
+  // Stripe's webhook: no cookie, token or anti-forgery header; the raw body streams to the API,
+  // which verifies its signature. Only POST: any other method is an ordinary /api call.
+  app.post(STRIPE_WEBHOOK_PATH, { config: { stripeWebhook: true } }, async (request, reply) => {
+    const headers: Record<string, string> = { 'x-request-id': request.id, 'x-forwarded-for': request.ip, 'x-forwarded-proto': request.protocol }
+    for (const name of WEBHOOK_REQUEST_HEADERS) {
+      const value = request.headers[name]
+      if (typeof value === 'string') headers[name] = value
+    }
+    const length = request.headers['content-length']
+    if (typeof length === 'string') headers['content-length'] = length
+    const body = request.body instanceof Readable ? request.body : undefined
+    return relayStream(request, reply, await app.upstreamApi.stream({ method: 'POST', path: STRIPE_WEBHOOK_PATH, headers, body }), https)
+  })
 }

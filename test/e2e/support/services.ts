@@ -2,14 +2,15 @@ import http from 'node:http'
 import { startOidcProvider } from '../../oidc-provider.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 import { startSentrySink } from '../../sentry-sink.ts'
+import { startStripeFake } from '../../stripe-fake.ts'
 import { startOutsideScripts } from './outside-scripts.ts'
-import { E2E_SENTRY_PORT, E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SMTP_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './ports.ts'
+import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTRY_PORT, E2E_SMTP_PORT, E2E_STRIPE, E2E_STRIPE_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './ports.ts'
 
 // The outside services the browser tests need, as real local servers (DESIGN.md §4.13): an SMTP
 // server that keeps what it receives (readable at GET /messages?to= on the mail port) and an
 // OpenID Connect provider with its development login and consent pages, and the two outside
-// script hosts of issue 11 (a chat widget's loader, a tag manager), and the error tracker's
-// envelope sink of issue 13. Playwright starts this
+// script hosts of issue 11 (a chat widget's loader, a tag manager), the error tracker's envelope
+// sink and the fake of Stripe (issue 13). Playwright starts this
 // process beside the app and stops it after the run.
 
 interface Message {
@@ -51,6 +52,9 @@ cleanups.push(await startOutsideScripts(E2E_CHAT_WIDGET_PORT, E2E_TAG_MANAGER_PO
 // Issue 13: the error tracker's stand-in; what it received is at GET /envelopes on its port.
 const sentrySink = await startSentrySink(E2E_SENTRY_PORT)
 cleanups.push(() => sentrySink.close())
+// Issue 13: Stripe's endpoints and hosted page; "Pay" also delivers the signed webhook to the app.
+const stripe = await startStripeFake(owner, { secretKey: E2E_STRIPE.secretKey, port: E2E_STRIPE_PORT })
+stripe.deliverTo({ url: `http://127.0.0.1:${E2E_PORT}/api/stripe/webhook`, secret: E2E_STRIPE.webhookSecret })
 
 const stop = async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()

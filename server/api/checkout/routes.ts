@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import { getProgram } from '../catalogue-repository.ts'
+import { ApiCatalogueNotFound } from '../errors.ts'
+import { Id } from '../routes/catalogue.ts'
+import type { SessionGuard } from '../session-guard.ts'
+import type { CheckoutStatus } from '../../../shared/checkout.ts'
+import { minorUnits, type CardProvider } from './card-provider.ts'
+import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotPaid, CheckoutSessionNotFound, CheckoutUnavailable } from './errors.ts'
+import {
+  activePurchases,
+  activeSubscription,
+  applyEvent,
+  grantPaidSession,
+  isPaid,
+  markCancelAtPeriodEnd,
+  ownsProgram,
+  purchaseOfSession,
+} from './purchases.ts'
+
+// Card checkout (issue 13, decision 018): a Checkout session for a paid program, the return from
+// it, the user's purchases, cancelling a subscription, and Stripe's webhook.
+
+export interface CheckoutRouteOptions {
+  guard: SessionGuard
+  /** Stripe, or undefined when STRIPE_SECRET_KEY is not set: nothing is for sale. */
+  provider: CardProvider | undefined
+  appUrl: string
+  now: () => number
+}
+
+
+/** Stripe's Checkout session ids: cs_test_… / cs_live_…; anything else is not asked about. */
+const SESSION_ID = /^cs_[A-Za-z0-9_]{1,255}$/
+
+const PurchaseSchema = Type.Object({
+  programId: Type.String(),
+  purchasedAt: Type.String(),
+  period: Type.Union([Type.Literal('one-time'), Type.Literal('month'), Type.Literal('year')]),
+  status: Type.Union([Type.Literal('active'), Type.Literal('refunded'), Type.Literal('ended')]),
+  cancelAtPeriodEnd: Type.Boolean(),
+  currentPeriodEnd: Type.Union([Type.String(), Type.Null()]),
+})
+
+export default async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>()
+  const db = app.db
+  const { authenticate, activeUser } = opts.guard
+  const provider = () => {
+    if (!opts.provider) throw new CheckoutUnavailable()
+    return opts.provider
+  }
+
+  api.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store')
+    return payload
+  })
+
+  api.post(
+    '/api/user/checkout',
+    {
+      preHandler: authenticate('complete'),
+      schema: {
+        body: Type.Object({ programId: Id }, { additionalProperties: false }),
+        response: { 200: Type.Object({ url: Type.String() }) },
+      },
+    },
+    async (request) => {
+      const user = await activeUser(request)
+      const program = await getProgram(db, request.body.programId)
+      if (!program) throw new ApiCatalogueNotFound('program', request.body.programId)
+      // The price is our catalogue's, never the browser's.
+      if (program.isFree || program.price === null) throw new CheckoutNotPaid(program.name)
+      if (await ownsProgram(db, user.id, program.id)) throw new CheckoutAlreadyOwned(program.name)
+      const session = await provider().createSession({
+        userId: user.id,
+        email: user.email,
+        programId: program.id,
+        programName: program.name,
+        amountMinor: minorUnits(program.price.amount, program.price.currency),
+        currency: program.price.currency,
+        period: program.price.period,
+        successUrl: `${opts.appUrl}/stripe/success?session_id={CHECKOUT_SESSION_ID}`,
+        cancelUrl: `${opts.appUrl}/stripe/cancel?program=${encodeURIComponent(program.id)}`,
+        idempotencyKey: `checkout-${randomUUID()}`,
+      })
+      request.log.info({ event: 'checkout-started', programId: program.id, sessionId: session.id }, 'a Checkout session was made')
+      return { url: session.url }
+    },
+  )
+
+  // The success page: the session as Stripe holds it, checked against the signed-in user. A paid
+  // one grants the program, once (the webhook may have done it already, or do it later).
+  api.get(
+    '/api/user/checkout/:sessionId',
+    {
+      preHandler: authenticate('complete'),
+      schema: {
+        params: Type.Object({ sessionId: Type.String({ maxLength: 300 }) }),
+        response: { 200: Type.Object({ status: Type.String(), programId: Type.String() }) },
+      },
+    },
+    async (request) => {
+      const user = await activeUser(request)
+      const sessionId = request.params.sessionId
+      if (!SESSION_ID.test(sessionId)) throw new CheckoutSessionNotFound()
+      const facts = await provider().retrieveSession(sessionId)
+      // Someone else's session answers exactly like one that does not exist.
+      if (!facts || facts.metadata.userId !== user.id || facts.clientReferenceId !== user.id || !facts.metadata.programId) throw new CheckoutSessionNotFound()
+      const programId = facts.metadata.programId
+      if (isPaid(facts)) {
+        if (await grantPaidSession(db, facts, new Date(opts.now()))) request.log.info({ event: 'checkout-returned', programId, sessionId }, 'a paid session was read')
+        const purchase = await purchaseOfSession(db, sessionId)
+        const status: CheckoutStatus = purchase?.status === 'refunded' ? 'refunded' : purchase?.status === 'ended' ? 'ended' : 'paid'
+        return { status, programId }
+      }
+      const status: CheckoutStatus = facts.status === 'expired' ? 'expired' : facts.status === 'complete' ? 'pending' : 'open'
+      return { status, programId }
+    },
+  )
+
+  api.get('/api/user/purchases', { preHandler: authenticate('complete'), schema: { response: { 200: Type.Array(PurchaseSchema) } } }, async (request) => {
+    const user = await activeUser(request)
+    return activePurchases(db, user.id)
+  })
+
+  // A subscription ends with the period already paid for: Stripe stops renewing it, the program
+  // stays owned until its customer.subscription.deleted arrives.
+  api.post(
+    '/api/user/purchases/:programId/cancel',
+    { preHandler: authenticate('complete'), schema: { params: Type.Object({ programId: Id }), response: { 200: PurchaseSchema } } },
+    async (request) => {
+      const user = await activeUser(request)
+      const programId = request.params.programId
+      const subscriptionId = await activeSubscription(db, user.id, programId)
+      if (!subscriptionId) throw new CheckoutNoSubscription((await getProgram(db, programId))?.name ?? programId)
+      const { currentPeriodEnd } = await provider().cancelAtPeriodEnd(subscriptionId)
+      await markCancelAtPeriodEnd(db, subscriptionId, currentPeriodEnd)
+      request.log.info({ event: 'subscription-cancelled', programId }, 'a subscription will end with its period')
+      return (await activePurchases(db, user.id)).find((purchase) => purchase.programId === programId)!
+    },
+  )
+
+  // Stripe's webhook: no session, the signature on the raw bytes instead. It answers at once
+  // after the database has the effect; a failure answers 5xx and Stripe delivers again.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 512 * 1024 }, (_request, body, done) => done(null, body))
+    scope.post('/api/stripe/webhook', { bodyLimit: 512 * 1024 }, async (request) => {
+      const signature = request.headers['stripe-signature']
+      const body = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
+      const event = provider().verifyEvent(body, typeof signature === 'string' ? signature : undefined, opts.now())
+      const outcome = await applyEvent(db, event, new Date(opts.now()))
+      request.log.info({ event: 'stripe-webhook', type: event.type, stripeEvent: event.id, outcome }, 'a Stripe event was received')
+      return { received: true }
+    })
+  })
+}

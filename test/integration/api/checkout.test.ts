@@ -1,0 +1,357 @@
+import http from 'node:http'
+import type net from 'node:net'
+import t from 'tap'
+import { buildApi } from '../../../server/api/app.ts'
+import { TEST_AUTH_CORE_API_KEY, buildStack, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
+import { signedDelivery, startStripeFake, stripeEvent, type FakeSession } from '../../stripe-fake.ts'
+
+// Card checkout (issue 13): Checkout sessions, the success page's grant, the webhook and
+// subscriptions, driven through the BFF as the browser (and Stripe) would, with the SDK pointed at
+// the local fake. Every grant happens exactly once or not at all (SECURITY.md "Payments").
+
+const SECRET_KEY = 'sk_test_softshelf0123456789'
+const WEBHOOK_SECRET = 'whsec_softshelf0123456789abcdef'
+const fake = await startStripeFake(t, { secretKey: SECRET_KEY })
+const stack = await buildStack(t, {
+  auth: true,
+  env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: fake.url },
+})
+const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.AddressInfo).port}`
+
+const ONE_TIME = 'reaper' // 60 USD once
+const MONTHLY = 'substance-3d-painter' // 19.99 USD a month
+const YEARLY = 'cinema-4d' // 719 USD a year
+const FREE = 'blender'
+
+type Tab = Awaited<ReturnType<typeof signedInTab>>
+let people = 0
+async function person(): Promise<{ tab: Tab; userId: string }> {
+  people += 1
+  const tab = await signedInTab(stack, `buyer-${people}@example.com`)
+  return { tab, userId: (await tab.get('/api/user')).json().id as string }
+}
+
+function call(tab: Tab | undefined, method: 'GET' | 'POST', url: string, body?: unknown) {
+  return stack.bff.inject({
+    method,
+    url,
+    headers: {
+      ...(tab ? { cookie: tab.jar.header(url) } : {}),
+      rid: 'anti-csrf',
+      origin: 'http://localhost:3000',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  })
+}
+
+const checkout = (tab: Tab, programId: string) => call(tab, 'POST', '/api/user/checkout', { programId })
+const sessionOf = (url: string): FakeSession => fake.sessions.get(/\/pay\/([^/?]+)$/.exec(url)![1]!)!
+async function started(tab: Tab, programId: string): Promise<FakeSession> {
+  const answer = await checkout(tab, programId)
+  if (answer.statusCode !== 200) throw new Error(`checkout ${programId}: ${answer.body}`)
+  return sessionOf(answer.json().url as string)
+}
+const returned = (tab: Tab, sessionId: string) => call(tab, 'GET', `/api/user/checkout/${encodeURIComponent(sessionId)}`)
+const purchases = async (tab: Tab) => (await call(tab, 'GET', '/api/user/purchases')).json() as Array<{ programId: string; status: string; cancelAtPeriodEnd: boolean; currentPeriodEnd: string | null; period: string }>
+const owned = async (tab: Tab) => (await purchases(tab)).map((purchase) => purchase.programId)
+const rows = async (sessionId: string) => Number((await stack.db.query<{ n: string | number }>('SELECT count(*) AS n FROM api.purchases WHERE checkout_session_id = $1', [sessionId])).rows[0]!.n)
+
+/** Stripe delivering an event: no cookie, no rid, the signature over the exact bytes. */
+function deliver(event: object, options: { url?: string; timestamp?: number; secret?: string; tamper?: (payload: string) => string } = {}) {
+  const { payload, signature } = signedDelivery(event, options.secret ?? WEBHOOK_SECRET, options.timestamp)
+  return stack.bff.inject({
+    method: 'POST',
+    url: options.url ?? '/api/stripe/webhook',
+    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
+    payload: options.tamper ? options.tamper(payload) : payload,
+  })
+}
+
+t.test('a Checkout session is made from our catalogue: payment or subscription, metadata, return URLs, a key per attempt', async (t) => {
+  const { tab, userId } = await person()
+  const answer = await checkout(tab, ONE_TIME)
+  t.equal(answer.statusCode, 200)
+  t.equal(answer.headers['cache-control'], 'no-store')
+  t.match(answer.json(), { url: new RegExp(`^${fake.url}/pay/cs_test_`) })
+  const session = sessionOf(answer.json().url as string)
+  t.equal(session.mode, 'payment')
+  t.equal(session.amount_total, 6000, 'the price is the catalogue’s, in cents')
+  t.equal(session.currency, 'usd')
+  t.same(session.metadata, { userId, programId: ONE_TIME })
+  t.equal(session.client_reference_id, userId)
+  t.equal(session.customer_email, 'buyer-1@example.com')
+  t.equal(session.success_url, 'http://localhost:3000/stripe/success?session_id={CHECKOUT_SESSION_ID}')
+  t.equal(session.cancel_url, `http://localhost:3000/stripe/cancel?program=${ONE_TIME}`)
+
+  const monthly = await started(tab, MONTHLY)
+  t.equal(monthly.mode, 'subscription')
+  t.equal(monthly.amount_total, 1999)
+  const yearly = await started(tab, YEARLY)
+  t.equal(yearly.mode, 'subscription')
+
+  const creates = fake.calls.filter((c) => c.method === 'POST' && c.path === '/v1/checkout/sessions')
+  t.equal(creates.length, 3)
+  t.ok(creates.every((c) => typeof c.idempotencyKey === 'string' && c.idempotencyKey.length > 20), 'every attempt carries an idempotency key')
+  t.equal(new Set(creates.map((c) => c.idempotencyKey)).size, 3, 'one key per attempt')
+
+  t.test('a price from the browser is not used: the catalogue’s is', async (t) => {
+    const forged = await call(tab, 'POST', '/api/user/checkout', { programId: ONE_TIME, amount: 1, unit_amount: 1, currency: 'jpy' })
+    t.equal(forged.statusCode, 200)
+    const made = sessionOf(forged.json().url as string)
+    t.equal(made.amount_total, 6000)
+    t.equal(made.currency, 'usd')
+  })
+})
+
+t.test('refusals: free program 400, unknown 404, no session 401, and a cross-site write changes nothing', async (t) => {
+  const { tab } = await person()
+  const free = await checkout(tab, FREE)
+  t.equal(free.statusCode, 400)
+  t.equal(free.json().code, 'CHECKOUT_NOT_PAID')
+  t.match(free.json().message, /free/)
+  const unknown = await checkout(tab, 'no-such-program')
+  t.equal(unknown.statusCode, 404)
+  t.equal((await call(undefined, 'POST', '/api/user/checkout', { programId: ONE_TIME })).statusCode, 401)
+  const before = fake.sessions.size
+  const forged = await stack.bff.inject({ method: 'POST', url: '/api/user/checkout', headers: { cookie: tab.jar.header('/api/user/checkout'), 'content-type': 'application/json' }, payload: JSON.stringify({ programId: ONE_TIME }) })
+  t.ok([401, 403].includes(forged.statusCode), 'no rid header: refused')
+  t.equal(fake.sessions.size, before, 'no session was made')
+})
+
+t.test('the success page: open, then paid grants once; twice grants nothing more; owned answers 409', async (t) => {
+  const { tab } = await person()
+  const session = await started(tab, ONE_TIME)
+  t.same((await returned(tab, session.id)).json(), { status: 'open', programId: ONE_TIME })
+  t.same(await owned(tab), [], 'nothing owned before paying')
+  fake.complete(session.id)
+  const first = await returned(tab, session.id)
+  t.equal(first.statusCode, 200)
+  t.same(first.json(), { status: 'paid', programId: ONE_TIME })
+  const second = await returned(tab, session.id)
+  t.same(second.json(), { status: 'paid', programId: ONE_TIME })
+  t.equal(await rows(session.id), 1, 'one purchase for the session')
+  const list = await purchases(tab)
+  t.match(list, [{ programId: ONE_TIME, period: 'one-time', status: 'active', cancelAtPeriodEnd: false, currentPeriodEnd: null }])
+  t.match((await call(tab, 'GET', '/api/user/purchases')).json()[0].purchasedAt, /^\d{4}-\d{2}-\d{2}T/)
+  t.ok((await call(tab, 'GET', '/api/user/program-ids')).json().programIds.includes(ONE_TIME), 'the program joins the library')
+  const again = await checkout(tab, ONE_TIME)
+  t.equal(again.statusCode, 409)
+  t.equal(again.json().code, 'CHECKOUT_ALREADY_OWNED')
+})
+
+t.test('two tabs and the webhook reading one paid session at once: one purchase', async (t) => {
+  const { tab } = await person()
+  const session = fake.complete((await started(tab, ONE_TIME)).id)
+  const answers = await Promise.all([returned(tab, session.id), returned(tab, session.id), deliver(stripeEvent('checkout.session.completed', session))])
+  t.same(answers.map((a) => a.statusCode), [200, 200, 200])
+  t.equal(await rows(session.id), 1)
+})
+
+t.test('a foreign, forged or unpaid session grants nothing', async (t) => {
+  const owner = await person()
+  const stranger = await person()
+  const session = fake.complete((await started(owner.tab, ONE_TIME)).id)
+  const foreign = await returned(stranger.tab, session.id)
+  t.equal(foreign.statusCode, 404)
+  t.equal(foreign.json().code, 'CHECKOUT_SESSION_NOT_FOUND')
+  t.same(await owned(stranger.tab), [], 'the stranger owns nothing')
+  t.equal(await rows(session.id), 0, 'and reading it did not grant the owner either')
+  for (const forged of ['cs_test_doesnotexist', 'not-a-session', 'cs_test_x%2F..%2Fy']) {
+    t.equal((await returned(stranger.tab, forged)).statusCode, 404, forged)
+  }
+  t.same(await owned(stranger.tab), [])
+
+  const slow = await started(owner.tab, ONE_TIME)
+  fake.complete(slow.id, { paid: false })
+  t.same((await returned(owner.tab, slow.id)).json(), { status: 'pending', programId: ONE_TIME }, 'complete but not paid yet (an async method): pending')
+  const expired = await started(owner.tab, ONE_TIME)
+  fake.expire(expired.id)
+  t.same((await returned(owner.tab, expired.id)).json(), { status: 'expired', programId: ONE_TIME })
+  t.equal(await rows(slow.id) + (await rows(expired.id)), 0)
+  t.equal((await returned(owner.tab, session.id)).json().status, 'paid', 'the owner’s own read grants')
+})
+
+t.test('webhook: grants without the user coming back; replay, tampered body, old timestamp, wrong secret grant nothing', async (t) => {
+  const { tab } = await person()
+  const session = fake.complete((await started(tab, ONE_TIME)).id)
+  const event = stripeEvent('checkout.session.completed', session)
+
+  const tampered = await deliver(event, { tamper: (payload) => payload.replace(`"${ONE_TIME}"`, '"cinema-4d"') })
+  t.equal(tampered.statusCode, 400)
+  t.equal(tampered.json().code, 'CHECKOUT_BAD_SIGNATURE')
+  const old = await deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 6 * 60 })
+  t.equal(old.statusCode, 400, 'a signature older than the 5-minute tolerance')
+  t.equal((await deliver(event, { secret: 'whsec_someoneelse0123456789' })).statusCode, 400)
+  const unsigned = await stack.bff.inject({ method: 'POST', url: '/api/stripe/webhook', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(event) })
+  t.equal(unsigned.statusCode, 400)
+  t.same(await owned(tab), [], 'none of those granted')
+
+  const delivered = await deliver(event)
+  t.equal(delivered.statusCode, 200)
+  t.same(delivered.json(), { received: true })
+  t.same(await owned(tab), [ONE_TIME])
+  const replayed = await deliver(event)
+  t.equal(replayed.statusCode, 200, 'a replay is acknowledged…')
+  t.equal(await rows(session.id), 1, '…and changes nothing')
+  t.same((await returned(tab, session.id)).json(), { status: 'paid', programId: ONE_TIME }, 'the success page afterwards finds it')
+  t.equal(await rows(session.id), 1)
+
+  t.test('an unpaid completed session, or one not made by us, grants nothing', async (t) => {
+    const other = await person()
+    const unpaid = fake.complete((await started(other.tab, ONE_TIME)).id, { paid: false })
+    t.equal((await deliver(stripeEvent('checkout.session.completed', unpaid))).statusCode, 200)
+    const notOurs = { ...unpaid, id: 'cs_test_forgedmetadata', payment_status: 'paid', client_reference_id: 'someone-else' }
+    t.equal((await deliver(stripeEvent('checkout.session.completed', notOurs))).statusCode, 200)
+    t.same(await owned(other.tab), [])
+    t.equal((await deliver(stripeEvent('checkout.session.async_payment_succeeded', { ...unpaid, payment_status: 'paid' }))).statusCode, 200)
+    t.same(await owned(other.tab), [ONE_TIME], 'the async payment succeeding grants')
+  })
+})
+
+t.test('a refund revokes a one-time purchase; a partial refund does not; the success page does not grant it back', async (t) => {
+  const { tab } = await person()
+  const session = fake.complete((await started(tab, ONE_TIME)).id)
+  t.equal((await returned(tab, session.id)).json().status, 'paid')
+  const charge = { id: 'ch_test_1', object: 'charge', payment_intent: session.payment_intent, amount: 6000, amount_refunded: 1000, refunded: false }
+  t.equal((await deliver(stripeEvent('charge.refunded', charge))).statusCode, 200)
+  t.same(await owned(tab), [ONE_TIME], 'partial refund: still owned')
+  t.equal((await deliver(stripeEvent('charge.refunded', { ...charge, amount_refunded: 6000, refunded: true }))).statusCode, 200)
+  t.same(await owned(tab), [], 'refunded in full: revoked')
+  t.same((await returned(tab, session.id)).json(), { status: 'refunded', programId: ONE_TIME })
+  t.same(await owned(tab), [], 'reading the old session again grants nothing')
+  t.equal((await checkout(tab, ONE_TIME)).statusCode, 200, 'it can be bought again')
+
+  t.test('support sees it (npm run accounts -- purchases <email>)', async (t) => {
+    const email = (await tab.get('/api/user')).json().email as string
+    const answer = await stack.api.inject({ method: 'GET', url: `/internal/purchases?email=${encodeURIComponent(email.toUpperCase())}`, headers: { authorization: `Bearer ${stack.operatorToken}` } })
+    t.equal(answer.statusCode, 200)
+    t.match(answer.json().purchases, [{ programId: ONE_TIME, kind: 'payment', amount: '$60.00', status: 'refunded', checkoutSessionId: session.id, endedAt: /^\d{4}-/ }])
+    t.equal((await stack.api.inject({ method: 'GET', url: `/internal/purchases?email=${encodeURIComponent(email)}` })).statusCode, 401, 'only with the operator token')
+  })
+})
+
+t.test('subscriptions: cancel at period end keeps it until Stripe deletes it; a final payment failure ends it', async (t) => {
+  const { tab } = await person()
+  const session = fake.complete((await started(tab, MONTHLY)).id)
+  t.equal((await returned(tab, session.id)).json().status, 'paid')
+  t.match(await purchases(tab), [{ programId: MONTHLY, period: 'month', status: 'active', cancelAtPeriodEnd: false, currentPeriodEnd: /^\d{4}-/ }], 'the renewal date comes with the session')
+
+  t.equal((await call(tab, 'POST', `/api/user/purchases/${ONE_TIME}/cancel`, {})).json().code, 'CHECKOUT_NO_SUBSCRIPTION')
+  const cancelled = await call(tab, 'POST', `/api/user/purchases/${MONTHLY}/cancel`, {})
+  t.equal(cancelled.statusCode, 200)
+  t.match(cancelled.json(), { programId: MONTHLY, status: 'active', cancelAtPeriodEnd: true, currentPeriodEnd: /^\d{4}-/ })
+  const subscription = fake.subscriptions.get(session.subscription!)!
+  t.equal(subscription.cancel_at_period_end, true, 'Stripe was told to stop renewing')
+  t.same(await owned(tab), [MONTHLY], 'owned until the period ends')
+
+  t.equal((await deliver(stripeEvent('customer.subscription.updated', subscription))).statusCode, 200)
+  t.same(await owned(tab), [MONTHLY], 'an update that still runs keeps it')
+  t.equal((await deliver(stripeEvent('customer.subscription.deleted', { ...subscription, status: 'canceled' }))).statusCode, 200)
+  t.same(await owned(tab), [], 'deleted: ended')
+  t.equal((await returned(tab, session.id)).json().status, 'ended', 'and the old session does not bring it back')
+  t.same(await owned(tab), [])
+
+  const yearly = fake.complete((await started(tab, YEARLY)).id)
+  t.equal((await returned(tab, yearly.id)).json().status, 'paid')
+  const invoice = (next: number | null) => ({ id: 'in_test_1', object: 'invoice', next_payment_attempt: next, parent: { type: 'subscription_details', subscription_details: { subscription: yearly.subscription } } })
+  t.equal((await deliver(stripeEvent('invoice.payment_failed', invoice(Math.floor(Date.now() / 1000) + 3 * 86_400)))).statusCode, 200)
+  t.same(await owned(tab), [YEARLY], 'a failure Stripe will retry keeps it')
+  t.equal((await deliver(stripeEvent('invoice.payment_failed', invoice(null)))).statusCode, 200)
+  t.same(await owned(tab), [], 'the final failure ends it')
+
+  const again = fake.complete((await started(tab, YEARLY)).id)
+  t.equal((await returned(tab, again.id)).json().status, 'paid')
+  const unpaid = { ...fake.subscriptions.get(again.subscription!)!, status: 'unpaid' }
+  t.equal((await deliver(stripeEvent('customer.subscription.updated', unpaid))).statusCode, 200)
+  t.same(await owned(tab), [], 'a subscription Stripe marks unpaid ends too')
+})
+
+/** A delivery over a real socket, the path sent byte for byte (inject would resolve dot segments first). */
+async function deliverRaw(port: number, path: string, event: object): Promise<number> {
+  const { payload, signature } = signedDelivery(event, WEBHOOK_SECRET)
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'stripe-signature': signature } }, (response) => {
+      response.resume()
+      response.on('end', () => resolve(response.statusCode ?? 0))
+    })
+    request.on('error', reject)
+    request.end(payload)
+  })
+}
+
+t.test('the webhook path: exempt from the anti-forgery check only where the router sends it to the webhook', async (t) => {
+  const { tab } = await person()
+  await stack.bff.listen({ host: '127.0.0.1', port: 0 })
+  const port = (stack.bff.server.address() as net.AddressInfo).port
+  // Each spelling carries a correctly signed event of its own, so only the routing decides.
+  const spellings: Array<[string, 'webhook' | 'refused']> = [
+    ['/api/stripe/webhook', 'webhook'],
+    ['/api/stripe/webhook?x=1', 'webhook'],
+    ['/api/stripe/webhook/', 'refused'],
+    ['/api/stripe/webhook//', 'refused'],
+    ['/api/stripe//webhook', 'refused'],
+    ['/api/Stripe/webhook', 'refused'],
+    ['/api/stripe/WEBHOOK', 'refused'],
+    ['/API/stripe/webhook', 'refused'],
+    ['/api/stripe/webhook%2F', 'refused'],
+    // The router decodes it to the webhook's path: the webhook, sent upstream as its one canonical path.
+    ['/api/stripe/web%68ook', 'webhook'],
+    ['/api/stripe/%77ebhook?a=%2F..', 'webhook'],
+    ['/api/stripe/./webhook', 'refused'],
+    ['/api/stripe/x/../webhook', 'refused'],
+    ['/api/stripe/%2e/webhook', 'refused'],
+    ['/api/stripe/webhook;x', 'refused'],
+    ['/api/stripe/webhook%00', 'refused'],
+    ['/api/stripe/webhook/../../user/checkout', 'refused'],
+  ]
+  for (const [url, expected] of spellings) {
+    const session = fake.complete((await started(tab, ONE_TIME)).id)
+    const status = await deliverRaw(port, url, stripeEvent('checkout.session.completed', session))
+    const granted = (await rows(session.id)) === 1
+    if (expected === 'webhook') {
+      t.equal(status, 200, `${url} reaches the webhook`)
+      t.ok(granted, `${url} granted`)
+      // Owned now: the next attempt needs a fresh owner-free state.
+      await stack.db.query("UPDATE api.purchases SET status = 'refunded' WHERE checkout_session_id = $1", [session.id])
+    } else {
+      t.ok(status >= 400 && status < 500, `${url} refused (${status})`)
+      t.notOk(granted, `${url} granted nothing`)
+    }
+  }
+  t.test('other writes still need the header, even next to the webhook', async (t) => {
+    const answer = await stack.bff.inject({ method: 'POST', url: '/api/user/checkout', headers: { cookie: tab.jar.header('/api/user/checkout'), 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' }, payload: JSON.stringify({ programId: ONE_TIME }) })
+    t.ok([401, 403].includes(answer.statusCode))
+  })
+})
+
+t.test('Stripe unreachable or failing: 503 with a clear message, nothing granted', async (t) => {
+  const { tab } = await person()
+  const session = fake.complete((await started(tab, ONE_TIME)).id)
+  fake.failWith(401)
+  const create = await checkout(tab, ONE_TIME)
+  t.equal(create.statusCode, 503)
+  const read = await stack.api.inject({ method: 'GET', url: `/api/user/checkout/${session.id}`, headers: { authorization: `Bearer ${tab.jar.get('sAccessToken')}` } })
+  t.equal(read.statusCode, 503)
+  t.equal(read.json().code, 'CHECKOUT_UNAVAILABLE')
+  t.match(read.json().message, /Nothing was charged/)
+  fake.failWith(undefined)
+  t.equal(await rows(session.id), 0)
+})
+
+t.test('without STRIPE_SECRET_KEY nothing is for sale: the price shows, checkout answers 503', async (t) => {
+  const config = testConfig(t)
+  const api = await buildApi({ config, db: stack.db, buildInfo: testBuildInfo, authCoreUrl: coreUrl, authCoreApiKey: TEST_AUTH_CORE_API_KEY })
+  t.teardown(() => api.close())
+  const program = (await api.inject({ method: 'GET', url: `/api/programs/${ONE_TIME}` })).json()
+  t.equal(program.forSale, false)
+  t.match(program.price, { amount: 60, currency: 'USD', period: 'one-time' })
+  t.equal((await stack.api.inject({ method: 'GET', url: `/api/programs/${ONE_TIME}` })).json().forSale, true, 'with it: for sale')
+  t.equal((await stack.api.inject({ method: 'GET', url: `/api/programs/${FREE}` })).json().forSale, false, 'a free program never is')
+  const { tab } = await person()
+  const answer = await api.inject({ method: 'POST', url: '/api/user/checkout', headers: { authorization: `Bearer ${tab.jar.get('sAccessToken')}`, 'content-type': 'application/json' }, payload: { programId: ONE_TIME } })
+  t.equal(answer.statusCode, 503)
+  t.equal(answer.json().code, 'CHECKOUT_UNAVAILABLE')
+  const webhook = await api.inject({ method: 'POST', url: '/api/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' }, payload: '{}' })
+  t.equal(webhook.statusCode, 503)
+})
