@@ -244,6 +244,13 @@ export async function startStripeFake(owner: { teardown(fn: () => unknown): void
       if (params.cancel_at_period_end !== undefined) found.cancel_at_period_end = params.cancel_at_period_end === 'true'
       return [200, found]
     }
+    if (request.method === 'DELETE' && subscription) {
+      const found = subscriptions.get(decodeURIComponent(subscription[1]!))
+      if (!found) throw new StripeRequestError(404, `No such subscription: '${subscription[1]}'`, 'id', 'resource_missing')
+      if (found.status === 'canceled') throw new StripeRequestError(400, 'This customer has no active subscription: a canceled subscription cannot be canceled again.')
+      found.status = 'canceled'
+      return [200, found]
+    }
     throw new StripeRequestError(404, `Unrecognized request URL (${request.method}: ${path}).`)
   }
 

@@ -6,10 +6,12 @@ import type { DeletionReason } from '../../shared/profile.ts'
 //   1. the request is written (who, why, the language);
 //   2. the auth-core user is removed — sessions, tokens, devices, metadata; from here nobody can
 //      sign in as this person, and every instance refuses their sessions within a second;
-//   3. the user's drive goes: its rows, then its stored bytes (issue 12);
-//   4. in one transaction: the product's data goes (the record; library and avatar with it) with
+//   3. every subscription Stripe still bills for the user is cancelled (issue 13): a deleted
+//      account is never charged again; Stripe unreachable, the request waits like step 2;
+//   4. the user's drive goes: its rows, then its stored bytes (issue 12);
+//   5. in one transaction: the product's data goes (the record; library and avatar with it) with
 //      the request, and an anonymous row keeps the reason, the comment, the language and the day.
-// Steps 2 to 4 may be repeated, so a request found at start (a crash, a core that did not answer)
+// Steps 2 to 5 may be repeated, so a request found at start (a crash, a core that did not answer)
 // is simply finished then, and again by a sweep every minute while the process runs.
 
 export interface DeletionRecord {
@@ -30,9 +32,11 @@ export class AccountDeletions {
     private readonly log: FastifyBaseLogger,
     /** Deletes the user's files and their stored bytes; may be repeated. */
     private readonly removeFiles: (userId: string) => Promise<void>,
+    /** Cancels every subscription the user is still billed for; may be repeated. */
+    private readonly cancelSubscriptions: (userId: string) => Promise<void> = async () => {},
   ) {}
 
-  /** Steps 1–4 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */
+  /** Steps 1–5 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */
   async delete(userId: string, reason: DeletionReason, comment: string | null): Promise<boolean> {
     const { rowCount } = await this.db.query(
       `INSERT INTO api.account_deletions (user_id, reason, comment, language)
@@ -45,9 +49,10 @@ export class AccountDeletions {
     return true
   }
 
-  /** Steps 2 to 4 of a request already written. */
+  /** Steps 2 to 5 of a request already written. */
   private async finish(userId: string): Promise<void> {
     await this.removeCoreUser(userId)
+    await this.cancelSubscriptions(userId)
     // Files a request still being answered adds after this go with the record (ON DELETE
     // CASCADE); their bytes, if any, are left to the drive's sweep.
     await this.removeFiles(userId)

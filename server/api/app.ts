@@ -41,7 +41,7 @@ import { StreamingAssignments } from './streaming/assignments.ts'
 import { StreamingGrants } from './streaming/grants.ts'
 import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
-import { purchasesOfEmail } from './checkout/purchases.ts'
+import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
 
 export interface ApiOptions {
   config: Config
@@ -212,7 +212,18 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.decorate('files', files)
   if (!options.fileStorage) app.addHook('onClose', async () => storage.close?.())
   // Deletions a crash or an unreachable core left unfinished are finished at start, then every minute.
-  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log, (userId) => files.removeAllOf(userId))
+  // A deleted account is never charged again: its subscriptions end with it (issue 13).
+  const cancelSubscriptions = async (userId: string) => {
+    const subscriptions = await billedSubscriptions(db, userId)
+    if (subscriptions.length === 0) return
+    if (!cardProvider) {
+      app.log.error({ event: 'subscriptions-not-cancelled', subscriptions }, 'a deleted account has subscriptions, but card checkout is not configured here: cancel them in Stripe')
+      return
+    }
+    for (const subscription of subscriptions) await cardProvider.cancelNow(subscription)
+    app.log.info({ event: 'subscriptions-cancelled', count: subscriptions.length }, 'the subscriptions of a deleted account were cancelled')
+  }
+  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log, (userId) => files.removeAllOf(userId), cancelSubscriptions)
   app.addHook('onReady', async () => {
     await deletions.resume()
     deletions.start()

@@ -45,6 +45,8 @@ export interface CardProvider {
   retrieveSession(id: string): Promise<SessionFacts | null>
   /** Ends the subscription when its paid period does; the period's end, when Stripe says it. */
   cancelAtPeriodEnd(subscriptionId: string): Promise<{ currentPeriodEnd: Date | null }>
+  /** Ends the subscription now (its account is being deleted); nothing happens when it has ended already or Stripe knows none. */
+  cancelNow(subscriptionId: string): Promise<void>
   /** The event, when the signature verifies on these exact bytes within the tolerance; else CheckoutBadSignature. */
   verifyEvent(rawBody: Buffer, signature: string | undefined, nowMs: number): Stripe.Event
 }
@@ -153,6 +155,17 @@ export function stripeProvider(settings: StripeSettings): CardProvider {
       try {
         return { currentPeriodEnd: periodEnd(await stripe.subscriptions.update(subscriptionId, { cancel_at_period_end: true })) }
       } catch (error) {
+        throw unavailable(error)
+      }
+    },
+
+    async cancelNow(subscriptionId) {
+      try {
+        await stripe.subscriptions.cancel(subscriptionId)
+      } catch (error) {
+        // Already ended (Stripe refuses to cancel it twice) or unknown: there is nothing to stop.
+        const stripeError = error as { statusCode?: number; code?: string; message?: string }
+        if (stripeError.code === 'resource_missing' || (stripeError.statusCode === 400 && /cancell?ed subscription/i.test(stripeError.message ?? ''))) return
         throw unavailable(error)
       }
     },

@@ -74,6 +74,15 @@ export async function activeSubscription(db: Queryable, userId: string, programI
   return rows[0]?.subscription_id ?? null
 }
 
+/** Every subscription of the user Stripe may still bill (active, cancelled at period end or not). */
+export async function billedSubscriptions(db: Queryable, userId: string): Promise<string[]> {
+  const { rows } = await db.query<{ subscription_id: string }>(
+    "SELECT DISTINCT subscription_id FROM api.purchases WHERE user_id = $1 AND kind = 'subscription' AND status = 'active'",
+    [userId],
+  )
+  return rows.map((row) => row.subscription_id)
+}
+
 export async function markCancelAtPeriodEnd(db: Queryable, subscriptionId: string, currentPeriodEnd: Date | null): Promise<void> {
   await db.query('UPDATE api.purchases SET cancel_at_period_end = true, current_period_end = coalesce($2, current_period_end) WHERE subscription_id = $1', [
     subscriptionId,

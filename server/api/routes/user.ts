@@ -5,6 +5,7 @@ import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
 import type { SignInMethod } from '../core-accounts.ts'
 import { ApiAuthUnavailable, ApiCatalogueNotFound, ApiDeletionPending, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
+import { CheckoutUnavailable } from '../checkout/errors.ts'
 import {
   acceptTerms,
   addToLibrary,
@@ -150,7 +151,9 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
       try {
         if (!(await opts.deletions.delete(user.id, checked.reason, checked.comment))) throw new ApiUserNotFound()
       } catch (error) {
-        if (error instanceof ApiAuthUnavailable) throw Object.assign(new ApiDeletionPending(), { retryAfter: 60 })
+        // The core or Stripe (cancelling subscriptions) did not answer: the request is kept and
+        // finished by the sweep; the person is told so, not shown a failure.
+        if (error instanceof ApiAuthUnavailable || error instanceof CheckoutUnavailable) throw Object.assign(new ApiDeletionPending(), { retryAfter: 60 })
         throw error
       }
       request.log.info({ event: 'account-deleted', reason: checked.reason }, 'an account was deleted')

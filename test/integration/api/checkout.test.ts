@@ -355,3 +355,43 @@ t.test('without STRIPE_SECRET_KEY nothing is for sale: the price shows, checkout
   const webhook = await api.inject({ method: 'POST', url: '/api/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=x' }, payload: '{}' })
   t.equal(webhook.statusCode, 503)
 })
+
+t.test('deleting the account cancels every subscription Stripe still bills; Stripe down, the deletion waits and finishes later', async (t) => {
+  const subscribe = async (tab: Tab, programId: string) => {
+    const session = fake.complete((await started(tab, programId)).id)
+    t.equal((await returned(tab, session.id)).json().status, 'paid')
+    return fake.subscriptions.get(session.subscription!)!
+  }
+  const deleteAccount = (tab: Tab, email: string) => call(tab, 'POST', '/api/user/delete', { reason: 'too-expensive', confirmEmail: email })
+
+  const first = await person()
+  const monthly = await subscribe(first.tab, MONTHLY)
+  const yearly = await subscribe(first.tab, YEARLY)
+  t.equal((await call(first.tab, 'POST', `/api/user/purchases/${YEARLY}/cancel`, {})).statusCode, 200, 'one already set to end with its period')
+  t.equal((await deleteAccount(first.tab, `buyer-${people}@example.com`)).statusCode, 204)
+  t.equal(monthly.status, 'canceled', 'a running subscription is cancelled at once')
+  t.equal(yearly.status, 'canceled', 'so is one that would have run to the end of its paid year')
+
+  const second = await person()
+  const email = `buyer-${people}@example.com`
+  const pending = await subscribe(second.tab, MONTHLY)
+  fake.failWith(500)
+  const refused = await deleteAccount(second.tab, email)
+  t.equal(refused.statusCode, 503, 'Stripe unreachable: the deletion cannot finish now')
+  t.equal(refused.json().code, 'BFF_DELETION_PENDING')
+  t.equal(pending.status, 'active')
+  t.equal((await stack.db.query('SELECT 1 FROM api.account_deletions WHERE user_id = $1', [second.userId])).rows.length, 1, 'the request is kept')
+  fake.failWith(undefined)
+  // Any API instance finishes it when it starts (and every minute while it runs).
+  const later = await buildApi({
+    config: testConfig(t, { STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: fake.url }),
+    db: stack.db,
+    buildInfo: testBuildInfo,
+    authCoreUrl: coreUrl,
+    authCoreApiKey: TEST_AUTH_CORE_API_KEY,
+  })
+  await later.ready()
+  t.teardown(() => later.close())
+  t.equal(pending.status, 'canceled', 'cancelled once Stripe answers')
+  t.equal((await stack.db.query('SELECT 1 FROM api.users WHERE id = $1', [second.userId])).rows.length, 0, 'and the account is gone')
+})
