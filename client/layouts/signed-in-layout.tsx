@@ -37,6 +37,7 @@ export function SignedInLayout() {
             {t('auth:nav.programs')}
           </NavLink>
           <NavLink to="/@/files">{t('auth:nav.myFiles')}</NavLink>
+          <NavLink to="/streaming">{t('auth:nav.streaming')}</NavLink>
           <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
           <span className="signed-in-as">
             <UserAvatar user={user} size="small" />

@@ -51,7 +51,11 @@ test('a user assigns a cluster with a chosen layout, opens it with the grant, an
   await readyAccount(page, 'streamer')
   await addToLibrary(page, 'blender')
   await addToLibrary(page, 'penpot')
-  await openStreaming(page)
+  // Found from the signed-in menu, as a person finds it.
+  await page.goto('/@/library')
+  await hydrated(page)
+  await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Streaming' }).click()
+  await expect(page).toHaveURL(/\/streaming$/)
   await expect(page.getByRole('heading', { level: 1, name: 'Stream a program' })).toBeVisible()
 
   const program = page.getByLabel('Program')

@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, useRevalidator, type LoaderFunctionArgs } from 'react-router'
+import { Link, useLoaderData, useRevalidator, useSearchParams, type LoaderFunctionArgs } from 'react-router'
 import { KEYBOARD_LAYOUTS, suggestRegion, type StreamingAssignment, type StreamingState } from '../../../shared/streaming.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiSend, loaderLocale, type ApiResult } from '../../lib/api.ts'
@@ -46,6 +46,9 @@ export function Component() {
   const { state, locale } = useLoaderData() as StreamingData
   const { t } = useTranslation(['streaming', 'common'])
   const revalidator = useRevalidator()
+  // `?program=<id>`: the program a link chose (the signed-in menu links here without one).
+  const [searchParams] = useSearchParams()
+  const wanted = searchParams.get('program')
   const [assignment, setAssignment] = useState<StreamingAssignment | null>(state.assignment)
   const [problem, setProblem] = useState<string | null>(null)
   const [ended, setEnded] = useState(false)
@@ -178,7 +181,7 @@ export function Component() {
           <form className="profile-form" method="post" onSubmit={(event) => void start(event)}>
             <div className="field">
               <label htmlFor={ids.program}>{t('streaming:form.program')}</label>
-              <select id={ids.program} name="programId" defaultValue={state.programs[0]!.id}>
+              <select id={ids.program} name="programId" defaultValue={(state.programs.find((program) => program.id === wanted) ?? state.programs[0]!).id}>
                 {state.programs.map((program) => (
                   <option key={program.id} value={program.id}>
                     {program.name}
