@@ -110,7 +110,8 @@ export function Component() {
     <main id="content" className="profile-page" data-testid="streaming-page">
       <header className="listing-header">
         <h1>{t('streaming:title')}</h1>
-        <p>{t('streaming:lead')}</p>
+        {/* No promise of what this server cannot do: the notice below says why. */}
+        {state.available ? <p>{t('streaming:lead')}</p> : null}
       </header>
 
       {problem ? (
