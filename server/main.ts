@@ -64,7 +64,11 @@ async function main(): Promise<void> {
 
   const apps: FastifyInstance[] = []
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
-    if (err) console.error('fatal error, shutting down', err)
+    if (err) {
+      console.error('fatal error, shutting down', err)
+      // Reported once, by the first service that reports (each sends what it holds as it closes).
+      apps.find((app) => app.errorReporter)?.errorReporter?.captureBackgroundError(err, 'process')
+    }
     else if (signal) apps[0]?.log.info({ signal }, 'shutting down')
     // The public edge stops first, so nothing new reaches the API while it drains.
     for (const app of [...apps].reverse()) await app.close()

@@ -243,7 +243,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined
-  const sweepFiles = () => files.sweep().catch((err: unknown) => app.log.warn({ err }, 'the drive sweep failed; it runs again within the hour'))
+  const sweepFiles = () =>
+    files.sweep().catch((err: unknown) => {
+      app.log.warn({ err }, 'the drive sweep failed; it runs again within the hour')
+      reporter?.captureBackgroundError(err, 'files-sweep')
+    })
   app.addHook('onReady', async () => {
     await sweepFiles()
     filesSweep = setInterval(() => void sweepFiles(), FILES_SWEEP_INTERVAL_MS)

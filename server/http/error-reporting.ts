@@ -10,6 +10,8 @@ import type { SentryConfig } from '../config.ts'
 export interface ErrorReporter {
   /** Reports an unexpected error of a request; returns the event id. */
   captureRequestError(error: unknown, request: FastifyRequest): string
+  /** Reports an error outside any request — a background task, a crash — tagged with what failed; the event id. */
+  captureBackgroundError(error: unknown, task: string): string
   /** Waits until what was reported has left (tests; shutdown). */
   flush(timeoutMs?: number): Promise<boolean>
   close(timeoutMs?: number): Promise<void>
@@ -39,11 +41,20 @@ export async function createErrorReporter(config: SentryConfig | undefined, serv
     beforeBreadcrumb: (breadcrumb) => scrubReport(breadcrumb),
   })
   client.init()
+  const serviceScope = () => {
+    const scope = new Scope()
+    scope.setClient(client)
+    scope.setTag('service', service)
+    return scope
+  }
   return {
+    captureBackgroundError(error, task) {
+      const scope = serviceScope()
+      scope.setTag('task', task)
+      return scope.captureException(error)
+    },
     captureRequestError(error, request) {
-      const scope = new Scope()
-      scope.setClient(client)
-      scope.setTag('service', service)
+      const scope = serviceScope()
       scope.setTag('request_id', request.id)
       const route = request.routeOptions.url
       if (route) scope.setTag('route', route)

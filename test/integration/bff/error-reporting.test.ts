@@ -1,7 +1,9 @@
 import t, { type Test } from 'tap'
 import { buildBff } from '../../../server/bff/app.ts'
 import { TUNNEL_BODY_LIMIT } from '../../../server/bff/routes/error-reporting.ts'
-import { buildStack, openTestDatabase, testBuildInfo, testConfig, within } from '../../helpers.ts'
+import { buildApi } from '../../../server/api/app.ts'
+import { DiskStorage } from '../../../server/api/files/storage.ts'
+import { buildStack, openTestDatabase, tempDir, testBuildInfo, testConfig, within } from '../../helpers.ts'
 import { startSentrySink, type SentrySink } from '../../sentry-sink.ts'
 
 // Issue 13 (decision 019): unexpected errors of the BFF and the API reach the error tracker — here
@@ -186,3 +188,22 @@ t.test('/sentry-test: not indexed; with a DSN it offers the three errors and the
   t.match(page.body, new RegExp(`"errorReporting":\\{"dsn":"${tracker.dsn().replace(/[/.]/g, '\\$&')}","environment":"ci","release":"test","tunnel":"/sentry-tunnel"\\}`))
 })
 
+
+t.test('a background task that fails (the drive sweep) is reported with its task, outside any request', async (t) => {
+  const tracker = await sink(t)
+  const storage = new DiskStorage(tempDir(t))
+  // The store cannot be listed (a disk gone): the sweep at start fails.
+  storage.listObjects = async function* () {
+    yield* []
+    throw new Error('the files disk cannot be read')
+  }
+  const api = await buildApi({ config: testConfig(t, { SENTRY_DSN: tracker.dsn() }), db: await openTestDatabase(t), buildInfo: testBuildInfo, authCoreUrl: 'http://127.0.0.1:9', fileStorage: storage })
+  await api.ready()
+  t.teardown(() => api.close())
+  await api.errorReporter!.flush()
+  const event = await within(tracker.waitForEvent((e) => e.tags?.task === 'files-sweep'))
+  t.equal(event.tags?.service, 'api')
+  t.equal(event.release, testBuildInfo.buildId)
+  t.match(event.exception?.values?.[0]?.value ?? '', /files disk cannot be read/)
+  t.notOk(event.tags?.request_id, 'no request behind it')
+})
