@@ -32,6 +32,9 @@ export interface CheckoutRouteOptions {
 }
 
 
+/** Stripe keeps a Checkout session open for 24 hours; one older than this is not offered again. */
+const OPEN_SESSION_REUSE_MS = 23 * 60 * 60_000
+
 /** Stripe's Checkout session ids: cs_test_… / cs_live_…; anything else is not asked about. */
 const SESSION_ID = /^cs_[A-Za-z0-9_]{1,255}$/
 
@@ -74,6 +77,24 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
       // The price is our catalogue's, never the browser's.
       if (program.isFree || program.price === null) throw new CheckoutNotPaid(program.name)
       if (await ownsProgram(db, user.id, program.id)) throw new CheckoutAlreadyOwned(program.name)
+      // The session of an earlier "Buy" (another tab, the back button): still open, the buyer goes
+      // back to it rather than to a second payment; paid already (the webhook not arrived yet),
+      // the program is granted now and owned. Two clicks at the very same moment can still make two.
+      const { rows: earlier } = await db.query<{ id: string; url: string }>(
+        'SELECT id, url FROM api.checkout_sessions WHERE user_id = $1 AND program_id = $2 AND created_at > $3 ORDER BY created_at DESC LIMIT 1',
+        [user.id, program.id, new Date(opts.now() - OPEN_SESSION_REUSE_MS)],
+      )
+      if (earlier[0]) {
+        const facts = await provider().retrieveSession(earlier[0].id)
+        if (facts && isPaid(facts)) {
+          // Granted now, or before and since refunded or ended (then it may be bought again).
+          await grantPaidSession(db, facts, new Date(opts.now()))
+          if (await ownsProgram(db, user.id, program.id)) throw new CheckoutAlreadyOwned(program.name)
+        } else if (facts?.status === 'open') {
+          request.log.info({ event: 'checkout-resumed', programId: program.id, sessionId: facts.id }, 'an open Checkout session was given again')
+          return { url: earlier[0].url }
+        }
+      }
       const session = await provider().createSession({
         userId: user.id,
         email: user.email,
@@ -86,6 +107,13 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
         cancelUrl: `${opts.appUrl}/stripe/cancel?program=${encodeURIComponent(program.id)}`,
         idempotencyKey: `checkout-${randomUUID()}`,
       })
+      await db.query('INSERT INTO api.checkout_sessions (id, user_id, program_id, url, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [
+        session.id,
+        user.id,
+        program.id,
+        session.url,
+        new Date(opts.now()),
+      ])
       request.log.info({ event: 'checkout-started', programId: program.id, sessionId: session.id }, 'a Checkout session was made')
       return { url: session.url }
     },

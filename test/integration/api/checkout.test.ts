@@ -162,12 +162,15 @@ t.test('a foreign, forged or unpaid session grants nothing', async (t) => {
   }
   t.same(await owned(stranger.tab), [])
 
-  const slow = await started(owner.tab, ONE_TIME)
+  // Another buyer (the owner's paid session would make the next "Buy" a 409: see below).
+  const waiting = await person()
+  const slow = await started(waiting.tab, ONE_TIME)
   fake.complete(slow.id, { paid: false })
-  t.same((await returned(owner.tab, slow.id)).json(), { status: 'pending', programId: ONE_TIME }, 'complete but not paid yet (an async method): pending')
-  const expired = await started(owner.tab, ONE_TIME)
+  t.same((await returned(waiting.tab, slow.id)).json(), { status: 'pending', programId: ONE_TIME }, 'complete but not paid yet (an async method): pending')
+  const expired = await started(waiting.tab, ONE_TIME)
+  t.not(expired.id, slow.id, 'a session no longer open is not offered again')
   fake.expire(expired.id)
-  t.same((await returned(owner.tab, expired.id)).json(), { status: 'expired', programId: ONE_TIME })
+  t.same((await returned(waiting.tab, expired.id)).json(), { status: 'expired', programId: ONE_TIME })
   t.equal(await rows(slow.id) + (await rows(expired.id)), 0)
   t.equal((await returned(owner.tab, session.id)).json().status, 'paid', 'the owner’s own read grants')
 })
@@ -317,6 +320,8 @@ t.test('the webhook path: exempt from the anti-forgery check only where the rout
     } else {
       t.ok(status >= 400 && status < 500, `${url} refused (${status})`)
       t.notOk(granted, `${url} granted nothing`)
+      // The next spelling needs a session of its own, not this paid one offered back.
+      await stack.db.query('DELETE FROM api.checkout_sessions WHERE id = $1', [session.id])
     }
   }
   t.test('other writes still need the header, even next to the webhook', async (t) => {
@@ -394,4 +399,32 @@ t.test('deleting the account cancels every subscription Stripe still bills; Stri
   t.teardown(() => later.close())
   t.equal(pending.status, 'canceled', 'cancelled once Stripe answers')
   t.equal((await stack.db.query('SELECT 1 FROM api.users WHERE id = $1', [second.userId])).rows.length, 0, 'and the account is gone')
+})
+
+t.test('a second "Buy" while a session is open goes back to it; one paid but not yet returned from grants instead of charging twice', async (t) => {
+  const { tab } = await person()
+  const first = await checkout(tab, ONE_TIME)
+  const again = await checkout(tab, ONE_TIME)
+  t.equal(again.statusCode, 200)
+  t.equal(again.json().url, first.json().url, 'the same payment page, not a second one')
+  const yearly = await checkout(tab, YEARLY)
+  t.not(yearly.json().url, first.json().url, 'another program has its own')
+
+  const session = sessionOf(first.json().url as string)
+  fake.expire(session.id)
+  const fresh = await checkout(tab, ONE_TIME)
+  t.not(fresh.json().url, first.json().url, 'an expired one is not offered again')
+
+  // Paid in the other tab; neither the success page nor the webhook has told us yet.
+  fake.complete(sessionOf(fresh.json().url as string).id)
+  const third = await checkout(tab, ONE_TIME)
+  t.equal(third.statusCode, 409, 'no second charge')
+  t.equal(third.json().code, 'CHECKOUT_ALREADY_OWNED')
+  t.same(await owned(tab), [ONE_TIME], 'the paid session is granted')
+
+  // A day later Stripe has closed the session anyway: nothing is looked up for it.
+  const later = await person()
+  const clock = await checkout(later.tab, MONTHLY)
+  await stack.db.query("UPDATE api.checkout_sessions SET created_at = created_at - interval '1 day' WHERE url = $1", [clock.json().url])
+  t.not((await checkout(later.tab, MONTHLY)).json().url, clock.json().url, 'older than a day: a new session')
 })
