@@ -40,6 +40,31 @@ export function Dialog({ title, onClose, children, wide, testId }: { title: stri
 }
 
 /** Create a folder or rename an item: the name rules are checked here first (shared/file-names.ts). */
+/** A field's problem, announced when it appears; nothing when there is none. */
+export function FieldError({ id, error }: { id?: string; error: string | null | undefined }) {
+  if (!error) return null
+  return (
+    <p className="field-error" id={id} role="alert">
+      {error}
+    </p>
+  )
+}
+
+/** A dialog form's two buttons: do it, or leave without doing anything. */
+export function SubmitOrCancel({ busy, submitLabel, onCancel }: { busy: boolean; submitLabel: string; onCancel: () => void }) {
+  const { t } = useTranslation(['files'])
+  return (
+    <div className="actions">
+      <button type="submit" className="button" disabled={busy}>
+        {submitLabel}
+      </button>
+      <button type="button" className="button button-secondary" onClick={onCancel}>
+        {t('files:actions.cancel')}
+      </button>
+    </div>
+  )
+}
+
 export function NameDialog({
   title,
   label,
@@ -97,20 +122,9 @@ export function NameDialog({
             aria-describedby={error ? `${id}-error` : undefined}
             onChange={(event) => setName(event.target.value)}
           />
-          {error ? (
-            <p className="field-error" id={`${id}-error`} role="alert">
-              {error}
-            </p>
-          ) : null}
+          <FieldError id={`${id}-error`} error={error} />
         </div>
-        <div className="actions">
-          <button type="submit" className="button" disabled={busy}>
-            {submitLabel}
-          </button>
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            {t('files:actions.cancel')}
-          </button>
-        </div>
+        <SubmitOrCancel busy={busy} submitLabel={submitLabel} onCancel={onClose} />
       </form>
     </Dialog>
   )

@@ -600,20 +600,23 @@ function TrashView({ items }: { items: TrashEntry[] }) {
 
 const SHARE_STATES = new Set(['active', 'expired', 'revoked'])
 
+/** A row of the links view: the API's link, or one revoked here a moment ago. */
+type LinkRow = Omit<ShareSummary, 'state'> & { state: ShareSummary['state'] | 'revoked' }
+
 function LinksView({ shares: listed }: { shares: ShareSummary[] | null }) {
   const { t, i18n } = useTranslation(['files', 'common'])
   const revalidator = useRevalidator()
   const failure = useFailure()
-  const [revoking, setRevoking] = useState<ShareSummary | null>(null)
+  const [revoking, setRevoking] = useState<LinkRow | null>(null)
   // The API lists no revoked link; one revoked here stays in its place, marked, until the page is left.
-  const [revoked, setRevoked] = useState<ShareSummary[]>([])
+  const [revoked, setRevoked] = useState<LinkRow[]>([])
   const shares = useMemo(() => {
     if (listed === null) return null
-    const gone = revoked.filter((share) => !listed.some((other) => other.id === share.id)).map((share) => ({ ...share, state: 'revoked' }))
+    const gone = revoked.filter((share) => !listed.some((other) => other.id === share.id)).map((share): LinkRow => ({ ...share, state: 'revoked' }))
     return [...listed, ...gone].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
   }, [listed, revoked])
 
-  const revoke = async (share: ShareSummary) => {
+  const revoke = async (share: LinkRow) => {
     const result = await apiSend('DELETE', `/api/files/shares/${encodeURIComponent(share.id)}`)
     setRevoking(null)
     if (!result.ok) return failure(result)

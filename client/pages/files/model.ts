@@ -1,63 +1,12 @@
 import { FILES_IGNORED_FOLDER_NAME } from '../../../shared/constants.ts'
+import type { FileItem, TrashItem } from '../../../shared/files.ts'
 
 // What the drive's pages read from the API (docs/API.md, issue 12) and the small helpers the
-// drive and a share link's page both use. Shapes are the API's; ids are opaque strings.
-
-export interface DriveItem {
-  id: string
-  type: 'file' | 'folder'
-  name: string
-  size: number
-  mimeType: string | null
-  updatedAt: string
-}
-
-export interface TrashEntry extends DriveItem {
-  trashedAt: string
-  purgeAt: string
-  originalParentId: string | null
-}
-
-export interface FolderInfo {
-  id: string | null
-  name: string
-  parentId: string | null
-  path: Array<{ id: string; name: string }>
-}
-
-export interface Usage {
-  used: number
-  quota: number
-}
-
-export interface FolderListing {
-  folder: FolderInfo
-  items: DriveItem[]
-  usage: Usage
-}
-
-export interface ShareSummary {
-  id: string
-  link: string
-  url: string
-  itemId: string
-  itemName: string
-  itemType: 'file' | 'folder'
-  hasPassword: boolean
-  allowDownload: boolean
-  expiresAt: string | null
-  createdAt: string
-  views: number
-  state: string
-}
-
-/** GET /api/sharing/{link}: the link's own facts, then a folder's listing or the file. */
-export interface SharedView {
-  share: { name: string; type: 'file' | 'folder'; allowDownload: boolean; expiresAt: string | null; hasPassword: boolean }
-  folder?: { id: string | null; name: string; path?: Array<{ id: string; name: string }> } | null
-  items?: DriveItem[]
-  item?: DriveItem
-}
+// drive and a share link's page both use. The shapes are the API's (shared/files.ts), with the
+// pages' names for two of them.
+export type { FolderInfo, FolderListing, ShareSummary, SharedView, Usage } from '../../../shared/files.ts'
+export type DriveItem = FileItem
+export type TrashEntry = TrashItem
 
 /** Types we show ourselves: images as <img>; everything else is downloaded, never rendered on our origin. */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])

@@ -1,7 +1,7 @@
 import { useId, useRef, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { apiSend, errorMessage } from '../../lib/api.ts'
-import { Dialog } from './dialogs.tsx'
+import { Dialog, FieldError, SubmitOrCancel } from './dialogs.tsx'
 import type { DriveItem } from './model.ts'
 
 // Sharing a file or folder (issue 12): an optional password (sent once, stored hashed; never part
@@ -114,19 +114,8 @@ export function ShareDialog({ item, onClose, onShared }: { item: DriveItem; onCl
             <input id={`${id}-download`} type="checkbox" checked={allowDownload} onChange={(event) => setAllowDownload(event.target.checked)} />
             <label htmlFor={`${id}-download`}>{t('files:share.allowDownload')}</label>
           </div>
-          {error ? (
-            <p className="field-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <div className="actions">
-            <button type="submit" className="button" disabled={busy}>
-              {t('files:share.create')}
-            </button>
-            <button type="button" className="button button-secondary" onClick={onClose}>
-              {t('files:actions.cancel')}
-            </button>
-          </div>
+          <FieldError error={error} />
+          <SubmitOrCancel busy={busy} submitLabel={t('files:share.create')} onCancel={onClose} />
         </form>
       )}
     </Dialog>

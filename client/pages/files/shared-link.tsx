@@ -6,6 +6,7 @@ import { BrandLink } from '../../components/brand-link.tsx'
 import { LanguageSwitcher } from '../../components/language-switcher.tsx'
 import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
 import { formatBytes, formatDate, previewKind, type DriveItem, type SharedView } from './model.ts'
+import { FieldError } from './dialogs.tsx'
 
 // /sharing/{link} (issue 12): what someone shared, for anyone holding the link — no layout, no
 // session check, no version polling (spec §2). A folder is browsable inside the share only (the
@@ -72,11 +73,7 @@ function PasswordForm({ link }: { link: string }) {
           aria-describedby={error ? `${id}-error` : undefined}
           onChange={(event) => setPassword(event.target.value)}
         />
-        {error ? (
-          <p className="field-error" id={`${id}-error`} role="alert">
-            {error}
-          </p>
-        ) : null}
+        <FieldError id={`${id}-error`} error={error} />
       </div>
       <button type="submit" className="button" disabled={busy}>
         {t('files:shared.unlock')}
