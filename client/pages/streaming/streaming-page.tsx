@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, useRevalidator, useSearchParams, type LoaderFunctionArgs } from 'react-router'
+import { Link, useLoaderData, useLocation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
 import { KEYBOARD_LAYOUTS, suggestRegion, type StreamingAssignment, type StreamingState } from '../../../shared/streaming.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiSend, loaderLocale, type ApiResult } from '../../lib/api.ts'
@@ -47,8 +47,8 @@ export function Component() {
   const { t } = useTranslation(['streaming', 'common'])
   const revalidator = useRevalidator()
   // `?program=<id>`: the program a link chose (the signed-in menu links here without one).
-  const [searchParams] = useSearchParams()
-  const wanted = searchParams.get('program')
+  // (Read from the location: useSearchParams would add its code to every page's shared bundle.)
+  const wanted = new URLSearchParams(useLocation().search).get('program')
   const [assignment, setAssignment] = useState<StreamingAssignment | null>(state.assignment)
   const [problem, setProblem] = useState<string | null>(null)
   const [ended, setEnded] = useState(false)
