@@ -81,3 +81,14 @@ export function sessionGuard(app: FastifyInstance, opts: SessionGuardOptions): S
 
   return { authenticate, activeUser, emailInStep }
 }
+
+/**
+ * Every answer of the routes of `scope` (a plugin's own scope) is `Cache-Control: no-store`: a
+ * signed-in user's data, or a share link's, is never kept by a browser or a proxy (SECURITY.md).
+ */
+export function answerPrivately(scope: FastifyInstance): void {
+  scope.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('cache-control', 'no-store')
+    return payload
+  })
+}

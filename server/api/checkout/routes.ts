@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { getProgram } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 import { Id } from '../routes/catalogue.ts'
-import type { SessionGuard } from '../session-guard.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CheckoutStatus } from '../../../shared/checkout.ts'
 import { minorUnits, type CardProvider } from './card-provider.ts'
 import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotPaid, CheckoutSessionNotFound, CheckoutUnavailable } from './errors.ts'
@@ -56,10 +56,7 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
     return opts.provider
   }
 
-  api.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store')
-    return payload
-  })
+  answerPrivately(app)
 
   api.post(
     '/api/user/checkout',

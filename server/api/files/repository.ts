@@ -690,6 +690,33 @@ export class FilesRepository {
     return { item: toItem(row), storageKey: row.storage_key! }
   }
 
+  /** Keys of `listed` that no row names (`named` selects the named ones as `key`), removed in batches of 500; how many. */
+  private async removeUnnamed(listed: AsyncIterable<string>, named: string, remove: (key: string) => Promise<void>): Promise<number> {
+    let removed = 0
+    let batch: string[] = []
+    const settle = async () => {
+      const { rows } = await this.db.query<{ key: string }>(named, [batch])
+      const kept = new Set(rows.map((row) => row.key))
+      for (const key of batch) {
+        if (kept.has(key)) continue
+        await remove(key)
+        removed += 1
+      }
+      batch = []
+    }
+    for await (const key of listed) {
+      batch.push(key)
+      if (batch.length >= 500) await settle()
+    }
+    if (batch.length > 0) await settle()
+    return removed
+  }
+
+  /** Final objects written before `before`. */
+  private async *oldObjects(before: Date): AsyncIterable<string> {
+    for await (const object of this.storage.listObjects()) if (object.modifiedAt < before) yield object.key
+  }
+
   /**
    * Clears what time and crashes leave: trash older than 30 days (all of it, bytes included),
    * uploads past their expiry (sweepUploads), writes abandoned for STALE_WRITE_MS (pending rows
@@ -711,44 +738,21 @@ export class FilesRepository {
     await this.deleteObjects(pending.rows.map((row) => row.storage_key))
 
     // A resumable upload's temporary object stays as long as its upload (paused uploads resume for a day).
-    let temps: string[] = []
-    const settleTemps = async () => {
-      const { rows } = await this.db.query<{ temp_key: string }>('SELECT temp_key FROM api.file_uploads WHERE temp_key = ANY($1::text[])', [temps])
-      const live = new Set(rows.map((row) => row.temp_key))
-      for (const tempKey of temps) {
-        if (live.has(tempKey)) continue
-        await this.storage.discard(tempKey)
-        report.tempRemoved += 1
-      }
-      temps = []
-    }
-    for await (const tempKey of this.storage.listTemp(staleBefore)) {
-      temps.push(tempKey)
-      if (temps.length >= 500) await settleTemps()
-    }
-    if (temps.length > 0) await settleTemps()
+    report.tempRemoved += await this.removeUnnamed(
+      this.storage.listTemp(staleBefore),
+      'SELECT temp_key AS key FROM api.file_uploads WHERE temp_key = ANY($1::text[])',
+      (tempKey) => this.storage.discard(tempKey),
+    )
     // S3: multipart uploads a crash left open (stored, billed, never seen).
     report.tempRemoved += (await this.storage.sweepIncomplete?.(staleBefore)) ?? 0
 
     // An object appears only after its row; one without a row is left from a deletion cut short.
     // The age margin keeps this safe should a later writer commit before it writes its row.
-    let batch: string[] = []
-    const settle = async () => {
-      const { rows } = await this.db.query<{ storage_key: string }>('SELECT storage_key FROM api.file_items WHERE storage_key = ANY($1::text[])', [batch])
-      const named = new Set(rows.map((row) => row.storage_key))
-      for (const key of batch) {
-        if (named.has(key)) continue
-        await this.storage.delete(key)
-        report.orphansRemoved += 1
-      }
-      batch = []
-    }
-    for await (const object of this.storage.listObjects()) {
-      if (object.modifiedAt >= staleBefore) continue
-      batch.push(object.key)
-      if (batch.length >= 500) await settle()
-    }
-    if (batch.length > 0) await settle()
+    report.orphansRemoved += await this.removeUnnamed(
+      this.oldObjects(staleBefore),
+      'SELECT storage_key AS key FROM api.file_items WHERE storage_key = ANY($1::text[])',
+      (key) => this.storage.delete(key),
+    )
 
     if (report.purged + report.pendingRemoved + report.tempRemoved + report.orphansRemoved + report.uploadsExpired > 0) this.log.info({ event: 'files-sweep', ...report }, 'the drive sweep removed leftovers')
     return report

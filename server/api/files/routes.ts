@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ApiValidation } from '../errors.ts'
-import type { SessionGuard } from '../session-guard.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { folderArchive, selectionEntries } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
 import { FilesNotFound } from './errors.ts'
@@ -41,10 +41,7 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
   const { guard, files } = opts
   const preHandler = guard.authenticate('complete')
 
-  api.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store')
-    return payload
-  })
+  answerPrivately(app)
 
   api.get(
     '/api/files',

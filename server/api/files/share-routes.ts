@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { SessionGuard } from '../session-guard.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { folderArchive } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
 import { FilesNotFound } from './errors.ts'
@@ -74,8 +74,8 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
   const { guard, files, shares, tokens, now } = opts
   const preHandler = guard.authenticate('complete')
 
+  answerPrivately(app)
   api.addHook('onSend', async (request, reply, payload) => {
-    reply.header('cache-control', 'no-store')
     // By the matched route, not the URL's spelling.
     if (request.routeOptions.url?.startsWith('/api/sharing/')) {
       reply.header('referrer-policy', 'no-referrer')

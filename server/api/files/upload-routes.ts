@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ERRORS, Server, TUS_RESUMABLE } from '@tus/server'
 import type { Database } from '../../db/database.ts'
-import type { SessionGuard } from '../session-guard.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import {
   FilesUploadBeyondLength,
   FilesUploadExpired,
@@ -135,8 +135,8 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
   // Bodies are not parsed: tus reads the raw stream, after the session check.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+  answerPrivately(app)
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store')
     reply.header('tus-resumable', TUS_RESUMABLE)
     return payload
   })

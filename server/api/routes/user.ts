@@ -25,7 +25,7 @@ import { AvatarImageError, encodeAvatar, type AvatarProblem } from '../avatar-im
 import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
-import type { SessionGuard } from '../session-guard.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
@@ -48,10 +48,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
 
   const { authenticate, activeUser, emailInStep } = opts.guard
 
-  api.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('cache-control', 'no-store')
-    return payload
-  })
+  answerPrivately(app)
 
   api.put(
     '/api/user',

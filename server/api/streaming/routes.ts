@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { KEYBOARD_LAYOUTS, isKeyboardLayout, type StreamingAssignment, type StreamingState } from '../../../shared/streaming.ts'
-import type { SessionGuard } from '../session-guard.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { Assignment, StreamingAssignments } from './assignments.ts'
 import { StreamingNotConfigured, StreamingUnknownLayout } from './errors.ts'
 import type { StreamingGrants } from './grants.ts'
@@ -58,10 +58,7 @@ export default async function streamingRoutes(app: FastifyInstance, opts: Stream
 
   await app.register(async (scope) => {
     const user = scope.withTypeProvider<TypeBoxTypeProvider>()
-    user.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('cache-control', 'no-store')
-      return payload
-    })
+    answerPrivately(scope)
 
     user.get('/api/user/streaming', { preHandler: authenticate('complete') }, async (request): Promise<StreamingState> => {
       const me = await activeUser(request)
