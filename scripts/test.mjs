@@ -1,5 +1,5 @@
 // `npm test`: lint, type check, build, the tap suite (on PGlite, and again on PostgreSQL when
-// TEST_DATABASE_URL is set), then the browser tests. Stops at the first failing step and ends
+// TEST_DATABASE_URL is set), the system tests once, then the browser tests. Stops at the first failing step and ends
 // with one summary line: "tests: N passed, N failed, N skipped".
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -61,6 +61,12 @@ if (process.env.TEST_DATABASE_URL) {
 } else {
   console.log('\n(TEST_DATABASE_URL is not set: the PostgreSQL run is skipped; .ci/run sets it)')
 }
+// System tests (test/system/*.test.ts) start whole processes, servers or a container and take
+// minutes: they run once, not once per database.
+const systemTests = fs.existsSync(path.join(root, 'test', 'system'))
+  ? fs.readdirSync(path.join(root, 'test', 'system')).filter((name) => name.endsWith('.test.ts')).map((name) => path.join('test', 'system', name))
+  : []
+if (systemTests.length > 0) await step('system tests (once)', bin('tap'), systemTests, {}, countTap)
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!fs.existsSync(chromium)) {
   console.error(`\nChromium not found at ${chromium}: install it (apt-get install chromium) or set CHROMIUM_PATH.`)
