@@ -18,6 +18,9 @@
 //   refused in ≤ 50 ms, peak RSS ≤ 400 MB (scripts/bench-avatar.ts).
 // - files (issue 12): a 1 GiB upload (tus) and download through the BFF each ≥ 0.5× the same
 //   transfer straight to the API (curl), the BFF's peak RSS flat in the file's size (scripts/bench-files.ts).
+// - overload (issue 14): `npm start` under 1000 connections for 30 s on a rendered page and on a
+//   proxied API route: no socket error or timeout, every answer 2xx/503/429, p99 ≤ 1 s, /healthz
+//   p99 ≤ 1 s meanwhile (scripts/bench-overload.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -31,6 +34,7 @@ import { benchAuthCore, printAuthCore } from './bench-authcore.ts'
 import { benchSignIn, printSignIn } from './bench-signin.ts'
 import { benchAvatar, printAvatar } from './bench-avatar.ts'
 import { benchFiles, printFiles } from './bench-files.ts'
+import { benchOverload, printOverload } from './bench-overload.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -46,7 +50,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -649,12 +653,20 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
       return result.pass
     },
   ],
+  [
+    'overload',
+    async () => {
+      const result = await benchOverload(cleanups)
+      printOverload(result)
+      return result.pass
+    },
+  ],
 ]
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`)
 const results: Array<[Section, boolean]> = []
 try {
-  if ((['platform', 'ssr', 'assets', 'lighthouse'] as const).some(selected)) ensureBuilt()
+  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload'] as const).some(selected)) ensureBuilt()
   for (const [section, run] of sectionRuns) {
     if (!selected(section)) continue
     const started = performance.now()

@@ -42,6 +42,10 @@ export interface Config {
   contactEmail: string
   upstream: { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number }
   shutdownTimeoutMs: number
+  /** Load shedding (issue 14): event-loop delay (ms) past which new requests get 503 (0: never), and the cap on requests waiting for their answers (0: none). */
+  overload: { eventLoopDelayMs: number; maxInFlight: number }
+  /** A connection with no bytes either way for this long is closed (BFF and API). */
+  idleTimeoutMs: number
   /** Outgoing mail over SMTP; unset in embedded mode: the local mailbox shown at /dev/mail. */
   smtpUrl: string | undefined
   mailFrom: string
@@ -469,6 +473,11 @@ export function loadConfig(env: Env = process.env): Config {
       bodyTimeoutMs: r.integer('UPSTREAM_BODY_TIMEOUT_MS', 10_000, 1, 300_000),
     },
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
+    overload: {
+      eventLoopDelayMs: r.integer('OVERLOAD_EVENT_LOOP_DELAY_MS', 50, 0, 10_000),
+      maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 32, 0, 100_000),
+    },
+    idleTimeoutMs: r.integer('IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: r.string('MAIL_FROM', `Softshelf <no-reply@${mailDomain(r.optional('APP_URL'))}>`),
     login: {

@@ -13,6 +13,13 @@ import { embeddedOperatorToken, embeddedSecret } from './operator-token.ts'
 // starts the roles asked for, and shuts down gracefully on SIGTERM/SIGINT.
 
 const ROLES = ['all', 'bff', 'api', 'authcore'] as const
+
+/**
+ * Connections the kernel may queue before the process accepts them. Node accepts about one per
+ * event-loop turn, so a burst of a thousand clients needs room to wait rather than be reset
+ * (Node's default is 511; Linux caps it at net.core.somaxconn).
+ */
+const LISTEN_BACKLOG = 4096
 type Role = (typeof ROLES)[number]
 
 function parseArgs(argv: string[]): { role: Role; dev: boolean } {
@@ -60,6 +67,8 @@ async function main(): Promise<void> {
     coreApiKeys = [embeddedSecret(config.dataDir, 'authcore-api-key', 'hex')]
   }
   const coreApiKey = coreApiKeys?.[0]
+  // The operator's token: the API's /internal endpoints and every service's /metrics answer only to it.
+  const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
   const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
 
   const apps: FastifyInstance[] = []
@@ -78,7 +87,6 @@ async function main(): Promise<void> {
   if (runAuthCore) {
     // Embedded mode keeps a generated secret; with DATABASE_URL the configuration requires one.
     const secret = config.authCoreSecret ?? embeddedSecret(config.dataDir, 'authcore-secret')
-    const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
     const core = await buildAuthCore({
       config,
       db,
@@ -87,19 +95,19 @@ async function main(): Promise<void> {
       operatorToken,
       publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing },
     })
-    await core.listen({ host: config.authCoreHost, port: config.authCorePort })
+    await core.listen({ host: config.authCoreHost, port: config.authCorePort, backlog: LISTEN_BACKLOG })
     apps.push(core)
   }
   if (runApi) {
-    const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
-    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey })
-    await api.listen({ host: config.apiHost, port: config.apiPort })
+    // Behind a BFF in this process the BFF sheds at the edge; a request it let in is not refused again.
+    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey, shedLoad: !runBff })
+    await api.listen({ host: config.apiHost, port: config.apiPort, backlog: LISTEN_BACKLOG })
     apps.push(api)
   }
   if (runBff) {
     const upstreamApiUrl = config.upstreamApiUrl ?? `http://${config.apiHost}:${config.apiPort}`
-    const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl, dev, authCoreApiKey: coreApiKey })
-    await bff.listen({ host: config.host, port: config.port })
+    const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl, dev, authCoreApiKey: coreApiKey, operatorToken })
+    await bff.listen({ host: config.host, port: config.port, backlog: LISTEN_BACKLOG })
     apps.push(bff)
     bff.log.info(`Softshelf ${buildInfo.version} is ready at ${config.appUrl}`)
   }

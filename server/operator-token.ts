@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -23,4 +23,12 @@ export function embeddedOperatorToken(dataDir: string): string {
 export function readEmbeddedOperatorToken(dataDir: string): string | undefined {
   const file = path.join(dataDir, 'operator-token')
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined
+}
+
+/** Whether an `Authorization` header is `Bearer <expected>`, compared in constant time. */
+export function bearerMatches(expected: string | undefined, header: string | undefined): boolean {
+  if (!expected || !header?.startsWith('Bearer ')) return false
+  const given = Buffer.from(header.slice(7))
+  const wanted = Buffer.from(expected)
+  return given.length === wanted.length && timingSafeEqual(given, wanted)
 }

@@ -48,7 +48,8 @@ export async function freePort(): Promise<number> {
 }
 
 export function testConfig(t: Test, env: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: tempDir(t), APP_URL: 'http://localhost:3000', ...env })
+  // No shedding by event-loop delay unless a test asks: this machine's other work would make it refuse at random.
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: tempDir(t), APP_URL: 'http://localhost:3000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', ...env })
 }
 
 /** An initialised PGlite data folder is cached once; each test file starts from a copy (~0.5 s, not ~4 s). */
@@ -169,6 +170,7 @@ export async function buildStack(
     db?: Database
     bffLogStream?: NodeJS.WritableStream
     apiLogStream?: NodeJS.WritableStream
+    coreLogStream?: NodeJS.WritableStream
     upstreamApiUrl?: string
     /** Start an auth core on the same database for /auth; without it nothing answers the SDK. */
     auth?: boolean
@@ -193,7 +195,9 @@ export async function buildStack(
       secret: TEST_AUTH_CORE_SECRET,
       apiKeys: [TEST_AUTH_CORE_API_KEY],
       publicDefaults: { passwordHashingAlg: config.authCorePasswordHashing },
+      operatorToken,
       ...(options.coreNow ? { now: options.coreNow } : {}),
+      ...(options.coreLogStream ? { logStream: options.coreLogStream } : {}),
     })
     await authCore.listen({ host: '127.0.0.1', port: 0 })
     authCoreUrl = `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}`
@@ -219,6 +223,7 @@ export async function buildStack(
     db,
     buildInfo: testBuildInfo,
     upstreamApiUrl: options.upstreamApiUrl ?? apiUrl,
+    operatorToken,
     ...(options.bffLogStream ? { logStream: options.bffLogStream } : {}),
     ...(options.now ? { now: options.now } : {}),
   })

@@ -1,14 +1,17 @@
-import { timingSafeEqual } from 'node:crypto'
 import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
+import { bearerMatches } from '../operator-token.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
+import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installMetrics } from '../http/metrics.ts'
+import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
@@ -61,6 +64,8 @@ export interface ApiOptions {
   fileStorage?: FileStorage
   /** The resumable uploads' lock leases and waits (tests shorten them); upload-locker.ts's defaults otherwise. */
   uploadLockTimings?: LockTimings
+  /** Refuse new requests with 503 when overloaded (OVERLOAD_*): only when the API runs alone, not behind a BFF in the same process. */
+  shedLoad?: boolean
 }
 
 declare module 'fastify' {
@@ -85,13 +90,6 @@ const ErrorSchema = Type.Object({
   message: Type.String(),
   requestId: Type.String(),
 })
-
-function tokenMatches(expected: string, header: string | undefined): boolean {
-  if (!header?.startsWith('Bearer ')) return false
-  const given = Buffer.from(header.slice(7))
-  const wanted = Buffer.from(expected)
-  return given.length === wanted.length && timingSafeEqual(given, wanted)
-}
 
 /** Where the drive's bytes live: the bucket when S3_URL is set, else a directory under DATA_DIR/files. */
 function fileStorageOf(config: Config): FileStorage {
@@ -120,12 +118,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
-    connectionTimeout: 60_000,
+    connectionTimeout: config.idleTimeoutMs,
     return503OnClosing: true,
     trustProxy: false,
     schemaErrorFormatter,
+    http: HTTP_SERVER_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>()
-  app.server.headersTimeout = 10_000
 
   app.decorate('db', db)
   app.decorate('catalogue', new CatalogueIndex(db))
@@ -134,6 +132,16 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'API', ApiNotFound, reporter)
   installBodyDeadline(app, 'API')
+  const metrics = installMetrics(app, { service: 'api', prefix: 'API', operatorToken: options.operatorToken, db })
+  if (options.shedLoad) {
+    await installLoadShedding(app, {
+      prefix: 'API',
+      maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
+      maxInFlight: config.overload.maxInFlight,
+      requestId: requestIdFromUpstream,
+      onShed: (reason) => metrics.shed.inc({ reason }),
+    })
+  }
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
     status: 'ok' as const,
@@ -261,7 +269,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     app.register(async (plugin) => {
       const internal = plugin.withTypeProvider<TypeBoxTypeProvider>()
       internal.addHook('onRequest', async (request) => {
-        if (!tokenMatches(operatorToken, request.headers.authorization)) throw new ApiUnauthorized()
+        if (!bearerMatches(operatorToken, request.headers.authorization)) throw new ApiUnauthorized()
       })
       internal.put(
         '/internal/maintenance',

@@ -18,10 +18,17 @@ type CoreLoginMethod = Record<string, unknown>
 
 export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
   const base = coreUrl.replace(/\/+$/, '')
+  // The request id of the call that asks, so the core's log lines carry it (issue 14).
+  const headers = (requestId: string | undefined, extra: Record<string, string> = {}) => ({
+    'cdi-version': '5.4',
+    ...(apiKey ? { 'api-key': apiKey } : {}),
+    ...(requestId ? { 'x-request-id': requestId } : {}),
+    ...extra,
+  })
 
-  const loginMethods = async (userId: string): Promise<CoreLoginMethod[]> => {
+  const loginMethods = async (userId: string, requestId?: string): Promise<CoreLoginMethod[]> => {
     const response = await request(`${base}/user/id?userId=${encodeURIComponent(userId)}`, {
-      headers: { 'cdi-version': '5.4', ...(apiKey ? { 'api-key': apiKey } : {}) },
+      headers: headers(requestId),
       headersTimeout: 5_000,
       bodyTimeout: 5_000,
     })
@@ -34,8 +41,8 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
   }
 
   return {
-    async signInMethods(userId: string): Promise<SignInMethod[]> {
-      return (await loginMethods(userId)).map((method) => ({
+    async signInMethods(userId: string, requestId?: string): Promise<SignInMethod[]> {
+      return (await loginMethods(userId, requestId)).map((method) => ({
         method: method.recipeId,
         email: method.email ?? null,
         provider: (method.thirdParty as { id?: string } | undefined)?.id ?? null,
@@ -44,10 +51,10 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
       }))
     },
     /** Removes the user with every linked account, session, device and metadata; removing one already gone is fine. */
-    async removeUser(userId: string): Promise<void> {
+    async removeUser(userId: string, requestId?: string): Promise<void> {
       const response = await request(`${base}/user/remove`, {
         method: 'POST',
-        headers: { 'cdi-version': '5.4', 'content-type': 'application/json', ...(apiKey ? { 'api-key': apiKey } : {}) },
+        headers: headers(requestId, { 'content-type': 'application/json' }),
         body: JSON.stringify({ userId, removeAllLinkedAccounts: true }),
         headersTimeout: 5_000,
         bodyTimeout: 5_000,
@@ -57,8 +64,8 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
     },
 
     /** The email the core holds now for this login method of the account; null when it has none. */
-    async accountEmail(userId: string, recipeUserId: string): Promise<string | null> {
-      const method = (await loginMethods(userId)).find((candidate) => candidate.recipeUserId === recipeUserId)
+    async accountEmail(userId: string, recipeUserId: string, requestId?: string): Promise<string | null> {
+      const method = (await loginMethods(userId, requestId)).find((candidate) => candidate.recipeUserId === recipeUserId)
       return typeof method?.email === 'string' ? method.email : null
     },
   }

@@ -27,7 +27,7 @@ export interface SessionGuard {
 export interface SessionGuardOptions {
   tokens: AccessTokens
   /** The email the auth core holds now for a login method of the account (core-accounts.ts). */
-  accountEmail: (userId: string, recipeUserId: string) => Promise<string | null>
+  accountEmail: (userId: string, recipeUserId: string, requestId?: string) => Promise<string | null>
 }
 
 export function sessionGuard(app: FastifyInstance, opts: SessionGuardOptions): SessionGuard {
@@ -56,7 +56,7 @@ export function sessionGuard(app: FastifyInstance, opts: SessionGuardOptions): S
     if (viewer.email === undefined || viewer.email === user.email) return user
     if (user.emailCheckedAt !== null && viewer.issuedAt < Math.floor(user.emailCheckedAt / 1000)) return user
     try {
-      const email = (await opts.accountEmail(viewer.userId, viewer.recipeUserId)) ?? user.email
+      const email = (await opts.accountEmail(viewer.userId, viewer.recipeUserId, request.id)) ?? user.email
       const checked = await recordCheckedEmail(db, user.id, email, Date.now())
       if (email !== user.email) request.log.info({ event: 'email-followed' }, 'the record took the account\'s new email from the auth core')
       return checked ?? user

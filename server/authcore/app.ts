@@ -6,6 +6,9 @@ import { DatabaseTimeoutError } from '../db/guard.ts'
 import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installMetrics } from '../http/metrics.ts'
+import { requestIdFromUpstream } from '../http/request-id.ts'
+import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
 import { exportUsers } from './export.ts'
@@ -130,6 +133,9 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     requestTimeout: 30_000,
     return503OnClosing: true,
     trustProxy: false,
+    // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
+    genReqId: requestIdFromUpstream,
+    http: HTTP_SERVER_OPTIONS,
   })
 
   app.decorateRequest('core', null as unknown as CoreScope)
@@ -175,6 +181,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found'))
 
   const operatorToken = options.operatorToken
+  // The operator's token, not an API key: metrics are the operator's (issue 14).
+  installMetrics(app as unknown as FastifyInstance, { service: 'authcore', prefix: 'AUTHCORE', operatorToken, db, routeConfig: { open: true } })
   if (operatorToken) {
     // Operator commands (npm run authcore): not part of the CDI, authenticated by the operator token.
     app.register(async (internal) => {

@@ -12,8 +12,11 @@ import { migrate, readMigrations } from '../db/migrate.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
+import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installMetrics } from '../http/metrics.ts'
 import { newRequestId } from '../http/request-id.ts'
+import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { loadLocaleCatalog } from './locales.ts'
@@ -45,6 +48,10 @@ export interface BffOptions {
   logStream?: NodeJS.WritableStream
   /** The clock of the readiness cache, the recovery codes' cool-down and email-change links; tests move it. Date.now by default. */
   now?: () => number
+  /** The operator's token: GET /metrics answers only to it (401 for everyone without one). */
+  operatorToken?: string | undefined
+  /** Refuse new requests with 503 when overloaded (OVERLOAD_*); true by default. */
+  shedLoad?: boolean
 }
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
@@ -66,17 +73,28 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
     // body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
-    connectionTimeout: 60_000,
+    connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
+    http: HTTP_SERVER_OPTIONS,
   })
-  app.server.headersTimeout = 10_000
 
   // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
   installBodyDeadline(app, 'BFF')
+  const metrics = installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
+  if (options.shedLoad ?? true) {
+    await installLoadShedding(app, {
+      prefix: 'BFF',
+      maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
+      maxInFlight: config.overload.maxInFlight,
+      requestId: newRequestId,
+      headers: securityHeaders(https),
+      onShed: (reason) => metrics.shed.inc({ reason }),
+    })
+  }
 
   await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
   await app.register(cookie)

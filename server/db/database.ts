@@ -25,4 +25,15 @@ export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres'
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>
   close(): Promise<void>
+  /** The connection pool's use now (PostgreSQL; PGlite has no pool): metrics read it. */
+  poolStats?(): PoolStats
+}
+
+export interface PoolStats {
+  /** Connections open. */
+  total: number
+  /** Open and unused. */
+  idle: number
+  /** Callers waiting for a connection. */
+  waiting: number
 }

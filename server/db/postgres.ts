@@ -129,6 +129,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       })
     },
     close: () => pool.end(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   }
   return database
 }

@@ -74,6 +74,7 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
+    OVERLOAD_EVENT_LOOP_DELAY_MS: '1000',
   }
   delete (env as Record<string, string | undefined>).DATABASE_URL
   const url = `http://127.0.0.1:${port}`

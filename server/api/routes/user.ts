@@ -38,7 +38,7 @@ function publicUser(user: ProductUser) {
 
 export interface UserRouteOptions {
   guard: SessionGuard
-  signInMethods: (userId: string) => Promise<SignInMethod[]>
+  signInMethods: (userId: string, requestId?: string) => Promise<SignInMethod[]>
   deletions: AccountDeletions
 }
 
@@ -130,7 +130,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     const day = new Date().toISOString().slice(0, 10)
     reply.header('content-disposition', `attachment; filename="softshelf-data-${day}.json"`)
     reply.type('application/json; charset=utf-8')
-    return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id) }, null, 2)
+    return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id, request.id) }, null, 2)
   })
 
   // Deleting the account (issue 11). The BFF has checked the confirmation (the typed email, a

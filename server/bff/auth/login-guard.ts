@@ -46,6 +46,7 @@ export async function reserveSignIn(attempts: LoginAttempts, request: FastifyReq
   const reservation = await attempts.reserve(email)
   if (!reservation.granted) {
     request.log.info({ event: 'sign-in', emailHash, ip: request.ip, at: new Date().toISOString(), outcome: 'blocked' }, 'sign-in refused: blocked')
+    request.server.metrics?.signIns.inc({ outcome: 'blocked' })
     request.loginBlocked = true
     return blockedBody(reservation.status)
   }
@@ -62,7 +63,10 @@ export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequ
   const attempt = request.loginAttempt
   if (!attempt) return null
   request.loginAttempt = undefined
-  const log = (outcome: string) => request.log.info({ event: 'sign-in', emailHash: attempt.emailHash, ip: request.ip, at: new Date().toISOString(), outcome }, `sign-in ${outcome}`)
+  const log = (outcome: string) => {
+    request.log.info({ event: 'sign-in', emailHash: attempt.emailHash, ip: request.ip, at: new Date().toISOString(), outcome }, `sign-in ${outcome}`)
+    request.server.metrics?.signIns.inc({ outcome })
+  }
   if (status === 'OK') {
     await attempts.succeeded(attempt.key)
     log('success')
@@ -72,6 +76,7 @@ export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequ
     const after = await attempts.failed(attempt.key)
     log('wrong-credentials')
     if (!after.blocked) return null
+    request.server.metrics?.loginBlocks.inc()
     request.loginBlocked = true
     return blockedBody(after)
   }

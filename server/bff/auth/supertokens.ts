@@ -132,7 +132,15 @@ export function initSupertokens(settings: AuthSettings): void {
     framework: 'fastify',
     // No calls to SuperTokens' servers: our core is the only network peer of the SDK.
     telemetry: false,
-    supertokens: { connectionURI: settings.coreUrl, ...(settings.coreApiKey ? { apiKey: settings.coreApiKey } : {}) },
+    supertokens: {
+      connectionURI: settings.coreUrl,
+      ...(settings.coreApiKey ? { apiKey: settings.coreApiKey } : {}),
+      // The browser's request id goes with every call to the core, so the core's log lines carry it (issue 14).
+      networkInterceptor: (call, userContext) => {
+        const request = supertokens.getRequestFromUserContext(userContext)?.original as FastifyRequest | undefined
+        return request ? { ...call, headers: { ...call.headers, 'x-request-id': request.id } } : call
+      },
+    },
     appInfo: { appName: APP_NAME, apiDomain: settings.appUrl, websiteDomain: settings.appUrl, apiBasePath: '/auth', websiteBasePath: '/' },
     recipeList: [
       EmailPassword.init({

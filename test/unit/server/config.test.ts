@@ -30,6 +30,16 @@ t.test('every bad value is reported by name, with what is expected', async (t) =
   }
 })
 
+t.test('load shedding and the idle timeout: defaults, off switches and bounds', async (t) => {
+  const defaults = loadConfig({})
+  t.same(defaults.overload, { eventLoopDelayMs: 50, maxInFlight: 32 })
+  t.equal(defaults.idleTimeoutMs, 60_000)
+  t.same(loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_IN_FLIGHT: '0' }).overload, { eventLoopDelayMs: 0, maxInFlight: 0 }, '0 turns each off')
+  t.throws(() => loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '-1' }), /OVERLOAD_EVENT_LOOP_DELAY_MS must be a whole number from 0/)
+  t.throws(() => loadConfig({ OVERLOAD_MAX_IN_FLIGHT: 'many' }), /OVERLOAD_MAX_IN_FLIGHT must be a whole number/)
+  t.throws(() => loadConfig({ IDLE_TIMEOUT_MS: '10' }), /IDLE_TIMEOUT_MS must be a whole number from 1000/)
+})
+
 t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (t) => {
   t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
   t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1')

@@ -1,0 +1,147 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import underPressure from '@fastify/under-pressure'
+import type { FastifyInstance } from 'fastify'
+import { errorBody } from './errors.ts'
+
+// Load shedding (issue 14; SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
+// forever"). @fastify/under-pressure measures the event loop's delay; the refusal itself is written
+// in Node's own 'request' listener, before Fastify routes, parses or runs a hook, so refusing costs
+// almost nothing while the process is the busiest it gets. Two signals refuse a new request:
+//   - the event loop lags past OVERLOAD_EVENT_LOOP_DELAY_MS (the CPU is saturated: rendering);
+//   - OVERLOAD_MAX_IN_FLIGHT requests are already waiting for their answers' headers (an upstream
+//     is slow: every further request would only wait longer).
+// Probes (/healthz, /readyz) and /metrics are always answered, so a load balancer sees a live
+// process that says it is busy rather than a dead one.
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: requests of this route never count as in flight (long transfers; see load-shedding.ts). */
+    shed?: boolean
+  }
+}
+
+export const OVERLOAD_RETRY_AFTER_SECONDS = 2
+
+/** How long a connection that was refused is not read from: a client hammering on keep-alive waits its turn. */
+export const REFUSED_READ_PAUSE_MS = 250
+
+/** Paths answered whatever the load (an exact path, any query). */
+const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics'])
+
+export type ShedReason = 'event-loop' | 'in-flight'
+
+export interface LoadSheddingOptions {
+  /** The error code's prefix: BFF or API. */
+  prefix: string
+  /** Event-loop delay (ms, mean over the sample interval) past which new requests are refused; 0: never. */
+  maxEventLoopDelayMs: number
+  /** Requests waiting for their answer past which new ones are refused; 0: no cap. */
+  maxInFlight: number
+  /** The request id a refused request gets (the service's own rule). */
+  requestId: (request: IncomingMessage) => string
+  /** Headers every answer of the service carries (the BFF's security headers). */
+  headers?: Record<string, string>
+  /** Told of each refusal (metrics). */
+  onShed?: (reason: ShedReason) => void
+  /** How often the event loop's delay is sampled (ms); 100 by default. */
+  sampleIntervalMs?: number
+}
+
+export interface LoadShedding {
+  /** Requests counted as in flight now. */
+  inFlight(): number
+}
+
+const settleOf = new WeakMap<IncomingMessage, () => void>()
+
+function pathOf(url: string | undefined): string {
+  const raw = url ?? '/'
+  const query = raw.indexOf('?')
+  return query === -1 ? raw : raw.slice(0, query)
+}
+
+/**
+ * Installs the shedding on a Fastify app before it listens. Returns the in-flight count (tests and
+ * metrics read it).
+ */
+export async function installLoadShedding(app: FastifyInstance, options: LoadSheddingOptions): Promise<LoadShedding> {
+  // Measures only: the pressure handler lets every request through, the listener below decides.
+  await app.register(underPressure, {
+    maxEventLoopDelay: options.maxEventLoopDelayMs,
+    sampleInterval: options.sampleIntervalMs ?? 100,
+    pressureHandler: () => undefined,
+  })
+
+  let inFlight = 0
+  let lastWarning = 0
+  let refusedSinceWarning = 0
+  const server = app.server
+  const listeners = server.listeners('request') as RequestListener[]
+  server.removeAllListeners('request')
+
+  const refuse = (request: IncomingMessage, response: ServerResponse, reason: ShedReason): void => {
+    options.onShed?.(reason)
+    refusedSinceWarning++
+    const now = Date.now()
+    if (now - lastWarning >= 1_000) {
+      // One line a second at most: a flood of refusals must not become a flood of log lines.
+      app.log.warn({ event: 'load-shed', reason, refused: refusedSinceWarning, inFlight }, 'overloaded: new requests are refused with 503')
+      lastWarning = now
+      refusedSinceWarning = 0
+    }
+    const requestId = options.requestId(request)
+    const body = JSON.stringify(
+      errorBody(503, `${options.prefix}_OVERLOADED`, `The service is busy right now. Please try again in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds.`, requestId),
+    )
+    response.writeHead(503, {
+      ...options.headers,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),
+      'x-request-id': requestId,
+    })
+    response.end(body)
+    // The request's body (if any) is drained by Node; the connection stays usable. Reading from it
+    // pauses a moment, so one client retrying at once on keep-alive does not crowd out the others.
+    const socket = request.socket as typeof request.socket & { _handle?: { readStop?: () => void; readStart?: () => void } | null }
+    const handle = socket._handle
+    if (handle?.readStop && handle.readStart) {
+      handle.readStop()
+      setTimeout(() => {
+        if (!socket.destroyed && socket._handle === handle) handle.readStart?.()
+      }, REFUSED_READ_PAUSE_MS).unref()
+    }
+  }
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (!ALWAYS_ANSWERED.has(pathOf(request.url))) {
+      if (options.maxEventLoopDelayMs > 0 && app.isUnderPressure()) return refuse(request, response, 'event-loop')
+      if (options.maxInFlight > 0 && inFlight >= options.maxInFlight) return refuse(request, response, 'in-flight')
+    }
+    inFlight++
+    let settled = false
+    const settle = () => {
+      if (settled) return
+      settled = true
+      inFlight--
+    }
+    settleOf.set(request, settle)
+    response.once('close', settle)
+    for (const listener of listeners) listener.call(server, request, response)
+  })
+
+  // A request stops counting once its answer's headers go out (a long download does not hold a
+  // place), and at once on routes whose bodies may take minutes (tus PATCH) or that say shed: false.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const config = request.routeOptions.config
+    if (config?.longBody || config?.shed === false) settleOf.get(request.raw)?.()
+    done()
+  })
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    settleOf.get(request.raw)?.()
+    done(null, payload)
+  })
+
+  return { inFlight: () => inFlight }
+}

@@ -1,0 +1,150 @@
+import type { FastifyContextConfig, FastifyInstance } from 'fastify'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Database } from '../db/database.ts'
+import { bearerMatches } from '../operator-token.ts'
+import { errorBody } from './errors.ts'
+
+// Prometheus metrics (issue 14, "Observability"). Each service keeps its own registry, labelled
+// with its name, so the three services of one process (`npm start`) never mix their counts; the
+// process's own figures (event-loop lag, memory, CPU, handles) are read once per process and
+// appended to every service's answer. GET /metrics answers only with the operator's token.
+
+export type ServiceName = 'bff' | 'api' | 'authcore'
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+/** Seconds; from a cached answer to a slow upstream's. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+let processRegistry: Registry | undefined
+
+/** The process's figures, registered once however many services the process runs. */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry, prefix: 'softshelf_', eventLoopMonitoringPrecision: 10 })
+  }
+  return processRegistry
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry()
+  readonly requests: Counter<'method' | 'route' | 'status'>
+  readonly duration: Histogram<'method' | 'route' | 'status'>
+  readonly shed: Counter<'reason'>
+  readonly rateLimited: Counter<'route'>
+  readonly signIns: Counter<'outcome'>
+  readonly loginBlocks: Counter
+
+  constructor(service: ServiceName, db?: Database) {
+    const registers = [this.registry]
+    this.registry.setDefaultLabels({ service })
+    this.requests = new Counter({
+      name: 'softshelf_http_requests_total',
+      help: 'Requests answered, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    })
+    this.duration = new Histogram({
+      name: 'softshelf_http_request_duration_seconds',
+      help: 'Time from the request to its answer, by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    })
+    this.shed = new Counter({
+      name: 'softshelf_http_shed_total',
+      help: 'Requests refused with 503 because the service was overloaded, by reason (event-loop, in-flight).',
+      labelNames: ['reason'],
+      registers,
+    })
+    this.rateLimited = new Counter({
+      name: 'softshelf_rate_limited_total',
+      help: 'Requests refused with 429 by a per-IP rate limit, by route pattern.',
+      labelNames: ['route'],
+      registers,
+    })
+    this.signIns = new Counter({
+      name: 'softshelf_sign_ins_total',
+      help: 'Email-and-password sign-ins, by outcome (success, wrong-credentials, blocked, …).',
+      labelNames: ['outcome'],
+      registers,
+    })
+    this.loginBlocks = new Counter({
+      name: 'softshelf_login_blocks_total',
+      help: 'Emails blocked after too many failed sign-ins.',
+      registers,
+    })
+    if (db?.poolStats) {
+      const stats = db.poolStats.bind(db)
+      new Gauge({
+        name: 'softshelf_db_pool_connections',
+        help: 'PostgreSQL pool connections, by state (total, idle, waiting callers).',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          const now = stats()
+          this.set({ state: 'total' }, now.total)
+          this.set({ state: 'idle' }, now.idle)
+          this.set({ state: 'waiting' }, now.waiting)
+        },
+      })
+    }
+  }
+
+  /** The Prometheus text of this service, then the process's. */
+  async text(): Promise<string> {
+    return `${await this.registry.metrics()}\n${await processMetrics().metrics()}`
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: ServiceMetrics
+  }
+}
+
+export interface MetricsOptions {
+  service: ServiceName
+  /** The error code's prefix: BFF, API. */
+  prefix: string
+  /** Without it /metrics answers 401 to everyone. */
+  operatorToken: string | undefined
+  db?: Database
+  /** The /metrics route's config (the auth core marks it `open`: no API key, the operator token instead). */
+  routeConfig?: FastifyContextConfig
+}
+
+/** The route pattern a request matched; one label for every unmatched URL, so a scan cannot grow the series. */
+function routeOf(url: string | undefined): string {
+  return url ?? 'unmatched'
+}
+
+/** Counts every answer and serves GET /metrics behind the operator token. Returns the metrics. */
+export function installMetrics(app: FastifyInstance, options: MetricsOptions): ServiceMetrics {
+  const metrics = new ServiceMetrics(options.service, options.db)
+  app.decorate('metrics', metrics)
+
+  app.addHook('onResponse', (request, reply, done) => {
+    const labels = {
+      method: KNOWN_METHODS.has(request.method) ? request.method : 'OTHER',
+      route: routeOf(request.routeOptions.url),
+      status: String(reply.statusCode),
+    }
+    metrics.requests.inc(labels)
+    metrics.duration.observe(labels, reply.elapsedTime / 1000)
+    done()
+  })
+
+  app.get('/metrics', { config: options.routeConfig ?? {} }, async (request, reply) => {
+    reply.header('cache-control', 'no-store')
+    if (!bearerMatches(options.operatorToken, request.headers.authorization)) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send(errorBody(401, `${options.prefix}_UNAUTHORIZED`, 'The metrics are for the operator: send the operator token as "Authorization: Bearer <token>".', request.id))
+    }
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.text())
+  })
+  return metrics
+}

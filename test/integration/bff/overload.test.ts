@@ -1,0 +1,122 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import t from 'tap'
+import { Agent, request } from 'undici'
+import { buildStack, within } from '../../helpers.ts'
+
+// Issue 14, "Overload": past the event-loop delay or the in-flight cap new requests get 503
+// BFF_OVERLOADED with Retry-After at once, probes and metrics are still answered, and the service
+// takes requests again by itself once the load is gone. Over real HTTP: the refusal is written in
+// Node's own request listener, before Fastify.
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** Runs `check` on each event-loop turn until it holds; fails the test past `ms`. */
+async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms`)
+    await turn()
+  }
+}
+
+t.test('an event loop lagging past the threshold sheds new requests; probes stay answered; it recovers', async (t) => {
+  const stack = await buildStack(t, { env: { OVERLOAD_EVENT_LOOP_DELAY_MS: '40' } })
+  await stack.bff.listen({ host: '127.0.0.1', port: 0 })
+  const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
+  t.equal((await request(`${base}/api/categories`)).statusCode, 200, 'answered before the load')
+
+  // CPU-bound work on the BFF's own event loop (this process), as a burst of page renders would be.
+  const hog = setInterval(() => {
+    const end = Date.now() + 80
+    while (Date.now() < end);
+  }, 1)
+  t.teardown(() => clearInterval(hog))
+  await until(() => stack.bff.isUnderPressure())
+
+  const refused = await request(`${base}/api/categories`, { headers: { accept: 'application/json' } })
+  t.equal(refused.statusCode, 503)
+  t.equal(refused.headers['retry-after'], '2')
+  t.equal(refused.headers['cache-control'], 'no-store')
+  t.equal(refused.headers['x-content-type-options'], 'nosniff', 'the BFF security headers are on the refusal too')
+  const body = (await refused.body.json()) as Record<string, unknown>
+  t.match(body, { statusCode: 503, code: 'BFF_OVERLOADED', error: 'Service Unavailable', message: /busy.*try again in 2 seconds/ })
+  t.equal(body.requestId, refused.headers['x-request-id'])
+
+  const page = await request(`${base}/library`)
+  t.equal(page.statusCode, 503, 'pages are shed too')
+  await page.body.dump()
+  for (const probe of ['/healthz', '/readyz']) {
+    const answer = await request(`${base}${probe}`)
+    t.equal(answer.statusCode, 200, `${probe} is always answered`)
+    await answer.body.dump()
+  }
+  const metrics = await request(`${base}/metrics`, { headers: { authorization: `Bearer ${stack.operatorToken}` } })
+  t.equal(metrics.statusCode, 200, '/metrics is always answered')
+  t.match(await metrics.body.text(), /softshelf_http_shed_total\{reason="event-loop",service="bff"\} [1-9]/)
+
+  clearInterval(hog)
+  await within(until(async () => {
+    const answer = await request(`${base}/api/categories`)
+    await answer.body.dump()
+    return answer.statusCode === 200
+  }), 10_000)
+  t.pass('requests are answered again once the load is gone')
+})
+
+t.test('past the in-flight cap new requests are refused at once; answered headers free a place; keep-alive survives a refusal', async (t) => {
+  const held: Array<() => void> = []
+  let arrivals = 0
+  let arrived: (() => void) | undefined
+  // An upstream that holds /api/slow until released, and streams /api/stream: headers at once, the body when released.
+  const upstream = http.createServer((req, res) => {
+    arrivals++
+    arrived?.()
+    if (req.url?.startsWith('/api/stream')) {
+      // A file download: streamed through (JSON answers are read whole first).
+      res.writeHead(200, { 'content-type': 'application/octet-stream' })
+      res.write('first half, ')
+      held.push(() => res.end('second half'))
+      return
+    }
+    res.setHeader('content-type', 'application/json')
+    if (req.url?.startsWith('/api/slow')) {
+      held.push(() => res.end('{"done":true}'))
+      return
+    }
+    res.end('{"quick":true}')
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())))
+  const stack = await buildStack(t, { env: { OVERLOAD_MAX_IN_FLIGHT: '2' }, upstreamApiUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` })
+  await stack.bff.listen({ host: '127.0.0.1', port: 0 })
+  const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
+  const waitForArrivals = (count: number) => within(until(() => arrivals >= count), 5_000)
+
+  const slow = [request(`${base}/api/slow?1`), request(`${base}/api/slow?2`)]
+  await waitForArrivals(2)
+  // One connection, kept alive across the refusal.
+  const single = new Agent({ connections: 1, pipelining: 1 })
+  t.teardown(() => single.close())
+  const refused = await request(`${base}/api/quick`, { dispatcher: single })
+  t.equal(refused.statusCode, 503, 'the third request is refused while two wait')
+  t.match(await refused.body.json(), { code: 'BFF_OVERLOADED' })
+  t.equal(arrivals, 2, 'the refused request never reached the upstream')
+  const probe = await request(`${base}/healthz`, { dispatcher: single })
+  t.equal(probe.statusCode, 200, 'a probe on the same connection is answered')
+  await probe.body.dump()
+
+  for (const release of held.splice(0)) release()
+  for (const answer of await Promise.all(slow)) t.same(await answer.body.json(), { done: true })
+  const again = await request(`${base}/api/quick`, { dispatcher: single })
+  t.equal(again.statusCode, 200, 'answered again, on the connection that was refused')
+  t.same(await again.body.json(), { quick: true })
+
+  // Streamed answers whose headers have gone out do not hold a place.
+  const streams = [await request(`${base}/api/stream?1`), await request(`${base}/api/stream?2`)]
+  const meanwhile = await request(`${base}/api/quick`)
+  t.equal(meanwhile.statusCode, 200, 'two long downloads do not shut everyone else out')
+  await meanwhile.body.dump()
+  for (const release of held.splice(0)) release()
+  for (const stream of streams) t.equal(await stream.body.text(), 'first half, second half')
+})
