@@ -3,6 +3,7 @@ import { FILES_DEFAULT_MAX_FILE_BYTES, FILES_DEFAULT_QUOTA_BYTES } from '../shar
 import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error-reporting.ts'
 import type { SupportSettings } from '../shared/ssr-contract.ts'
 import { parseApiKeys } from './authcore/settings.ts'
+import { splitCoreUrls } from './http/core-urls.ts'
 
 // Configuration is read from the environment once, at boot, and validated as a whole: a bad or
 // missing value stops the process with a message naming the variable and what it expects.
@@ -19,7 +20,10 @@ export interface Config {
   dataDir: string
   databaseUrl: string | undefined
   upstreamApiUrl: string | undefined
-  /** An auth core elsewhere; when set, none is started here. */
+  /**
+   * An auth core elsewhere, or several on one database separated by ";" (supertokens-node's
+   * connectionURI form; splitCoreUrls reads it); when set, none is started here.
+   */
   authCoreUrl: string | undefined
   authCoreHost: string
   authCorePort: number
@@ -242,6 +246,31 @@ class Reader {
   }
 
   /**
+   * One URL or several separated by ";" (AUTH_CORE_URL), each checked as `url` checks one; the
+   * answer is the list in one canonical spelling: no blanks, no trailing slashes.
+   */
+  urlList(name: string, protocols: readonly string[]): string | undefined {
+    const value = this.raw(name)
+    if (value === undefined) return undefined
+    const urls = splitCoreUrls(value)
+    const before = this.problems.length
+    for (const url of urls) {
+      let parsed: URL | undefined
+      try {
+        parsed = new URL(url)
+      } catch {
+        // reported below
+      }
+      if (!parsed || !protocols.includes(parsed.protocol)) {
+        this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${redactUrl(url)}")`)
+      }
+    }
+    if (urls.length === 0) this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${redactUrl(value)}")`)
+    else if (new Set(urls).size !== urls.length) this.problems.push(`${name} names the same URL twice`)
+    return this.problems.length === before ? urls.join(';') : undefined
+  }
+
+  /**
    * An address the browser is sent to or loads a script from: https only, since a page served
    * over https may not load http scripts and a link should not downgrade. `loopbackHttp` also
    * lets an http:// address on this machine's loopback through (local development and tests).
@@ -450,7 +479,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(r.string('DATA_DIR', './data')),
     databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     upstreamApiUrl: r.url('UPSTREAM_API_URL', ['http:', 'https:']),
-    authCoreUrl: r.url('AUTH_CORE_URL', ['http:', 'https:']),
+    authCoreUrl: r.urlList('AUTH_CORE_URL', ['http:', 'https:']),
     authCoreHost: r.string('AUTH_CORE_HOST', '127.0.0.1'),
     authCorePort: r.integer('AUTH_CORE_PORT', 3567, 0, 65535),
     authCoreApiKeys: undefined,
@@ -554,7 +583,10 @@ export interface PublicConfig {
   errorReporting: ErrorReportingSettings | null
 }
 
-/** Where the auth core answers: AUTH_CORE_URL, else the embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT. */
+/**
+ * Where the auth core answers: AUTH_CORE_URL (one URL, or several separated by ";"), else the
+ * embedded one at AUTH_CORE_HOST:AUTH_CORE_PORT.
+ */
 export function authCoreUrlOf(config: Config): string {
   return config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}`
 }

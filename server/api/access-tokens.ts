@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose'
+import { Failover, splitCoreUrls } from '../http/core-urls.ts'
 import type { RevokedSessions } from '../http/revoked-sessions.ts'
 import { sessionTokenProblem } from '../http/session-token.ts'
 
@@ -33,16 +34,25 @@ export interface AccessTokenRules {
   revocations: RevokedSessions
 }
 
-export class AccessTokens {
-  private readonly jwks: ReturnType<typeof createRemoteJWKSet>
+type KeySet = ReturnType<typeof createRemoteJWKSet>
+type KeyGetter = (header: Parameters<KeySet>[0], token: Parameters<KeySet>[1]) => Promise<CryptoKey>
 
+export class AccessTokens {
+  private readonly jwks: KeyGetter
+
+  /** `coreUrl`: AUTH_CORE_URL's form, one core or several separated by ";". */
   constructor(
     coreUrl: string,
     private readonly rules: AccessTokenRules,
   ) {
     // The core publishes a new key a minute before it signs with it; a token with an unknown kid
-    // makes jose refetch, at most every 30 s.
-    this.jwks = createRemoteJWKSet(new URL(`${coreUrl.replace(/\/+$/, '')}/.well-known/jwks.json`), { timeoutDuration: 2_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 })
+    // makes jose refetch, at most every 30 s. Each core's set is cached apart: when the one read
+    // last cannot be reached, the next core's set is read. A set read without the token's key is
+    // an answer (the cores share their keys), not a failure to fall over on.
+    const sets = new Failover(
+      splitCoreUrls(coreUrl).map((base) => createRemoteJWKSet(new URL(`${base}/.well-known/jwks.json`), { timeoutDuration: 2_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 })),
+    )
+    this.jwks = (header, token) => sets.attempt((set) => set(header, token), (error) => !(error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys))
   }
 
   async check(authorization: string | undefined): Promise<TokenCheck> {

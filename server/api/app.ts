@@ -52,7 +52,7 @@ export interface ApiOptions {
   buildInfo: BuildInfo
   /** Token for /internal operator endpoints; without one they answer 404. */
   operatorToken?: string | undefined
-  /** The auth core whose keys sign access tokens; AUTH_CORE_URL or the embedded one by default. */
+  /** The auth core whose keys sign access tokens (AUTH_CORE_URL's form: several cores separated by ";"); AUTH_CORE_URL or the embedded one by default. */
   authCoreUrl?: string
   /** The key the auth core asks for (its revocation list); AUTH_CORE_API_KEYS' first by default. */
   authCoreApiKey?: string | undefined

@@ -1,4 +1,5 @@
 import { request } from 'undici'
+import { Failover, splitCoreUrls } from '../http/core-urls.ts'
 import { ApiAuthUnavailable } from './errors.ts'
 
 // What the product API asks of the auth core about an account: its sign-in methods (emails,
@@ -16,8 +17,9 @@ export interface SignInMethod {
 
 type CoreLoginMethod = Record<string, unknown>
 
+/** `coreUrl`: AUTH_CORE_URL's form; with several cores, one that fails or cannot be reached hands the call to the next. */
 export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
-  const base = coreUrl.replace(/\/+$/, '')
+  const cores = new Failover(splitCoreUrls(coreUrl))
   // The request id of the call that asks, so the core's log lines carry it (issue 14).
   const headers = (requestId: string | undefined, extra: Record<string, string> = {}) => ({
     'cdi-version': '5.4',
@@ -26,7 +28,7 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
     ...extra,
   })
 
-  const loginMethods = async (userId: string, requestId?: string): Promise<CoreLoginMethod[]> => {
+  const loginMethodsAt = async (base: string, userId: string, requestId: string | undefined): Promise<CoreLoginMethod[]> => {
     const response = await request(`${base}/user/id?userId=${encodeURIComponent(userId)}`, {
       headers: headers(requestId),
       headersTimeout: 5_000,
@@ -38,6 +40,19 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
     }
     const body = (await response.body.json()) as { user?: { loginMethods?: CoreLoginMethod[] } }
     return body.user?.loginMethods ?? []
+  }
+  const loginMethods = (userId: string, requestId?: string) => cores.attempt((base) => loginMethodsAt(base, userId, requestId))
+
+  const removeUserAt = async (base: string, userId: string, requestId: string | undefined): Promise<void> => {
+    const response = await request(`${base}/user/remove`, {
+      method: 'POST',
+      headers: headers(requestId, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ userId, removeAllLinkedAccounts: true }),
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    })
+    const body = response.statusCode === 200 ? ((await response.body.json()) as { status?: string }) : (await response.body.dump(), null)
+    if (body?.status !== 'OK') throw new ApiAuthUnavailable()
   }
 
   return {
@@ -51,17 +66,7 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
       }))
     },
     /** Removes the user with every linked account, session, device and metadata; removing one already gone is fine. */
-    async removeUser(userId: string, requestId?: string): Promise<void> {
-      const response = await request(`${base}/user/remove`, {
-        method: 'POST',
-        headers: headers(requestId, { 'content-type': 'application/json' }),
-        body: JSON.stringify({ userId, removeAllLinkedAccounts: true }),
-        headersTimeout: 5_000,
-        bodyTimeout: 5_000,
-      })
-      const body = response.statusCode === 200 ? ((await response.body.json()) as { status?: string }) : (await response.body.dump(), null)
-      if (body?.status !== 'OK') throw new ApiAuthUnavailable()
-    },
+    removeUser: (userId: string, requestId?: string): Promise<void> => cores.attempt((base) => removeUserAt(base, userId, requestId)),
 
     /** The email the core holds now for this login method of the account; null when it has none. */
     async accountEmail(userId: string, recipeUserId: string, requestId?: string): Promise<string | null> {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { request } from 'undici'
 import type { FastifyBaseLogger } from 'fastify'
+import { Failover, splitCoreUrls } from './core-urls.ts'
 
 // The revocation list (issue 17 §4, decision 009). The API and the BFF check access tokens
 // without calling the auth core, so a session ended early (sign-out, password reset, account
@@ -18,6 +19,7 @@ export const REVOCATION_STALE_MS = 10_000
 const OVERLAP_MS = 15_000
 
 export interface RevokedSessionsOptions {
+  /** AUTH_CORE_URL's form: one core, or several on one database separated by ";" (the next is asked when one fails). */
   coreUrl: string
   apiKey: string | undefined
   log?: FastifyBaseLogger
@@ -43,9 +45,11 @@ export class RevokedSessions extends EventEmitter {
   private failing = false
   private readonly now: () => number
   private readonly monotonic: () => number
+  private readonly cores: Failover<string>
 
   constructor(private readonly options: RevokedSessionsOptions) {
     super()
+    this.cores = new Failover(splitCoreUrls(options.coreUrl))
     this.now = options.now ?? (() => Date.now())
     this.monotonic = options.monotonic ?? (() => performance.now())
   }
@@ -74,7 +78,8 @@ export class RevokedSessions extends EventEmitter {
   async read(): Promise<void> {
     try {
       for (let pages = 0; pages < 100; pages++) {
-        const page = await this.fetchPage()
+        // Every core on the database keeps the same list: a page may come from any of them.
+        const page = await this.cores.attempt((base) => this.fetchPage(base))
         for (const { sessionHandle, expiresAt } of page.revoked) this.handles.set(sessionHandle, expiresAt)
         // Past a full page, the next starts where it ended; otherwise a little before, for late commits.
         this.since = page.more ? page.until : Math.max(this.since, page.until - OVERLAP_MS)
@@ -92,8 +97,8 @@ export class RevokedSessions extends EventEmitter {
     }
   }
 
-  private async fetchPage(): Promise<Page> {
-    const url = `${this.options.coreUrl.replace(/\/+$/, '')}/recipe/session/revoked?since=${this.since}`
+  private async fetchPage(base: string): Promise<Page> {
+    const url = `${base}/recipe/session/revoked?since=${this.since}`
     const response = await request(url, {
       headers: { 'cdi-version': '5.4', ...(this.options.apiKey ? { 'api-key': this.options.apiKey } : {}) },
       headersTimeout: 2_000,

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { ConfigError, loadConfig, outsideOrigins, publicConfig, mailProblem } from '../../../server/config.ts'
+import { ConfigError, authCoreUrlOf, loadConfig, outsideOrigins, publicConfig, mailProblem } from '../../../server/config.ts'
+import { Failover, splitCoreUrls } from '../../../server/http/core-urls.ts'
 
 t.test('defaults need no environment at all', async (t) => {
   const config = loadConfig({})
@@ -72,6 +73,25 @@ t.test('the auth core: a secret is required with a real database, API keys are c
   // Issue 17: no keys is only ever an explicit choice; unset means generated (embedded) or refused at start.
   t.match(loadConfig({ AUTH_CORE_API_KEYS: 'none' }), { authCoreOpen: true, authCoreApiKeys: undefined })
   t.match(loadConfig({}), { authCoreOpen: false, authCoreApiKeys: undefined })
+})
+
+t.test('AUTH_CORE_URL takes one core or several separated by ";", each checked', async (t) => {
+  t.equal(loadConfig({ AUTH_CORE_URL: 'http://core.internal:3567/' }).authCoreUrl, 'http://core.internal:3567')
+  const two = loadConfig({ AUTH_CORE_URL: ' http://core-1:3567/ ; https://core-2.example.com;' })
+  t.equal(two.authCoreUrl, 'http://core-1:3567;https://core-2.example.com', 'one canonical spelling, as supertokens-node reads it')
+  t.equal(authCoreUrlOf(two), 'http://core-1:3567;https://core-2.example.com')
+  t.same(splitCoreUrls(authCoreUrlOf(two)), ['http://core-1:3567', 'https://core-2.example.com'])
+  t.equal(authCoreUrlOf(loadConfig({ AUTH_CORE_PORT: '4567' })), 'http://127.0.0.1:4567', 'unset: the embedded core')
+  t.throws(() => loadConfig({ AUTH_CORE_URL: 'http://core-1:3567;ftp://core-2' }), /AUTH_CORE_URL must be a URL starting with http: or https:, or several separated by ";" \(got "ftp:\/\/core-2"\)/)
+  t.throws(() => loadConfig({ AUTH_CORE_URL: 'http://core-1:3567;not a url' }), /\(got "not a url"\)/)
+  t.throws(() => loadConfig({ AUTH_CORE_URL: ';;' }), /AUTH_CORE_URL must be a URL/)
+  t.throws(() => loadConfig({ AUTH_CORE_URL: 'http://core-1:3567;http://core-1:3567/' }), /AUTH_CORE_URL names the same URL twice/)
+  try {
+    loadConfig({ AUTH_CORE_URL: 'http://core-1:3567;smtp://user:secret@core-2' })
+    t.fail('should throw')
+  } catch (error) {
+    t.notMatch((error as Error).message, /secret/, 'a password in a URL is never echoed')
+  }
 })
 
 t.test('the local mailbox is for a loopback http:// APP_URL only: anything else needs SMTP_URL (issue 17)', async (t) => {
@@ -185,4 +205,27 @@ t.test('the drive in an S3 bucket (issue 12): S3_URL turns it on, with its bucke
   t.match(problems({ ...env, S3_PREFIX: 'a drive' }), /S3_PREFIX must be a folder name/)
   t.match(problems({ S3_BUCKET: 'drive-files', S3_SECRET_ACCESS_KEY: 'x' }), /S3_URL is required with S3_BUCKET, S3_SECRET_ACCESS_KEY/, 'half a set-up is not silently the disk')
   t.notMatch(JSON.stringify(publicConfig(loadConfig(env))), /wJalrXUtnFEMI|AKIDEXAMPLE|s3\.example/, 'nothing of it reaches the browser')
+})
+
+t.test('Failover: the next item while one fails; the one that answered last is asked first; a verdict is not a failure', async (t) => {
+  const failover = new Failover(['a', 'b', 'c'])
+  const asked: string[] = []
+  const down = new Set(['a'])
+  const ask = (item: string) => {
+    asked.push(item)
+    return down.has(item) ? Promise.reject(new Error(`${item} is down`)) : Promise.resolve(item)
+  }
+  t.equal(await failover.attempt(ask), 'b')
+  t.same(asked, ['a', 'b'])
+  asked.length = 0
+  t.equal(await failover.attempt(ask), 'b', 'starts with the one that answered last')
+  t.same(asked, ['b'])
+  down.add('b')
+  asked.length = 0
+  t.equal(await failover.attempt(ask), 'c')
+  t.same(asked, ['b', 'c'])
+  down.add('c')
+  await t.rejects(failover.attempt(ask), /b is down/, 'all down: the last failure')
+  await t.rejects(failover.attempt(ask, () => false), /c is down/, 'a failure fallOver refuses is thrown at once')
+  t.throws(() => new Failover([]), /at least one/)
 })
