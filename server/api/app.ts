@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
@@ -9,6 +10,7 @@ import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { openApiOptions } from '../http/openapi.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
@@ -134,6 +136,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'API', ApiNotFound, reporter)
   installBodyDeadline(app, 'API')
+
+  // The OpenAPI document of the /api routes (decision 023), read by the BFF, which publishes it
+  // merged with its own at GET /api/openapi.json. Registered before any route, so it sees them all.
+  await app.register(swagger, openApiOptions({
+    title: 'Softshelf product API',
+    version: buildInfo.packageVersion,
+    description: 'The /api routes of the product API, reached through the BFF.',
+    isPublic: (url) => url.startsWith('/api/') && url !== '/api/sentry-test/error',
+  }))
+  app.get('/internal/openapi.json', async (_request, reply) => {
+    reply.header('cache-control', 'no-cache')
+    return app.swagger()
+  })
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
     status: 'ok' as const,

@@ -3,6 +3,7 @@ import path from 'node:path'
 import compress from '@fastify/compress'
 import cookie from '@fastify/cookie'
 import fastifyStatic from '@fastify/static'
+import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BuildInfo } from '../build-info.ts'
 import { projectRoot } from '../build-info.ts'
@@ -13,6 +14,7 @@ import { installBodyDeadline } from '../http/body-deadline.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
@@ -24,6 +26,7 @@ import apiProxyRoutes from './routes/api-proxy.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
 import healthRoutes from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
+import openApiRoutes from './routes/openapi.ts'
 import seoRoutes from './routes/seo.ts'
 import { upstreamApiPlugin } from './upstream-api.ts'
 
@@ -77,6 +80,13 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
   installBodyDeadline(app, 'BFF')
+  // The BFF's own /api routes in OpenAPI (decision 023); registered before any route, so it sees them all.
+  await app.register(swagger, openApiOptions({
+    title: 'Softshelf BFF',
+    version: options.buildInfo.packageVersion,
+    description: "The BFF's own /api routes.",
+    isPublic: (url) => url.startsWith('/api/') && !url.includes('*'),
+  }))
 
   await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
   await app.register(cookie)
@@ -106,6 +116,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
+  await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
