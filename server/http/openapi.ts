@@ -1,4 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger'
+import { Type } from 'typebox'
 
 // The OpenAPI 3.1 document of the public HTTP API (issue 14, decision 023). Each service describes
 // its own routes with @fastify/swagger from their schemas; the BFF merges them into the one
@@ -45,6 +46,9 @@ export const errorBodySchema = {
     requestId: { type: 'string', description: 'Also in the x-request-id header; quote it when reporting a problem.' },
   },
 } as const
+
+/** A route's 204 answer, for its `schema.response`: no body to serialise, and the document says so. */
+export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'Done: no body.' })
 
 function hasSuccess(response: Record<string, unknown>): boolean {
   return Object.keys(response).some((status) => /^[23]/.test(status))
