@@ -1,5 +1,6 @@
 import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
+import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
@@ -12,6 +13,7 @@ import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { openApiOptions } from '../http/openapi.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
@@ -142,6 +144,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
+
+  // The OpenAPI document of the /api routes (decision 023), read by the BFF, which publishes it
+  // merged with its own at GET /api/openapi.json. Registered before any route, so it sees them all.
+  await app.register(swagger, openApiOptions({
+    title: 'Softshelf product API',
+    version: buildInfo.packageVersion,
+    description: 'The /api routes of the product API, reached through the BFF.',
+    isPublic: (url) => url.startsWith('/api/') && url !== '/api/sentry-test/error',
+  }))
+  app.get('/internal/openapi.json', async (_request, reply) => {
+    reply.header('cache-control', 'no-cache')
+    return app.swagger()
+  })
 
   app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
     status: 'ok' as const,

@@ -3,6 +3,7 @@ import path from 'node:path'
 import compress from '@fastify/compress'
 import cookie from '@fastify/cookie'
 import fastifyStatic from '@fastify/static'
+import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BuildInfo } from '../build-info.ts'
 import { projectRoot } from '../build-info.ts'
@@ -15,6 +16,7 @@ import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { authPlugin } from './auth/plugin.ts'
@@ -27,6 +29,7 @@ import apiProxyRoutes from './routes/api-proxy.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
 import healthRoutes from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
+import openApiRoutes from './routes/openapi.ts'
 import seoRoutes from './routes/seo.ts'
 import { upstreamApiPlugin } from './upstream-api.ts'
 
@@ -95,6 +98,13 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
+  // The BFF's own /api routes in OpenAPI (decision 023); registered before any route, so it sees them all.
+  await app.register(swagger, openApiOptions({
+    title: 'Softshelf BFF',
+    version: options.buildInfo.packageVersion,
+    description: "The BFF's own /api routes.",
+    isPublic: (url) => url.startsWith('/api/') && !url.includes('*'),
+  }))
 
   await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
   await app.register(cookie)
@@ -124,6 +134,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
+  await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { NoContent } from '../../http/openapi.ts'
 import { ApiValidation } from '../errors.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { folderArchive, selectionEntries } from './archive.ts'
@@ -92,7 +93,7 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
     },
   )
 
-  api.delete('/api/files/:id', { preHandler, schema: { params: Type.Object({ id: ItemId }) } }, async (request, reply) => {
+  api.delete('/api/files/:id', { preHandler, schema: { params: Type.Object({ id: ItemId }), response: { 204: NoContent } } }, async (request, reply) => {
     const user = await guard.activeUser(request)
     await files.trash(user.id, request.params.id)
     return reply.code(204).send()
@@ -108,7 +109,7 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
     return files.restore(user.id, request.params.id)
   })
 
-  api.delete('/api/files/trash', { preHandler }, async (request, reply) => {
+  api.delete('/api/files/trash', { preHandler, schema: { response: { 204: NoContent } } }, async (request, reply) => {
     const user = await guard.activeUser(request)
     const deleted = await files.emptyTrash(user.id)
     request.log.info({ event: 'files-trash-emptied', deleted }, 'a user emptied the trash')

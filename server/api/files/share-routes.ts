@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { NoContent } from '../../http/openapi.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { folderArchive } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
@@ -117,7 +118,7 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
     return { items: await shares.list(user.id) }
   })
 
-  api.delete('/api/files/shares/:id', { preHandler, schema: { params: Type.Object({ id: Id }) } }, async (request, reply) => {
+  api.delete('/api/files/shares/:id', { preHandler, schema: { params: Type.Object({ id: Id }), response: { 204: NoContent } } }, async (request, reply) => {
     const user = await guard.activeUser(request)
     await shares.revoke(user.id, request.params.id)
     request.log.info({ event: 'share-revoked', shareId: request.params.id }, 'a user revoked a share link')

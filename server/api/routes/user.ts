@@ -27,6 +27,7 @@ import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.t
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { Id, ProgramListQuery } from './catalogue.ts'
+import { NoContent } from '../../http/openapi.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
 // terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
@@ -139,7 +140,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     '/api/user/delete',
     {
       preHandler: authenticate('complete'),
-      schema: { body: Type.Object({ reason: Type.String({ maxLength: 64 }), comment: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 20_000 })])) }, { additionalProperties: false }) },
+      schema: { body: Type.Object({ reason: Type.String({ maxLength: 64 }), comment: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 20_000 })])) }, { additionalProperties: false }), response: { 204: NoContent } },
     },
     async (request, reply) => {
       const user = await activeUser(request)
@@ -222,7 +223,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     )
   })
 
-  api.delete('/api/user/avatar', { preHandler: authenticate('complete') }, async (request, reply) => {
+  api.delete('/api/user/avatar', { preHandler: authenticate('complete'), schema: { response: { 204: NoContent } } }, async (request, reply) => {
     const user = await activeUser(request)
     await removeAvatar(db, user.id)
     return reply.code(204).send()

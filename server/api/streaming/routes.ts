@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { KEYBOARD_LAYOUTS, isKeyboardLayout, type StreamingAssignment, type StreamingState } from '../../../shared/streaming.ts'
+import { NoContent } from '../../http/openapi.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { Assignment, StreamingAssignments } from './assignments.ts'
 import { StreamingNotConfigured, StreamingUnknownLayout } from './errors.ts'
@@ -97,7 +98,7 @@ export default async function streamingRoutes(app: FastifyInstance, opts: Stream
       },
     )
 
-    user.delete('/api/user/assign-cluster', { preHandler: authenticate('complete') }, async (request, reply) => {
+    user.delete('/api/user/assign-cluster', { preHandler: authenticate('complete'), schema: { response: { 204: NoContent } } }, async (request, reply) => {
       const me = await activeUser(request)
       if (await assignments.release(me.id)) request.log.info({ event: 'streaming-ended' }, 'a streaming assignment was ended')
       return reply.code(204).send()

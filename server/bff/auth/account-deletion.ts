@@ -12,6 +12,7 @@ import type { MailQuota } from './mail-quota.ts'
 import type { RecoveryCodes } from './recovery-codes.ts'
 import type { EmailChanges } from './email-change-store.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
+import { NoContent } from '../../http/openapi.ts'
 
 // POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
 // again, and a current authenticator code when the account has one — then the product API deletes
@@ -32,7 +33,7 @@ const normalised = (email: string) => email.trim().toLowerCase()
 export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota; recoveryCodes: RecoveryCodes; emailChanges: EmailChanges }): void {
   app.post<{ Body: Body }>(
     '/api/user/delete',
-    guardedWrite(options.appOrigin, options.rateLimitMax),
+    { ...guardedWrite(options.appOrigin, options.rateLimitMax), schema: { response: { 204: NoContent } } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
       const session = await Session.getSession(request, reply)

@@ -15,6 +15,7 @@ import {
   BffTotpNotEnabled,
 } from '../errors.ts'
 import type { RecoveryCodes, Redemption } from './recovery-codes.ts'
+import { NoContent } from '../../http/openapi.ts'
 
 // The profile's authenticator (issue 11): whether TOTP protects the account and with which
 // devices, removing one with a current code, and recovery codes — a new set on request, and one
@@ -96,7 +97,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   // authenticator (checked and limited by the core, the attempts shared with sign-in), or a
   // recovery code — the way out for someone whose phone is lost, who could otherwise never set up
   // a new one. Without a verified device left, TOTP is off (afterTotpDeviceRemoved).
-  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', writes, async (request, reply) => {
+  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', { ...writes, schema: { response: { 204: NoContent } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const userId = session.getUserId()

@@ -7,7 +7,7 @@ import { BffEmailRequired } from '../errors.ts'
 // proxy to the product API never sees it.
 
 export function checkEmailRoute(app: FastifyInstance): void {
-  app.get<{ Querystring: { email?: string } }>('/api/user/check-email', async (request, reply) => {
+  app.get<{ Querystring: { email?: string } }>('/api/user/check-email', { schema: { response: { 200: { type: 'object', required: ['success'], properties: { success: { type: 'boolean' } } } } } }, async (request, reply) => {
     const email = typeof request.query.email === 'string' ? request.query.email.trim().toLowerCase() : ''
     if (email === '' || email.length > 512) throw new BffEmailRequired()
     const users = await supertokens.listUsersByAccountInfo('public', { email })

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
 import { guardedWrite } from '../csrf.ts'
 import { BffSessionIsCurrent, BffSessionNotFound } from '../errors.ts'
+import { NoContent } from '../../http/openapi.ts'
 
 // The signed-in devices of the profile (issue 11): every live session of the account, when it
 // began and was last used, the browser it began in, "this device"; end one, or all the others.
@@ -49,7 +50,7 @@ export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: 
     return devices
   })
 
-  app.delete<{ Params: { handle: string } }>('/api/user/sessions/:handle', writes, async (request, reply) => {
+  app.delete<{ Params: { handle: string } }>('/api/user/sessions/:handle', { ...writes, schema: { response: { 204: NoContent } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const { handle } = request.params
@@ -61,7 +62,7 @@ export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: 
     return reply.code(204).send()
   })
 
-  app.delete('/api/user/sessions', writes, async (request, reply) => {
+  app.delete('/api/user/sessions', { ...writes, schema: { response: { 200: { type: 'object', required: ['sessionsEnded'], properties: { sessionsEnded: { type: 'integer' } } } } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const others = (await Session.getAllSessionHandlesForUser(session.getUserId())).filter((handle) => handle !== session.getHandle())

@@ -25,6 +25,7 @@ import type { EmailTexts } from './emails.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
 import type { Mailer } from './mailer.ts'
+import { NoContent } from '../../http/openapi.ts'
 
 // Changing the account's email (issue 11), answered by the BFF, which holds the SDK:
 //
@@ -172,7 +173,7 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
     return reply.code(202).send(answer(renewed.change))
   })
 
-  app.delete('/api/user/email/pending', writes, async (request, reply) => {
+  app.delete('/api/user/email/pending', { ...writes, schema: { response: { 204: NoContent } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     await changes.cancel(session.getUserId())

@@ -183,15 +183,17 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
     }
   })
   const https = opts.appOrigin.startsWith('https:')
-  app.all('/api/*', (request, reply) => proxy(app, request, reply, https))
+  // The proxied routes are described by the API's own document (decision 023): hidden here.
+  const hide = { hide: true }
+  app.all('/api/*', { schema: hide }, (request, reply) => proxy(app, request, reply, https))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls,
   // with ten times the allowance.
   const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax * UPLOAD_RATE_FACTOR, timeWindow: 60_000 } }
-  for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads }, (request, reply) => proxy(app, request, reply, https))
+  for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https))
   // Stripe's webhook: no cookie, token or anti-forgery header; the raw body streams to the API,
   // which verifies its signature. Only POST: any other method is an ordinary /api call.
-  app.post(STRIPE_WEBHOOK_PATH, { config: { stripeWebhook: true } }, async (request, reply) => {
+  app.post(STRIPE_WEBHOOK_PATH, { config: { stripeWebhook: true }, schema: hide }, async (request, reply) => {
     const headers: Record<string, string> = { 'x-request-id': request.id, 'x-forwarded-for': request.ip, 'x-forwarded-proto': request.protocol }
     for (const name of WEBHOOK_REQUEST_HEADERS) {
       const value = request.headers[name]
