@@ -60,7 +60,8 @@ async function main(): Promise<void> {
     coreApiKeys = [embeddedSecret(config.dataDir, 'authcore-api-key', 'hex')]
   }
   const coreApiKey = coreApiKeys?.[0]
-  const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
+  const databaseFolder = role === 'all' ? 'pglite' : `pglite-${role}`
+  const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: databaseFolder })
 
   const apps: FastifyInstance[] = []
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
   }
   if (runApi) {
     const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
-    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey })
+    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey, databaseFolder })
     await api.listen({ host: config.apiHost, port: config.apiPort })
     apps.push(api)
   }

@@ -36,7 +36,7 @@ export interface ReadEntry {
   /** The entry's bytes, in chunks; read them (or not) before asking for the next entry. */
   chunks(): AsyncIterable<Buffer>
   /** The entry's bytes in one buffer (small entries: the manifest, a secret, the database). */
-  bytes(): Promise<Buffer>
+  bytes(): Promise<Buffer<ArrayBuffer>>
 }
 
 function isSafeName(name: string): boolean {
