@@ -69,7 +69,8 @@ async function main(): Promise<void> {
   const coreApiKey = coreApiKeys?.[0]
   // The operator's token: the API's /internal endpoints and every service's /metrics answer only to it.
   const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
-  const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: role === 'all' ? 'pglite' : `pglite-${role}` })
+  const databaseFolder = role === 'all' ? 'pglite' : `pglite-${role}`
+  const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, folder: databaseFolder })
 
   const apps: FastifyInstance[] = []
   closeWithGrace({ delay: config.shutdownTimeoutMs }, async ({ signal, err }) => {
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
   }
   if (runApi) {
     // Behind a BFF in this process the BFF sheds at the edge; a request it let in is not refused again.
-    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey, shedLoad: !runBff })
+    const api = await buildApi({ config, db, buildInfo, operatorToken, authCoreApiKey: coreApiKey, shedLoad: !runBff, databaseFolder })
     await api.listen({ host: config.apiHost, port: config.apiPort, backlog: LISTEN_BACKLOG })
     apps.push(api)
   }

@@ -53,7 +53,7 @@ export function testConfig(t: Test, env: Record<string, string> = {}): Config {
 }
 
 /** An initialised PGlite data folder is cached once; each test file starts from a copy (~0.5 s, not ~4 s). */
-async function pgliteTemplate(): Promise<Blob> {
+export async function pgliteTemplate(): Promise<Blob> {
   const { version } = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }
   const cacheDir = path.join(root, 'node_modules', '.cache', 'softshelf')
   const file = path.join(cacheDir, `pglite-${version}.tar.gz`)

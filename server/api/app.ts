@@ -16,7 +16,7 @@ import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
-import { ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
+import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
 import { coreAccounts } from './core-accounts.ts'
@@ -47,6 +47,7 @@ import { StreamingGrants } from './streaming/grants.ts'
 import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
 import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
+import { createBackup } from '../backup/backup.ts'
 
 export interface ApiOptions {
   config: Config
@@ -68,6 +69,8 @@ export interface ApiOptions {
   uploadLockTimings?: LockTimings
   /** Refuse new requests with 503 when overloaded (OVERLOAD_*): only when the API runs alone, not behind a BFF in the same process. */
   shedLoad?: boolean
+  /** The embedded database's folder under DATA_DIR, named in a backup's manifest; 'pglite' (npm start) by default. */
+  databaseFolder?: string
 }
 
 declare module 'fastify' {
@@ -310,6 +313,25 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         { schema: { querystring: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }) } },
         async (request) => ({ purchases: await purchasesOfEmail(db, request.query.email) }),
       )
+      // npm run db -- backup <file> (issue 14, decision 020): the embedded database, the drive and
+      // the secrets as one gzip'd tar, taken here because this process has PGlite open.
+      internal.get('/internal/backup', async (request, reply) => {
+        if (!db.dump) throw new ApiBackupNotEmbedded()
+        const { manifest, stream } = await createBackup({
+          db,
+          dataDir: config.dataDir,
+          databaseFolder: options.databaseFolder ?? 'pglite',
+          filesRoot: storage instanceof DiskStorage ? storage.root : null,
+          appVersion: buildInfo.version,
+        })
+        request.log.info({ event: 'backup', databaseBytes: manifest.database.bytes, files: manifest.files }, 'a backup is being taken')
+        const stamp = manifest.createdAt.replace(/[:.]/g, '-')
+        return reply
+          .header('content-type', 'application/gzip')
+          .header('content-disposition', `attachment; filename="softshelf-backup-${stamp}.tar.gz"`)
+          .header('cache-control', 'no-store')
+          .send(stream)
+      })
       // npm run accounts -- disable|enable <email> (spec §6: disabled accounts are blocked).
       internal.put(
         '/internal/users/disabled',

@@ -4,6 +4,11 @@ import { createError } from '../http/errors.ts'
 export const ApiNotFound = createError<[string, string]>('API_NOT_FOUND', 'No API endpoint matches %s %s.', 404)
 export const ApiNotReady = createError('API_NOT_READY', 'The API cannot reach its database right now.', 503)
 export const ApiUnauthorized = createError('API_UNAUTHORIZED', 'A valid operator token is required.', 401)
+export const ApiBackupNotEmbedded = createError(
+  'API_BACKUP_NOT_EMBEDDED',
+  'This API runs on PostgreSQL (DATABASE_URL): back it up with pg_dump, e.g. pg_dump -Fc "$DATABASE_URL" > softshelf.dump (README, "Backups"). GET /internal/backup covers the embedded database only.',
+  409,
+)
 export const ApiInvalidMaintenanceTime = createError(
   'API_INVALID_MAINTENANCE_TIME',
   'maintenanceTime must be an ISO 8601 date and time, for example 2026-12-01T22:00:00Z.',

@@ -24,6 +24,12 @@ export interface TransactionOptions {
 export interface Database extends Queryable {
   readonly kind: 'pglite' | 'postgres'
   transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>
+  /**
+   * The embedded database only (PGlite): a tar of its data folder, taken while no statement or
+   * transaction runs, so it is consistent (a backup, decision 020). `alongside` runs in the same
+   * quiet moment (the backup links the drive's files then). PostgreSQL has pg_dump instead.
+   */
+  dump?(alongside?: () => Promise<void>): Promise<Blob>
   close(): Promise<void>
   /** The connection pool's use now (PostgreSQL; PGlite has no pool): metrics read it. */
   poolStats?(): PoolStats

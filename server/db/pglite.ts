@@ -167,6 +167,18 @@ export async function openPglite(options: PgliteOptions = {}): Promise<Database>
         }),
       )
     },
+    async dump(alongside) {
+      assertNotInTransaction(database, 'A dump')
+      // The transaction lock: every transaction and lone statement of this wrapper waits for it,
+      // so none is half-way while the folder is read. The checkpoint writes what only the WAL held
+      // to the data files, so the copy needs no recovery when it is opened.
+      return pg._runExclusiveTransaction(async () => {
+        // Straight to the connection: PGlite's exec() would wait for the lock held here.
+        await pg._runExclusiveQuery(() => pg.execProtocol(serialize.query('CHECKPOINT'), { syncToFs: true }))
+        await alongside?.()
+        return (await pg.dumpDataDir('none')) as Blob
+      })
+    },
     close: () => pg.close(),
   }
   return database

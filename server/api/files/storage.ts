@@ -107,7 +107,8 @@ export class DiskStorage implements FileStorage {
   private readonly tempDir: string
   private readonly objectsDir: string
 
-  constructor(root: string) {
+  /** `root`: the folder holding `tmp/` and `objects/` (a backup copies `objects/`). */
+  constructor(readonly root: string) {
     this.tempDir = path.join(root, 'tmp')
     this.objectsDir = path.join(root, 'objects')
   }
