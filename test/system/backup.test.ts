@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import t, { type Test } from 'tap'
-import { freePort, root, tempDir } from '../helpers.ts'
+import t from 'tap'
+import { root, tempDir } from '../helpers.ts'
+import { exited, startApp, tab, until, lastMailLink } from './support.ts'
 
 // Issue 14, "Backups", end to end as an operator does it: the built app runs and has a user (signed
 // up, verified through the local mailbox, a program in the library, a file in the drive);
@@ -10,118 +11,12 @@ import { freePort, root, tempDir } from '../helpers.ts'
 // copy into a fresh DATA_DIR; the app started there signs the same person in, with their things.
 // Needs dist/ (npm test builds it first).
 
-const main = path.join(root, 'dist', 'server', 'main.js')
 const EMAIL = 'kept@example.com'
 const PASSWORD = 'correct horse battery'
 const FILE_BYTES = Buffer.from('the bytes of a file in the drive, to find again after the restore\n')
 
-/** What answers within `ms`, or fails saying what it waited for. */
-async function until<T>(what: string, attempt: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const started = Date.now()
-  for (;;) {
-    const result = await attempt().catch(() => undefined)
-    if (result !== undefined) return result
-    if (Date.now() - started > ms) throw new Error(`${what}: nothing within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-}
-
-function exited(child: ChildProcess, ms = 20_000): Promise<number | null> {
-  return new Promise((resolve, reject) => {
-    if (child.exitCode !== null) return resolve(child.exitCode)
-    const timer = setTimeout(() => reject(new Error(`the app did not exit within ${ms} ms`)), ms)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      resolve(code)
-    })
-  })
-}
-
-/** A browser tab over real HTTP: the SDK's headers, and a cookie jar. */
-function tab(baseUrl: string, origin: string) {
-  const cookies = new Map<string, string>()
-  const request = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${baseUrl}${url}`, {
-      method,
-      headers: {
-        rid: 'anti-csrf',
-        'fdi-version': '4.2',
-        origin,
-        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        ...(body !== undefined && !(body instanceof Uint8Array) ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      ...(body !== undefined ? { body: body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    })
-    for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';')
-      const [name, value = ''] = pair!.split('=')
-      const expired = value === '' || attributes.some((attribute) => /^\s*expires=Thu, 01 Jan 1970/i.test(attribute))
-      if (expired) cookies.delete(name!.trim())
-      else cookies.set(name!.trim(), value)
-    }
-    return response
-  }
-  return {
-    get: (url: string) => request('GET', url),
-    post: (url: string, body: unknown = {}, headers?: Record<string, string>) => request('POST', url, body, headers),
-    patch: (url: string, body: Uint8Array, headers: Record<string, string>) => request('PATCH', url, body, headers),
-  }
-}
-
-interface App {
-  child: ChildProcess
-  url: string
-  origin: string
-  env: NodeJS.ProcessEnv
-  stderr: () => string
-}
-
-async function startApp(t: Test, dataDir: string): Promise<App> {
-  const port = await freePort()
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    API_PORT: String(await freePort()),
-    AUTH_CORE_PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    APP_URL: `http://localhost:${port}`,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    AUTH_RATE_LIMIT_MAX: '1000',
-  }
-  for (const name of ['DATABASE_URL', 'OPERATOR_TOKEN', 'AUTH_CORE_SECRET', 'AUTH_CORE_API_KEYS', 'AUTH_CORE_URL', 'UPSTREAM_API_URL', 'SMTP_URL', 'S3_URL']) delete env[name]
-  let stderr = ''
-  const child = spawn(process.execPath, [main, 'all'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL')
-  })
-  const url = `http://127.0.0.1:${port}`
-  await until('the app to be ready', async () => {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}: ${stderr}`)
-    return (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok || undefined
-  }).catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}\n${stderr}`)
-  })
-  return { child, url, origin: `http://localhost:${port}`, env, stderr: () => stderr }
-}
-
 function db(env: NodeJS.ProcessEnv, ...args: string[]) {
   return spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'db.ts'), ...args], { env, cwd: root, encoding: 'utf8', timeout: 120_000 })
-}
-
-function lastMailLink(dataDir: string, to: string): URL {
-  const folder = path.join(dataDir, 'mail')
-  const mails = fs
-    .readdirSync(folder)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string; text: string })
-    .filter((mail) => mail.to === to)
-  return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0])
 }
 
 t.test('a backup taken while the app runs, restored into a fresh DATA_DIR, signs the same person in', async (t) => {

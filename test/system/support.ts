@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import type { Test } from 'tap'
+import { freePort, root } from '../helpers.ts'
+
+// What the system tests share: the built app started as `npm start` starts it, a browser tab over
+// real HTTP, the embedded mailbox, and bounded waits. Needs dist/ (npm test builds it first).
+
+export const main = path.join(root, 'dist', 'server', 'main.js')
+
+/** What answers within `ms`, or fails saying what it waited for. */
+export async function until<T>(what: string, attempt: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  const started = Date.now()
+  for (;;) {
+    const result = await attempt().catch(() => undefined)
+    if (result !== undefined) return result
+    if (Date.now() - started > ms) throw new Error(`${what}: nothing within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+export function exited(child: ChildProcess, ms = 20_000): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    if (child.exitCode !== null) return resolve(child.exitCode)
+    const timer = setTimeout(() => reject(new Error(`the app did not exit within ${ms} ms`)), ms)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      resolve(code)
+    })
+  })
+}
+
+/** A browser tab over real HTTP: the SDK's headers, and a cookie jar. */
+export function tab(baseUrl: string, origin: string) {
+  const cookies = new Map<string, string>()
+  const request = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${baseUrl}${url}`, {
+      method,
+      headers: {
+        rid: 'anti-csrf',
+        'fdi-version': '4.2',
+        origin,
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        ...(body !== undefined && !(body instanceof Uint8Array) ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: body instanceof Uint8Array ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(30_000),
+    })
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';')
+      const [name, value = ''] = pair!.split('=')
+      const expired = value === '' || attributes.some((attribute) => /^\s*expires=Thu, 01 Jan 1970/i.test(attribute))
+      if (expired) cookies.delete(name!.trim())
+      else cookies.set(name!.trim(), value)
+    }
+    return response
+  }
+  return {
+    get: (url: string) => request('GET', url),
+    post: (url: string, body: unknown = {}, headers?: Record<string, string>) => request('POST', url, body, headers),
+    patch: (url: string, body: Uint8Array, headers: Record<string, string>) => request('PATCH', url, body, headers),
+    delete: (url: string) => request('DELETE', url),
+  }
+}
+
+export interface App {
+  child: ChildProcess
+  url: string
+  origin: string
+  env: NodeJS.ProcessEnv
+  stderr: () => string
+}
+
+/** The app (role all, embedded PGlite) on free loopback ports; `env` adds to or overrides its environment. */
+export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<App> {
+  const port = await freePort()
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    API_PORT: String(await freePort()),
+    AUTH_CORE_PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    APP_URL: `http://localhost:${port}`,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    AUTH_RATE_LIMIT_MAX: '1000',
+  }
+  for (const name of ['DATABASE_URL', 'OPERATOR_TOKEN', 'AUTH_CORE_SECRET', 'AUTH_CORE_API_KEYS', 'AUTH_CORE_URL', 'UPSTREAM_API_URL', 'SMTP_URL', 'S3_URL']) delete env[name]
+  Object.assign(env, extraEnv)
+  const listening = Number(env.PORT)
+  let stderr = ''
+  const child = spawn(process.execPath, [main, 'all'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  const url = `http://127.0.0.1:${listening}`
+  await until('the app to be ready', async () => {
+    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}: ${stderr}`)
+    return (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok || undefined
+  }).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}\n${stderr}`)
+  })
+  return { child, url, origin: new URL(env.APP_URL!).origin, env, stderr: () => stderr }
+}
+
+/** The newest link mailed to `to` through the embedded mailbox (DATA_DIR/mail). */
+export function lastMailLink(dataDir: string, to: string): URL {
+  const folder = path.join(dataDir, 'mail')
+  const mails = fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string; text: string })
+    .filter((mail) => mail.to === to)
+  return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0])
+}
+
+/** A person signed up through the BFF as the browser does, the emailed link opened, the terms accepted. */
+export async function signedUpTab(app: App, dataDir: string, email: string, password = 'correct horse battery'): Promise<ReturnType<typeof tab>> {
+  const browser = tab(app.url, app.origin)
+  const signUp = (await (await browser.post('/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })).json()) as { status: string }
+  if (signUp.status !== 'OK') throw new Error(`sign-up of ${email}: ${JSON.stringify(signUp)}`)
+  const token = await until(`the verification mail to ${email}`, async () => lastMailLink(dataDir, email).searchParams.get('token') ?? undefined, 10_000)
+  const verified = (await (await browser.post('/auth/user/email/verify', { method: 'token', token })).json()) as { status: string }
+  if (verified.status !== 'OK') throw new Error(`verification of ${email}: ${JSON.stringify(verified)}`)
+  const accepted = await browser.post('/api/user/accept-tos', { isInMailList: false })
+  if (accepted.status !== 200) throw new Error(`terms of ${email}: ${accepted.status}`)
+  return browser
+}
