@@ -1,0 +1,155 @@
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+import { parse } from 'yaml'
+import { loadConfig, mailProblem } from '../../server/config.ts'
+import { root } from '../helpers.ts'
+
+// compose.yaml and deploy/haproxy.cfg as an operator gets them (issue 14): every service checked
+// for health, secrets only from the environment, the app's services configured with variables
+// server/config.ts reads (and a configuration it accepts), HAProxy's backends where the services listen.
+
+interface Service {
+  image?: string
+  command?: string[]
+  environment?: Record<string, string | number | boolean | null>
+  healthcheck?: { test?: string[] }
+  ports?: string[]
+  volumes?: string[]
+}
+
+const composeText = fs.readFileSync(path.join(root, 'compose.yaml'), 'utf8')
+const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> }
+const services = compose.services
+const haproxyFile = path.join(root, 'deploy', 'haproxy.cfg')
+const haproxyText = fs.readFileSync(haproxyFile, 'utf8')
+
+/** The app's own services: those started from the Softshelf image with a role as the command. */
+const appServices = Object.entries(services).filter(([, service]) => service.image?.includes('softshelf'))
+
+/** Compose's interpolation: ${VAR}, ${VAR:-default}, ${VAR:?message} (refused when VAR is unset or empty). */
+function interpolate(value: string, env: Record<string, string>): string {
+  return value.replace(/\$\{([A-Z0-9_]+)(?::([?-])([^}]*))?\}/g, (_match, name: string, kind: string | undefined, rest: string | undefined) => {
+    const given = env[name]
+    if (given !== undefined && given !== '') return given
+    if (kind === '?') throw new Error(`required variable ${name} is missing: ${rest}`)
+    return kind === '-' ? (rest ?? '') : ''
+  })
+}
+
+/** What an operator exports: valid values for every secret compose asks for. */
+const operatorEnv = {
+  POSTGRES_PASSWORD: 'pgpassword0123456789',
+  AUTH_CORE_SECRET: 'a-secret-of-at-least-thirty-two-characters-0123',
+  AUTH_CORE_API_KEYS: 'core-api-key-0123456789abcdef',
+  OPERATOR_TOKEN: 'operator-token-0123456789abcdef',
+  SMTP_URL: 'smtp://mailer:mailpassword@mail.example.com:587',
+  APP_URL: 'https://shelf.example.com',
+}
+
+function environmentOf(service: Service, env: Record<string, string> = operatorEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(service.environment ?? {}).map(([name, value]) => [name, interpolate(String(value ?? ''), env)]))
+}
+
+t.test('the set: a database, Redis, two of each role and a load balancer', async (t) => {
+  const roles = appServices.map(([, service]) => service.command?.[0]).sort()
+  t.same(roles, ['api', 'api', 'authcore', 'authcore', 'bff', 'bff'])
+  t.ok(services.postgres && services.redis && services.lb, 'postgres, redis and lb')
+  t.same(
+    Object.entries(services).filter(([, service]) => service.ports?.length).map(([name]) => name),
+    ['lb'],
+    'only the load balancer is published',
+  )
+})
+
+t.test('every service has a health check', async (t) => {
+  for (const [name, service] of Object.entries(services)) {
+    t.ok(Array.isArray(service.healthcheck?.test) && service.healthcheck.test.length > 1, name)
+  }
+})
+
+t.test('secrets come only from the environment, and compose refuses to start without them', async (t) => {
+  const secrets = ['POSTGRES_PASSWORD', 'AUTH_CORE_SECRET', 'AUTH_CORE_API_KEYS', 'OPERATOR_TOKEN', 'SMTP_URL', 'APP_URL']
+  const looksSecret = /SECRET|PASSWORD|TOKEN|_KEY|SMTP_URL|DSN/
+  for (const [name, service] of Object.entries(services)) {
+    for (const [variable, value] of Object.entries(service.environment ?? {})) {
+      const text = String(value ?? '')
+      if (looksSecret.test(variable)) t.match(text, /^\$\{[A-Z0-9_]+:\?[^}]+\}$/, `${name}: ${variable} is required from the environment`)
+      // A URL with a password (DATABASE_URL) takes it from the environment too.
+      const userinfo = /^[a-z]+:\/\/[^/@:]*:([^@]*)@/.exec(text)
+      if (userinfo) t.match(userinfo[1], /^\$\{[A-Z0-9_]+:\?[^}]+\}$/, `${name}: ${variable} has no literal password`)
+    }
+  }
+  for (const secret of secrets) {
+    t.match(composeText, new RegExp(`\\$\\{${secret}:\\?`), `${secret} is asked for`)
+    t.notMatch(composeText, new RegExp(`\\$\\{${secret}(?::-|\\})`), `${secret} has no default`)
+    const without: Record<string, string> = { ...operatorEnv }
+    delete without[secret as keyof typeof operatorEnv]
+    t.throws(() => Object.values(services).forEach((service) => environmentOf(service, without)), new RegExp(`required variable ${secret} is missing`), `without ${secret}, nothing starts`)
+  }
+})
+
+t.test('the app services set only variables server/config.ts reads, and it accepts them', async (t) => {
+  const configSource = fs.readFileSync(path.join(root, 'server', 'config.ts'), 'utf8')
+  const known = new Set([...configSource.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]!))
+  for (const prefix of [...configSource.matchAll(/clientPair\('([A-Z]+)'\)/g)].map((match) => match[1]!)) {
+    known.add(`${prefix}_CLIENT_ID`)
+    known.add(`${prefix}_CLIENT_SECRET`)
+  }
+  t.ok(known.has('DATABASE_URL') && known.has('AUTH_CORE_API_KEYS'), 'the list of known variables is read from config.ts')
+  for (const [name, service] of appServices) {
+    for (const variable of Object.keys(service.environment ?? {})) t.ok(known.has(variable), `${name}: ${variable} is read by server/config.ts`)
+    const env = environmentOf(service)
+    const config = loadConfig(env)
+    if (service.command?.[0] === 'bff') t.equal(mailProblem(config), undefined, `${name}: mail is configured`)
+    t.ok(config.databaseUrl, `${name}: on PostgreSQL`)
+    if (service.command?.[0] === 'authcore') t.ok(config.authCoreSecret && config.authCoreApiKeys, `${name}: has its secret and keys`)
+    else t.same(config.authCoreApiKeys, [operatorEnv.AUTH_CORE_API_KEYS], `${name}: calls the core with its key`)
+  }
+})
+
+t.test('HAProxy sends each backend to the services where they listen, checked on the right endpoint', async (t) => {
+  const listenPort = (service: Service): string => {
+    const env = environmentOf(service)
+    return { bff: env.PORT, api: env.API_PORT, authcore: env.AUTH_CORE_PORT }[service.command?.[0] ?? ''] ?? ''
+  }
+  const backends = new Map<string, { check: string; servers: Array<{ host: string; port: string }> }>()
+  let current: string | undefined
+  for (const line of haproxyText.split('\n').map((l) => l.trim())) {
+    const section = /^(backend|frontend|defaults|global|resolvers)\s*(\S*)/.exec(line)
+    if (section) current = section[1] === 'backend' ? section[2] : undefined
+    if (!current) continue
+    const entry = backends.get(current) ?? { check: '', servers: [] }
+    backends.set(current, entry)
+    const check = /^option httpchk GET (\S+)/.exec(line)
+    if (check) entry.check = check[1]!
+    const server = /^server \S+ ([a-z0-9-]+):(\d+)/.exec(line)
+    if (server) entry.servers.push({ host: server[1]!, port: server[2]! })
+  }
+  const expected = { bff: '/readyz', api: '/readyz', authcore: '/hello' }
+  for (const [role, check] of Object.entries(expected)) {
+    const backend = backends.get(role)
+    t.equal(backend?.check, check, `${role}: checked on ${check}`)
+    const targets = appServices.filter(([, service]) => service.command?.[0] === role).map(([name, service]) => ({ host: name, port: listenPort(service) }))
+    t.same(backend?.servers, targets, `${role}: both instances, on the port they listen on`)
+  }
+  // The services reach each other through the load balancer's frontends.
+  const binds = new Set([...haproxyText.matchAll(/^\s*bind :(\d+)/gm)].map((match) => match[1]))
+  for (const [name, service] of appServices) {
+    for (const variable of ['AUTH_CORE_URL', 'UPSTREAM_API_URL']) {
+      const url = environmentOf(service)[variable]
+      if (url === undefined) continue
+      const parsed = new URL(url)
+      t.equal(parsed.hostname, 'lb', `${name}: ${variable} goes through the load balancer`)
+      t.ok(binds.has(parsed.port), `${name}: HAProxy listens on ${parsed.port}`)
+    }
+  }
+  t.ok(binds.has('3000'), 'the BFF frontend is on :3000')
+})
+
+const haproxy = spawnSync('haproxy', ['-v'], { encoding: 'utf8' })
+t.test('haproxy accepts deploy/haproxy.cfg', { skip: haproxy.error ? 'haproxy is not installed (apt-get install haproxy)' : false }, async (t) => {
+  const result = spawnSync('haproxy', ['-c', '-q', '-f', haproxyFile], { encoding: 'utf8', timeout: 30_000 })
+  t.equal(result.status, 0, result.stderr)
+})
