@@ -1,10 +1,11 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import t from 'tap'
 import { parse } from 'yaml'
 import { loadConfig, mailProblem } from '../../server/config.ts'
-import { root } from '../helpers.ts'
+import { freePort, root, tempDir, within } from '../helpers.ts'
 
 // compose.yaml and deploy/haproxy.cfg as an operator gets them (issue 14): every service checked
 // for health, secrets only from the environment, the app's services configured with variables
@@ -152,4 +153,86 @@ const haproxy = spawnSync('haproxy', ['-v'], { encoding: 'utf8' })
 t.test('haproxy accepts deploy/haproxy.cfg', { skip: haproxy.error ? 'haproxy is not installed (apt-get install haproxy)' : false }, async (t) => {
   const result = spawnSync('haproxy', ['-c', '-q', '-f', haproxyFile], { encoding: 'utf8', timeout: 30_000 })
   t.equal(result.status, 0, result.stderr)
+})
+
+t.test('the public frontend holds one address to 100 connections at once', { skip: haproxy.error ? 'haproxy is not installed (apt-get install haproxy)' : false }, async (t) => {
+  // The frontend's own connection-tracking lines, run by HAProxy on loopback in front of a server
+  // that keeps every connection open: the 101st from 127.0.0.1 is refused, and a freed place is reused.
+  const web = /^frontend web\n([\s\S]*?)(?=\n\S)/m.exec(haproxyText)?.[1] ?? ''
+  const limits = web.split('\n').filter((line) => /stick-table|tcp-request connection/.test(line))
+  t.equal(limits.length, 3, limits.join('\n'))
+  const held: net.Socket[] = []
+  const backend = net.createServer((socket) => void held.push(socket))
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve))
+  const front = await freePort()
+  const dir = tempDir(t)
+  const config = path.join(dir, 'haproxy.cfg')
+  fs.writeFileSync(
+    config,
+    [
+      'global',
+      '  maxconn 1000',
+      'defaults',
+      '  mode tcp',
+      '  timeout connect 5s',
+      '  timeout client 30s',
+      '  timeout server 30s',
+      'frontend web',
+      `  bind 127.0.0.1:${front}`,
+      ...limits,
+      '  default_backend app',
+      'backend app',
+      `  server app 127.0.0.1:${(backend.address() as net.AddressInfo).port}`,
+      '',
+    ].join('\n'),
+  )
+  const proxy = spawn('haproxy', ['-db', '-f', config], { stdio: 'ignore' })
+  const clients: net.Socket[] = []
+  t.teardown(() => {
+    proxy.kill('SIGKILL')
+    for (const socket of [...clients, ...held]) socket.destroy()
+    backend.close()
+  })
+  /**
+   * Opens a connection and says whether HAProxy keeps it (the backend sees one more) or refuses it
+   * (closed or reset, before or after the handshake). `before`: the backend's count beforehand.
+   */
+  const attempt = (before: number) =>
+    within(
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(front, '127.0.0.1')
+        clients.push(socket)
+        const check = setInterval(() => {
+          if (held.length > before) {
+            clearInterval(check)
+            resolve(true)
+          }
+        }, 10)
+        const refused = () => {
+          clearInterval(check)
+          resolve(false)
+        }
+        socket.once('error', refused)
+        socket.once('close', refused)
+      }),
+      10_000,
+    )
+  // HAProxy is up once a connection reaches the server.
+  await within(
+    (async () => {
+      while (!(await attempt(0))) await new Promise((resolve) => setTimeout(resolve, 50))
+    })(),
+    10_000,
+  )
+  for (let i = 1; i < 100; i++) if (!(await attempt(i))) t.fail(`connection ${i + 1} was refused`)
+  t.equal(held.length, 100, '100 connections at once are let through')
+  t.notOk(await attempt(100), 'the 101st is closed by HAProxy')
+  clients.find((socket) => !socket.destroyed)!.destroy()
+  await within(
+    (async () => {
+      while (!(await attempt(held.length))) await new Promise((resolve) => setTimeout(resolve, 20))
+    })(),
+    10_000,
+  )
+  t.pass('a place freed by a closed connection is given to a new one')
 })
