@@ -61,6 +61,8 @@ export interface OpenApiDocs {
   body?: Record<string, object>
   /** Whether a body must be sent (default true). */
   bodyRequired?: boolean
+  /** Request headers the route reads itself, as a JSON schema of an object (lower-case names). */
+  headers?: object
   /** Answers by status: a description, and the body by media type and/or the headers that carry the answer. */
   response?: Record<string, { description: string; content?: Record<string, object>; headers?: Record<string, object> }>
 }
@@ -89,6 +91,7 @@ function asContent(byType: Record<string, object>): Record<string, { schema: obj
 function withDocs(schema: Record<string, unknown>, docs: OpenApiDocs | undefined): Record<string, unknown> {
   if (!docs) return schema
   const documented = { ...schema }
+  if (docs.headers) documented.headers = docs.headers
   if (docs.body) {
     documented.body = { content: asContent(docs.body) }
     // The plugin marks every body required; this mark, copied to the operation, is undone in withOperationIds.
