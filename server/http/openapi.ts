@@ -74,6 +74,11 @@ declare module 'fastify' {
   }
 }
 
+/** Route options (e.g. guardedWrite's) with the route's OpenApiDocs added to their config. */
+export function documented<T extends { config?: object }>(options: T, openapi: OpenApiDocs): T & { config: { openapi: OpenApiDocs } } {
+  return { ...options, config: { ...options.config, openapi } }
+}
+
 /** A body of bytes, for OpenApiDocs: what a typed client sends or receives as a Blob. */
 export function binaryBody(description: string): object {
   return { type: 'string', format: 'binary', description }
