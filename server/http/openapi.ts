@@ -50,6 +50,69 @@ export const errorBodySchema = {
 /** A route's 204 answer, for its `schema.response`: no body to serialise, and the document says so. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'Done: no body.' })
 
+/**
+ * What a route takes or answers that its own schemas cannot say without changing what it does: a
+ * body it reads as raw bytes, or one it checks itself with its own error codes (a `schema.body`
+ * would validate it first); an answer that is bytes (a download) or headers only. Read by the
+ * document only (the transform below); Fastify neither validates nor serialises with it.
+ */
+export interface OpenApiDocs {
+  /** The request body by media type, e.g. `{ 'application/json': schema }`. */
+  body?: Record<string, object>
+  /** Whether a body must be sent (default true). */
+  bodyRequired?: boolean
+  /** Request headers the route reads itself, as a JSON schema of an object (lower-case names). */
+  headers?: object
+  /** Answers by status: a description, and the body by media type and/or the headers that carry the answer. */
+  response?: Record<string, { description: string; content?: Record<string, object>; headers?: Record<string, object> }>
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Documentation-only additions to the route's OpenAPI operation (OpenApiDocs). */
+    openapi?: OpenApiDocs
+  }
+}
+
+/** Route options (e.g. guardedWrite's) with the route's OpenApiDocs added to their config. */
+export function documented<T extends { config?: object }>(options: T, openapi: OpenApiDocs): T & { config: { openapi: OpenApiDocs } } {
+  return { ...options, config: { ...options.config, openapi } }
+}
+
+/** A body of bytes, for OpenApiDocs: what a typed client sends or receives as a Blob. */
+export function binaryBody(description: string): object {
+  return { type: 'string', format: 'binary', description }
+}
+
+/** A mark the transform leaves on an operation whose body may be left out. */
+const BODY_OPTIONAL = 'x-body-optional'
+
+/** OpenApiDocs' media-type map in the shape @fastify/swagger reads (`content: { type: { schema } }`). */
+function asContent(byType: Record<string, object>): Record<string, { schema: object }> {
+  return Object.fromEntries(Object.entries(byType).map(([type, schema]) => [type, { schema }]))
+}
+
+/** The route's schema with its documentation-only additions (the document's copy only). */
+function withDocs(schema: Record<string, unknown>, docs: OpenApiDocs | undefined): Record<string, unknown> {
+  if (!docs) return schema
+  const documented = { ...schema }
+  if (docs.headers) documented.headers = docs.headers
+  if (docs.body) {
+    documented.body = { content: asContent(docs.body) }
+    // The plugin marks every body required; this mark, copied to the operation, is undone in withOperationIds.
+    if (docs.bodyRequired === false) documented[BODY_OPTIONAL] = true
+  }
+  if (docs.response) {
+    const response: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
+    for (const [status, answer] of Object.entries(docs.response)) {
+      // Without a body the answer is a JSON-schema null to the plugin, which then names no content.
+      response[status] = answer.content ? { description: answer.description, content: asContent(answer.content), ...(answer.headers ? { headers: answer.headers } : {}) } : { type: 'null', description: answer.description, ...(answer.headers ? { headers: answer.headers } : {}) }
+    }
+    documented.response = response
+  }
+  return documented
+}
+
 function hasSuccess(response: Record<string, unknown>): boolean {
   return Object.keys(response).some((status) => /^[23]/.test(status))
 }
@@ -66,9 +129,10 @@ export function openApiOptions(options: { title: string; version: string; descri
       info: { title: options.title, version: options.version, description: options.description },
       servers: [{ url: '/' }],
     },
-    transform: ({ schema, url }) => {
-      if (!options.isPublic(url)) return { schema: { ...schema, hide: true }, url }
-      const response: Record<string, unknown> = { ...(schema?.response as Record<string, unknown> | undefined) }
+    transform: ({ schema: own, url, route }) => {
+      if (!options.isPublic(url)) return { schema: { ...own, hide: true }, url }
+      const schema = withDocs({ ...own }, route.config?.openapi)
+      const response: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
       // A route without a declared success still has one; its body is then not described.
       if (!hasSuccess(response)) response['200'] = { description: 'Success (the body is not described).' }
       response['4xx'] ??= { ...errorBodySchema, description: 'A request the service refused.' }
@@ -99,8 +163,9 @@ export function operationIdOf(method: string, path: string): string {
 }
 
 /**
- * The document with an operationId on every operation (a route's own, else operationIdOf). A route
- * with several methods shares one operation object between them: each gets its own copy.
+ * The document with an operationId on every operation (a route's own, else operationIdOf), and the
+ * bodies OpenApiDocs calls optional marked so. A route with several methods shares one operation
+ * object between them: each gets its own copy.
  */
 export function withOperationIds(document: OpenApiDocument): OpenApiDocument {
   const paths: Record<string, OpenApiPathItem> = {}
@@ -108,7 +173,10 @@ export function withOperationIds(document: OpenApiDocument): OpenApiDocument {
     const copy: OpenApiPathItem = { ...item }
     for (const method of OPERATION_METHODS) {
       const operation = item[method]
-      if (operation) copy[method] = { ...operation, operationId: operation.operationId ?? operationIdOf(method, path) }
+      if (!operation) continue
+      const { [BODY_OPTIONAL]: optional, ...rest } = operation
+      copy[method] = { ...rest, operationId: operation.operationId ?? operationIdOf(method, path) }
+      if (optional && rest.requestBody) copy[method].requestBody = { ...rest.requestBody, required: false }
     }
     paths[path] = copy
   }

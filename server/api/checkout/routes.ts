@@ -47,6 +47,20 @@ const PurchaseSchema = Type.Object({
   currentPeriodEnd: Type.Union([Type.String(), Type.Null()]),
 })
 
+/** Stripe's event: checked by its signature on the exact bytes, so documented only (config.openapi). */
+const WEBHOOK_DOCS = {
+  headers: { type: 'object', required: ['stripe-signature'], properties: { 'stripe-signature': { type: 'string', description: 'Stripe\'s signature of the body with the endpoint\'s secret.' } } },
+  body: {
+    'application/json': {
+      type: 'object',
+      description: 'A Stripe event (checkout.session.completed and .async_payment_succeeded, charge.refunded, customer.subscription.updated and .deleted, invoice.payment_failed are acted on; others are acknowledged).',
+      required: ['id', 'type', 'data'],
+      properties: { id: { type: 'string' }, type: { type: 'string' }, data: { type: 'object', additionalProperties: true } },
+      additionalProperties: true,
+    },
+  },
+}
+
 export default async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
@@ -173,7 +187,7 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 512 * 1024 }, (_request, body, done) => done(null, body))
-    scope.post('/api/stripe/webhook', { bodyLimit: 512 * 1024 }, async (request) => {
+    scope.post('/api/stripe/webhook', { bodyLimit: 512 * 1024, schema: { response: { 200: Type.Object({ received: Type.Literal(true) }) } }, config: { openapi: WEBHOOK_DOCS } }, async (request) => {
       const signature = request.headers['stripe-signature']
       const body = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
       const event = provider().verifyEvent(body, typeof signature === 'string' ? signature : undefined, opts.now())

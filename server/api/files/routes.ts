@@ -8,7 +8,7 @@ import { folderArchive, selectionEntries } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
 import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
-import { Disposition, Item, ItemId } from './schemas.ts'
+import { ContentDocs, Disposition, Item, ItemId, ZipDocs } from './schemas.ts'
 
 // The drive's HTTP contract (issue 12): a fully signed-in user's files and folders, the trash, and
 // downloads. Every route checks ownership through the repository (another user's id answers
@@ -121,7 +121,7 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
   // else is an attachment whatever is asked.
   api.get(
     '/api/files/:id/content',
-    { preHandler, schema: { params: Type.Object({ id: ItemId }), querystring: Type.Object({ disposition: Type.Optional(Disposition) }) } },
+    { preHandler, schema: { params: Type.Object({ id: ItemId }), querystring: Type.Object({ disposition: Type.Optional(Disposition) }) }, config: { openapi: ContentDocs } },
     async (request, reply) => {
       const user = await guard.activeUser(request)
       const found = await files.storedFile(user.id, request.params.id)
@@ -137,7 +137,7 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
   // "Download selected": several items of one user as one zip, each at its root under its own name.
   api.get(
     '/api/files/archive',
-    { preHandler, schema: { querystring: Type.Object({ items: Type.String({ minLength: 1, maxLength: 101 * MAX_SELECTION }) }) } },
+    { preHandler, schema: { querystring: Type.Object({ items: Type.String({ minLength: 1, maxLength: 101 * MAX_SELECTION }) }) }, config: { openapi: ZipDocs } },
     async (request, reply) => {
       const user = await guard.activeUser(request)
       const ids = [...new Set(request.query.items.split(',').map((id) => id.trim()).filter((id) => id !== ''))]

@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 
 // Schemas the drive's routes and the share links' routes both use (issue 12; shapes: shared/files.ts).
 
@@ -16,3 +17,26 @@ export const Item = Type.Object({
   mimeType: Type.Union([Type.String(), Type.Null()]),
   updatedAt: Type.String(),
 })
+
+/**
+ * The document's description of an item's content (a download: bytes, never serialised): a file in
+ * its own type, a folder as a zip made while it is sent. Documentation only (config.openapi).
+ */
+export const ContentDocs: OpenApiDocs = {
+  response: {
+    200: {
+      description: 'The whole file, in its own type (Content-Disposition says inline or attachment); a folder: a zip of everything live in it.',
+      content: { '*/*': binaryBody('The file\'s bytes.'), 'application/zip': binaryBody('A folder, as a zip.') },
+    },
+    206: {
+      description: 'One byte range of a file (Range, and If-Range when given); Content-Range says which.',
+      content: { '*/*': binaryBody('The bytes of the range.') },
+    },
+    304: { description: 'Not modified: the ETag given in If-None-Match is the file\'s (files only).' },
+  },
+}
+
+/** A zip made while it is sent (no length, ETag or ranges). Documentation only (config.openapi). */
+export const ZipDocs: OpenApiDocs = {
+  response: { 200: { description: 'A zip, always an attachment.', content: { 'application/zip': binaryBody('The zip.') } } },
+}

@@ -9,7 +9,7 @@ import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
 import { ShareDownloadNotAllowed, ShareNotFound, SharePasswordRequired, SharePasswordWrong } from './share-errors.ts'
 import { UNLOCK_TTL_MS, type ShareTokens } from './share-tokens.ts'
-import { Disposition, Item, ItemId as Id } from './schemas.ts'
+import { ContentDocs, Disposition, Item, ItemId as Id } from './schemas.ts'
 import type { OpenShare, SharesRepository } from './shares.ts'
 
 // Share links' HTTP contract (issue 12, decision 016): the owner's routes under /api/files (a
@@ -202,7 +202,7 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
 
   api.get(
     '/api/sharing/:link/content',
-    { schema: { params: Type.Object({ link: Link }), querystring: Type.Object({ item: Type.Optional(Id), disposition: Type.Optional(Disposition) }) } },
+    { schema: { params: Type.Object({ link: Link }), querystring: Type.Object({ item: Type.Optional(Id), disposition: Type.Optional(Disposition) }) }, config: { openapi: ContentDocs } },
     async (request, reply) => {
       const share = await unlocked(request, request.params.link)
       const itemId = request.query.item ?? share.itemId

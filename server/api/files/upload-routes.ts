@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ERRORS, Server, TUS_RESUMABLE } from '@tus/server'
 import type { Database } from '../../db/database.ts'
+import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import {
   FilesUploadBeyondLength,
@@ -31,6 +32,47 @@ export const UPLOADS_PATH = '/api/files/uploads'
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-defer-length', 'upload-offset', 'upload-metadata', 'upload-concat', 'content-type', 'content-length'] as const
 /** Answer headers of the protocol (tus's CORS headers stay out: the drive is same-origin only). */
 const TUS_RESPONSE_HEADERS = new Set(['tus-version', 'tus-extension', 'tus-max-size', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-expires', 'location'])
+
+// The protocol in the document (docs/API.md "Uploads"): its headers and raw bodies, which tus reads
+// itself, are documentation only (config.openapi).
+const header = (description: string, type: 'string' | 'integer' = 'string') => ({ type, description })
+const TUS_RESUMABLE_HEADER = { 'tus-resumable': { ...header('The protocol version: 1.0.0.'), enum: ['1.0.0'] } }
+const CHUNK = { 'application/offset+octet-stream': binaryBody('The bytes, from Upload-Offset on.') }
+const UPLOAD_DOCS: Record<'post' | 'options' | 'head' | 'patch' | 'delete', OpenApiDocs> = {
+  post: {
+    headers: {
+      type: 'object',
+      required: ['tus-resumable', 'upload-length'],
+      properties: {
+        ...TUS_RESUMABLE_HEADER,
+        'upload-length': header('The file\'s size in bytes (a deferred length is not accepted).', 'integer'),
+        'upload-metadata': header('Comma-separated "key base64(value)" pairs: filename, and the target folder (docs/API.md).'),
+      },
+    },
+    body: CHUNK,
+    bodyRequired: false,
+    response: {
+      201: {
+        description: 'The upload is made (creation-with-upload: with the bytes sent); continue it at Location.',
+        headers: { location: header('/api/files/uploads/{id}, same-origin.'), 'upload-expires': header('When an unfinished upload is dropped (HTTP date).'), 'upload-offset': header('Bytes stored, when some were sent.', 'integer') },
+      },
+    },
+  },
+  options: { response: { 204: { description: 'What the server speaks.', headers: { 'tus-version': header('1.0.0'), 'tus-extension': header('creation,creation-with-upload,termination,expiration'), 'tus-max-size': header('The largest file, in bytes.', 'integer') } } } },
+  head: {
+    headers: { type: 'object', required: ['tus-resumable'], properties: TUS_RESUMABLE_HEADER },
+    response: { 200: { description: 'Where the upload stands (no body).', headers: { 'upload-offset': header('Bytes stored.', 'integer'), 'upload-length': header('The declared size.', 'integer'), 'upload-metadata': header('As sent.'), 'upload-expires': header('While unfinished (HTTP date).') } } },
+  },
+  patch: {
+    headers: { type: 'object', required: ['tus-resumable', 'upload-offset'], properties: { ...TUS_RESUMABLE_HEADER, 'upload-offset': header('Where the bytes go: the current offset (HEAD says it).', 'integer') } },
+    body: CHUNK,
+    response: { 204: { description: 'Stored; the PATCH that completes the upload answers once the file exists.', headers: { 'upload-offset': header('The new offset.', 'integer'), 'upload-expires': header('While unfinished (HTTP date).') } } },
+  },
+  delete: {
+    headers: { type: 'object', required: ['tus-resumable'], properties: TUS_RESUMABLE_HEADER },
+    response: { 204: { description: 'Cancelled: the bytes and the reservation are gone.' } },
+  },
+}
 
 export interface UploadRouteOptions {
   guard: SessionGuard
@@ -166,6 +208,14 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
   const Id = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 100 } }, required: ['id'] } as const
   // Bytes may take minutes to arrive (a slow line): no body deadline, the idle timeout still holds.
   const config = { longBody: true }
-  app.route({ method: ['POST', 'OPTIONS'], url: UPLOADS_PATH, preHandler, config, handler: handle })
-  app.route({ method: ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'], url: `${UPLOADS_PATH}/:id`, preHandler, config, schema: { params: Id }, handler: handle })
+  // One route a method, so that each has its own description in the document.
+  for (const method of ['POST', 'OPTIONS'] as const) {
+    app.route({ method, url: UPLOADS_PATH, preHandler, config: { ...config, openapi: UPLOAD_DOCS[method.toLowerCase() as Lowercase<typeof method>] }, handler: handle })
+  }
+  for (const method of ['HEAD', 'PATCH', 'DELETE', 'OPTIONS'] as const) {
+    const docs = UPLOAD_DOCS[method.toLowerCase() as Lowercase<typeof method>]
+    // A HEAD route of its own is left out of the document unless it asks (there is no GET beside it).
+    const swagger = method === 'HEAD' ? { swagger: { exposeHeadRoute: true } } : {}
+    app.route({ method, url: `${UPLOADS_PATH}/:id`, preHandler, config: { ...config, ...swagger, openapi: docs }, schema: { params: Id }, handler: handle })
+  }
 }

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { AVATAR_FILE_PATTERN } from '../../../shared/avatar.ts'
+import { binaryBody } from '../../http/openapi.ts'
 import { ApiAvatarNotFound } from '../errors.ts'
 import { avatarImage } from '../users-repository.ts'
 
@@ -10,7 +11,8 @@ import { avatarImage } from '../users-repository.ts'
 // ever; a new avatar has a new URL, a removed one answers 404.
 export default async function avatarRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
-  api.get('/api/avatars/:file', { schema: { params: Type.Object({ file: Type.String({ pattern: AVATAR_FILE_PATTERN }) }) } }, async (request, reply) => {
+  const docs = { response: { 200: { description: 'The image (cached for ever: a new avatar has a new URL).', content: { 'image/webp': binaryBody('A WebP image.') } } } }
+  api.get('/api/avatars/:file', { schema: { params: Type.Object({ file: Type.String({ pattern: AVATAR_FILE_PATTERN }) }) }, config: { openapi: docs } }, async (request, reply) => {
     const hash = request.params.file.slice(0, -'.webp'.length)
     const image = await avatarImage(app.db, hash)
     if (!image) throw new ApiAvatarNotFound()

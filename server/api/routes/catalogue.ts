@@ -7,6 +7,7 @@ import {
   LIBRARY_FILTER_TABS,
   LICENSE_TYPE_IDS,
   MAX_PAGE_SIZE,
+  PLATFORMS,
   PROGRAM_CATEGORIES,
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
@@ -38,6 +39,48 @@ export const ProgramListQuery = Type.Object(
   { additionalProperties: false },
 )
 
+// The answers (shared/catalogue.ts's shapes). They are also what is serialised: a field not named
+// here is not sent.
+
+const NamedRef = Type.Object({ id: Type.String(), name: Type.String() })
+const Price = Type.Object({ amount: Type.Number(), currency: Type.String({ description: 'ISO 4217, e.g. "EUR".' }), period: StringEnum(['one-time', 'month', 'year'] as const) })
+
+const summaryProperties = {
+  id: Type.String(),
+  name: Type.String(),
+  summary: Type.String(),
+  developer: NamedRef,
+  publisher: NamedRef,
+  licenseType: StringEnum(LICENSE_TYPE_IDS),
+  isFree: Type.Boolean(),
+  price: Type.Union([Price, Type.Null()], { description: 'Null for a free program.' }),
+  categories: Type.Array(StringEnum(PROGRAM_CATEGORIES), { description: 'The primary category first.' }),
+  platforms: Type.Array(StringEnum(PLATFORMS)),
+  languages: Type.Array(Type.String()),
+  version: Type.String(),
+  updated: Type.String({ description: 'The day of the last update, YYYY-MM-DD.' }),
+  popularity: Type.Integer({ minimum: 0, maximum: 100 }),
+}
+
+export const ProgramSummary = Type.Object(summaryProperties)
+
+/** A page of programs: the public listing and the personal library. */
+export const ProgramPage = Type.Object({ items: Type.Array(ProgramSummary), total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer() })
+
+const ProgramDetail = Type.Object({
+  ...summaryProperties,
+  description: Type.String(),
+  homepage: Type.String(),
+  released: Type.String({ description: 'YYYY-MM-DD.' }),
+  moreFromDeveloper: Type.Array(ProgramSummary),
+  related: Type.Array(ProgramSummary),
+  forSale: Type.Boolean({ description: 'Paid, and card checkout is configured: a signed-in user can buy it (POST /api/user/checkout).' }),
+})
+
+const Category = Type.Object({ id: StringEnum(PROGRAM_CATEGORIES), count: Type.Integer({ description: 'Programs in the category.' }) })
+const LicenseTypeCount = Type.Object({ id: StringEnum(LICENSE_TYPE_IDS), isFree: Type.Boolean(), count: Type.Integer({ description: 'Programs of the type.' }) })
+const Organisation = Type.Object({ id: Type.String(), name: Type.String(), website: Type.Union([Type.String(), Type.Null()]), programCount: Type.Integer() })
+
 /** Catalogue answers depend on no user: browsers and the BFF may keep them a minute, revalidating by ETag. */
 const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=300'
 
@@ -49,31 +92,31 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
   })
 
   const index = app.catalogue
-  app.get('/api/programs', { schema: { querystring: ProgramListQuery } }, async (request) => index.list(request.query))
+  app.get('/api/programs', { schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request) => index.list(request.query))
 
-  app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }) } }, async (request) => {
+  app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }), response: { 200: ProgramDetail } } }, async (request) => {
     const program = await getProgram(app.db, request.params.id)
     if (!program) throw new ApiCatalogueNotFound('program', request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
     return { ...program, forSale: opts.forSale && program.price !== null }
   })
 
-  app.get('/api/categories', async () => listCategories(app.db))
-  app.get('/api/categories/:id', { schema: { params: Type.Object({ id: Type.String({ maxLength: 100 }) }) } }, async (request) => {
+  app.get('/api/categories', { schema: { response: { 200: Type.Array(Category) } } }, async () => listCategories(app.db))
+  app.get('/api/categories/:id', { schema: { params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 200: Category } } }, async (request) => {
     const category = (await listCategories(app.db)).find((c) => c.id === request.params.id)
     if (!category) throw new ApiCatalogueNotFound('category', request.params.id)
     return category
   })
 
-  app.get('/api/license-types', async () => listLicenseTypes(app.db))
-  app.get('/api/license-types/:type', { schema: { params: Type.Object({ type: Type.String({ maxLength: 100 }) }) } }, async (request) => {
+  app.get('/api/license-types', { schema: { response: { 200: Type.Array(LicenseTypeCount) } } }, async () => listLicenseTypes(app.db))
+  app.get('/api/license-types/:type', { schema: { params: Type.Object({ type: Type.String({ maxLength: 100 }) }), response: { 200: LicenseTypeCount } } }, async (request) => {
     const licenseType = (await listLicenseTypes(app.db)).find((l) => l.id === request.params.type)
     if (!licenseType) throw new ApiCatalogueNotFound('licence type', request.params.type)
     return licenseType
   })
 
   for (const kind of ['developer', 'publisher'] as const) {
-    app.get(`/api/${kind}s/:id`, { schema: { params: Type.Object({ id: Id }) } }, async (request) => {
+    app.get(`/api/${kind}s/:id`, { schema: { params: Type.Object({ id: Id }), response: { 200: Organisation } } }, async (request) => {
       const organisation = await getOrganisation(app.db, kind, (request.params as { id: string }).id)
       if (!organisation) throw new ApiCatalogueNotFound(kind, (request.params as { id: string }).id)
       return organisation

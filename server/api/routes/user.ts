@@ -26,11 +26,69 @@ import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupporte
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
-import { Id, ProgramListQuery } from './catalogue.ts'
-import { NoContent } from '../../http/openapi.ts'
+import { Id, ProgramListQuery, ProgramPage } from './catalogue.ts'
+import { NoContent, binaryBody } from '../../http/openapi.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
 // terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
+
+/** The user's own record (shared/types.ts UserRecord), as every route here answers it. */
+const UserRecord = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  isTosAccepted: Type.Boolean({ description: 'The current terms of service are accepted (POST /api/user/accept-tos).' }),
+  isInMailList: Type.Boolean(),
+  name: Type.Union([Type.String(), Type.Null()], { description: 'The display name; null when none was set.' }),
+  language: Type.String(),
+  languageChosen: Type.Boolean({ description: 'The user chose `language` on the profile page: every sign-in applies it.' }),
+  avatarUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null while the account has no avatar.' }),
+  timeJoined: Type.String({ description: 'ISO time the account was made.' }),
+  librarySize: Type.Integer(),
+})
+
+const LibraryChange = Type.Object({ programId: Type.String(), inLibrary: Type.Boolean(), librarySize: Type.Integer() })
+
+const NullableIso = Type.Union([Type.String(), Type.Null()])
+const NullableString = Type.Union([Type.String(), Type.Null()])
+
+/** "Your data": the export. It is sent as the JSON text it already is: this schema only documents it (config.openapi). */
+const UserExport = Type.Object({
+  exportedAt: Type.String(),
+  account: Type.Object({
+    id: Type.String(),
+    email: Type.String(),
+    name: NullableString,
+    language: Type.String(),
+    languageChosen: Type.Boolean(),
+    isInMailList: Type.Boolean(),
+    timeJoined: NullableIso,
+    utm: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The landing-page record the browser sent with the sign-up.' }),
+  }),
+  terms: Type.Object({ acceptedVersion: NullableString, acceptedAt: NullableIso }),
+  library: Type.Array(Type.Object({ programId: Type.String(), name: Type.String(), addedAt: NullableIso })),
+  files: Type.Array(
+    Type.Object({
+      path: Type.String(),
+      type: Type.Union([Type.Literal('file'), Type.Literal('folder')]),
+      size: Type.Number(),
+      mimeType: NullableString,
+      updatedAt: NullableIso,
+      inTrash: Type.Boolean(),
+    }),
+    { description: 'Every file and folder of the drive by its path, the trash included; never the bytes.' },
+  ),
+  signInHistory: Type.Array(Type.Object({ at: NullableIso, method: Type.String(), userAgent: NullableString, ip: NullableString }), { description: 'Newest first.' }),
+  avatar: Type.Union([Type.Object({ url: Type.String(), uploadedAt: NullableIso }), Type.Null()]),
+  signInMethods: Type.Array(
+    Type.Object({
+      method: Type.String({ description: 'The auth recipe, e.g. "emailpassword" or "thirdparty".' }),
+      email: NullableString,
+      provider: NullableString,
+      verified: Type.Union([Type.Boolean(), Type.Null()]),
+      timeJoined: NullableIso,
+    }),
+  ),
+})
 
 function publicUser(user: ProductUser) {
   const { disabled: _disabled, emailCheckedAt: _emailCheckedAt, ...rest } = user
@@ -66,6 +124,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
           },
           { additionalProperties: false },
         ),
+        response: { 200: UserRecord },
       },
     },
     async (request, reply) => {
@@ -94,7 +153,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     },
   )
 
-  api.get('/api/user', { preHandler: authenticate('complete') }, async (request) => publicUser(await activeUser(request)))
+  api.get('/api/user', { preHandler: authenticate('complete'), schema: { response: { 200: UserRecord } } }, async (request) => publicUser(await activeUser(request)))
 
   // The profile's name and language (issue 11). An empty name removes it.
   api.patch(
@@ -109,6 +168,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
           },
           { additionalProperties: false },
         ),
+        response: { 200: UserRecord },
       },
     },
     async (request) => {
@@ -125,7 +185,8 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   )
 
   // "Your data" (issue 11): everything kept about the account, as one JSON file to download.
-  api.get('/api/user/export', { preHandler: authenticate('complete') }, async (request, reply) => {
+  const exportDocs = { response: { 200: { description: 'The JSON file (Content-Disposition: attachment).', content: { 'application/json': UserExport } } } }
+  api.get('/api/user/export', { preHandler: authenticate('complete'), config: { openapi: exportDocs } }, async (request, reply) => {
     const user = await activeUser(request)
     const data = await exportUser(db, user.id)
     const day = new Date().toISOString().slice(0, 10)
@@ -161,7 +222,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
 
   api.post(
     '/api/user/accept-tos',
-    { preHandler: authenticate('complete'), schema: { body: Type.Object({ isInMailList: Type.Boolean() }, { additionalProperties: false }) } },
+    { preHandler: authenticate('complete'), schema: { body: Type.Object({ isInMailList: Type.Boolean() }, { additionalProperties: false }), response: { 200: UserRecord } } },
     async (request) => {
       const before = await activeUser(request)
       return publicUser((await acceptTerms(db, before.id, request.body.isInMailList))!)
@@ -169,19 +230,19 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   )
 
   // The personal library: the same filters, search and sorts as the public listing.
-  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: ProgramListQuery } }, async (request) => {
+  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request) => {
     const user = await activeUser(request)
     return app.catalogue.list(request.query, await libraryIds(db, user.id))
   })
 
   // Which programs are in the library, for the add/remove state of the catalogue pages under /@.
-  api.get('/api/user/program-ids', { preHandler: authenticate('complete') }, async (request) => {
+  api.get('/api/user/program-ids', { preHandler: authenticate('complete'), schema: { response: { 200: Type.Object({ programIds: Type.Array(Type.String()) }) } } }, async (request) => {
     const user = await activeUser(request)
     return { programIds: [...(await libraryIds(db, user.id))].sort() }
   })
 
   for (const method of ['post', 'delete'] as const) {
-    api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }) } }, async (request) => {
+    api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }), response: { 200: LibraryChange } } }, async (request) => {
       const user = await activeUser(request)
       const programId = request.params.id
       const known = method === 'post' ? await addToLibrary(db, user.id, programId) : await removeFromLibrary(db, user.id, programId)
@@ -201,6 +262,8 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
       {
         bodyLimit: AVATAR_MAX_BYTES,
         preHandler: authenticate('complete'),
+        schema: { response: { 200: Type.Object({ avatarUrl: Type.String() }) } },
+        config: { openapi: { body: { 'application/octet-stream': binaryBody('The image: PNG, JPEG or WebP, at most 5 MiB.') } } },
         errorHandler: (error, _request, _reply) => {
           throw (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new AvatarTooLarge() : error
         },

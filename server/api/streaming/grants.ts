@@ -11,6 +11,9 @@ export const GRANT_ALGORITHM = 'ES256'
 /** The JWT header's typ: a grant cannot pass for another kind of token, nor another for a grant. */
 export const GRANT_TYPE = 'softshelf-stream+jwt'
 
+/** A public key as stored (key() writes it): the members a verifier needs are always there. */
+export type PublicJwk = JWK & { kty: string; kid: string; alg: string; use: string }
+
 export interface GrantClaims {
   assignmentId: string
   userId: string
@@ -88,9 +91,9 @@ export class StreamingGrants {
   }
 
   /** The public keys, as a JWKS; the key is made first if no grant was ever signed. */
-  async jwks(): Promise<{ keys: JWK[] }> {
+  async jwks(): Promise<{ keys: PublicJwk[] }> {
     await this.key()
     const { rows } = await this.db.query<{ public_jwk: string }>('SELECT public_jwk FROM api.streaming_keys ORDER BY created_at DESC, kid DESC')
-    return { keys: rows.map((row) => JSON.parse(row.public_jwk) as JWK) }
+    return { keys: rows.map((row) => JSON.parse(row.public_jwk) as PublicJwk) }
   }
 }

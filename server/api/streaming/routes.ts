@@ -29,6 +29,33 @@ const AssignmentBody = Type.Object({
   fallback: Type.Boolean(),
 })
 
+const StreamingState = Type.Object({
+  available: Type.Boolean({ description: 'False when no cluster is configured: nothing can be started.' }),
+  regions: Type.Array(Type.Object({ id: Type.String(), free: Type.Integer({ description: 'Places free right now across the region\'s clusters.' }) })),
+  keyboardLayout: Type.String({ description: 'The account\'s remembered layout, else the one of its language.' }),
+  programs: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The programs of the library that can be streamed.' }),
+  assignment: Type.Union([AssignmentBody, Type.Null()]),
+})
+
+/** The grants' public keys (RFC 7517). A key's other members, if a later algorithm has them, are sent too. */
+const Jwks = Type.Object({
+  keys: Type.Array(
+    Type.Object(
+      {
+        kty: Type.String(),
+        // Optional in RFC 7517; this server always sets them (grants.ts).
+        kid: Type.String(),
+        alg: Type.String(),
+        use: Type.String(),
+        crv: Type.Optional(Type.String()),
+        x: Type.Optional(Type.String()),
+        y: Type.Optional(Type.String()),
+      },
+      { additionalProperties: true },
+    ),
+  ),
+})
+
 export default async function streamingRoutes(app: FastifyInstance, opts: StreamingRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const { authenticate, activeUser } = opts.guard
@@ -52,7 +79,7 @@ export default async function streamingRoutes(app: FastifyInstance, opts: Stream
   })
 
   // What a cluster verifies grants with, offline. A short cache: a key added later is learnt soon.
-  api.get('/api/streaming/jwks', async (_request, reply) => {
+  api.get('/api/streaming/jwks', { schema: { response: { 200: Jwks } } }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300')
     return grants.jwks()
   })
@@ -61,7 +88,7 @@ export default async function streamingRoutes(app: FastifyInstance, opts: Stream
     const user = scope.withTypeProvider<TypeBoxTypeProvider>()
     answerPrivately(scope)
 
-    user.get('/api/user/streaming', { preHandler: authenticate('complete') }, async (request): Promise<StreamingState> => {
+    user.get('/api/user/streaming', { preHandler: authenticate('complete'), schema: { response: { 200: StreamingState } } }, async (request): Promise<StreamingState> => {
       const me = await activeUser(request)
       const [keyboardLayout, programs] = await Promise.all([assignments.keyboardLayout(me.id, me.language), assignments.streamablePrograms(me.id)])
       if (!assignments.configured) return { available: false, regions: [], keyboardLayout, programs, assignment: null }

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import supertokens from 'supertokens-node'
 import Session from 'supertokens-node/recipe/session'
 import Totp from 'supertokens-node/recipe/totp'
-import { checkDeletionReason } from '../../../shared/profile.ts'
+import { Type } from 'typebox'
+import { DELETION_COMMENT_MAX_LENGTH } from '../../../shared/constants.ts'
+import { DELETION_REASONS, checkDeletionReason } from '../../../shared/profile.ts'
 import { guardedWrite } from '../csrf.ts'
 import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpCodeNeeded, BffValidation } from '../errors.ts'
 import { checkTotpCode } from './authenticator.ts'
@@ -12,7 +14,7 @@ import type { MailQuota } from './mail-quota.ts'
 import type { RecoveryCodes } from './recovery-codes.ts'
 import type { EmailChanges } from './email-change-store.ts'
 import { clearFrontTokenOnRemove } from './page-session.ts'
-import { NoContent } from '../../http/openapi.ts'
+import { NoContent, documented } from '../../http/openapi.ts'
 
 // POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
 // again, and a current authenticator code when the account has one — then the product API deletes
@@ -28,12 +30,20 @@ interface Body {
   totp?: unknown
 }
 
+// Checked by the route itself, each problem with its own code: documented only.
+const BODY = Type.Object({
+  reason: Type.Unsafe<string>({ type: 'string', enum: [...DELETION_REASONS] }),
+  comment: Type.Optional(Type.Union([Type.String({ maxLength: DELETION_COMMENT_MAX_LENGTH }), Type.Null()], { description: 'Required when the reason is "other".' })),
+  confirmEmail: Type.String({ description: 'The account\'s email, typed again.' }),
+  totp: Type.Optional(Type.String({ description: 'A current code of the authenticator; required when the account has one.' })),
+})
+
 const normalised = (email: string) => email.trim().toLowerCase()
 
 export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin: string; https: boolean; rateLimitMax: number; attempts: LoginAttempts; mailQuota: MailQuota; recoveryCodes: RecoveryCodes; emailChanges: EmailChanges }): void {
   app.post<{ Body: Body }>(
     '/api/user/delete',
-    { ...guardedWrite(options.appOrigin, options.rateLimitMax), schema: { response: { 204: NoContent } } },
+    { ...documented(guardedWrite(options.appOrigin, options.rateLimitMax), { body: { 'application/json': BODY } }), schema: { response: { 204: NoContent } } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
       const session = await Session.getSession(request, reply)

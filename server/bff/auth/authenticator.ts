@@ -3,6 +3,7 @@ import supertokens from 'supertokens-node'
 import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
 import Session from 'supertokens-node/recipe/session'
 import Totp from 'supertokens-node/recipe/totp'
+import { Type } from 'typebox'
 import { guardedWrite } from '../csrf.ts'
 import {
   BffMfaNotPending,
@@ -15,7 +16,7 @@ import {
   BffTotpNotEnabled,
 } from '../errors.ts'
 import type { RecoveryCodes, Redemption } from './recovery-codes.ts'
-import { NoContent } from '../../http/openapi.ts'
+import { NoContent, documented } from '../../http/openapi.ts'
 
 // The profile's authenticator (issue 11): whether TOTP protects the account and with which
 // devices, removing one with a current code, and recovery codes — a new set on request, and one
@@ -30,6 +31,20 @@ export interface SecuritySummary {
   totp: { enabled: boolean; devices: Array<{ name: string }> }
   recoveryCodes: { remaining: number }
 }
+
+const SecuritySummarySchema = Type.Object({
+  email: Type.Union([Type.String(), Type.Null()]),
+  hasPassword: Type.Boolean({ description: 'The session\'s sign-in method has a password (it can be changed).' }),
+  totp: Type.Object({ enabled: Type.Boolean(), devices: Type.Array(Type.Object({ name: Type.String() })) }),
+  recoveryCodes: Type.Object({ remaining: Type.Integer() }),
+})
+// The bodies are checked by the routes themselves, each problem with its own code: documented only.
+const Code = (description: string) => Type.String({ maxLength: CODE_MAX_LENGTH, description })
+const REMOVE_DEVICE_BODY = Type.Object(
+  { totp: Type.Optional(Code('A current code of the account\'s authenticator.')), recoveryCode: Type.Optional(Code('Or an unused recovery code.')) },
+  { description: 'One of the two.' },
+)
+const REDEEM_BODY = Type.Object({ code: Code('An unused recovery code (spaces and dashes as shown are fine).') })
 
 /** The verified devices of an account. */
 async function verifiedDevices(userId: string): Promise<Array<{ name: string }>> {
@@ -76,7 +91,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   const { recoveryCodes } = options
   const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
 
-  app.get('/api/user/security', async (request, reply): Promise<SecuritySummary> => {
+  app.get('/api/user/security', { schema: { response: { 200: SecuritySummarySchema } } }, async (request, reply): Promise<SecuritySummary> => {
     reply.header('cache-control', 'no-store')
     // A fully signed-in session: verified email and every factor done (the global validators).
     const session = await Session.getSession(request, reply)
@@ -97,7 +112,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   // authenticator (checked and limited by the core, the attempts shared with sign-in), or a
   // recovery code — the way out for someone whose phone is lost, who could otherwise never set up
   // a new one. Without a verified device left, TOTP is off (afterTotpDeviceRemoved).
-  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', { ...writes, schema: { response: { 204: NoContent } } }, async (request, reply) => {
+  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', { ...documented(writes, { body: { 'application/json': REMOVE_DEVICE_BODY } }), schema: { response: { 204: NoContent } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const userId = session.getUserId()
@@ -128,7 +143,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   })
 
   // A new set; the old one stops working. Shown once: nothing can read them again.
-  app.post('/api/user/recovery-codes', writes, async (request, reply) => {
+  app.post('/api/user/recovery-codes', { ...writes, schema: { response: { 200: Type.Object({ codes: Type.Array(Type.String(), { description: 'Shown once: nothing can read them again.' }) }) } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const userId = session.getUserId()
@@ -140,7 +155,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
 
   // Instead of a TOTP code at /mfa: a session that has its first factor and still owes the second.
   // The MFA claim is the one global validator left out, here only.
-  app.post<{ Body: { code?: unknown } | undefined }>('/api/user/recovery-codes/redeem', writes, async (request, reply) => {
+  app.post<{ Body: { code?: unknown } | undefined }>('/api/user/recovery-codes/redeem', { ...documented(writes, { body: { 'application/json': REDEEM_BODY } }), schema: { response: { 200: Type.Object({ status: Type.Literal('OK'), recoveryCodesLeft: Type.Integer() }) } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply, {
       overrideGlobalClaimValidators: (validators) => validators.filter((validator) => validator.id !== MultiFactorAuth.MultiFactorAuthClaim.key),

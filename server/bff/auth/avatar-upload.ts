@@ -3,6 +3,7 @@ import Session from 'supertokens-node/recipe/session'
 import { avatarImageType } from '../../../shared/avatar.ts'
 import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
 import { AvatarTooLarge, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
+import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 import { guardedWrite } from '../csrf.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 
@@ -11,6 +12,13 @@ import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 // body is read and a body that grows past it while streaming is cut off there (Fastify's body
 // limit: at most the limit is ever held), and only PNG, JPEG or WebP by content goes on to the
 // product API, which decodes and re-encodes it.
+
+// The bytes are the body, and the answer is the API's, relayed: documented only.
+const image = binaryBody('PNG, JPEG or WebP (by content, whatever the declared type), at most 5 MiB.')
+const DOCS: OpenApiDocs = {
+  body: { 'image/png': image, 'image/jpeg': image, 'image/webp': image, 'application/octet-stream': image },
+  response: { 200: { description: 'Stored, re-encoded as WebP.', content: { 'application/json': { type: 'object', required: ['avatarUrl'], properties: { avatarUrl: { type: 'string', description: 'The new avatar\'s URL (GET /api/avatars/{file}).' } } } } } },
+}
 
 export function avatarUploadRoute(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
   const write = guardedWrite(options.appOrigin, options.rateLimitMax)
@@ -22,7 +30,7 @@ export function avatarUploadRoute(app: FastifyInstance, options: { appOrigin: st
       '/api/user/avatar',
       {
         bodyLimit: AVATAR_MAX_BYTES,
-        config: write.config,
+        config: { ...write.config, openapi: DOCS },
         onRequest: [
           write.onRequest,
           // Fully signed in (verified email, every factor), before the body is read.

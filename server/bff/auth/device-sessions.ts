@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
+import { Type } from 'typebox'
 import { guardedWrite } from '../csrf.ts'
 import { BffSessionIsCurrent, BffSessionNotFound } from '../errors.ts'
 import { NoContent } from '../../http/openapi.ts'
@@ -24,10 +25,18 @@ export interface DeviceSession {
   userAgent: string | null
 }
 
+const DeviceSessionSchema = Type.Object({
+  handle: Type.String({ description: 'For DELETE /api/user/sessions/{handle}.' }),
+  current: Type.Boolean({ description: 'The session of this request ("this device").' }),
+  createdAt: Type.String(),
+  lastUsedAt: Type.String(),
+  userAgent: Type.Union([Type.String(), Type.Null()]),
+})
+
 export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
   const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
 
-  app.get('/api/user/sessions', async (request, reply) => {
+  app.get('/api/user/sessions', { schema: { response: { 200: Type.Array(DeviceSessionSchema, { description: 'This device first, then the most recently used.' }) } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const handles = await Session.getAllSessionHandlesForUser(session.getUserId())

@@ -3,6 +3,7 @@ import supertokens from 'supertokens-node'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import EmailVerification from 'supertokens-node/recipe/emailverification'
 import Session, { type SessionContainer } from 'supertokens-node/recipe/session'
+import { Type } from 'typebox'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { normaliseEmail, validateEmail } from '../../../shared/sign-up.ts'
 import { guardedWrite } from '../csrf.ts'
@@ -25,7 +26,17 @@ import type { EmailTexts } from './emails.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
 import type { Mailer } from './mailer.ts'
-import { NoContent } from '../../http/openapi.ts'
+import { NoContent, documented } from '../../http/openapi.ts'
+import { EMAIL_MAX_LENGTH } from '../../../shared/sign-up.ts'
+
+const Pending = Type.Object({ pendingEmail: Type.String(), expiresAt: Type.String({ description: 'ISO time the link stops working.' }) })
+const NullableString = Type.Union([Type.String(), Type.Null()])
+// The bodies are checked by the routes themselves, each problem with its own code: documented only.
+const CHANGE_BODY = Type.Object({
+  newEmail: Type.String({ maxLength: EMAIL_MAX_LENGTH }),
+  currentPassword: Type.String({ description: 'Checked like a sign-in: counted by login-attempt blocking.' }),
+})
+const CONFIRM_BODY = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The token of the link sent to the new address.' }) })
 
 // Changing the account's email (issue 11), answered by the BFF, which holds the SDK:
 //
@@ -107,7 +118,7 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
     }
   }
 
-  app.get('/api/user/email', async (request, reply) => {
+  app.get('/api/user/email', { schema: { response: { 200: Type.Object({ email: NullableString, pendingEmail: NullableString, expiresAt: NullableString }) } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const method = await loginMethodOf(session)
@@ -115,7 +126,7 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
     return { email: method?.email ?? null, pendingEmail: pending?.newEmail ?? null, expiresAt: pending ? new Date(pending.expiresAt).toISOString() : null }
   })
 
-  app.post<{ Body: ChangeBody }>('/api/user/email', writes, async (request, reply) => {
+  app.post<{ Body: ChangeBody }>('/api/user/email', { ...documented(writes, { body: { 'application/json': CHANGE_BODY } }), schema: { response: { 202: Pending } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     // A fully signed-in session: verified email and every factor done (the global validators).
     const session = await Session.getSession(request, reply)
@@ -160,7 +171,7 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
     return reply.code(202).send(answer(change))
   })
 
-  app.post('/api/user/email/resend', writes, async (request, reply) => {
+  app.post('/api/user/email/resend', { ...writes, schema: { response: { 202: Pending } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const renewed = await changes.renew(session.getUserId(), localeOf(request))
@@ -180,7 +191,10 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
     return reply.code(204).send()
   })
 
-  app.post<{ Body: { token?: unknown } }>('/api/user/email/confirm', writes, async (request, reply) => {
+  app.post<{ Body: { token?: unknown } }>(
+    '/api/user/email/confirm',
+    { ...documented(writes, { body: { 'application/json': CONFIRM_BODY } }), schema: { response: { 200: Type.Object({ status: Type.Literal('OK'), email: Type.String({ description: 'The account\'s address now.' }) }) } } },
+    async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const token = request.body?.token
     if (typeof token !== 'string' || !TOKEN_SHAPE.test(token)) throw new BffEmailLinkInvalid()

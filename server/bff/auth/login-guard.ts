@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { BffEmailRequired } from '../errors.ts'
 import { normaliseLoginEmail, type BlockStatus, type LoginAttempts } from './login-attempts.ts'
 
@@ -86,8 +87,17 @@ export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequ
   return null
 }
 
+/** The answer of GET /api/login-attempts/check-block-status (BlockStatus). */
+const BlockStatusSchema = Type.Object({
+  attemptsRemaining: Type.Integer(),
+  blocked: Type.Boolean(),
+  blockedUntil: Type.Union([Type.String(), Type.Null()], { description: 'ISO time the block ends; null when not blocked.' }),
+  attemptCount: Type.Integer(),
+  message: Type.String(),
+})
+
 export function blockStatusRoute(app: FastifyInstance, attempts: LoginAttempts): void {
-  app.get<{ Querystring: { email?: string } }>('/api/login-attempts/check-block-status', async (request, reply) => {
+  app.get<{ Querystring: { email?: string } }>('/api/login-attempts/check-block-status', { schema: { response: { 200: BlockStatusSchema } } }, async (request, reply) => {
     // Trimmed first, as sign-in trims it: a padded address has the status of the address.
     const email = typeof request.query.email === 'string' ? request.query.email.trim() : ''
     if (email === '' || email.length > 512) throw new BffEmailRequired()

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import supertokens from 'supertokens-node'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import Session from 'supertokens-node/recipe/session'
-import { validatePassword } from '../../../shared/sign-up.ts'
+import { Type } from 'typebox'
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
+import { documented } from '../../http/openapi.ts'
 import { guardedWrite } from '../csrf.ts'
 import { BffNoPassword, BffPasswordBlocked, BffPasswordInvalid, BffWrongPassword } from '../errors.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
@@ -20,10 +22,17 @@ interface Body {
   newPassword?: unknown
 }
 
+// Checked by the route itself, each problem with its own code: documented only.
+const BODY = Type.Object({
+  currentPassword: Type.String({ description: 'Checked like a sign-in: counted by login-attempt blocking.' }),
+  newPassword: Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, description: 'Not a common password, and not the current one.' }),
+})
+const ANSWER = Type.Object({ status: Type.Literal('OK'), sessionsEnded: Type.Integer({ description: 'The other sessions of the account, all ended.' }) })
+
 export function passwordChangeRoute(app: FastifyInstance, options: { attempts: LoginAttempts; appOrigin: string; rateLimitMax: number }): void {
   app.post<{ Body: Body }>(
     '/api/user/password',
-    guardedWrite(options.appOrigin, options.rateLimitMax),
+    { ...documented(guardedWrite(options.appOrigin, options.rateLimitMax), { body: { 'application/json': BODY } }), schema: { response: { 200: ANSWER } } },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
       // A fully signed-in session: verified email and every factor done (the global validators).

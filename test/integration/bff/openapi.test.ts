@@ -14,6 +14,32 @@ import { buildStack, within } from '../../helpers.ts'
 const BFF_PROXY_PATHS = new Set(['/api/files/uploads', '/api/stripe/webhook'])
 
 /**
+ * Writes that take no body: the path, the session and the headers say everything. Each must be in
+ * the document and name no body, so the list cannot outlive a change.
+ */
+const WRITES_WITHOUT_BODY = [
+  'POST /api/files/{id}/restore',
+  'POST /api/user/email/resend',
+  'POST /api/user/program/{id}',
+  'POST /api/user/purchases/{programId}/cancel',
+  'POST /api/user/recovery-codes',
+  'PUT /auth/mfa/info',
+  'POST /auth/session/refresh',
+  'POST /auth/signout',
+  'POST /auth/user/email/verify/token',
+]
+
+interface Answer {
+  content?: Record<string, { schema?: Record<string, unknown> }>
+  headers?: Record<string, unknown>
+}
+
+/** A schema that says something about the body, not only that there is one. */
+function describes(schema: Record<string, unknown> | undefined): boolean {
+  return schema !== undefined && Object.keys(schema).some((key) => key !== 'description')
+}
+
+/**
  * The routes a router really has, read from Fastify's own listing (printRoutes, one tree per
  * service): "METHOD /path/{param}" for each.
  */
@@ -97,6 +123,58 @@ t.test('GET /api/openapi.json describes exactly the public routes of the API and
       }
     }
     t.ok(ids.size > 60, `${ids.size} operations`)
+  })
+
+  t.test('every success says what it answers, and every write what it takes, so a typed client can be generated', async (t) => {
+    let bodies = 0
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of OPERATION_METHODS) {
+        const operation = item[method]
+        if (!operation) continue
+        const name = `${method.toUpperCase()} ${path}`
+        for (const [status, answer] of Object.entries(operation.responses as Record<string, Answer>)) {
+          if (!/^2/.test(status)) continue
+          // Answers that never carry a body; a HEAD's is the GET's, which is the one described.
+          if (status === '204' || method === 'head' || method === 'options') {
+            t.notOk(answer.content, `${name} ${status} names no body`)
+            continue
+          }
+          const content = Object.entries(answer.content ?? {})
+          if (content.length === 0) {
+            // No body: what it gives instead is in its headers (a tus upload's Location).
+            t.ok(Object.keys(answer.headers ?? {}).length > 0, `${name} ${status} has a body or names the headers it answers with`)
+            continue
+          }
+          for (const [type, media] of content) {
+            t.ok(describes(media.schema), `${name} ${status} describes its ${type} body`)
+            bodies++
+          }
+        }
+        if (!['post', 'put', 'patch'].includes(method)) continue
+        const requestBody = operation.requestBody as { content?: Record<string, { schema?: Record<string, unknown> }> } | undefined
+        if (WRITES_WITHOUT_BODY.includes(name)) {
+          t.notOk(requestBody, `${name} takes no body`)
+          continue
+        }
+        const taken = Object.entries(requestBody?.content ?? {})
+        t.ok(taken.length > 0, `${name} names the body it takes`)
+        for (const [type, media] of taken) t.ok(describes(media.schema), `${name} describes the ${type} body it takes`)
+      }
+    }
+    for (const pair of WRITES_WITHOUT_BODY) {
+      const [method, path] = pair.split(' ') as [string, string]
+      t.ok(document.paths[path]?.[method.toLowerCase() as 'post'], `${pair} is documented`)
+    }
+    t.ok(bodies > 60, `${bodies} success bodies described`)
+    // Downloads name their media types.
+    t.ok(document.paths['/api/files/archive']?.get?.responses['200'], 'the archive answers')
+    t.same(Object.keys((document.paths['/api/files/archive']!.get!.responses['200'] as Answer).content ?? {}), ['application/zip'])
+    t.same(Object.keys((document.paths['/api/avatars/{file}']!.get!.responses['200'] as Answer).content ?? {}), ['image/webp'])
+    // Raw bodies name theirs; a tus creation may come without bytes (creation-with-upload is optional).
+    const create = document.paths['/api/files/uploads']!.post!.requestBody as { required: boolean; content: Record<string, unknown> }
+    t.equal(create.required, false)
+    t.same(Object.keys(create.content), ['application/offset+octet-stream'])
+    t.equal((document.paths['/api/files/uploads/{id}']!.patch!.requestBody as { required: boolean }).required, true)
   })
 
   t.test('every schema in the document is valid JSON Schema 2020-12 (the OpenAPI 3.1 dialect)', async (t) => {
