@@ -40,6 +40,12 @@ const DOWN_STATUSES = new Set([502, 503, 504])
  * flood, and the shedding answers most requests with 503 as it should.
  */
 const THINK_MS = Number(process.env.BENCH_LOAD_THINK_MS ?? 1000)
+/**
+ * BENCH_LOAD_SHEDDING=off runs the services with OVERLOAD_EVENT_LOOP_DELAY_MS=0 and
+ * OVERLOAD_MAX_IN_FLIGHT=0: requests queue instead of being refused, so the run shows whether
+ * anything but the shedding fails on a machine too busy for the mix (the budgets stay the same).
+ */
+const SHEDDING = process.env.BENCH_LOAD_SHEDDING !== 'off'
 const SEARCH_TERMS = ['photo', 'studio', 'vis', 'blendr', 'sound', 'data', 'edit', 'code', 'office', 'music', 'player', 'browser']
 
 export const LOAD_BUDGET = { maxUnexpected: 0, maxSocketErrors: 0, maxLostWrites: 0 }
@@ -90,6 +96,8 @@ export interface RunFigures {
   unexpected: number
   socketErrors: number
   restart?: RestartFigures
+  /** The machine's 1-minute load average at the run's start and end (other work on it shows here). */
+  loadAverage: [number, number]
   /** Requests refused by load shedding during the run, per service and reason (from /metrics). */
   shed: Record<string, number>
   pass: boolean
@@ -97,6 +105,8 @@ export interface RunFigures {
 
 export interface LoadFigures {
   vus: number
+  /** The services' OVERLOAD_* settings, as they ran. */
+  shedding: string
   runs: RunFigures[]
   pass: boolean
 }
@@ -449,6 +459,7 @@ async function shedCounts(stack: Stack): Promise<Record<string, number>> {
 async function run(name: string, stack: Stack, target: Target, users: VirtualUser[], writes: WriteOp[], withRestart: boolean): Promise<RunFigures> {
   const recorder = new Recorder()
   const shedBefore = await shedCounts(stack)
+  const loadBefore = os.loadavg()[0]!
   const t0 = performance.now()
   const until = t0 + DURATION_S * 1000
   const loops = Promise.all(users.map((vu) => runUser(target, vu, recorder, writes, until)))
@@ -478,7 +489,7 @@ async function run(name: string, stack: Stack, target: Target, users: VirtualUse
     unexpected = outside.length + inside.filter((f) => !DOWN_STATUSES.has(statusOf(f.what))).length
   }
   const pass = unexpected <= LOAD_BUDGET.maxUnexpected && socketErrors <= LOAD_BUDGET.maxSocketErrors && checked.lost.length <= LOAD_BUDGET.maxLostWrites
-  return { name, durationS, requests: recorder.requests, routes, writes: checked, unexpected, socketErrors, ...(restartFigures ? { restart: restartFigures } : {}), shed, pass }
+  return { name, durationS, requests: recorder.requests, routes, writes: checked, unexpected, socketErrors, ...(restartFigures ? { restart: restartFigures } : {}), loadAverage: [loadBefore, os.loadavg()[0]!], shed, pass }
 }
 
 async function catalogue(base: string): Promise<{ programs: string[]; categories: string[] }> {
@@ -567,7 +578,8 @@ export async function benchLoad(cleanups: Array<() => void>): Promise<LoadFigure
     RATE_LIMIT_MAX: '1000000',
     AUTH_RATE_LIMIT_MAX: '1000000',
   }
-  for (const name of ['REDIS_URL', 'TEST_MODE', 'TAP']) delete common[name]
+  for (const name of ['REDIS_URL', 'TEST_MODE', 'TAP', 'OVERLOAD_EVENT_LOOP_DELAY_MS', 'OVERLOAD_MAX_IN_FLIGHT']) delete common[name]
+  if (!SHEDDING) Object.assign(common, { OVERLOAD_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_IN_FLIGHT: '0' })
   const logDir = dataDir
   const stack: Stack = { common, logDir, databaseUrl, services }
   const core = spawnRole(common, 'authcore', ports.core, logDir)
@@ -600,7 +612,8 @@ export async function benchLoad(cleanups: Array<() => void>): Promise<LoadFigure
     const errors = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter((line) => /"level":(50|60)/.test(line)) : []
     if (errors.length > 0) console.log(`note: the ${service.role} logged ${errors.length} errors, the first: ${errors[0]!.slice(0, 600)}`)
   }
-  return { vus: VUS, runs, pass: runs.every((r) => r.pass) }
+  const shedding = SHEDDING ? 'load shedding as shipped (OVERLOAD_EVENT_LOOP_DELAY_MS=50, OVERLOAD_MAX_IN_FLIGHT=32)' : 'load shedding off (BENCH_LOAD_SHEDDING=off: OVERLOAD_EVENT_LOOP_DELAY_MS=0, OVERLOAD_MAX_IN_FLIGHT=0)'
+  return { vus: VUS, shedding, runs, pass: runs.every((r) => r.pass) }
 }
 
 export function printLoad(figures: LoadFigures): void {
@@ -611,9 +624,10 @@ export function printLoad(figures: LoadFigures): void {
       .join(', ') || '0'
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
   console.log(`\n## Load and fault test (issue 14): ${figures.vus} virtual users, three processes on PostgreSQL\n`)
+  console.log(`services: \`node dist/server/main.js authcore|api|bff\`, NODE_ENV=production, ${figures.shedding}`)
   console.log(`mix per iteration: pages 40 % (/ without session, /@/library, /@/library?sort=nameDesc, /@/programs/:id, /@/category/:id), search 20 %, library read 10 %, add 10 %, remove 10 %, sign out + in 5 %, accept terms 5 %; ${THINK_MS > 0 ? `a pause of 0–${2 * THINK_MS} ms (mean ${THINK_MS}) between a user's iterations` : 'no pause between iterations'}`)
   for (const r of figures.runs) {
-    console.log(`\n### ${r.name} — ${r.durationS.toFixed(0)} s, ${r.requests} requests (${(r.requests / r.durationS).toFixed(0)}/s)\n`)
+    console.log(`\n### ${r.name} — ${r.durationS.toFixed(0)} s, ${r.requests} requests (${(r.requests / r.durationS).toFixed(0)}/s), machine load average ${r.loadAverage[0].toFixed(1)} → ${r.loadAverage[1].toFixed(1)}\n`)
     console.log('| route | requests | 2xx | non-2xx | socket errors | p50 ms | p95 ms | p99 ms |')
     console.log('|---|---:|---:|---|---|---:|---:|---:|')
     for (const route of r.routes) {
