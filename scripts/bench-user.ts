@@ -18,13 +18,15 @@ export async function verifiedUser(bff: string, core: string, apiKey: string, em
     return (await response.json()) as Record<string, unknown>
   }
   const signedUp = await call('/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: 'a bench password' }] })
-  const userId = (signedUp.user as { id: string }).id
+  const userId = (signedUp.user as { id: string } | undefined)?.id
+  if (signedUp.status !== 'OK' || !userId) throw new Error(`the sign-up of ${email} failed: ${JSON.stringify(signedUp)}`)
   const verify = await fetch(`${core}/public/recipe/user/email/verify/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'cdi-version': '5.4', 'api-key': apiKey },
     body: JSON.stringify({ userId, email }),
   })
   const { token } = (await verify.json()) as { token: string }
-  await call('/auth/user/email/verify', { method: 'token', token })
+  const verified = await call('/auth/user/email/verify', { method: 'token', token })
+  if (verified.status !== 'OK') throw new Error(`the verification of ${email} failed: ${JSON.stringify(verified)}`)
   return cookies
 }

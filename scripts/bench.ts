@@ -21,6 +21,10 @@
 // - overload (issue 14): `npm start` under 1000 connections for 30 s on a rendered page and on a
 //   proxied API route: no socket error or timeout, every answer 2xx/503/429, p99 ≤ 1 s, /healthz
 //   p99 ≤ 1 s meanwhile (scripts/bench-overload.ts).
+// - load (issue 14): 200 virtual users for BENCH_LOAD_DURATION s (60) over `main.js authcore`, `api`
+//   and `bff` on PostgreSQL — pages, search, library reads and writes, sign-out and in, terms —
+//   every answer 2xx and no acknowledged library write lost; then again with the API restarted
+//   mid-run: 502/503/504 only while it is down (scripts/bench-load.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -35,6 +39,7 @@ import { benchSignIn, printSignIn } from './bench-signin.ts'
 import { benchAvatar, printAvatar } from './bench-avatar.ts'
 import { benchFiles, printFiles } from './bench-files.ts'
 import { benchOverload, printOverload } from './bench-overload.ts'
+import { benchLoad, printLoad } from './bench-load.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -50,7 +55,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -661,12 +666,20 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
       return result.pass
     },
   ],
+  [
+    'load',
+    async () => {
+      const result = await benchLoad(cleanups)
+      printLoad(result)
+      return result.pass
+    },
+  ],
 ]
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`)
 const results: Array<[Section, boolean]> = []
 try {
-  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload'] as const).some(selected)) ensureBuilt()
+  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload', 'load'] as const).some(selected)) ensureBuilt()
   for (const [section, run] of sectionRuns) {
     if (!selected(section)) continue
     const started = performance.now()

@@ -178,6 +178,8 @@ export async function buildStack(
     coreNow?: () => number
     /** The clock of the services' short caches, for tests that move time. */
     now?: () => number
+    /** The API sheds load itself (OVERLOAD_*), as it does in a process of its own. */
+    apiShedsLoad?: boolean
   } = {},
 ): Promise<Stack> {
   if (!fs.existsSync(path.join(root, 'dist', 'ssr', 'entry-server.js'))) {
@@ -211,6 +213,7 @@ export async function buildStack(
     authCoreApiKey: TEST_AUTH_CORE_API_KEY,
     ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.apiShedsLoad ? { shedLoad: true } : {}),
   })
   await api.listen({ host: '127.0.0.1', port: 0 })
   const address = api.server.address()

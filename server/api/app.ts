@@ -143,6 +143,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       prefix: 'API',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
+      // The BFF's own call at sign-up and sign-in, inside a request it admitted: refused, it would
+      // leave a new account without its record (every page then says the account is disabled)
+      // until the next sign-in, and the person would never know why. One upsert.
+      alwaysAdmitted: new Set(['PUT /api/user']),
       requestId: requestIdFromUpstream,
       onShed: (reason) => metrics.shed.inc({ reason }),
     })

@@ -41,6 +41,11 @@ export interface LoadSheddingOptions {
   requestId: (request: IncomingMessage) => string
   /** Headers every answer of the service carries (the BFF's security headers). */
   headers?: Record<string, string>
+  /**
+   * Requests never refused, as "METHOD /path" (exact path, any query): calls another service makes
+   * on its own inside a request it already let in, whose failure no one would see or retry.
+   */
+  alwaysAdmitted?: ReadonlySet<string>
   /** Told of each refusal (metrics). */
   onShed?: (reason: ShedReason) => void
   /** How often the event loop's delay is sampled (ms); 100 by default. */
@@ -115,7 +120,8 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
   }
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    if (!ALWAYS_ANSWERED.has(pathOf(request.url))) {
+    const path = pathOf(request.url)
+    if (!ALWAYS_ANSWERED.has(path) && !options.alwaysAdmitted?.has(`${request.method} ${path}`)) {
       if (options.maxEventLoopDelayMs > 0 && app.isUnderPressure()) return refuse(request, response, 'event-loop')
       if (options.maxInFlight > 0 && inFlight >= options.maxInFlight) return refuse(request, response, 'in-flight')
     }
