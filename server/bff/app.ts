@@ -13,7 +13,7 @@ import { migrate, readMigrations } from '../db/migrate.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
-import { installLoadShedding } from '../http/load-shedding.ts'
+import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { openApiOptions } from '../http/openapi.ts'
@@ -21,7 +21,7 @@ import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
-import { loadLocaleCatalog } from './locales.ts'
+import { busyPages, loadLocaleCatalog } from './locales.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
@@ -95,6 +95,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       maxInFlight: config.overload.maxInFlight,
       requestId: newRequestId,
       headers: securityHeaders(https),
+      page: busyPages(catalog, OVERLOAD_RETRY_AFTER_SECONDS),
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }

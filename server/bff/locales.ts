@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
+import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
-import { DEFAULT_LOCALE, LOCALES, NAMESPACES, type Locale } from '../../shared/locales.ts'
+import { escapeHtml } from '../../shared/html.ts'
+import { DEFAULT_LOCALE, LOCALES, NAMESPACES, negotiateLocale, type Locale } from '../../shared/locales.ts'
 import type { NamespaceResources } from '../../shared/ssr-contract.ts'
 
 export interface LocaleCatalog {
@@ -55,4 +57,28 @@ export function loadLocaleCatalog(root: string): LocaleCatalog {
     resources[lng] = bundle
   }
   return { hash: hash.digest('hex').slice(0, 16), resources, files }
+}
+
+/** The `lang` cookie of a raw request's Cookie header (the page's language choice), if any. */
+function langCookie(header: string | undefined): string | undefined {
+  return header ? /(?:^|;\s*)lang=([^;]*)/.exec(header)?.[1]?.trim() : undefined
+}
+
+/**
+ * The page a browser gets when the BFF sheds a page request (issue 14): in the visitor's language
+ * (the `lang` cookie, then Accept-Language), saying it is busy, and reloading itself once
+ * Retry-After has passed. Made once per language at boot: refusing must cost next to nothing.
+ */
+export function busyPages(catalog: LocaleCatalog, retryAfterSeconds = 2): (request: IncomingMessage) => string {
+  const pages = new Map<Locale, string>()
+  for (const lng of LOCALES) {
+    const busy = (catalog.resources[lng].common as { errors?: { busy?: { title?: string; cause?: string } } }).errors?.busy
+    const title = escapeHtml(busy?.title ?? 'Softshelf is busy')
+    const cause = escapeHtml(busy?.cause ?? '')
+    pages.set(
+      lng,
+      `<!doctype html><html lang="${lng}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta http-equiv="refresh" content="${retryAfterSeconds}"><title>${title}</title></head><body><main><p>503</p><h1>${title}</h1><p>${cause}</p></main></body></html>`,
+    )
+  }
+  return (request) => pages.get(negotiateLocale(langCookie(request.headers.cookie), request.headers['accept-language']))!
 }

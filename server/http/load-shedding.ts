@@ -46,6 +46,12 @@ export interface LoadSheddingOptions {
    * on its own inside a request it already let in, whose failure no one would see or retry.
    */
   alwaysAdmitted?: ReadonlySet<string>
+  /**
+   * The HTML a person's browser gets instead of the JSON body, when a page (GET or HEAD asking for
+   * text/html) is refused; undefined: JSON. The BFF's says so in the visitor's language and
+   * reloads once Retry-After has passed.
+   */
+  page?: (request: IncomingMessage) => string
   /** Told of each refusal (metrics). */
   onShed?: (reason: ShedReason) => void
   /** How often the event loop's delay is sampled (ms); 100 by default. */
@@ -95,12 +101,13 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
       refusedSinceWarning = 0
     }
     const requestId = options.requestId(request)
-    const body = JSON.stringify(
-      errorBody(503, `${options.prefix}_OVERLOADED`, `The service is busy right now. Please try again in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds.`, requestId),
-    )
+    const asPage = options.page !== undefined && (request.method === 'GET' || request.method === 'HEAD') && /\btext\/html\b/.test(request.headers.accept ?? '')
+    const body = asPage
+      ? options.page!(request)
+      : JSON.stringify(errorBody(503, `${options.prefix}_OVERLOADED`, `The service is busy right now. Please try again in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds.`, requestId))
     response.writeHead(503, {
       ...options.headers,
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': asPage ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',
       'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),

@@ -23,6 +23,8 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
 
   // Each person writes one request at a time, so the last acknowledged write of a program is its state.
   const states = tabs.map(() => new Map<string, Known>())
+  /** Each person's writes as they were answered, to say what happened when a check fails. */
+  const history = tabs.map(() => [] as string[])
   const answers = { acknowledged: 0, refusedWhileClosing: 0, connectionErrors: 0, other: [] as string[] }
   let stopping = false
   const deadline = Date.now() + 60_000
@@ -34,7 +36,8 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
       const adding = state.get(program) !== 'in'
       try {
         const response = adding ? await browser.post(`/api/user/program/${program}`) : await browser.delete(`/api/user/program/${program}`)
-        await response.arrayBuffer()
+        const body = await response.text()
+        history[person]!.push(`${program} ${adding ? 'add' : 'remove'} → ${response.status}${response.ok ? '' : ` ${body.slice(0, 120)}`}${stopping ? ' (stopping)' : ''}`)
         if (response.ok) {
           state.set(program, adding ? 'in' : 'out')
           answers.acknowledged++
@@ -45,7 +48,8 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
           state.set(program, 'unknown')
           answers.other.push(`${response.status} ${adding ? 'add' : 'remove'}${stopping ? ' while stopping' : ''}`)
         }
-      } catch {
+      } catch (error) {
+        history[person]!.push(`${program} ${adding ? 'add' : 'remove'} → no answer: ${(error as Error).message}${stopping ? ' (stopping)' : ''}`)
         // No answer: the write may or may not have happened. Only once the app stops accepting.
         state.set(program, 'unknown')
         answers.connectionErrors++
@@ -77,7 +81,9 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
     for (const [program, known] of states[person]!) {
       if (known === 'unknown') continue
       checked++
-      t.equal(ids.has(program), known === 'in', `writer${person}: ${program} ${known === 'in' ? 'added' : 'removed'}, as acknowledged`)
+      t.equal(ids.has(program), known === 'in', `writer${person}: ${program} ${known === 'in' ? 'added' : 'removed'}, as acknowledged`, {
+        history: history[person]!.filter((line) => line.startsWith(`${program} `)).slice(-4),
+      })
     }
   }
   t.ok(checked >= PEOPLE * 2, `${checked} acknowledged library states checked after the restart`)

@@ -43,9 +43,20 @@ t.test('an event loop lagging past the threshold sheds new requests; probes stay
   t.match(body, { statusCode: 503, code: 'BFF_OVERLOADED', error: 'Service Unavailable', message: /busy.*try again in 2 seconds/ })
   t.equal(body.requestId, refused.headers['x-request-id'])
 
-  const page = await request(`${base}/library`)
+  // A person's browser gets a page in their language that tries again by itself, not JSON.
+  const page = await request(`${base}/library`, { headers: { accept: 'text/html,application/xhtml+xml', cookie: 'consent=analytics:denied; lang=de' } })
   t.equal(page.statusCode, 503, 'pages are shed too')
-  await page.body.dump()
+  t.equal(page.headers['content-type'], 'text/html; charset=utf-8')
+  t.equal(page.headers['retry-after'], '2')
+  t.equal(page.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'; base-uri 'none'")
+  const html = await page.body.text()
+  t.match(html, /<html lang="de">/)
+  t.match(html, /<meta http-equiv="refresh" content="2">/, 'it reloads once Retry-After has passed')
+  t.match(html, /<h1>Softshelf ist überlastet<\/h1>/)
+  const slovak = await request(`${base}/`, { headers: { accept: 'text/html', 'accept-language': 'sk-SK,sk;q=0.9,en;q=0.5' } })
+  t.match(await slovak.body.text(), /<h1>Softshelf je preťažený<\/h1>/, 'Accept-Language without a cookie')
+  const fetchApi = await request(`${base}/api/categories`, { headers: { accept: 'application/json, text/plain, */*' } })
+  t.match(await fetchApi.body.json(), { code: 'BFF_OVERLOADED' }, 'an API call still gets JSON')
   for (const probe of ['/healthz', '/readyz']) {
     const answer = await request(`${base}${probe}`)
     t.equal(answer.statusCode, 200, `${probe} is always answered`)
