@@ -131,7 +131,7 @@ const test = async (t: Test) => {
   const start = async (): Promise<string> => {
     const name = `softshelf-test-${randomBytes(4).toString('hex')}`
     names.push(name)
-    const env = Object.entries({ ...ports, APP_URL: appUrl, AUTH_RATE_LIMIT_MAX: '1000' }).flatMap(([key, value]) => ['--env', `${key}=${value}`])
+    const env = Object.entries({ ...ports, APP_URL: appUrl, AUTH_RATE_LIMIT_MAX: '1000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0' }).flatMap(([key, value]) => ['--env', `${key}=${value}`])
     const started = await podman(['run', '--detach', '--name', name, '--network', 'host', '--volume', `${dataDir}:/data:U`, ...env, image])
     if (started.code !== 0) throw new Error(`podman run failed: ${started.stderr}`)
     // The image's own HEALTHCHECK, run on demand (no systemd timers here).

@@ -14,7 +14,7 @@ type Known = 'in' | 'out' | 'unknown'
 
 t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is lost', async (t) => {
   const dataDir = tempDir(t)
-  const app = await startApp(t, dataDir, { OVERLOAD_EVENT_LOOP_DELAY_MS: '1000', RATE_LIMIT_MAX: '1000000', SHUTDOWN_TIMEOUT_MS: '10000' })
+  const app = await startApp(t, dataDir, { RATE_LIMIT_MAX: '1000000', SHUTDOWN_TIMEOUT_MS: '10000' })
   const tabs: Array<Awaited<ReturnType<typeof signedUpTab>>> = []
   for (let i = 0; i < PEOPLE; i++) tabs.push(await signedUpTab(app, dataDir, `writer${i}@example.com`))
   const catalogue = (await (await tabs[0]!.get('/api/programs?pageSize=100')).json()) as { items: Array<{ id: string }> }
