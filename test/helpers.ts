@@ -136,6 +136,15 @@ export function within<T>(promise: Promise<T>, ms = 10_000): Promise<T> {
   return Promise.race([promise, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())])
 }
 
+/** Runs `check` on each event-loop turn until it holds; throws past `ms`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms`)
+    await new Promise<void>((resolve) => setImmediate(resolve))
+  }
+}
+
 /** Log lines written by a service, parsed; for asserting what is (not) logged. */
 export class LogCapture extends Writable {
   readonly lines: string[] = []
@@ -286,7 +295,12 @@ export function browser(app: FastifyInstance, jar = new CookieJar()) {
 
 /** The newest link mailed to `to` through the embedded mailbox (DATA_DIR/mail). */
 export function lastMailLink(stack: Stack, to: string): URL {
-  const folder = path.join(stack.config.dataDir, 'mail')
+  return lastMailLinkIn(stack.config.dataDir, to)
+}
+
+/** The newest link mailed to `to` through the embedded mailbox of a DATA_DIR (a process the test started). */
+export function lastMailLinkIn(dataDir: string, to: string): URL {
+  const folder = path.join(dataDir, 'mail')
   const mails = fs
     .readdirSync(folder)
     .filter((name) => name.endsWith('.json'))

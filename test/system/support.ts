@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Test } from 'tap'
-import { freePort, root } from '../helpers.ts'
+import { freePort, lastMailLinkIn, root } from '../helpers.ts'
 
 // What the system tests share: the built app started as `npm start` starts it, a browser tab over
 // real HTTP, the embedded mailbox, and bounded waits. Needs dist/ (npm test builds it first).
@@ -94,7 +94,12 @@ export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.Proces
   Object.assign(env, extraEnv)
   const listening = Number(env.PORT)
   let stderr = ''
-  const child = spawn(process.execPath, [main, 'all'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  // SOFTSHELF_TEST_APP_LOG=<path prefix>: each app's info-level log goes to <prefix>-<time>.log (to see what a failing run did).
+  const logPrefix = process.env.SOFTSHELF_TEST_APP_LOG
+  if (logPrefix) env.LOG_LEVEL = 'info'
+  const stdout = logPrefix ? fs.openSync(`${logPrefix}-${Date.now()}.log`, 'a') : 'ignore'
+  const child = spawn(process.execPath, [main, 'all'], { env, stdio: ['ignore', stdout, 'pipe'] })
+  if (typeof stdout === 'number') fs.closeSync(stdout)
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
@@ -110,16 +115,7 @@ export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.Proces
 }
 
 /** The newest link mailed to `to` through the embedded mailbox (DATA_DIR/mail). */
-export function lastMailLink(dataDir: string, to: string): URL {
-  const folder = path.join(dataDir, 'mail')
-  const mails = fs
-    .readdirSync(folder)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string; text: string })
-    .filter((mail) => mail.to === to)
-  return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0])
-}
+export const lastMailLink = lastMailLinkIn
 
 /** A person signed up through the BFF as the browser does, the emailed link opened, the terms accepted. */
 export async function signedUpTab(app: App, dataDir: string, email: string, password = 'correct horse battery'): Promise<ReturnType<typeof tab>> {

@@ -1,22 +1,12 @@
 import t from 'tap'
 import { request } from 'undici'
-import { browser, buildStack, lastMailLink, within } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, waitUntil, within } from '../../helpers.ts'
 
 // Issue 14, "Load and fault test": the product API in a process of its own sheds load like the
 // BFF (503 API_OVERLOADED before Fastify), except the BFF's own PUT /api/user at sign-up. Refused,
 // that call left a new account without its record — the BFF only logs the failure — and the
 // account's first request after the email link answered 404 API_USER_NOT_FOUND (every page:
 // "account disabled") until the next sign-in. Found by scripts/bench-load.ts.
-
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
-async function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms`)
-    await turn()
-  }
-}
 
 t.test('a sign-up while the API sheds load still makes the account record; other API requests are refused meanwhile', async (t) => {
   const stack = await buildStack(t, { auth: true, apiShedsLoad: true, env: { OVERLOAD_EVENT_LOOP_DELAY_MS: '40' } })
@@ -29,7 +19,7 @@ t.test('a sign-up while the API sheds load still makes the account record; other
     while (Date.now() < end);
   }, 1)
   t.teardown(() => clearInterval(hog))
-  await until(() => stack.api.isUnderPressure())
+  await waitUntil(() => stack.api.isUnderPressure())
 
   const refused = await request(`${stack.apiUrl}/api/categories`, { headers: { accept: 'application/json' } })
   t.equal(refused.statusCode, 503, 'the API sheds a request of its own')
@@ -41,11 +31,11 @@ t.test('a sign-up while the API sheds load still makes the account record; other
   await stillRefused.body.dump()
 
   clearInterval(hog)
-  await within(until(async () => {
+  await within(waitUntil(async () => {
     const answer = await request(`${stack.apiUrl}/api/categories`)
     await answer.body.dump()
     return answer.statusCode === 200
-  }), 10_000)
+  }), 30_000)
   await tab.post('/auth/user/email/verify', { method: 'token', token: lastMailLink(stack, email).searchParams.get('token') })
   const accepted = await tab.post('/api/user/accept-tos', { isInMailList: false })
   t.equal(accepted.statusCode, 200, 'the account has its record: the terms are accepted, no API_USER_NOT_FOUND')
