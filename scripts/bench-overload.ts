@@ -127,7 +127,7 @@ export async function benchOverload(cleanups: Array<() => void>): Promise<Overlo
       RATE_LIMIT_MAX: '1000000',
   }
   // The embedded defaults, whatever this shell points at.
-  for (const name of ['DATABASE_URL', 'UPSTREAM_API_URL', 'AUTH_CORE_URL', 'REDIS_URL', 'OVERLOAD_EVENT_LOOP_DELAY_MS', 'OVERLOAD_MAX_IN_FLIGHT']) delete env[name]
+  for (const name of ['DATABASE_URL', 'UPSTREAM_API_URL', 'AUTH_CORE_URL', 'REDIS_URL']) delete env[name]
   const child = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js'), 'all'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
   cleanups.push(() => child.kill('SIGKILL'))
   const base = `http://127.0.0.1:${ports.bff}`

@@ -504,7 +504,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
     overload: {
       eventLoopDelayMs: r.integer('OVERLOAD_EVENT_LOOP_DELAY_MS', 50, 0, 10_000),
-      maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 32, 0, 100_000),
+      maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 128, 0, 100_000),
     },
     idleTimeoutMs: r.integer('IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),

@@ -54,7 +54,10 @@ export interface LoadSheddingOptions {
   page?: (request: IncomingMessage) => string
   /** Told of each refusal (metrics). */
   onShed?: (reason: ShedReason) => void
-  /** How often the event loop's delay is sampled (ms); 100 by default. */
+  /**
+   * The window (ms) the event loop's delay is averaged over; 500 by default: long enough that one
+   * garbage collection or one slow render is not overload, short enough to shed within half a second.
+   */
   sampleIntervalMs?: number
 }
 
@@ -79,7 +82,7 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
   // Measures only: the pressure handler lets every request through, the listener below decides.
   await app.register(underPressure, {
     maxEventLoopDelay: options.maxEventLoopDelayMs,
-    sampleInterval: options.sampleIntervalMs ?? 100,
+    sampleInterval: options.sampleIntervalMs ?? 500,
     pressureHandler: () => undefined,
   })
 

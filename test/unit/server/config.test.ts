@@ -33,7 +33,7 @@ t.test('every bad value is reported by name, with what is expected', async (t) =
 
 t.test('load shedding and the idle timeout: defaults, off switches and bounds', async (t) => {
   const defaults = loadConfig({})
-  t.same(defaults.overload, { eventLoopDelayMs: 50, maxInFlight: 32 })
+  t.same(defaults.overload, { eventLoopDelayMs: 50, maxInFlight: 128 })
   t.equal(defaults.idleTimeoutMs, 60_000)
   t.same(loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_IN_FLIGHT: '0' }).overload, { eventLoopDelayMs: 0, maxInFlight: 0 }, '0 turns each off')
   t.throws(() => loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '-1' }), /OVERLOAD_EVENT_LOOP_DELAY_MS must be a whole number from 0/)
