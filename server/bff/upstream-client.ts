@@ -36,6 +36,9 @@ export interface UpstreamStream {
 /** How long the API may take to answer once a streamed request body has all gone (finishing an upload). */
 export const STREAMED_BODY_ANSWER_MS = 120_000
 
+/** Methods that change nothing: sent again once when a reused connection turns out closed. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
 /** Largest upstream body the BFF buffers; the API's JSON answers are far smaller. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024
 
@@ -78,18 +81,32 @@ export class UpstreamClient {
     // than for a call: finishing an upload commits its bytes (a copy on S3).
     const streamed = req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body)
     try {
-      const response = await this.pool.request({
-        method: req.method as 'GET',
-        path: req.path,
-        headers: req.headers ?? {},
-        body: req.body ?? null,
-        signal: req.signal ?? null,
-        ...(streamed ? { headersTimeout: this.timeouts.streamedAnswerMs ?? Math.max(this.timeouts.headersTimeoutMs, STREAMED_BODY_ANSWER_MS) } : {}),
-      })
-      return { status: response.statusCode, headers: response.headers, body: response.body }
+      return await this.attempt(req, streamed)
     } catch (error) {
+      // A keep-alive socket the upstream closed (a restart, its idle timeout) as this request went
+      // out on it: a safe request without a body is sent once more, on a fresh connection. A write
+      // is never repeated (it may have been applied); it answers 502 as before.
+      if (SAFE_METHODS.has(req.method) && req.body === undefined && !req.signal?.aborted && (error as { code?: string }).code === 'UND_ERR_SOCKET') {
+        try {
+          return await this.attempt(req, streamed)
+        } catch (again) {
+          throw mapUpstreamError(again)
+        }
+      }
       throw mapUpstreamError(error)
     }
+  }
+
+  private async attempt(req: UpstreamRequest, streamed: boolean): Promise<UpstreamStream> {
+    const response = await this.pool.request({
+      method: req.method as 'GET',
+      path: req.path,
+      headers: req.headers ?? {},
+      body: req.body ?? null,
+      signal: req.signal ?? null,
+      ...(streamed ? { headersTimeout: this.timeouts.streamedAnswerMs ?? Math.max(this.timeouts.headersTimeoutMs, STREAMED_BODY_ANSWER_MS) } : {}),
+    })
+    return { status: response.statusCode, headers: response.headers, body: response.body }
   }
 
   close(): Promise<void> {
