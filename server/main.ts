@@ -13,6 +13,7 @@ import { embeddedOperatorToken, embeddedSecret } from './operator-token.ts'
 // starts the roles asked for, and shuts down gracefully on SIGTERM/SIGINT.
 
 const ROLES = ['all', 'bff', 'api', 'authcore'] as const
+type Role = (typeof ROLES)[number]
 
 /**
  * Connections the kernel may queue before the process accepts them. Node accepts about one per
@@ -20,7 +21,6 @@ const ROLES = ['all', 'bff', 'api', 'authcore'] as const
  * (Node's default is 511; Linux caps it at net.core.somaxconn).
  */
 const LISTEN_BACKLOG = 4096
-type Role = (typeof ROLES)[number]
 
 function parseArgs(argv: string[]): { role: Role; dev: boolean } {
   const positional = argv.filter((arg) => !arg.startsWith('--'))

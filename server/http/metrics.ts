@@ -1,4 +1,4 @@
-import type { FastifyContextConfig, FastifyInstance } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Database } from '../db/database.ts'
 import { bearerMatches } from '../operator-token.ts'
@@ -116,8 +116,8 @@ export interface MetricsOptions {
 }
 
 /** The route pattern a request matched; one label for every unmatched URL, so a scan cannot grow the series. */
-function routeOf(url: string | undefined): string {
-  return url ?? 'unmatched'
+export function routeLabel(request: FastifyRequest): string {
+  return request.routeOptions.url ?? 'unmatched'
 }
 
 /** Counts every answer and serves GET /metrics behind the operator token. Returns the metrics. */
@@ -128,7 +128,7 @@ export function installMetrics(app: FastifyInstance, options: MetricsOptions): S
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: KNOWN_METHODS.has(request.method) ? request.method : 'OTHER',
-      route: routeOf(request.routeOptions.url),
+      route: routeLabel(request),
       status: String(reply.statusCode),
     }
     metrics.requests.inc(labels)

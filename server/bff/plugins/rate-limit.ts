@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Redis } from 'ioredis'
 import { errorBody } from '../../http/errors.ts'
+import { routeLabel } from '../../http/metrics.ts'
 
 /** Requests that never count: hashed assets, locale files and probes. */
 const EXEMPT = /^\/(?:assets\/|locales\/|favicon\.svg$|healthz$|readyz$)/
@@ -45,7 +46,7 @@ export const rateLimitPlugin = fp(
       // Limit headers only once the limit is reached (with retry-after): every other answer stays lean.
       addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
       errorResponseBuilder: (request, context) => {
-        request.server.metrics?.rateLimited.inc({ route: request.routeOptions.url ?? 'unmatched' })
+        request.server.metrics?.rateLimited.inc({ route: routeLabel(request) })
         const body = errorBody(429, 'BFF_RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`, request.id)
         return Object.assign(new Error(body.message), body, { retryAfter: Math.ceil(context.ttl / 1000) })
       },
