@@ -45,7 +45,7 @@ function notFoundLoader({ request }: LoaderFunctionArgs): never {
 }
 
 /** An account page: the `auth` namespace and an English, unindexed title. */
-function accountPage(path: string, title: string, load: () => Promise<Record<string, unknown>>, module: string, ns: Parameters<typeof page>[0] = ['auth']): RouteObject {
+function accountPage(path: string, title: string, load: () => Promise<Record<string, unknown>>, module: string, ns: Parameters<typeof page>[0] = ['auth']): RouteObject & { handle: RouteHandle } {
   return { path, ErrorBoundary: PageErrorBoundary, ...page(ns, module, load, privateHead(title)) }
 }
 
@@ -126,9 +126,20 @@ export const routes: RouteObject[] = [
               { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
             ],
           },
+          // Issue 15: the account forms' pages export the action that shows a form the BFF answered
+          // without the page's script (decision 025).
           accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
-          accountPage('forgot-password', 'Forgot your password', () => passwordPages().then((m) => ({ Component: m.ForgotPasswordPage })), 'client/pages/auth/passwords.tsx'),
-          accountPage('reset-password', 'Choose a new password', () => passwordPages().then((m) => ({ Component: m.ResetPasswordPage })), 'client/pages/auth/passwords.tsx'),
+          accountPage('forgot-password', 'Forgot your password', () => passwordPages().then((m) => ({ Component: m.ForgotPasswordPage, action: m.action })), 'client/pages/auth/passwords.tsx'),
+          // Issue 15: the page says whether its link is still good, so no cache may keep it.
+          withHeaders(
+            accountPage(
+              'reset-password',
+              'Choose a new password',
+              () => passwordPages().then((m) => ({ Component: m.ResetPasswordPage, loader: m.resetPasswordLoader, action: m.action })),
+              'client/pages/auth/passwords.tsx',
+            ),
+            { 'cache-control': 'no-store' },
+          ),
           accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage })), 'client/pages/auth/email-verification.tsx'),
           // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.
           accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
+import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
 import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
@@ -38,6 +38,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
   // Under /@ the page is the signed-in twin: add/remove, links to the other signed-in pages, and
   // publisher and licence as text (their pages have no twin).
   const library = useLibrary()
+  const location = useLocation()
   const base = library ? '/@' : ''
   const date = (value: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(value))
   return (
@@ -63,6 +64,12 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
               <>
                 <LibraryButton library={library} program={program} t={catalogueT} />
                 {purchase}
+                {/* The account pages added it on the way here (client/lib/account/continue.ts). */}
+                {(location.state as { added?: string } | null)?.added === program.id ? (
+                  <span className="notice notice-success program-added" role="status" data-testid="program-added">
+                    {t('catalogue:program.addedOnReturn', { name: program.name })}
+                  </span>
+                ) : null}
               </>
             ) : (
               <>
@@ -72,7 +79,8 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
                     {t('checkout:buy')}
                   </Link>
                 ) : null}
-                <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" aria-describedby="add-hint">
+                {/* Issue 15: the sign-in (or sign-up) comes back here with the program added. */}
+                <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}&action=add`} className="button" aria-describedby="add-hint">
                   {t('catalogue:program.addToLibrary')}
                 </Link>
                 <span id="add-hint" className="hint">

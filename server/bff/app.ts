@@ -20,6 +20,7 @@ import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { authPlugin } from './auth/plugin.ts'
+import { pageForms } from './auth/page-forms.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
@@ -140,6 +141,15 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
   }
-  await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config, options.buildInfo.buildId) })
+  await app.register(ssrRoutes, {
+    root,
+    dev,
+    https,
+    catalog,
+    config: publicConfig(config, options.buildInfo.buildId),
+    // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
+    pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
+    formRateLimitMax: config.authRateLimitMax,
+  })
   return app
 }

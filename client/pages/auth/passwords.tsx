@@ -1,46 +1,62 @@
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLocation } from 'react-router'
-import { PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
+import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
+import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
+import { readReturn, returnSearch } from '../../../shared/return-path.ts'
+import { PASSWORD_ERRORS, PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
+import { carryReturn } from '../../lib/account/continue.ts'
+import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
+import { apiResponse } from '../../lib/api.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { describeAuthFailure } from '../../lib/auth-errors.ts'
+import { fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
-// /forgot-password asks for a link by email; /reset-password?token= sets the new password.
+/** A form sent before the script ran, answered by the BFF (decision 025). */
+export const action = formOutcomeAction
+
+// /forgot-password asks for a link by email; /reset-password?token= sets the new password. Both
+// carry ?redirectToPath= (the link the BFF mails keeps it), and both work before their script runs
+// (decision 025).
 
 export function ForgotPasswordPage() {
-  const { t } = useTranslation(['auth', 'common'])
-  const [sent, setSent] = useState(false)
-  const [fieldError, setFieldError] = useState<string | undefined>()
-  const [error, setError] = useState<string | null>(null)
+  const { t, i18n } = useTranslation(['auth', 'common'])
+  const target = readReturn(useLocation().search)
+  const [outcome, setOutcome] = useFormOutcome()
   const [busy, setBusy] = useState(false)
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const email = String(new FormData(event.currentTarget).get('email') ?? '').trim()
     setBusy(true)
-    setFieldError(undefined)
-    setError(null)
+    setOutcome(undefined)
     try {
-      const result = await EmailPassword.sendPasswordResetEmail({ formFields: [{ id: 'email', value: email }] })
-      if (result.status === 'OK') setSent(true)
-      else if (result.status === 'FIELD_ERROR') setFieldError(result.formFields.find((field) => field.id === 'email')?.error)
-      else setError(result.reason)
+      const options = carryReturn(target)
+      const result = await EmailPassword.sendPasswordResetEmail({ formFields: [{ id: 'email', value: email }], ...(options ? { options } : {}) })
+      setOutcome(result.status === 'OK' ? { done: true } : { ...outcomeOfAnswer(result as SdkAnswer), values: { email } })
     } catch (failure) {
-      setError((await describeAuthFailure(failure, t)).message)
+      setOutcome({ problem: await problemOfFailure(failure), values: { email } })
     } finally {
       setBusy(false)
     }
   }
+  const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
   return (
-    <AuthShell title={t('auth:forgot.title')} lead={sent ? undefined : t('auth:forgot.lead')} footer={<Link to="/login">{t('auth:forgot.backToLogin')}</Link>}>
-      {sent ? (
+    <AuthShell
+      title={t('auth:forgot.title')}
+      lead={outcome?.done ? undefined : t('auth:forgot.lead')}
+      footer={<Link to={`/login${returnSearch(target)}`}>{t('auth:forgot.backToLogin')}</Link>}
+    >
+      {outcome?.done ? (
         <Notice kind="success" testId="forgot-sent">
           {t('auth:forgot.sent')}
         </Notice>
       ) : (
         <form method="post" onSubmit={(event) => void submit(event)} noValidate>
-          {error ? <Notice kind="error">{error}</Notice> : null}
-          <Field id="forgot-email" name="email" type="email" autoComplete="email" required label={t('auth:fields.email')} error={fieldError} />
+          {outcome?.problem ? (
+            <Notice kind="error" testId="forgot-error">
+              {problemMessage(outcome.problem, t, i18n.language)}
+            </Notice>
+          ) : null}
+          <Field id="forgot-email" name="email" type="email" autoComplete="email" required label={t('auth:fields.email')} error={fieldErrors.email} defaultValue={outcome?.values?.email} />
           <button type="submit" className="button" disabled={busy}>
             {t('auth:forgot.submit')}
           </button>
@@ -50,60 +66,80 @@ export function ForgotPasswordPage() {
   )
 }
 
+interface ResetData {
+  /** False when the link has been used or has expired: said at once, before any form (issue 15 item 8). */
+  usable: boolean
+}
+
+/**
+ * Whether the link can still be used, asked without using it (GET /auth/user/password/reset/token/check):
+ * on the server while rendering, in the browser on a client-side visit. A check that fails says
+ * nothing: the form shows, and sending it tells.
+ */
+export async function resetPasswordLoader({ request, context }: LoaderFunctionArgs): Promise<ResetData> {
+  const token = new URL(request.url).searchParams.get('token')
+  if (!token) return { usable: false }
+  const answer = await apiResponse(context, `/auth/user/password/reset/token/check?token=${encodeURIComponent(token)}`, request.signal)
+  return { usable: !(answer.status === 200 && (answer.body as { status?: unknown } | null)?.status === 'RESET_PASSWORD_INVALID_TOKEN_ERROR') }
+}
+
 export function ResetPasswordPage() {
-  const { t } = useTranslation(['auth', 'common'])
-  const token = new URLSearchParams(useLocation().search).get('token')
-  const [outcome, setOutcome] = useState<'form' | 'done' | 'invalid'>(token ? 'form' : 'invalid')
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
-  const [error, setError] = useState<string | null>(null)
+  const { t, i18n } = useTranslation(['auth', 'common'])
+  const { usable } = useLoaderData() as ResetData
+  const target = readReturn(useLocation().search)
+  const [outcome, setOutcome] = useFormOutcome()
   const [busy, setBusy] = useState(false)
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
     const password = String(form.get('password') ?? '')
-    if (validatePassword(password)) {
-      setFieldErrors({ password: t('auth:fields.passwordTooShort', { count: PASSWORD_MIN_LENGTH }) })
+    const passwordProblem = validatePassword(password)
+    if (passwordProblem) {
+      setOutcome({ fields: { password: passwordProblem } })
       return
     }
     if (password !== String(form.get('confirm') ?? '')) {
-      setFieldErrors({ confirm: t('auth:reset.mismatch') })
+      setOutcome({ fields: { confirm: PASSWORD_ERRORS.mismatch } })
       return
     }
     setBusy(true)
-    setFieldErrors({})
-    setError(null)
+    setOutcome(undefined)
     try {
       const result = await EmailPassword.submitNewPassword({ formFields: [{ id: 'password', value: password }] })
-      if (result.status === 'OK') setOutcome('done')
-      else if (result.status === 'RESET_PASSWORD_INVALID_TOKEN_ERROR') setOutcome('invalid')
-      else setFieldErrors(Object.fromEntries(result.formFields.map((field) => [field.id, field.error])))
+      setOutcome(result.status === 'OK' ? { done: true } : outcomeOfAnswer(result as SdkAnswer))
     } catch (failure) {
-      setError((await describeAuthFailure(failure, t)).message)
+      setOutcome({ problem: await problemOfFailure(failure) })
     } finally {
       setBusy(false)
     }
   }
+  const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
+  const invalid = !usable || outcome?.problem?.kind === 'invalidToken'
   return (
     <AuthShell title={t('auth:reset.title')}>
-      {outcome === 'done' ? (
+      {outcome?.done ? (
         <>
           <Notice kind="success" testId="reset-done">
             {t('auth:reset.done')}
           </Notice>
-          <Link className="button" to="/login">
+          <Link className="button" to={`/login${returnSearch(target)}`}>
             {t('auth:reset.logIn')}
           </Link>
         </>
-      ) : outcome === 'invalid' ? (
+      ) : invalid ? (
         <>
           <Notice kind="error" testId="reset-invalid">
             {t('auth:reset.invalid')}
           </Notice>
-          <Link to="/forgot-password">{t('auth:reset.getNewLink')}</Link>
+          <Link to={`/forgot-password${returnSearch(target)}`}>{t('auth:reset.getNewLink')}</Link>
         </>
       ) : (
         <form method="post" onSubmit={(event) => void submit(event)} noValidate>
-          {error ? <Notice kind="error">{error}</Notice> : null}
+          {outcome?.problem ? (
+            <Notice kind="error" testId="reset-error">
+              {problemMessage(outcome.problem, t, i18n.language)}
+            </Notice>
+          ) : null}
           <Field
             id="reset-password"
             name="password"

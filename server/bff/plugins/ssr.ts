@@ -10,10 +10,12 @@ import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { ERROR_EVENT_HEADER, errorBody } from '../../http/errors.ts'
-import { BffUpstreamBadResponse } from '../errors.ts'
+import { safeReturnPath } from '../../../shared/return-path.ts'
+import { BffNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
+import type { PageForms } from '../auth/page-forms.ts'
 import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/page-session.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
 import { sharingLinkOf, shareTokenFor } from '../share-access.ts'
@@ -68,6 +70,31 @@ export interface SsrOptions {
   https: boolean
   catalog: LocaleCatalog
   config: Omit<ClientConfig, 'localesHash'>
+  /** The account forms the BFF answers when a page sends one before its script ran (decision 025). */
+  pageForms?: PageForms
+  /** Per IP and minute, as for /auth writes. */
+  formRateLimitMax: number
+}
+
+/** An account form is a few fields; more is not one of ours. */
+const PAGE_FORM_BODY_LIMIT = 16 * 1024
+
+/** What a page's own <form method="post"> sends. */
+function isFormPost(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
+}
+
+/** A form of a page that only works with its script, sent before the script ran: nothing was done; say so. */
+function formNotReadyPage(catalog: LocaleCatalog, locale: Locale, url: string): string {
+  const common = catalog.resources[locale].common as { errors?: { formNotReady?: { title?: string; cause?: string; back?: string } } }
+  const texts = common.errors?.formNotReady
+  // Back to the page the form was on; a request line's "//host" is no page of ours.
+  const back = safeReturnPath(url) ?? '/'
+  return (
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">` +
+    `<title>Softshelf</title></head><body><main><h1>${escapeHtml(texts?.title ?? '')}</h1><p>${escapeHtml(texts?.cause ?? '')}</p>` +
+    `<p><a href="${escapeHtml(back)}">${escapeHtml(texts?.back ?? '')}</a></p></main></body></html>`
+  )
 }
 
 /** Vite writes this into dev HTML; each request swaps in its own nonce. */
@@ -141,6 +168,12 @@ export function serverApiHeaders(request: FastifyRequest, locale: Locale, access
 function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
   return {
     async get(apiPath, init) {
+      // The BFF's own /auth reads (the reset link's check): answered here, as the browser's GET would be.
+      if (apiPath.startsWith('/auth/')) {
+        const answer = await app.inject({ method: 'GET', url: apiPath, headers: { accept: 'application/json', 'accept-language': locale } })
+        const type = String(answer.headers['content-type'] ?? '')
+        return { status: answer.statusCode, body: type.includes('json') ? answer.json() : null }
+      }
       try {
         const response = await app.upstreamApi.request({
           method: 'GET',
@@ -199,7 +232,8 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
   const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, Date.now, 500)
 
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** A page; with `form`, as the answer to a form the BFF has just handled (decision 025). */
+  const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
     // Pages may answer another site's arrival differently (the sign-out asks first, issue 17),
@@ -208,7 +242,9 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     // The consent banner shows until the visitor chooses (issue 11): the choice is part of the page.
     const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
     const cacheKey = `${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}`
-    if (!opts.dev && isAnonymous(request)) {
+    // A form's answer is that visitor's own: never from the page cache, never into it.
+    const cacheable = !opts.dev && form === undefined && isAnonymous(request)
+    if (cacheable) {
       const cached = pageCache.peek(cacheKey)
       if (cached) {
         reply.header('vary', 'Cookie, Accept-Language')
@@ -251,7 +287,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     }
     mirrorFrontToken(reply, opts.https)
     // A signed-in page is the user's own: no shared cache keeps it.
-    if (session.session.state !== 'LOGGED_OUT') reply.header('cache-control', 'no-store')
+    if (session.session.state !== 'LOGGED_OUT' || form) reply.header('cache-control', 'no-store')
     try {
       // Appended, not resolved: a path like "//other.host/x" must stay a path on our origin.
       const url = new URL(`${opts.config.appUrl}${request.url}`).href
@@ -266,6 +302,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         config: clientConfig,
         session: session.session,
         consent,
+        ...(form ? { form } : {}),
       })
     } catch (error) {
       if (error instanceof Error) renderer.fixStack?.(error)
@@ -283,7 +320,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       .replace('<!--app-head-->', () => result.head + renderer.preloadLinks(result.modules))
       .replace('<!--app-html-->', () => result.html)
       .replace('<!--app-scripts-->', () => result.scripts)
-    if (!opts.dev && result.status === 200 && isAnonymous(request) && !result.headers['cache-control']?.includes('no-store')) {
+    if (cacheable && result.status === 200 && !result.headers['cache-control']?.includes('no-store')) {
       // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
       const placeholder = randomBytes(16).toString('hex')
       const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder, headers: result.headers }
@@ -292,6 +329,33 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)
   }
 
+  const handler = (request: FastifyRequest, reply: FastifyReply) => renderPage(request, reply)
   app.get('/*', handler)
   app.get('/', handler)
+
+  // A form a page sent before its script ran posts to the page's own address (decision 025).
+  // The account forms are answered like their script would (opts.pageForms); any other is told,
+  // in a page, that nothing was done — never a JSON body.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: PAGE_FORM_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    })
+    const post = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!isFormPost(request)) throw new BffNotFound(request.method, request.url.split('?')[0] ?? '/')
+      reply.header('cache-control', 'no-store')
+      const answer = opts.pageForms ? await opts.pageForms(request, reply) : null
+      if (answer === null) {
+        const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
+        return reply.code(405).header('allow', 'GET, HEAD').type('text/html; charset=utf-8').send(formNotReadyPage(opts.catalog, locale, request.url))
+      }
+      if ('redirect' in answer) {
+        mirrorFrontToken(reply, opts.https)
+        return reply.redirect(answer.redirect, 303)
+      }
+      return renderPage(request, reply, answer)
+    }
+    const limited = { config: { rateLimit: { max: opts.formRateLimitMax, timeWindow: 60_000 } } }
+    scope.post('/*', limited, post)
+    scope.post('/', limited, post)
+  })
 }

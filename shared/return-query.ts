@@ -1,0 +1,28 @@
+// The query that carries a return target from one account page to the next (shared/return-path.ts
+// reads and checks it). Kept apart and small: the route guard, in every page's bundle, builds it.
+
+export const RETURN_PARAM = 'redirectToPath'
+export const ACTION_PARAM = 'action'
+
+/** Spec §2: the home after login. */
+export const SIGNED_IN_HOME = '/@'
+
+/** What to do once signed in; only adding the program of the target page exists. */
+export interface PendingAdd {
+  kind: 'add'
+  programId: string
+}
+
+export interface ReturnTarget {
+  /** A same-origin path, with its query. */
+  path: string
+  action?: PendingAdd
+}
+
+/** The query that carries `target` to the next account page: empty for the signed-in home. */
+export function returnSearch(target: ReturnTarget | null | undefined): string {
+  if (!target || target.path === SIGNED_IN_HOME || target.path === `${SIGNED_IN_HOME}/library`) return ''
+  const params = new URLSearchParams({ [RETURN_PARAM]: target.path })
+  if (target.action) params.set(ACTION_PARAM, target.action.kind)
+  return `?${params.toString()}`
+}
