@@ -65,7 +65,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
                 <LibraryButton library={library} program={program} t={catalogueT} />
                 {purchase}
                 {/* The account pages added it on the way here (client/lib/account/continue.ts). */}
-                {(location.state as { added?: string } | null)?.added === program.id ? (
+                {(location.state as { added?: string } | null)?.added === program.id && library.has(program.id) ? (
                   <span className="notice notice-success program-added" role="status" data-testid="program-added">
                     {t('catalogue:program.addedOnReturn', { name: program.name })}
                   </span>

@@ -53,7 +53,7 @@ function ResendButton({ target }: { target: ReturnTarget | null }) {
   return (
     <>
       {notice ? (
-        <Notice kind={notice.kind === 'success' ? 'success' : 'error'} testId="resend-notice">
+        <Notice kind={notice.kind === 'signedOut' ? 'warning' : notice.kind} testId="resend-notice">
           {notice.text}
           {notice.kind === 'signedOut' ? (
             <>
