@@ -84,17 +84,31 @@ function isFormPost(request: FastifyRequest): boolean {
   return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
 }
 
-/** A form of a page that only works with its script, sent before the script ran: nothing was done; say so. */
-function formNotReadyPage(catalog: LocaleCatalog, locale: Locale, url: string): string {
-  const common = catalog.resources[locale].common as { errors?: { formNotReady?: { title?: string; cause?: string; back?: string } } }
-  const texts = common.errors?.formNotReady
-  // Back to the page the form was on; a request line's "//host" is no page of ours.
-  const back = safeReturnPath(url) ?? '/'
+type FormPageTexts = { errors?: { formNotReady?: { title?: string; cause?: string; back?: string }; other?: { title?: string } } }
+
+/** A small page about a form post, with the way back to the page the form was on. */
+function formAnswerPage(catalog: LocaleCatalog, locale: Locale, url: string, title: string, cause: string): string {
+  const back = (catalog.resources[locale].common as FormPageTexts).errors?.formNotReady?.back ?? ''
+  // A request line's "//host" is no page of ours.
+  const page = safeReturnPath(url) ?? '/'
   return (
     `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">` +
-    `<title>Softshelf</title></head><body><main><h1>${escapeHtml(texts?.title ?? '')}</h1><p>${escapeHtml(texts?.cause ?? '')}</p>` +
-    `<p><a href="${escapeHtml(back)}">${escapeHtml(texts?.back ?? '')}</a></p></main></body></html>`
+    `<title>Softshelf</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p>` +
+    `<p><a href="${escapeHtml(page)}">${escapeHtml(back)}</a></p></main></body></html>`
   )
+}
+
+/** A form of a page that only works with its script, sent before the script ran: nothing was done; say so. */
+function formNotReadyPage(catalog: LocaleCatalog, locale: Locale, url: string): string {
+  const texts = (catalog.resources[locale].common as FormPageTexts).errors?.formNotReady
+  return formAnswerPage(catalog, locale, url, texts?.title ?? '', texts?.cause ?? '')
+}
+
+/** Past the per-IP limit for form posts: said in a page, cheaply (no render), like every form's answer. */
+function formLimitPage(catalog: LocaleCatalog, locale: Locale, url: string): string {
+  const title = ((catalog.resources[locale].common as FormPageTexts).errors?.other?.title ?? '').replace('{{status}}', '429')
+  const cause = (catalog.resources[locale].auth as { errors?: { tooManyRequests?: string } }).errors?.tooManyRequests ?? ''
+  return formAnswerPage(catalog, locale, url, title, cause)
 }
 
 /** Vite writes this into dev HTML; each request swaps in its own nonce. */
@@ -337,6 +351,12 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
   // The account forms are answered like their script would (opts.pageForms); any other is told,
   // in a page, that nothing was done — never a JSON body.
   await app.register(async (scope) => {
+    // The limiter's refusal is a page here too, not the API routes' JSON error.
+    scope.setErrorHandler((error, request, reply) => {
+      if ((error as { statusCode?: number }).statusCode !== 429) throw error
+      const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
+      return reply.code(429).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(formLimitPage(opts.catalog, locale, request.url))
+    })
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: PAGE_FORM_BODY_LIMIT }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)))
     })

@@ -282,3 +282,18 @@ t.test('a form of a page the BFF does not answer is told in a page; other posts 
   t.equal(json.statusCode, 404)
   t.equal(json.json().code, 'BFF_NOT_FOUND')
 })
+
+t.test('past the per-IP limit a form post is told so in a page, with retry-after', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '2' } })
+  const statuses: number[] = []
+  let last = await postForm(stack, '/login', { email: 'flood@example.com', password: 'whatever it is' })
+  statuses.push(last.statusCode)
+  for (let i = 0; i < 2; i++) {
+    last = await postForm(stack, '/login', { email: 'flood@example.com', password: 'whatever it is' }, { headers: { cookie: 'lang=de' } })
+    statuses.push(last.statusCode)
+  }
+  t.same(statuses, [401, 401, 429])
+  isHtmlPage(t, last, 'the limit')
+  t.match(last.body, /<h1>Fehler 429<\/h1><p>Zu viele Anfragen\./)
+  t.ok(Number(last.headers['retry-after']) > 0, 'retry-after is given')
+})
