@@ -116,7 +116,7 @@ test('"Add to library" sends a visitor to sign in, keyboard only', async ({ page
   await page.goto('/programs/gimp')
   await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
   const add = page.getByRole('link', { name: 'Add to library' })
-  await expect(add).toHaveAttribute('href', '/login?redirectToPath=%2F%40%2Fprograms%2Fgimp')
+  await expect(add).toHaveAttribute('href', '/login?redirectToPath=%2F%40%2Fprograms%2Fgimp&action=add')
   await add.focus()
   await expect(add).toBeFocused()
 })

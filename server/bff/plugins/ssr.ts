@@ -184,7 +184,13 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
     async get(apiPath, init) {
       // The BFF's own /auth reads (the reset link's check): answered here, as the browser's GET would be.
       if (apiPath.startsWith('/auth/')) {
-        const answer = await app.inject({ method: 'GET', url: apiPath, headers: { accept: 'application/json', 'accept-language': locale } })
+        const answer = await app.inject({
+          method: 'GET',
+          url: apiPath,
+          // Counted for the visitor (address and forwarded-for), as the browser's own GET would be, not for the BFF's loopback.
+          headers: { accept: 'application/json', 'accept-language': locale, ...(typeof request.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': request.headers['x-forwarded-for'] } : {}) },
+          ...(request.socket.remoteAddress ? { remoteAddress: request.socket.remoteAddress } : {}),
+        })
         const type = String(answer.headers['content-type'] ?? '')
         return { status: answer.statusCode, body: type.includes('json') ? answer.json() : null }
       }
