@@ -72,7 +72,7 @@ export const programHead: HeadBuilder = ({ data, appUrl }) => {
   const primary = program.categories[0]
   return {
     title: `${program.name} by ${program.developer.name}`,
-    // Program texts are kept in English; the summary is the best description there is.
+    // The summary, in the visitor's language where translated (issue 15): the best description there is.
     description: program.summary,
     jsonLd: {
       '@context': 'https://schema.org',
@@ -83,6 +83,7 @@ export const programHead: HeadBuilder = ({ data, appUrl }) => {
       ...(primary ? { applicationCategory: APPLICATION_CATEGORY[primary] } : {}),
       operatingSystem: program.platforms.map((platform) => PLATFORM_NAMES[platform]).join(', '),
       softwareVersion: program.version,
+      // ISO 8601 with only what is known ("1998", "2024-10"), as schema.org's Date allows.
       datePublished: program.released,
       dateModified: program.updated,
       inLanguage: program.languages,
