@@ -41,6 +41,10 @@ t.test('program texts in the visitor\'s language, through pages and the proxy', 
     const austrian = await bff.inject({ url, headers: { 'accept-language': 'de-AT,de;q=0.9,en;q=0.5' } })
     t.match(austrian.json(), { summary: GERMAN.summary }, 'de-AT is German')
     t.equal(apiCalls(url), 2, 'one API call per language: the third answer came from the shared cache')
+    const compressed = await bff.inject({ url: '/api/programs?pageSize=50', headers: { 'accept-language': 'de', 'accept-encoding': 'gzip' } })
+    t.equal(compressed.headers['content-encoding'], 'gzip')
+    t.match(compressed.headers.vary, /accept-language/i, 'compression keeps Vary: Accept-Language')
+    t.match(compressed.headers.vary, /accept-encoding/i)
   })
 
   t.test('the program page, its meta description and the listings follow the page\'s language', async (t) => {
