@@ -27,7 +27,7 @@ const FORBIDDEN: Record<(typeof LOCALES)[number], { register: string; words: Reg
   // Spanish: "tú". No usted-forms.
   es: {
     register: 'tú',
-    words: /(?<!\p{L})(usted|ustedes|le rogamos|le recomendamos|le informaremos|le avisaremos|le pediremos|su elección|sus datos|su cuenta|su contraseña|su dirección de correo|su navegador|su biblioteca|su perfil|su permiso|su tarjeta|si lo rechaza|puede cambiar)(?!\p{L})/iu,
+    words: /(?<!\p{L})(usted|ustedes|le rogamos|le recomendamos|le informaremos|le avisaremos|le pediremos|su elección|sus datos|su cuenta|su contraseña|su dirección de correo|su navegador|su biblioteca|su perfil|su permiso|su tarjeta|si lo rechaza|puede cambiar|vuelva a intentarlo|inicie sesión|compruebe su|actualice la página|recargue|explore|termine lo que|intenta acceder|envíenme|póngase|escríbanos|introduzca|tenga en cuenta|se le pide|le pedimos)(?!\p{L})/iu,
   },
   // Romanian: "tu". No dumneavoastră-forms.
   ro: {
