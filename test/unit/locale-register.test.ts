@@ -29,11 +29,11 @@ const FORBIDDEN: Record<(typeof LOCALES)[number], { register: string; words: Reg
     register: 'tú',
     words: /(?<!\p{L})(usted|ustedes|le rogamos|le recomendamos|le informaremos|le avisaremos|le pediremos|su elección|sus datos|su cuenta|su contraseña|su dirección de correo|su navegador|su biblioteca|su perfil|su permiso|su tarjeta|si lo rechaza|puede cambiar|vuelva a intentarlo|inicie sesión|compruebe su|actualice la página|recargue|explore|termine lo que|intenta acceder|envíenme|póngase|escríbanos|introduzca|tenga en cuenta|se le pide|le pedimos)(?!\p{L})/iu,
   },
-  // Romanian: "tu". No dumneavoastră-forms.
+  // Romanian: "tu". No dumneavoastră-forms. ("folosiți din" is the participle: "2 GB folosiți din 5 GB".)
   ro: {
     register: 'tu',
     words:
-      /(?<!\p{L})(dumneavoastră|dvs|vă|v-ați|ați|sunteți|puteți|doriți|aveți|încercați|verificați|introduceți|alegeți|confirmați|deschideți|folosiți|adăugați|accesați|contactați|citiți|acceptați|refuzați|creați|ștergeți|trimiteți|scrieți|schimbați|păstrați|finalizați|reveniți|autentificați-vă|conectați-vă)(?!\p{L})/iu,
+      /(?<!\p{L})(dumneavoastră|dvs|vă|v-ați|ați|sunteți|puteți|doriți|aveți|încercați|verificați|introduceți|alegeți|confirmați|deschideți|folosiți(?! din)|adăugați|accesați|contactați|citiți|acceptați|refuzați|creați|ștergeți|trimiteți|scrieți|schimbați|păstrați|finalizați|reveniți|autentificați-vă|conectați-vă|explorați|discutați|reîncărcați|copiați|resetați|selectați|căutați|vedeți|faceți|cereți)(?!\p{L})/iu,
   },
 }
 
@@ -77,4 +77,14 @@ t.test('the markers catch the register they guard against', async (t) => {
     ro: 'Vă rugăm să încercați din nou.',
   }
   for (const [locale, sample] of Object.entries(samples)) t.match(sample, FORBIDDEN[locale as keyof typeof FORBIDDEN].words, locale)
+})
+
+t.test('the markers leave correct texts of the register alone', async (t) => {
+  // Look-alikes that belong to the right register: a participle, not a verb; "su" of something else.
+  const samples: Record<string, string[]> = {
+    ro: ['{{used}} folosiți din {{quota}}', 'Funcționalitățile rezervate utilizatorilor autentificați.'],
+    es: ['Cada programa se rige por su propia licencia.', 'Los proveedores tratan tus datos conforme a sus propias condiciones.'],
+  }
+  for (const [locale, texts] of Object.entries(samples))
+    for (const text of texts) t.notMatch(text, FORBIDDEN[locale as keyof typeof FORBIDDEN].words, `${locale}: ${text}`)
 })
