@@ -64,9 +64,11 @@ export function ogCardSvg(name: string, logoDrawing: string): string {
   )
 }
 
-// Rendering takes tens of milliseconds of CPU: one at a time per process, each card once (the
-// cache below keeps the most recent ones), and concurrent requests for one card share its render.
-const CACHED_CARDS = 64
+// Rendering takes tens of milliseconds of CPU: one at a time per process, each card once, and
+// concurrent requests for one card share its render. Only the catalogue's programs have cards and
+// each PNG is about 10 kB, so the cache holds them all (a few MB) and asking for every card over
+// and over costs no CPU; the bound is there for a catalogue many times today's.
+const CACHED_CARDS = 1024
 let queue: Promise<unknown> = Promise.resolve()
 
 export class OgCardRenderer {

@@ -125,3 +125,12 @@ t.test('a generated mark stays put when unrelated programs come and go', async (
   t.same(after, before)
   t.equal(buildLogoSet(programs).version, logos.version, 'the set and its version are the same on every build')
 })
+
+t.test('the servers never load simple-icons: it is a development dependency, not in the image', async (t) => {
+  const files = fs.readdirSync(fileURLToPath(new URL('../../../server/', import.meta.url)), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+  t.ok(files.length > 50)
+  for (const file of files) {
+    const text = fs.readFileSync(fileURLToPath(new URL(`../../../server/${file}`, import.meta.url)), 'utf8')
+    t.notMatch(text, /from\s+['"]simple-icons|import\(\s*['"]simple-icons|require\(\s*['"]simple-icons/, file)
+  }
+})
