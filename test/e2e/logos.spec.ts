@@ -35,6 +35,7 @@ for (const width of [390, 1280]) {
     const sources = await logos.evaluateAll((elements) => elements.map((element) => element.getAttribute('src')))
     expect(new Set(sources).size, 'no two cards show the same image').toBe(24)
     for (const source of sources) expect(source).toMatch(/^\/logos\/[a-z0-9-]+\.svg\?v=[0-9a-f]+$/)
+    await logos.first().evaluate((element) => element.closest('li')?.scrollIntoView({ block: 'start' }))
     await page.screenshot({ path: `test-results/screens/logos-library-${width}.png` })
     for (let i = 0; i < 24; i++) {
       const logo = logos.nth(i)
@@ -60,6 +61,7 @@ for (const width of [390, 1280]) {
       // Its cards further down (more from the developer, related) have logos that load too.
       const cards = page.locator('.program-card img.program-icon')
       for (let i = 0; i < (await cards.count()); i++) await expectLoaded(cards.nth(i))
+      await page.screenshot({ path: `test-results/screens/logos-program-${id}-cards-${width}.png` })
       await page.evaluate(() => window.scrollTo(0, 0))
       await page.screenshot({ path: `test-results/screens/logos-program-${id}-${width}.png` })
 
