@@ -23,6 +23,8 @@ import { authPlugin } from './auth/plugin.ts'
 import { pageForms } from './auth/page-forms.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
+import { catalogueLogos } from './logos/logo-set.ts'
+import logoRoutes from './logos/routes.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
@@ -65,6 +67,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const dev = options.dev ?? false
   await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
+  // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
+  const logos = catalogueLogos()
 
   const https = config.appUrl.startsWith('https:')
   const app = Fastify({
@@ -135,6 +139,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db, now: options.now })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
+  await app.register(logoRoutes, { logos })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
   await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
@@ -146,7 +151,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     dev,
     https,
     catalog,
-    config: publicConfig(config, options.buildInfo.buildId),
+    config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version },
     // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
     pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
     formRateLimitMax: config.authRateLimitMax,
