@@ -45,7 +45,7 @@ function notFoundLoader({ request }: LoaderFunctionArgs): never {
 }
 
 /** An account page: the `auth` namespace and an English, unindexed title. */
-function accountPage(path: string, title: string, load: () => Promise<Record<string, unknown>>, module: string, ns: Parameters<typeof page>[0] = ['auth']): RouteObject & { handle: RouteHandle } {
+function accountPage(path: string, title: string, load: () => Promise<Record<string, unknown>>, module: string, ns: Parameters<typeof page>[0] = ['auth']): RouteObject {
   return { path, ErrorBoundary: PageErrorBoundary, ...page(ns, module, load, privateHead(title)) }
 }
 
@@ -55,7 +55,6 @@ function withHeaders<T extends { handle: RouteHandle }>(route: T, headers: Recor
 }
 
 const emailPages = () => import('./pages/auth/email-verification.tsx')
-const passwordPages = () => import('./pages/auth/passwords.tsx')
 const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
 const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
 
@@ -129,17 +128,8 @@ export const routes: RouteObject[] = [
           // Issue 15: the account forms' pages export the action that shows a form the BFF answered
           // without the page's script (decision 025).
           accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
-          accountPage('forgot-password', 'Forgot your password', () => passwordPages().then((m) => ({ Component: m.ForgotPasswordPage, action: m.action })), 'client/pages/auth/passwords.tsx'),
-          // Issue 15: the page says whether its link is still good, so no cache may keep it.
-          withHeaders(
-            accountPage(
-              'reset-password',
-              'Choose a new password',
-              () => passwordPages().then((m) => ({ Component: m.ResetPasswordPage, loader: m.resetPasswordLoader, action: m.action })),
-              'client/pages/auth/passwords.tsx',
-            ),
-            { 'cache-control': 'no-store' },
-          ),
+          accountPage('forgot-password', 'Forgot your password', () => import('./pages/auth/forgot-password.tsx'), 'client/pages/auth/forgot-password.tsx'),
+          accountPage('reset-password', 'Choose a new password', () => import('./pages/auth/reset-password.tsx'), 'client/pages/auth/reset-password.tsx'),
           accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage })), 'client/pages/auth/email-verification.tsx'),
           // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.
           accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),

@@ -1,4 +1,4 @@
-import { ACTION_PARAM, RETURN_PARAM, type ReturnTarget } from './return-query.ts'
+import { RETURN_PARAM, returnQuery, type ReturnTarget } from './return-query.ts'
 
 // Where a visitor goes back to after signing in (issue 15 item 3, decision 025). The account pages
 // carry the target as `?redirectToPath=<same-origin path>` (supertokens' own parameter name) and,
@@ -8,7 +8,9 @@ import { ACTION_PARAM, RETURN_PARAM, type ReturnTarget } from './return-query.ts
 // Building the query (return-query.ts) is apart: the route guard, in every page's bundle, needs
 // only that.
 
-export { ACTION_PARAM, RETURN_PARAM, returnSearch, SIGNED_IN_HOME, type PendingAdd, type ReturnTarget } from './return-query.ts'
+export { RETURN_PARAM, SIGNED_IN_HOME, type PendingAdd, type ReturnTarget } from './return-query.ts'
+
+export const ACTION_PARAM = 'action'
 
 /** Longer than any page address of ours: refused rather than carried through mail links. */
 const MAX_PATH_LENGTH = 1024
@@ -69,6 +71,13 @@ export function readReturn(search: string | URLSearchParams): ReturnTarget | nul
   if (path === null) return null
   const programId = params.get(ACTION_PARAM) === 'add' ? PROGRAM_PAGE.exec(path)?.[1] : undefined
   return programId ? { path, action: { kind: 'add', programId } } : { path }
+}
+
+/** The query that carries `target` to the next account page: empty for the signed-in home. */
+export function returnSearch(target: ReturnTarget | null | undefined): string {
+  if (!target) return ''
+  const query = returnQuery(target.path)
+  return query && target.action ? `${query}&${ACTION_PARAM}=${target.action.kind}` : query
 }
 
 /** An account page still owed before the signed-in area, or 'ready', or 'unknown' (the API failed: the target page says why). */

@@ -2,7 +2,6 @@
 // reads and checks it). Kept apart and small: the route guard, in every page's bundle, builds it.
 
 export const RETURN_PARAM = 'redirectToPath'
-export const ACTION_PARAM = 'action'
 
 /** Spec §2: the home after login. */
 export const SIGNED_IN_HOME = '/@'
@@ -19,10 +18,7 @@ export interface ReturnTarget {
   action?: PendingAdd
 }
 
-/** The query that carries `target` to the next account page: empty for the signed-in home. */
-export function returnSearch(target: ReturnTarget | null | undefined): string {
-  if (!target || target.path === SIGNED_IN_HOME || target.path === `${SIGNED_IN_HOME}/library`) return ''
-  const params = new URLSearchParams({ [RETURN_PARAM]: target.path })
-  if (target.action) params.set(ACTION_PARAM, target.action.kind)
-  return `?${params.toString()}`
+/** The query that carries a target path (without action) on: empty for the signed-in home. */
+export function returnQuery(path: string): string {
+  return path === SIGNED_IN_HOME || path === `${SIGNED_IN_HOME}/library` ? '' : `?${RETURN_PARAM}=${encodeURIComponent(path)}`
 }

@@ -1,6 +1,5 @@
 import { data, redirect, type LoaderFunctionArgs, type ShouldRevalidateFunction } from 'react-router'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../shared/constants.ts'
-import { returnSearch } from '../../shared/return-query.ts'
 import { protectedRedirect, signedInHome, termsRedirect, type SessionState } from '../../shared/session.ts'
 import type { ErrorBody, UserRecord } from '../../shared/types.ts'
 import { apiResponse } from './api.ts'
@@ -29,23 +28,17 @@ export async function publicGuard({ context, request }: LoaderFunctionArgs): Pro
   return { state }
 }
 
-/**
- * Protected routes: the session first, then the user's record and the terms (spec §4). Each step
- * owed is sent to with this page as its ?redirectToPath=, so the visitor comes back here (issue 15
- * item 3).
- */
+/** Protected routes: the session first, then the user's record and the terms (spec §4). */
 export async function protectedGuard({ context, request }: LoaderFunctionArgs): Promise<SignedInData> {
-  const url = new URL(request.url)
-  const back = returnSearch({ path: `${url.pathname}${url.search}` })
   const target = protectedRedirect(await sessionState(context))
-  if (target) throw redirect(`${target}${back}`)
+  if (target) throw redirect(target)
   const response = await apiResponse(context, '/api/user', request.signal)
   if (response.status !== 200) {
     const code = (response.body as ErrorBody | null)?.code
     // The claims changed since the session was read (another tab): the API says which.
-    if (code === 'API_SESSION_REQUIRED') throw redirect(`/login${back}`)
-    if (code === 'API_MFA_REQUIRED') throw redirect(`/mfa${back}`)
-    if (code === 'API_EMAIL_NOT_VERIFIED') throw redirect(`/email-not-verified${back}`)
+    if (code === 'API_SESSION_REQUIRED') throw redirect('/login')
+    if (code === 'API_MFA_REQUIRED') throw redirect('/mfa')
+    if (code === 'API_EMAIL_NOT_VERIFIED') throw redirect('/email-not-verified')
     // Spec §4: a user record that cannot be had means a disabled account; an API that is down
     // is its own error page, not a verdict on the account.
     if (response.status === 403 || response.status === 404) {
@@ -54,7 +47,7 @@ export async function protectedGuard({ context, request }: LoaderFunctionArgs): 
     throw data(response.body, { status: response.status })
   }
   const user = response.body as UserRecord
-  const terms = termsRedirect(user.isTosAccepted, url.pathname === '/tos')
-  if (terms) throw redirect(terms === '/tos' ? `/tos${back}` : terms)
+  const terms = termsRedirect(user.isTosAccepted, new URL(request.url).pathname === '/tos')
+  if (terms) throw redirect(terms)
   return { user }
 }

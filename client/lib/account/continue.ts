@@ -9,14 +9,16 @@ export interface ReturnState {
 
 /**
  * After an account step the user has just finished here (a form they sent, a link they confirmed):
- * on to `target` (issue 15 item 3). With a pending action, the steps still owed come first, each
- * carrying the target, and once none is, the action runs and the page is told. Only the account
- * pages run an action, after the person's own submit: opening the target never does (SECURITY.md,
- * "No GET changes state"). Without one, the target's guard sends on to any step still owed.
+ * on to `target` (issue 15 item 3) — through the steps still owed first (second factor, email,
+ * terms, in the route guard's order), each carrying the target, and once none is, its pending
+ * action, then the page, which is told. Only the account pages run an action, after the person's
+ * own submit: opening the target never does (SECURITY.md, "No GET changes state"). The route guard
+ * in the browser sends on without a target (every page's bundle stays small); on a page load the
+ * BFF adds it (server/bff/plugins/ssr.ts).
  */
 export async function continueTo(navigate: NavigateFunction, target: ReturnTarget | null): Promise<void> {
-  if (!target?.action) {
-    await navigate(target?.path ?? SIGNED_IN_HOME, { replace: true })
+  if (!target) {
+    await navigate(SIGNED_IN_HOME, { replace: true })
     return
   }
   const user = await apiResponse(undefined, '/api/user')
@@ -26,7 +28,7 @@ export async function continueTo(navigate: NavigateFunction, target: ReturnTarge
     return
   }
   let state: ReturnState | undefined
-  if (step === 'ready') {
+  if (step === 'ready' && target.action) {
     const added = await apiSend('POST', `/api/user/program/${encodeURIComponent(target.action.programId)}`)
     if (added.ok) state = { added: target.action.programId }
   }

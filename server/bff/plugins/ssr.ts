@@ -11,6 +11,7 @@ import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { ERROR_EVENT_HEADER, errorBody } from '../../http/errors.ts'
 import { safeReturnPath } from '../../../shared/return-path.ts'
+import { returnQuery } from '../../../shared/return-query.ts'
 import { BffNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
@@ -74,6 +75,19 @@ export interface SsrOptions {
   pageForms?: PageForms
   /** Per IP and minute, as for /auth writes. */
   formRateLimitMax: number
+}
+
+/** Where the route guard sends a visitor who owes a step (client/lib/guards.ts, the /mfa page's loader). */
+const ACCOUNT_STEPS = new Set(['/login', '/mfa', '/email-not-verified', '/tos'])
+
+/**
+ * The guard's redirect to an account step, with the page the visitor was going to as its target
+ * (issue 15 item 3, decision 025): `/@/programs/x` → `/login?redirectToPath=%2F%40%2Fprograms%2Fx`.
+ * Added here, for page loads, so the guard in every page's bundle stays as small as it was; after
+ * each account step the pages carry the target on themselves (client/lib/account/continue.ts).
+ */
+export function withGuardReturn(location: string, requestUrl: string): string {
+  return ACCOUNT_STEPS.has(location) ? `${location}${returnQuery(requestUrl)}` : location
 }
 
 /** An account form is a few fields; more is not one of ours. */
@@ -235,6 +249,14 @@ const PAGE_CACHE_TTL_MS = 1_000
 
 const LOGGED_OUT_PAGE: PageSessionResult = { kind: 'session', session: { state: 'LOGGED_OUT' } }
 
+/**
+ * A page whose address carries a token (a reset, verification or email-change link) shows that
+ * token's state, which the next load may find changed (issue 15: a used reset link says so at once).
+ */
+function carriesToken(url: string): boolean {
+  return /[?&]token=/.test(url)
+}
+
 function isAnonymous(request: FastifyRequest): boolean {
   return Object.keys(request.cookies).every((name) => name === LOCALE_COOKIE_NAME || name === CONSENT_COOKIE_NAME) && request.headers.authorization === undefined
 }
@@ -263,7 +285,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
     const cacheKey = `${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}`
     // A form's answer is that visitor's own: never from the page cache, never into it.
-    const cacheable = !opts.dev && form === undefined && isAnonymous(request)
+    const cacheable = !opts.dev && form === undefined && isAnonymous(request) && !carriesToken(request.url)
     if (cacheable) {
       const cached = pageCache.peek(cacheKey)
       if (cached) {
@@ -330,7 +352,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       if (app.errorReporter) reply.header(ERROR_EVENT_HEADER, app.errorReporter.captureRequestError(error, request))
       return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
     }
-    if (result.kind === 'redirect') return reply.redirect(result.location, result.status)
+    if (result.kind === 'redirect') return reply.redirect(withGuardReturn(result.location, request.url), result.status)
     // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
     // a page that asks for no-store is not kept by the page cache either.
     reply.headers(result.headers)

@@ -137,7 +137,7 @@ t.test('a protected page sends to each step it owes with itself as the target (i
   t.equal(await location('/@/library'), '/login', 'the signed-in home needs no target')
   t.equal(await location('/@'), '/login')
   t.equal(await location('/mfa?redirectToPath=%2F%40%2Fmy-profile'), '/login?redirectToPath=%2F%40%2Fmy-profile', 'the second factor\'s page passes its own target on')
-  t.equal(await location('/mfa?redirectToPath=%2F%2Fevil.com'), '/login', 'only a checked one')
+  t.equal(await location('/mfa?redirectToPath=%2F%2Fevil.com'), `/login?redirectToPath=${encodeURIComponent('/mfa?redirectToPath=%2F%2Fevil.com')}`, 'an unchecked one is not passed on: back to the page, which checks its own')
 
   t.equal((await tab.post('/auth/signup', form({ email: 'steps@example.com', password: 'a good long password' }))).json().status, 'OK')
   t.equal(await location('/@/my-profile'), '/email-not-verified?redirectToPath=%2F%40%2Fmy-profile')

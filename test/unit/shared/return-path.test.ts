@@ -75,7 +75,7 @@ t.test('the action rides only with a program page of the signed-in area', async 
 
 t.test('the query carries the target on, and nothing for the signed-in home', async (t) => {
   t.equal(returnSearch({ path: '/@/programs/blender', action: { kind: 'add', programId: 'blender' } }), '?redirectToPath=%2F%40%2Fprograms%2Fblender&action=add')
-  t.equal(returnSearch({ path: '/@/programs?q=a b' }), '?redirectToPath=%2F%40%2Fprograms%3Fq%3Da+b')
+  t.equal(returnSearch({ path: '/@/programs?q=a b' }), '?redirectToPath=%2F%40%2Fprograms%3Fq%3Da%20b')
   t.equal(returnSearch({ path: '/@' }), '')
   t.equal(returnSearch({ path: '/@/library' }), '')
   t.equal(returnSearch(null), '')

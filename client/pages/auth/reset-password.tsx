@@ -5,66 +5,16 @@ import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
 import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import { PASSWORD_ERRORS, PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
-import { carryReturn } from '../../lib/account/continue.ts'
 import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { apiResponse } from '../../lib/api.ts'
 import { EmailPassword } from '../../lib/auth.ts'
 import { fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
+// /reset-password?token= sets the new password: the emailed link, with the ?redirectToPath= the
+// forgot-password page sent along. The form works before the page's script runs (decision 025).
+
 /** A form sent before the script ran, answered by the BFF (decision 025). */
 export const action = formOutcomeAction
-
-// /forgot-password asks for a link by email; /reset-password?token= sets the new password. Both
-// carry ?redirectToPath= (the link the BFF mails keeps it), and both work before their script runs
-// (decision 025).
-
-export function ForgotPasswordPage() {
-  const { t, i18n } = useTranslation(['auth', 'common'])
-  const target = readReturn(useLocation().search)
-  const [outcome, setOutcome] = useFormOutcome()
-  const [busy, setBusy] = useState(false)
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault()
-    const email = String(new FormData(event.currentTarget).get('email') ?? '').trim()
-    setBusy(true)
-    setOutcome(undefined)
-    try {
-      const options = carryReturn(target)
-      const result = await EmailPassword.sendPasswordResetEmail({ formFields: [{ id: 'email', value: email }], ...(options ? { options } : {}) })
-      setOutcome(result.status === 'OK' ? { done: true } : { ...outcomeOfAnswer(result as SdkAnswer), values: { email } })
-    } catch (failure) {
-      setOutcome({ problem: await problemOfFailure(failure), values: { email } })
-    } finally {
-      setBusy(false)
-    }
-  }
-  const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
-  return (
-    <AuthShell
-      title={t('auth:forgot.title')}
-      lead={outcome?.done ? undefined : t('auth:forgot.lead')}
-      footer={<Link to={`/login${returnSearch(target)}`}>{t('auth:forgot.backToLogin')}</Link>}
-    >
-      {outcome?.done ? (
-        <Notice kind="success" testId="forgot-sent">
-          {t('auth:forgot.sent')}
-        </Notice>
-      ) : (
-        <form method="post" onSubmit={(event) => void submit(event)} noValidate>
-          {outcome?.problem ? (
-            <Notice kind="error" testId="forgot-error">
-              {problemMessage(outcome.problem, t, i18n.language)}
-            </Notice>
-          ) : null}
-          <Field id="forgot-email" name="email" type="email" autoComplete="email" required label={t('auth:fields.email')} error={fieldErrors.email} defaultValue={outcome?.values?.email} />
-          <button type="submit" className="button" disabled={busy}>
-            {t('auth:forgot.submit')}
-          </button>
-        </form>
-      )}
-    </AuthShell>
-  )
-}
 
 interface ResetData {
   /** False when the link has been used or has expired: said at once, before any form (issue 15 item 8). */
@@ -76,14 +26,14 @@ interface ResetData {
  * on the server while rendering, in the browser on a client-side visit. A check that fails says
  * nothing: the form shows, and sending it tells.
  */
-export async function resetPasswordLoader({ request, context }: LoaderFunctionArgs): Promise<ResetData> {
+export async function loader({ request, context }: LoaderFunctionArgs): Promise<ResetData> {
   const token = new URL(request.url).searchParams.get('token')
   if (!token) return { usable: false }
   const answer = await apiResponse(context, `/auth/user/password/reset/token/check?token=${encodeURIComponent(token)}`, request.signal)
   return { usable: !(answer.status === 200 && (answer.body as { status?: unknown } | null)?.status === 'RESET_PASSWORD_INVALID_TOKEN_ERROR') }
 }
 
-export function ResetPasswordPage() {
+export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const { usable } = useLoaderData() as ResetData
   const target = readReturn(useLocation().search)
