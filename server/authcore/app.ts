@@ -9,6 +9,7 @@ import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { installShutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
 import { exportUsers } from './export.ts'
@@ -131,7 +132,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     rewriteUrl: rewrite,
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,
-    return503OnClosing: true,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
     trustProxy: false,
     // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
     genReqId: requestIdFromUpstream,
@@ -139,6 +141,10 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   })
 
   app.decorateRequest('core', null as unknown as CoreScope)
+
+  // Refused while it closes with a JSON body like /metrics' 401: supertokens-node reads any status
+  // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.
+  installShutdown(app, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
 
   // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
   app.addHook('onRequest', async (request, reply) => {
