@@ -280,6 +280,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   let filesSweep: NodeJS.Timeout | undefined
   const sweepFiles = () =>
     files.sweep().catch((err: unknown) => {
+      // A database out of reach is its outage log's to tell (issue 18).
+      if (isDatabaseUnreachable(err)) return
       app.log.warn({ err }, 'the drive sweep failed; it runs again within the hour')
       reporter?.captureBackgroundError(err, 'files-sweep')
     })
