@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
+import { chromium } from '@playwright/test'
 import { newestPostgresBin, throwawayPostgres } from '../../scripts/throwaway-postgres.ts'
 import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET } from '../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
@@ -18,6 +19,7 @@ import { until } from './support.ts'
 
 const bin = newestPostgresBin()
 const main = path.join(root, 'dist', 'server', 'main.js')
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 interface Line {
   level: number
@@ -208,6 +210,26 @@ async function outage(t: Test): Promise<void> {
     t.equal(new Set(warnings).size, warnings.length, `${service.name}: no warning repeats (${warnings.join('; ')})`)
   }
 
+  // A browser whose access token is gone (expired) gets the page that refreshes the session: the
+  // refresh answers 503, so the page says the service is unavailable — not "sign in again" — and
+  // tries again by itself; once PostgreSQL is back, the session is restored and the page renders.
+  const browser = fs.existsSync(chromiumPath) ? await chromium.launch({ executablePath: chromiumPath }) : undefined
+  t.teardown(() => browser?.close())
+  const signedInPage = await browser?.newPage()
+  if (browser && signedInPage) {
+    const host = new URL(appUrl).hostname
+    await signedInPage.context().addCookies([
+      { name: 'sRefreshToken', value: tab.cookies.get('sRefreshToken')!, domain: host, path: '/auth/session/refresh', httpOnly: true },
+      { name: 'sFrontToken', value: 'left-by-the-sdk', domain: host, path: '/' },
+    ])
+    await signedInPage.goto(`${appUrl}/@`)
+    await signedInPage.locator('#refresh-unavailable').waitFor({ state: 'visible', timeout: 10_000 })
+    t.match(await signedInPage.locator('#refresh-unavailable').textContent(), /Service unavailable/, 'the refresh page says the service is unavailable')
+    t.ok(await signedInPage.locator('#refresh-failed').isHidden(), 'and does not send the person to sign in')
+  } else {
+    t.comment(`no Chromium at ${chromiumPath}: the refresh page in a browser is not checked`)
+  }
+
   postgres.start()
   const restarted = Date.now()
   await until('/api/programs answers', async () => ((await visitor.send('GET', `/api/programs?pageSize=${pageSize + 1}`)).status === 200 ? true : undefined), 15_000)
@@ -219,6 +241,12 @@ async function outage(t: Test): Promise<void> {
   t.equal((await tab.send('GET', '/api/user')).status, 200, 'and is still the user\'s')
   t.equal((await visitor.send('GET', '/?after=1', undefined, { accept: 'text/html' })).status, 200, 'pages render')
   t.equal((await visitor.send('POST', '/auth/signin', form(email, password))).json.status, 'OK', 'sign-in works')
+  if (signedInPage) {
+    await signedInPage.waitForFunction(() => document.getElementById('refresh-unavailable') === null && document.readyState === 'complete', undefined, { timeout: 15_000 })
+    t.notMatch(signedInPage.url(), /\/login/, 'the browser\'s session was restored, not ended')
+    const cookies = await signedInPage.context().cookies()
+    t.ok(cookies.some((cookie) => cookie.name === 'sAccessToken'), 'with a new access token')
+  }
   for (const service of services) {
     const ended = await until(`${service.name} says the outage ended`, async () => during(service).find((line) => line.msg === 'database reachable again'), 5_000)
     t.match(ended, { level: 30, outage: 'database', failures: Number, downMs: Number })

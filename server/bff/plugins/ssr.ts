@@ -116,16 +116,22 @@ async function developmentRenderer(app: FastifyInstance, root: string): Promise<
 }
 
 /**
- * When the page cannot be rendered at all: a plain page in the visitor's language, saying nothing
+ * When the page cannot be rendered at all: a page in the visitor's language, saying nothing
  * internal — "unavailable" (503) while the auth core cannot be reached (issue 18), "something
- * went wrong" for a fault of ours.
+ * went wrong" for a fault of ours. It has the app's error page's markup and, when the page
+ * template can be had, its stylesheets, so it looks like the error page the router renders.
  */
-function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: string, status: 500 | 503, kind: 'server' | 'unavailable'): string {
+function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: string, status: 500 | 503, kind: 'server' | 'unavailable', template = ''): string {
   const common = catalog.resources[locale].common as { errors?: Record<'server' | 'unavailable', { title?: string; cause?: string } | undefined> & { backHome?: string } }
   const title = common.errors?.[kind]?.title ?? 'Something went wrong'
   const cause = common.errors?.[kind]?.cause ?? ''
   const back = common.errors?.backHome ?? 'Back to home'
-  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title></head><body><main><p>${status}</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="/">${escapeHtml(back)}</a></p><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
+  const stylesheets = (template.match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) ?? []).join('')
+  return (
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title>${stylesheets}</head>` +
+    `<body><main id="content" class="error-page" data-status="${status}"><p class="error-status" aria-hidden="true">${status}</p><h1>${escapeHtml(title)}</h1>` +
+    `<p class="error-cause">${escapeHtml(cause)}</p><a class="button" href="/">${escapeHtml(back)}</a><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
+  )
 }
 
 /** The longest Retry-After the API gave this page's loaders (a 503 page passes it on, issue 18). */
@@ -242,7 +248,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       if (typeof value === 'string' && name !== 'cookie' && name !== 'authorization') headers[name] = value
     }
     let result: RenderResult
-    let template: string
+    let template: string | undefined
     let session: PageSessionResult
     try {
       session = await pageSession(request, reply)
@@ -253,7 +259,8 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       const outage = isAuthCoreOutage(error)
       if (!outage) request.log.error({ err: error }, 'the page session could not be read')
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store')
-      return reply.code(503).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 503, outage ? 'unavailable' : 'server'))
+      const page = renderFailurePage(opts.catalog, locale, request.id, 503, outage ? 'unavailable' : 'server', await renderer.template(request.url, nonce).catch(() => ''))
+      return reply.code(503).type('text/html; charset=utf-8').send(page)
     }
     if (session.kind === 'refresh' && crossSite && isLogoutPath(request.url)) {
       // The refresh page reloads by script, and that reload arrives same-origin: the sign-out
@@ -262,12 +269,20 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       session = LOGGED_OUT_PAGE
     }
     if (session.kind === 'refresh') {
-      const texts = (opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string } }).session
+      const common = opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string }; errors?: { unavailable?: { title?: string } } }
+      const texts = common.session
       reply.header('cache-control', 'no-store')
       return reply
         .code(200)
         .type('text/html; charset=utf-8')
-        .send(refreshPage(locale, nonce, { title: texts?.refreshing ?? '…', failed: texts?.refreshFailed ?? '', signIn: texts?.signIn ?? 'Sign in' }))
+        .send(
+          refreshPage(locale, nonce, {
+            title: texts?.refreshing ?? '…',
+            failed: texts?.refreshFailed ?? '',
+            signIn: texts?.signIn ?? 'Sign in',
+            unavailable: common.errors?.unavailable?.title ?? 'Service unavailable',
+          }),
+        )
     }
     mirrorFrontToken(reply, opts.https)
     // A signed-in page is the user's own: no shared cache keeps it.
@@ -291,7 +306,8 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       if (error instanceof Error) renderer.fixStack?.(error)
       request.log.error({ err: error }, 'page render failed')
       if (app.errorReporter) reply.header(ERROR_EVENT_HEADER, app.errorReporter.captureRequestError(error, request))
-      return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 500, 'server'))
+      // The template, when it was had: a failure to get it is what may have brought us here.
+      return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 500, 'server', template ?? ''))
     }
     if (result.kind === 'redirect') return reply.redirect(result.location, result.status)
     // The error page of an outage (the API's 503): when to try again, as the API said (issue 18).

@@ -104,6 +104,27 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   const readyApi = await stack.api.inject('/readyz')
   t.equal(readyApi.statusCode, 503, 'the API is not ready either')
 
+  // A signed-in page: its loaders' 503 at first; once the session revocation list has not been
+  // read for 10 s (the core cannot serve it), the session itself cannot be checked — then the
+  // page is the error page the BFF writes itself, still 503, in the visitor's language, styled.
+  const signedInPage = () => tab.get('/@/library', { accept: 'text/html', 'accept-language': 'hu' })
+  const first = await within(signedInPage())
+  t.equal(first.statusCode, 503, `a signed-in page is 503: ${first.statusCode} ${first.headers.location ?? ''} ${first.body.slice(0, 300)}`)
+  t.match(first.body, /A szolgáltatás nem érhető el/)
+  let unchecked = first
+  for (const started = Date.now(); !/<small>[0-9a-f-]{36}<\/small>/.test(unchecked.body); ) {
+    if (Date.now() - started > 20_000) throw new Error(`the session was still checked after 20 s: ${unchecked.statusCode}`)
+    // A few asks a second until the list is 10 s old.
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    unchecked = await within(signedInPage())
+  }
+  t.equal(unchecked.statusCode, 503)
+  t.equal(unchecked.headers['retry-after'], '2')
+  t.match(unchecked.body, /<html lang="hu">/)
+  t.match(unchecked.body, /<p class="error-status" aria-hidden="true">503<\/p><h1>A szolgáltatás nem érhető el<\/h1>/)
+  t.match(unchecked.body, /<link rel="stylesheet"[^>]* href="\/assets\/[^"]+\.css">/, 'with the app\'s stylesheet')
+  t.same(new Map(tab.jar.cookies), cookies, 'the session is kept')
+
   for (const [service, capture] of Object.entries(logs)) {
     const lines = parsed(capture)
     t.same(lines.filter((line) => line.level >= 50), [], `${service}: no error lines`)
