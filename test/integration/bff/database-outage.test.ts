@@ -2,7 +2,7 @@ import net from 'node:net'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import type { Database } from '../../../server/db/database.ts'
-import { browser, buildStack, LogCapture, openTestDatabase, signedInTab, waitUntil, within } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, openTestDatabase, signedInTab, within } from '../../helpers.ts'
 
 // Issue 18, in one process: the database goes away under the BFF, the API and the auth core. Each
 // call then fails with node-postgres' own error for a server that refuses connections (a pool
@@ -55,6 +55,17 @@ interface Line {
 
 const parsed = (capture: LogCapture): Line[] => capture.lines.map((line) => JSON.parse(line) as Line)
 
+/** Asks a few times a second until the answer is the one awaited; fails past `ms`. */
+async function eventually<T>(ask: () => Promise<T>, done: (answer: T) => boolean, ms = 5_000): Promise<T> {
+  const started = Date.now()
+  for (;;) {
+    const answer = await within(ask())
+    if (done(answer)) return answer
+    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
 t.test('a database outage: 503 with Retry-After everywhere, the session kept, logged once per service', async (t) => {
   const database = await switchable(t, await openTestDatabase(t))
   const logs = { bff: new LogCapture(), api: new LogCapture(), authcore: new LogCapture() }
@@ -78,8 +89,8 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
     t.equal(response.json().code, 'BFF_UPSTREAM_UNAVAILABLE')
     t.equal(response.headers['retry-after'], '2', 'the API\'s Retry-After, passed on')
   }
-  const library = await within(tab.get('/api/user/program-ids'))
-  t.equal(library.statusCode, 503, `a signed-in call: ${library.body}`)
+  const signedInCall = await within(tab.get('/api/user/program-ids'))
+  t.equal(signedInCall.statusCode, 503, `a signed-in call: ${signedInCall.body}`)
 
   const visitor = browser(stack.bff)
   const page = await within(visitor.get('/?outage=1', { accept: 'text/html', 'accept-language': 'de' }))
@@ -100,7 +111,7 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   t.same(refresh.cookies, [], 'and clears no cookie')
   t.same(new Map(tab.jar.cookies), cookies, 'the browser keeps its session')
 
-  await waitUntil(async () => (await stack.bff.inject('/readyz')).statusCode === 503)
+  await eventually(() => stack.bff.inject('/readyz'), (response) => response.statusCode === 503)
   const readyApi = await stack.api.inject('/readyz')
   t.equal(readyApi.statusCode, 503, 'the API is not ready either')
 
@@ -111,13 +122,7 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   const first = await within(signedInPage())
   t.equal(first.statusCode, 503, `a signed-in page is 503: ${first.statusCode} ${first.headers.location ?? ''} ${first.body.slice(0, 300)}`)
   t.match(first.body, /A szolgáltatás nem érhető el/)
-  let unchecked = first
-  for (const started = Date.now(); !/<small>[0-9a-f-]{36}<\/small>/.test(unchecked.body); ) {
-    if (Date.now() - started > 20_000) throw new Error(`the session was still checked after 20 s: ${unchecked.statusCode}`)
-    // A few asks a second until the list is 10 s old.
-    await new Promise((resolve) => setTimeout(resolve, 250))
-    unchecked = await within(signedInPage())
-  }
+  const unchecked = await eventually(signedInPage, (response) => /<small>[0-9a-f-]{36}<\/small>/.test(response.body), 20_000)
   t.equal(unchecked.statusCode, 503)
   t.equal(unchecked.headers['retry-after'], '2')
   t.match(unchecked.body, /<html lang="hu">/)
@@ -136,11 +141,13 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   }
 
   database.setDown(false)
-  await waitUntil(async () => (await stack.bff.inject('/readyz')).statusCode === 200)
+  await eventually(() => stack.bff.inject('/readyz'), (response) => response.statusCode === 200)
   t.equal((await tab.get('/api/programs?pageSize=12')).statusCode, 200, 'the API answers again')
   const again = await within(tab.post('/auth/session/refresh'))
   t.equal(again.statusCode, 200, `the session still refreshes: ${again.body}`)
-  t.equal((await tab.get('/api/user/program-ids')).statusCode, 200, 'and opens the library')
+  // The revocation list, stale after a long outage, is read again within half a second.
+  const library = await eventually(() => tab.get('/api/user/program-ids'), (response) => response.statusCode === 200)
+  t.equal(library.statusCode, 200, `and opens the library: ${library.body}`)
   t.equal((await within(visitor.get('/?outage=2', { accept: 'text/html' }))).statusCode, 200, 'pages render')
   for (const [service, capture] of Object.entries(logs)) {
     const ended = parsed(capture).filter((line) => line.msg === 'database reachable again')
