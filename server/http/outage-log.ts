@@ -11,10 +11,10 @@ import type { ReachabilityListener } from '../db/reachability.ts'
 // - the first success ends it. Info "<what> reachable again" with how long it lasted and how
 //   many calls failed.
 // - a failure less than FLAP_MS after that end is the same outage flapping (a server coming back
-//   refuses or drops a few connections as it starts): counted, not written. If the failures go
-//   on past FLAP_MS after the end, it was not a flap: that failure begins a new outage, logged as
-//   one. So a database that flaps for a few seconds is one warn and one info line, and one that
-//   keeps failing is never silent for more than FLAP_MS.
+//   refuses or drops a few connections as it starts): not written. A failure FLAP_MS or more
+//   after the end was not a flap: it begins a new outage, logged as one. So a database that flaps
+//   for a few seconds as it comes back is one warn and one info line, and one that keeps failing
+//   is never silent for more than FLAP_MS.
 
 /** How long after an outage ends a failure still counts as that outage flapping. */
 export const FLAP_MS = 5_000
