@@ -13,6 +13,7 @@ import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
@@ -126,7 +127,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
-    return503OnClosing: true,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
     trustProxy: false,
     schemaErrorFormatter,
     http: HTTP_SERVER_OPTIONS,
@@ -155,6 +157,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
+  installShutdown(app, { prefix: 'API', requestId: requestIdFromUpstream })
 
   // The OpenAPI document of the /api routes (decision 023), read by the BFF, which publishes it
   // merged with its own at GET /api/openapi.json. Registered before any route, so it sees them all.

@@ -11,6 +11,7 @@ import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { installShutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
 import { exportUsers } from './export.ts'
@@ -125,7 +126,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     rewriteUrl: rewrite,
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,
-    return503OnClosing: true,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
     trustProxy: false,
     // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
     genReqId: requestIdFromUpstream,
@@ -145,6 +147,10 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   }
 
   app.decorateRequest('core', null as unknown as CoreScope)
+
+  // Refused while it closes with a JSON body like /metrics' 401: supertokens-node reads any status
+  // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.
+  installShutdown(app, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
 
   // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
   app.addHook('onRequest', async (request, reply) => {

@@ -21,6 +21,7 @@ import { OutageLog } from '../http/outage-log.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
@@ -84,7 +85,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: 5_000,
-    return503OnClosing: true,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
     http: HTTP_SERVER_OPTIONS,
   })
   // The database as the BFF sees it: an outage is logged once, begun and ended (issue 18).
@@ -107,6 +109,12 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
+  installShutdown(app, {
+    prefix: 'BFF',
+    requestId: newRequestId,
+    headers: securityHeaders(https),
+    page: busyPages(catalog, SHUTDOWN_RETRY_AFTER_SECONDS, 'restarting'),
+  })
   // The BFF's own /api routes in OpenAPI (decision 023); registered before any route, so it sees them all.
   await app.register(swagger, openApiOptions({
     title: 'Softshelf BFF',
