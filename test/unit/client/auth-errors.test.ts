@@ -11,7 +11,7 @@ import { root } from '../../helpers.ts'
 const read = (locale: string, ns: string) => JSON.parse(fs.readFileSync(path.join(root, 'locales', locale, `${ns}.json`), 'utf8')) as Record<string, unknown>
 
 function translator(locale: 'en' | 'de' | 'hu') {
-  return createI18n({ locale, namespaces: ['auth', 'common'], resources: { auth: read(locale, 'auth'), common: read(locale, 'common') } }).getFixedT(locale, ['auth', 'common'])
+  return createI18n({ locale, namespaces: ['auth', 'common'], resources: { auth: read(locale, 'auth'), common: read(locale, 'common') } }).getFixedT(locale, ['auth', 'common'] as const)
 }
 
 const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } })
