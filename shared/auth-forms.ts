@@ -23,6 +23,8 @@ export type AuthProblem =
   | { kind: 'recoveryLocked' }
   /** Spec §8 GENERAL_ERROR, with its message. */
   | { kind: 'generalError'; message: string }
+  /** Issue 18: every allowed check for the email was still under way (several tabs): not a block. */
+  | { kind: 'signInInProgress' }
   | { kind: 'tooManyRequests' }
   | { kind: 'mailUnavailable' }
   | { kind: 'unavailable' }
@@ -90,6 +92,7 @@ export function outcomeOfAnswer(answer: SdkAnswer, now = Date.now()): FormOutcom
 export function problemOfHttp(status: number, body: unknown): AuthProblem {
   const answer = (typeof body === 'object' && body !== null ? body : {}) as { status?: unknown; code?: unknown; blockedUntil?: unknown }
   if (status === 429 && answer.status === 'ACCOUNT_BLOCKED' && typeof answer.blockedUntil === 'string') return { kind: 'blocked', blockedUntil: answer.blockedUntil }
+  if (status === 429 && answer.status === 'SIGN_IN_IN_PROGRESS') return { kind: 'signInInProgress' }
   if (status === 429) return { kind: 'tooManyRequests' }
   if (answer.code === 'BFF_MAIL_UNAVAILABLE') return { kind: 'mailUnavailable' }
   if (answer.code === 'BFF_RECOVERY_CODE_INVALID') return { kind: 'recoveryWrong' }

@@ -102,6 +102,8 @@ export function problemMessage(problem: AuthProblem, t: AuthT, language: string)
     case 'generalError':
       // Spec §8 shows GENERAL_ERROR's own message; it is English, so only English pages do.
       return isEnglish(language) ? problem.message : t('common:errors.occuredSomeError')
+    case 'signInInProgress':
+      return t('auth:errors.signInInProgress')
     case 'tooManyRequests':
       return t('auth:errors.tooManyRequests')
     case 'mailUnavailable':

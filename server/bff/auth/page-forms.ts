@@ -78,6 +78,7 @@ function statusOf(problem: AuthProblem | undefined, fields?: Record<string, stri
     case 'signedOut':
       return 401
     case 'blocked':
+    case 'signInInProgress':
     case 'tooManyRequests':
       return 429
     case 'notAllowed':

@@ -115,3 +115,21 @@ t.test('the warning before the lock and the lock itself come from the block stat
   t.same(afterWrongCredentials({ attemptsRemaining: 0, blocked: true, blockedUntil: '2026-11-27T12:00:00.000Z' }), { kind: 'blocked', blockedUntil: '2026-11-27T12:00:00.000Z' })
   t.same(outcomeOfAnswer({ status: 'FIELD_ERROR', formFields: [{ id: 'email', error: 'Email is invalid' }] }), { fields: { email: 'Email is invalid' } })
 })
+
+// Issue 18 (another piece's test of the old describeAuthFailure, kept with this module's words):
+// what the sign-in page says for a 429 — a block names its end; a sign-in held back by others in
+// flight for the same account says so and is not a block; any other 429 is the rate limit.
+t.test('a sign-in held back by others in flight is not told "blocked"', async (t) => {
+  const inProgress = problemOfHttp(429, { status: 'SIGN_IN_IN_PROGRESS', message: 'A sign-in for this account is already in progress, try again' })
+  t.same(inProgress, { kind: 'signInInProgress' })
+  t.equal(problemMessage(inProgress, en, 'en'), 'A sign-in for this account is already in progress. Please try again in a moment.')
+  t.equal(problemMessage(inProgress, translator('de'), 'de'), 'Für dieses Konto läuft bereits eine Anmeldung. Bitte versuchen Sie es gleich noch einmal.')
+  t.equal(problemMessage(inProgress, translator('hu'), 'hu'), 'Ebbe a fiókba már folyamatban van egy bejelentkezés. Próbálja újra egy pillanat múlva.')
+})
+
+t.test('a block and the rate limit keep their answers', async (t) => {
+  const blocked = problemOfHttp(429, { status: 'ACCOUNT_BLOCKED', message: 'Too many failed sign-in attempts.', blockedUntil: '2026-11-27T12:15:00.000Z', attemptCount: 5 })
+  t.same(blocked, { kind: 'blocked', blockedUntil: '2026-11-27T12:15:00.000Z' })
+  t.match(problemMessage(blocked, en, 'en'), /^Too many failed attempts\. Your account is locked until /)
+  t.equal(problemMessage(problemOfHttp(429, { code: 'BFF_RATE_LIMITED' }), en, 'en'), 'Too many requests. Please wait a minute and try again.')
+})
