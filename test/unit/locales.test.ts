@@ -74,6 +74,8 @@ const SAME_AS_ENGLISH = new Set([
   'files:upload.progress',
   'files:upload.status.uploading',
   'de:files:list.name',
+  // Issue 15: the phone header's menu button; Polish interfaces call it "Menu" too.
+  'pl:common:nav.menu',
 ])
 
 for (const ns of [...NAMESPACES, ...SERVER_NAMESPACES]) {
