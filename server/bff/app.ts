@@ -22,6 +22,8 @@ import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { authPlugin } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
+import { catalogueLogos } from './logos/logo-set.ts'
+import logoRoutes from './logos/routes.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
@@ -64,6 +66,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const dev = options.dev ?? false
   await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
+  // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
+  const logos = catalogueLogos()
 
   const https = config.appUrl.startsWith('https:')
   const app = Fastify({
@@ -134,12 +138,13 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db, now: options.now })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
+  await app.register(logoRoutes, { logos })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
   await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
   }
-  await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config, options.buildInfo.buildId) })
+  await app.register(ssrRoutes, { root, dev, https, catalog, config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version } })
   return app
 }

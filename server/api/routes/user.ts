@@ -26,7 +26,7 @@ import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupporte
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
-import { Id, ProgramListQuery, ProgramPage } from './catalogue.ts'
+import { Id, ProgramListQuery, ProgramPage, textLocale } from './catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
@@ -230,9 +230,9 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   )
 
   // The personal library: the same filters, search and sorts as the public listing.
-  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request) => {
+  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) => {
     const user = await activeUser(request)
-    return app.catalogue.list(request.query, await libraryIds(db, user.id))
+    return app.catalogue.list(request.query, await libraryIds(db, user.id), textLocale(request, reply))
   })
 
   // Which programs are in the library, for the add/remove state of the catalogue pages under /@.
