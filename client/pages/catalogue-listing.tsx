@@ -10,7 +10,7 @@ import { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, use
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
-import { useLibrary } from '../lib/library.tsx'
+import { useLibrary } from '../lib/catalogue/library-state.ts'
 
 // The signed-in library page (my-library.tsx) takes the listing's parts from here, so that they
 // ship in this page's chunk rather than in a shared chunk of their own: one file fewer for every
