@@ -16,11 +16,14 @@ import { BrandLink } from './brand-link.tsx'
 export function SiteHeader({ home, children }: { home?: string; children: ReactNode }) {
   const { t } = useTranslation('common')
   const menu = useRef<HTMLDetailsElement>(null)
-  const [open, setOpen] = useState(false)
+  // Unset on the server: without scripts nothing would keep `aria-expanded` true, and a summary
+  // states its own state anyway.
+  const [open, setOpen] = useState<boolean>()
   const { key } = useLocation()
   // Not controlled by React: `open` is the element's, and its toggle event keeps the state in step.
   useEffect(() => {
     menu.current!.open = false
+    setOpen(false)
   }, [key])
   return (
     <header className="site-header">
