@@ -1,12 +1,14 @@
 import { timingSafeEqual } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
 import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
+import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { OutageLog } from '../http/outage-log.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
@@ -69,6 +71,9 @@ declare module 'fastify' {
   }
 }
 
+/** The text of the core's 503 (a plain-text body, as the CDI's other refusals): its database cannot be reached or did not answer in time. */
+export const DATABASE_UNAVAILABLE_CODE = 'AUTHCORE_DATABASE_UNAVAILABLE'
+
 /** First path segments that are endpoints, not tenant ids. */
 const TOP_LEVEL = new Set(['recipe', 'user', 'users', 'apiversion', '.well-known', 'hello', 'telemetry', 'config', 'ee', 'requests', 'bulk-import', 'internal'])
 
@@ -115,18 +120,7 @@ export async function migrateAuthCoreSchema(db: Database): Promise<string[]> {
 }
 
 export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyInstance & { services: CoreServices }> {
-  const { db } = options
-  await migrateAuthCoreSchema(db)
-  const box = new SecretBox(options.secret)
-  const keys = new KeyStore(db, box, options.now)
-  const services: CoreServices = {
-    db,
-    apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}),
-    keys,
-    sessions: new SessionService(db, keys, box, options.now),
-    totp: new TotpService(db, box),
-  }
-
+  await migrateAuthCoreSchema(options.db)
   const app = Fastify({
     logger: loggerOptions(options.config, 'authcore', options.logStream),
     rewriteUrl: rewrite,
@@ -139,6 +133,18 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     genReqId: requestIdFromUpstream,
     http: HTTP_SERVER_OPTIONS,
   })
+
+  // The database as the core sees it: an outage is logged once, begun and ended (issue 18).
+  const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
+  const box = new SecretBox(options.secret)
+  const keys = new KeyStore(db, box, options.now)
+  const services: CoreServices = {
+    db,
+    apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}),
+    keys,
+    sessions: new SessionService(db, keys, box, options.now),
+    totp: new TotpService(db, box),
+  }
 
   app.decorateRequest('core', null as unknown as CoreScope)
 
@@ -175,10 +181,17 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
       // Fastify's own refusals: unparsable JSON, wrong content type, body too large.
       return reply.code(status).type('text/plain; charset=utf-8').send(status === 400 ? 'Invalid Json Input' : (error as Error).message)
     }
+    // supertokens-node turns any status but 200 into an error carrying the status and this text;
+    // the BFF answers a 503 as 503 BFF_AUTH_CORE_UNAVAILABLE (issues 17, 18), never a 500 or a 401.
+    const unavailable = (reply: FastifyReply) =>
+      reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('text/plain; charset=utf-8').send(`${DATABASE_UNAVAILABLE_CODE}: the auth core cannot reach its database`)
+    if (isDatabaseUnreachable(error)) {
+      // Down or going: the outage log has said so once; this request adds nothing but its access line.
+      return unavailable(reply)
+    }
     if (error instanceof DatabaseTimeoutError) {
-      // supertokens-node reports a 5xx as an error; the BFF answers it with 503 (issue 17).
       request.log.warn({ err: error }, 'database did not answer in time')
-      return reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('text/plain; charset=utf-8').send('Service Unavailable')
+      return unavailable(reply)
     }
     request.log.error({ err: error }, 'auth core request failed')
     return reply.code(500).type('text/plain; charset=utf-8').send('Internal Error')

@@ -10,12 +10,14 @@ import { projectRoot } from '../build-info.ts'
 import { authCoreUrlOf, outsideOrigins, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
+import { watchReachability } from '../db/reachability.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { OutageLog } from '../http/outage-log.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
@@ -70,10 +72,10 @@ declare module 'fastify' {
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
 export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
-  const { config, db } = options
+  const { config } = options
   const root = options.root ?? projectRoot()
   const dev = options.dev ?? false
-  await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
+  await migrate(options.db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
   // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
   const logos = catalogueLogos()
@@ -95,6 +97,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     http: HTTP_SERVER_OPTIONS,
   })
+  // The database as the BFF sees it: an outage is logged once, begun and ended (issue 18).
+  const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
 
   // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)

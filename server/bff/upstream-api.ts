@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Config } from '../config.ts'
+import { OutageLog } from '../http/outage-log.ts'
 import { negotiateLocale } from '../../shared/locales.ts'
 import { MicroCache } from './micro-cache.ts'
 import { UpstreamClient, type UpstreamRequest, type UpstreamResponse, type UpstreamStream } from './upstream-client.ts'
@@ -64,7 +65,8 @@ function isShareable(req: UpstreamRequest): boolean {
 
 export const upstreamApiPlugin = fp(
   async (app: FastifyInstance, opts: { url: string; timeouts: Config['upstream'] }) => {
-    const client = new UpstreamClient(opts.url, opts.timeouts)
+    // An API that cannot be reached is logged once, begun and ended, not per request (issue 18).
+    const client = new UpstreamClient(opts.url, opts.timeouts, undefined, new OutageLog(app.log, 'product API'))
     const cache = new MicroCache<UpstreamResponse>(MICRO_CACHE_TTL_MS)
     const shared = new MicroCache<UpstreamResponse>(SHARED_MAX_TTL_MS, Date.now, 500)
     const api: UpstreamApi = {

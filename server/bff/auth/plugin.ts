@@ -10,11 +10,12 @@ import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
-import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
+import { BffNotFound } from '../errors.ts'
 import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
+import { isAuthCoreOutage, authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
@@ -143,6 +144,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const sdkErrors = supertokensErrorHandler()
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error, request, reply) => {
+      // The core out of reach or answering 503: 503 BFF_AUTH_CORE_UNAVAILABLE, not a 500 (issue 18).
+      if (isAuthCoreOutage(error)) throw authUnavailable(error, { ownDatabase: false })
       if (!Session.Error.isErrorFromSuperTokens(error)) throw error
       await sdkErrors(error as never, request as never, reply as never)
     })
@@ -167,19 +170,15 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   })
 
   await app.register(async (scope) => {
-    // A core that answers 503 (its database stuck past the bound) is a 503 here too, never a 500:
-    // the browser SDK retries a 503, where a 401 would sign the user out. The root handler answers it.
+    // A core that cannot be reached or answers 503 (its database down or stuck), or the BFF's own
+    // database down, is a 503 here too, never a 500: the browser SDK retries a 503, where a 401
+    // would sign the user out (issues 17, 18). The root handler answers it, with Retry-After.
     scope.setErrorHandler((error, _request, reply) => {
       const message = (error as Error).message ?? ''
       // The SDK fails with a plain error on a client type it has no client for (ours is only
       // "web"): the caller's mistake, decided by the SDK's own lookup whatever the path's spelling.
       if (message.startsWith('Could not find client config for clientType')) return reply.code(400).send({ message: 'clientType must be "web" (or left out)' })
-      if (/^SuperTokens core threw an error .* with status code: 503\b/.test(message)) {
-        const unavailable = new BffAuthCoreUnavailable()
-        unavailable.retryAfter = 2
-        throw unavailable
-      }
-      throw error
+      throw authUnavailable(error, { ownDatabase: true }) ?? error
     })
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))
     // Answers here carry sessions, users and tokens: never stored by a browser or a proxy.

@@ -158,7 +158,9 @@ function sandboxLike(reply: FastifyReply, upstreamPolicy: string | string[] | un
 }
 
 function serverError(request: FastifyRequest, response: { status: number; headers: UpstreamResponse['headers'] }): Error {
-  request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
+  // A 503 is the API saying it cannot serve now (its database is down: it logged that once, issue
+  // 18); relayed as BFF_UPSTREAM_UNAVAILABLE with its Retry-After, it needs no line per request here.
+  if (response.status !== 503) request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
   const error = upstreamStatusError(response.status)
   // The API reported its own failure (issue 13): the BFF does not report it again, and says which event it was.
   const eventId = response.headers[ERROR_EVENT_HEADER]
