@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Database } from '../../db/database.ts'
+import { isDatabaseUnreachable } from '../../db/reachability.ts'
+import { OutageLog } from '../../http/outage-log.ts'
 import type { Locale } from '../../../shared/locales.ts'
 import { recipientHash } from './mail-quota.ts'
 import type { Mailer, OutgoingMail } from './mailer.ts'
@@ -102,6 +104,8 @@ export class MailOutbox {
   private readonly random: () => number
   private readonly sent: Counter<'kind'>
   private readonly failed: Counter<'kind'>
+  /** A mail server that does not answer is one warn line when it begins and one when it ends. */
+  private readonly outage: OutageLog
   private timer: NodeJS.Timeout | undefined
   private round: Promise<void> | undefined
   /** Sends started inline that outlived the wait: their outcome is still recorded. */
@@ -113,6 +117,7 @@ export class MailOutbox {
     this.log = options.log
     this.now = options.now ?? Date.now
     this.random = options.random ?? Math.random
+    this.outage = new OutageLog(this.log, 'mail server', this.now)
     const registers = options.registry ? [options.registry] : []
     this.sent = new Counter({ name: 'softshelf_mail_sent_total', help: 'Mails handed to the mail server, by kind.', labelNames: ['kind'], registers })
     this.failed = new Counter({
@@ -159,7 +164,7 @@ export class MailOutbox {
     const row: Row = { id, kind: about.kind, user_id: about.userId ?? null, recipient: mail.to, subject: mail.subject, text_body: mail.text, html_body: mail.html, attempts: 1, created_at: now }
     if (whenNotSent === 'fail') {
       try {
-        await this.mailer.send({ ...mail, messageId: id })
+        await this.send(row)
       } catch (err) {
         await this.finish(row, 'failed', describeFailure(err))
         throw err
@@ -227,7 +232,10 @@ export class MailOutbox {
     if (this.timer) return
     this.timer = setInterval(() => {
       if (this.round) return
-      this.tick().catch((err: unknown) => this.log.warn({ err, event: 'mail-outbox' }, 'the mail outbox could not be read'))
+      this.tick().catch((err: unknown) => {
+        // A database outage has its own log (one line when it begins); anything else is said here.
+        if (!isDatabaseUnreachable(err)) this.log.warn({ err, event: 'mail-outbox' }, 'the mail outbox could not be read')
+      })
     }, intervalMs)
     this.timer.unref()
   }
@@ -260,32 +268,25 @@ export class MailOutbox {
         RETURNING id, kind, user_id, recipient, subject, text_body, html_body, attempts, created_at`,
       [now, MAIL_CLAIM_LEASE_MS, BATCH],
     )
-    let failures = 0
-    let firstError: string | undefined
     for (const [index, row] of rows.entries()) {
       const outcome = await this.tryOnce(row)
       if (outcome === 'sent') {
         this.log.info({ event: 'mail-sent', kind: row.kind, messageId: row.id, attempts: row.attempts }, 'a mail from the outbox was sent')
         continue
       }
-      failures++
-      firstError ??= outcome.error
       if (outcome.unreachable) {
         // The server cannot be reached: the rest of this round would fail the same way, each
         // after the transport's timeouts. They count the same failed try and wait their turn.
         for (const rest of rows.slice(index + 1)) await this.afterFailure(rest, outcome.error)
-        failures += rows.length - index - 1
         break
       }
     }
-    // One line per round, not one per mail (issue 18: a fault must not flood the log).
-    if (failures > 0) this.log.warn({ event: 'mail-outbox-retry', failed: failures, error: firstError }, 'mails in the outbox could not be sent yet')
   }
 
   /** One try of a claimed row; records the outcome. */
   private async tryOnce(row: Row): Promise<'sent' | { error: string; unreachable: boolean }> {
     try {
-      await this.mailer.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body, messageId: row.id })
+      await this.send(row)
     } catch (err) {
       const error = describeFailure(err)
       if (isPermanent(err)) await this.finish(row, 'failed', error)
@@ -294,6 +295,18 @@ export class MailOutbox {
     }
     await this.finish(row, 'sent', null)
     return 'sent'
+  }
+
+  /** Hands one mail to the mailer; whether the server answered feeds the outage log (issue 18: not a line per mail). */
+  private async send(row: Row): Promise<void> {
+    try {
+      await this.mailer.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body, messageId: row.id })
+    } catch (err) {
+      if ((err as { responseCode?: unknown }).responseCode === undefined) this.outage.unreachable(describeFailure(err))
+      else this.outage.reached()
+      throw err
+    }
+    this.outage.reached()
   }
 
   /** A failed try: again after the backoff, or given up once a day has passed. */

@@ -120,7 +120,7 @@ export function initSupertokens(settings: AuthSettings): void {
     const mayWait = userContext[MAIL_MAY_WAIT] === true
     try {
       const outcome = await settings.outbox.deliver(mail, { kind, locale, userId }, mayWait ? 'queue' : 'fail')
-      if (outcome === 'queued') request?.log.warn({ event: 'mail-queued', kind, recipientHash: recipientHash(email) }, 'the verification email could not be sent at once: the outbox sends it when the mail server answers')
+      if (outcome === 'queued') request?.log.info({ event: 'mail-queued', kind, recipientHash: recipientHash(email) }, 'the verification email could not be sent at once: the outbox sends it when the mail server answers')
     } catch (err) {
       await settings.mailQuota.giveBack(grant)
       request?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)

@@ -50,12 +50,14 @@ t.test('a sign-up while the mail server is down: OK, queued, and sent when it is
   t.equal(sample(scraped, 'softshelf_mail_outbox_oldest_queued_age_seconds'), 90, 'its oldest mail has waited 90 s')
   now -= 90_000
 
-  // Still down at the first retry: a round fails and leaves it queued, logged once for the round.
+  // Still down at the first retry: a round fails and leaves it queued; the outage was logged once, when it began.
   now += MAIL_RETRY_BASE_MS
   await stack.bff.mailOutbox.tick()
   t.same((await tab.get('/api/user/verification-mail')).json(), { mail: 'queued' })
   t.equal(smtp.received.length, 0)
-  t.equal(logs.lines.filter((line) => line.includes('"mail-outbox-retry"')).length, 1, 'one warn line for the round')
+  const outageLines = () => logs.lines.filter((line) => line.includes('"outage":"mail server"'))
+  t.equal(outageLines().length, 1, 'one line for the outage, not one per try')
+  t.match(JSON.parse(outageLines()[0]!), { level: 40, msg: 'mail server unreachable', cause: /ECONNREFUSED/ })
 
   await smtp.start()
   // Not due yet: the second retry waits at least 30 s (the doubled base, jittered down to half).
@@ -70,6 +72,7 @@ t.test('a sign-up while the mail server is down: OK, queued, and sent when it is
   t.match(decodeQuotedPrintable(mail.raw), /Subject: Verify your email address for Softshelf/)
   t.match(messageIdOf(mail), /^<[0-9a-f-]{36}@/, 'a Message-ID every try of this mail carries')
   t.same((await tab.get('/api/user/verification-mail')).json(), { mail: 'sent' })
+  t.match(JSON.parse(outageLines()[1]!), { level: 30, msg: 'mail server reachable again' }, 'and one when it ended')
 
   // The link works.
   const link = linkIn(mail)
