@@ -2,7 +2,7 @@ import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 import type { ProgramSummary } from '../../shared/catalogue.ts'
-import { useLibrary, type LibraryState } from '../lib/library.tsx'
+import { useLibrary, type LibraryState } from '../lib/catalogue/library-state.ts'
 import { PriceLabel } from './price-label.tsx'
 import { ProgramIcon } from './program-icon.tsx'
 

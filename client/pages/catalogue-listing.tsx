@@ -6,11 +6,16 @@ import {
   type ProgramCategory,
   type ProgramPage,
 } from '../../shared/catalogue.ts'
-import { CategoryField, Pagination, PriceTabs, SortField } from '../components/listing-parts.tsx'
+import { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, useListingLink } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
-import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
-import { useLibrary } from '../lib/library.tsx'
+import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { useLibrary } from '../lib/catalogue/library-state.ts'
+
+// The signed-in library page (my-library.tsx) takes the listing's parts from here, so that they
+// ship in this page's chunk rather than in a shared chunk of their own: one file fewer for every
+// visitor of a public listing (0.3 kB gzip of the 130 kB budget, issue 15).
+export { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, useListingLink }
 
 export interface Organisation {
   id: string
@@ -41,7 +46,8 @@ async function loadScope(context: unknown, params: Params, signal: AbortSignal):
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs): Promise<ListingData> {
-  const state = readListingState(new URL(request.url).searchParams)
+  const url = new URL(request.url)
+  const state = readListingState(url.searchParams)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   // The scope comes from the route's own parameter, so the page and its programs load together.
   const category = params.categoryId ?? (state.category !== 'all' ? state.category : undefined)
@@ -59,6 +65,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs): 
   ])
   if (scope.status === 'rejected') throw scope.reason
   if (result.status === 'rejected') throw result.reason
+  // A page past the last one: a redirect, on the server (302) and in the browser alike.
+  redirectPastLastPage(url, state, result.value)
   return { scope: scope.value, state, result: result.value }
 }
 
@@ -116,36 +124,40 @@ export function Component() {
   const location = useLocation()
   const submit = useSubmit()
   const navigation = useNavigation()
+  // What narrows the list (the sort only orders it); a category page's own category is no filter.
+  const activeFilters = [state.q !== '', scope.kind !== 'category' && state.category !== 'all', state.mine].filter(Boolean).length
 
   return (
     <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
       <ScopeHeader scope={scope} total={result.total} />
 
-      <Form
-        method="get"
-        role="search"
-        className="listing-filters"
-        onChange={(event) => {
-          // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
-          const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
-          if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget)
-        }}
-      >
-        <div className="field field-search">
-          <label htmlFor="listing-q">{t('catalogue:filters.search')}</label>
-          <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('catalogue:filters.searchPlaceholder')} maxLength={100} />
-        </div>
-        {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
-        {scope.kind !== 'category' ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
-        <SortField id="listing-sort" name="sort" defaultValue={state.sort} />
-        <div className="field field-check">
-          <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
-          <label htmlFor="listing-mine">{t('catalogue:filters.myLanguage')}</label>
-        </div>
-        <button type="submit" className="button">
-          {t('catalogue:filters.submit')}
-        </button>
-      </Form>
+      <FiltersDisclosure active={activeFilters}>
+        <Form
+          method="get"
+          role="search"
+          className="listing-filters"
+          onChange={(event) => {
+            // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
+            const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
+            if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget)
+          }}
+        >
+          <div className="field field-search">
+            <label htmlFor="listing-q">{t('catalogue:filters.search')}</label>
+            <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('catalogue:filters.searchPlaceholder')} maxLength={100} />
+          </div>
+          {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
+          {scope.kind !== 'category' ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
+          <SortField id="listing-sort" name="sort" defaultValue={state.sort} />
+          <div className="field field-check">
+            <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
+            <label htmlFor="listing-mine">{t('catalogue:filters.myLanguage')}</label>
+          </div>
+          <button type="submit" className="button">
+            {t('catalogue:filters.submit')}
+          </button>
+        </Form>
+      </FiltersDisclosure>
 
       <PriceTabs state={state} />
 

@@ -1,11 +1,12 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigate, useNavigation, type LoaderFunctionArgs } from 'react-router'
 import { DEFAULT_PAGE_SIZE, type ProgramPage } from '../../shared/catalogue.ts'
-import { CategoryField, Pagination, PriceTabs, SortField, useListingLink } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
-import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { LibraryProvider } from '../lib/library.tsx'
+// Through the public listing's module, so that they ship in its chunk (see there).
+import { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, useListingLink } from './catalogue-listing.tsx'
 
 // /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
 // the category filter of spec §2 (GET /api/user/programs takes the public listing's query).
@@ -16,10 +17,13 @@ interface MyLibraryData {
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<MyLibraryData> {
-  const state = readListingState(new URL(request.url).searchParams)
+  const url = new URL(request.url)
+  const state = readListingState(url.searchParams)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   if (state.category !== 'all') query.set('category', state.category)
   const result = await apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal)
+  // Past the last page (a removal emptied it, or a hand-edited URL): the last page (issue 15).
+  redirectPastLastPage(url, state, result)
   return { state, result }
 }
 
@@ -39,10 +43,12 @@ export function Component() {
         <p>{t('auth:library.lead')}</p>
       </header>
 
-      <div className="listing-filters">
-        <CategoryField id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))} />
-        <SortField id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))} />
-      </div>
+      <FiltersDisclosure active={Number(state.category !== 'all')}>
+        <div className="listing-filters">
+          <CategoryField id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))} />
+          <SortField id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))} />
+        </div>
+      </FiltersDisclosure>
 
       <PriceTabs state={state} />
 

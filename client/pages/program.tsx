@@ -7,7 +7,7 @@ import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet } from '../lib/api.ts'
-import { useLibrary } from '../lib/library.tsx'
+import { useLibrary } from '../lib/catalogue/library-state.ts'
 
 export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramDetail> {
   return apiGet<ProgramDetail>(context, `/api/programs/${encodeURIComponent(params.programId ?? '')}`, request.signal)

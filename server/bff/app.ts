@@ -22,7 +22,8 @@ import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
-import { authPlugin } from './auth/plugin.ts'
+import { MailOutbox } from './auth/mail-outbox.ts'
+import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { pageForms } from './auth/page-forms.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
@@ -61,6 +62,13 @@ export interface BffOptions {
   operatorToken?: string | undefined
   /** Refuse new requests with 503 when overloaded (OVERLOAD_*); true by default. */
   shedLoad?: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Outgoing mail (issue 18); tests drive its worker with tick(). */
+    mailOutbox: MailOutbox
+  }
 }
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
@@ -152,7 +160,15 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(logoRoutes, { logos })
-  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
+  // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
+  const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
+  app.decorate('mailOutbox', outbox)
+  app.addHook('onReady', async () => outbox.start())
+  app.addHook('onClose', async () => {
+    await outbox.stop()
+    await outbox.mailer.close()
+  })
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now, outbox })
   await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
   if (config.sentry) {

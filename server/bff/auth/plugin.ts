@@ -14,7 +14,7 @@ import { BffNotFound } from '../errors.ts'
 import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
-import { checkEmailRoute } from './check-email.ts'
+import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
 import { isAuthCoreOutage, authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { emailChangeRoutes } from './email-change.ts'
@@ -26,6 +26,7 @@ import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
+import type { MailOutbox } from './mail-outbox.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
 import { resetTokenCheckRoute } from './reset-token-check.ts'
@@ -41,6 +42,8 @@ export interface AuthPluginOptions {
   coreApiKey?: string | undefined
   /** The clock of the recovery codes' cool-down and of email-change links; tests move it. Date.now by default. */
   now?: (() => number) | undefined
+  /** Outgoing mail (issue 18): made by buildBff, which owns its worker; its mailer is the one the auth flows use. */
+  outbox: MailOutbox
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -65,8 +68,8 @@ export function mailerFor(config: Config): Mailer {
  */
 export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyInstance, options) => {
   const { config } = options
-  const mailer = mailerFor(config)
-  app.addHook('onClose', () => mailer.close())
+  const { outbox } = options
+  const mailer = outbox.mailer
   const attempts = new LoginAttempts(options.db, config.login)
   const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
   // The TOTP factor's limits, which the auth core's default app keeps too (issue 11).
@@ -129,7 +132,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     coreApiKey,
     appUrl: config.appUrl,
     providers: providersOf(config),
-    mailer,
+    outbox,
     recoveryCodes,
     mailQuota,
     emails,
@@ -152,10 +155,11 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes })
+    verificationMailRoute(scope, outbox)
     emailChangeRoutes(scope, {
       attempts,
       changes: emailChanges,
-      mailer,
+      outbox,
       mailQuota,
       emails,
       upstreamApi: app.upstreamApi,

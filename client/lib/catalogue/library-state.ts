@@ -1,0 +1,18 @@
+import { createContext, useContext } from 'react'
+
+// What a catalogue page reads of the signed-in user's library, apart from the provider that keeps
+// it (client/lib/library.tsx, used by /@ pages only): the public pages' cards and program page
+// load this much and no more (issue 15, public JS budget).
+
+export interface LibraryState {
+  has(id: string): boolean
+  busy(id: string): boolean
+  toggle(id: string): Promise<void>
+}
+
+export const LibraryContext = createContext<LibraryState | null>(null)
+
+/** The library under /@; null on the public pages. */
+export function useLibrary(): LibraryState | null {
+  return useContext(LibraryContext)
+}
