@@ -90,7 +90,7 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
     t.match(body, /Related programs/)
     t.match(body, /Windows, macOS, Linux/)
     // Visitors are sent to sign in first; their library's twin of the page is where they return.
-    t.match(body, /<a class="button"[^>]* href="\/login\?redirectToPath=%2F%40%2Fprograms%2Fblender"[^>]*>Add to library<\/a>/)
+    t.match(body, /<a class="button"[^>]* href="\/login\?redirectToPath=%2F%40%2Fprograms%2Fblender&amp;action=add"[^>]*>Add to library<\/a>/)
   })
 
   t.test('the home page has the categories with counts, popular, recently updated and free programs, and a search box', async (t) => {
