@@ -30,7 +30,7 @@ export function SignedInLayout() {
         {t('common:nav.skipToContent')}
       </a>
       <header className="site-header">
-        <BrandLink to="/@" />
+        <BrandLink />
         <nav className="site-nav" aria-label={t('common:nav.main')}>
           <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
           <NavLink to="/@/programs" end={false}>

@@ -1,25 +1,14 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react'
+import { useCallback, useMemo, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNavigate, useRevalidator } from 'react-router'
 import type { LibraryChange } from '../../shared/types.ts'
 import { apiSend, errorMessage } from './api.ts'
 import { showToast } from './toasts.ts'
+import { LibraryContext, type LibraryState } from './catalogue/library-state.ts'
 
 // The signed-in user's library as the catalogue pages under /@ see it: which programs are in it,
-// and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent).
-
-export interface LibraryState {
-  has(id: string): boolean
-  busy(id: string): boolean
-  toggle(id: string): Promise<void>
-}
-
-const LibraryContext = createContext<LibraryState | null>(null)
-
-/** The library under /@; null on the public pages, which link to the signed-in twins instead. */
-export function useLibrary(): LibraryState | null {
-  return useContext(LibraryContext)
-}
+// and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent). What the pages
+// read of it is in catalogue/library-state.ts, so a visitor's page does not load this.
 
 export function LibraryProvider({ ids, children, revalidateOnChange = false }: { ids: readonly string[]; children: ReactNode; revalidateOnChange?: boolean }) {
   const { t } = useTranslation('common')

@@ -10,7 +10,7 @@ import { CategoryField, Pagination, PriceTabs, SortField } from '../components/l
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
-import { useLibrary } from '../lib/library.tsx'
+import { useLibrary } from '../lib/catalogue/library-state.ts'
 
 export interface Organisation {
   id: string
