@@ -1,14 +1,15 @@
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, useLocation, useNavigate, useNavigation, type LoaderFunctionArgs } from 'react-router'
-import { DEFAULT_PAGE_SIZE, type ProgramPage } from '../../shared/catalogue.ts'
-import { CategoryField, Pagination, PriceTabs, SortField, useListingLink } from '../components/listing-parts.tsx'
+import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs } from 'react-router'
+import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
-import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { LibraryProvider } from '../lib/library.tsx'
+// The listing's parts come through the public listing page's module: see its last lines.
+import { ListingFilters, Pagination, PriceTabs, readListingState, type ListingState } from './catalogue-listing.tsx'
 
 // /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
-// the category filter of spec §2 (GET /api/user/programs takes the public listing's query).
+// the category filter of spec §2, and (issue 15) the public listing's search box and a "recently
+// added" sort (GET /api/user/programs takes the public listing's query, and sort=recentlyAdded).
 
 interface MyLibraryData {
   state: ListingState
@@ -16,9 +17,10 @@ interface MyLibraryData {
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<MyLibraryData> {
-  const state = readListingState(new URL(request.url).searchParams)
+  const state = readListingState(new URL(request.url).searchParams, LIBRARY_SORT_OPTIONS)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   if (state.category !== 'all') query.set('category', state.category)
+  if (state.q) query.set('q', state.q)
   const result = await apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal)
   return { state, result }
 }
@@ -27,10 +29,8 @@ export function Component() {
   const { state, result } = useLoaderData() as MyLibraryData
   const { t } = useTranslation(['auth', 'catalogue', 'common'])
   const location = useLocation()
-  const navigate = useNavigate()
   const navigation = useNavigation()
-  const link = useListingLink(state)
-  const filtered = state.price !== 'all' || state.category !== 'all'
+  const filtered = state.price !== 'all' || state.category !== 'all' || state.q !== ''
 
   return (
     <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
@@ -39,10 +39,7 @@ export function Component() {
         <p>{t('auth:library.lead')}</p>
       </header>
 
-      <div className="listing-filters">
-        <CategoryField id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))} />
-        <SortField id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))} />
-      </div>
+      <ListingFilters state={state} idPrefix="library" languageFilter={false} sorts={LIBRARY_SORT_OPTIONS} />
 
       <PriceTabs state={state} />
 

@@ -1,4 +1,4 @@
-import type { ApiSortOption, ProgramPage } from '../../shared/catalogue.ts'
+import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../shared/catalogue.ts'
 import type { Database } from '../db/database.ts'
 import { programsByIds, type ProgramQuery } from './catalogue-repository.ts'
 
@@ -28,6 +28,7 @@ interface Entry {
 interface State {
   version: string | null
   orders: Record<ApiSortOption, Entry[]>
+  byId: Map<string, Entry>
   /** trigram → the entries whose search text has it */
   trigrams: Map<string, Entry[]>
 }
@@ -118,7 +119,7 @@ export class CatalogueIndex {
         else trigrams.set(trigram, [entry])
       }
     }
-    return { version, orders, trigrams }
+    return { version, orders, trigrams, byId: new Map(entries.map((entry) => [entry.id, entry])) }
   }
 
   /** Loads the index; a failed load (database away) is forgotten, so the next request tries again. */
@@ -153,9 +154,13 @@ export class CatalogueIndex {
     return out
   }
 
-  /** A page of the listing; `within` narrows it to those programs (a user's library). */
-  async list(query: ProgramQuery, within?: ReadonlySet<string>): Promise<ProgramPage> {
+  /**
+   * A page of the listing. `library` narrows it to a user's library: its program ids, newest
+   * first, which is also the order of the library's own sort, recentlyAdded (issue 15).
+   */
+  async list(query: Omit<ProgramQuery, 'sort'> & { sort: UserLibraryApiSortOption }, library?: readonly string[]): Promise<ProgramPage> {
     const state = await this.current()
+    const within = library === undefined ? undefined : new Set(library)
     const q = normaliseQuery(query.q)
     const category = query.category && query.category !== 'all' ? query.category : undefined
     const keep = (e: Entry) =>
@@ -166,7 +171,10 @@ export class CatalogueIndex {
       (query.licenseType === undefined || e.licenseType === query.licenseType) &&
       (query.price === 'all' || e.isFree === (query.price === 'free')) &&
       (query.language === undefined || e.languages.has(query.language))
-    const ordered = state.orders[query.sort]
+    let ordered: Entry[]
+    if (query.sort !== 'recentlyAdded') ordered = state.orders[query.sort]
+    else if (library) ordered = library.flatMap((id) => state.byId.get(id) ?? [])
+    else throw new Error('the recentlyAdded sort needs a library')
     let matches: Entry[]
     if (q === '') {
       matches = ordered.filter(keep)
