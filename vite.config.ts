@@ -30,7 +30,15 @@ const initialChunks = {
 export default defineConfig(({ command, isSsrBuild }) => ({
   plugins: [react()],
   publicDir: 'public',
-  resolve: command === 'build' && !isSsrBuild ? { alias: [{ find: /^react-router$/, replacement: reactRouterProduction }] } : {},
+  resolve:
+    command === 'build' && !isSsrBuild
+      ? {
+          alias: [
+            { find: /^react-router$/, replacement: reactRouterProduction },
+            { find: /^use-sync-external-store\/shim$/, replacement: 'react' },
+          ],
+        }
+      : {},
   build: isSsrBuild
     ? { outDir: 'dist/ssr', emptyOutDir: true, target: 'node20', sourcemap: true, copyPublicDir: false }
     : {
