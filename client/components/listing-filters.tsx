@@ -30,9 +30,10 @@ export function ListingFilters({ state, idPrefix, category = true, languageFilte
   useEffect(() => {
     const fields = form.current?.elements
     if (!fields) return
-    for (const [name, value] of [['q', state.q], ['category', state.category], ['sort', state.sort]]) {
-      const field = fields.namedItem(name!) as HTMLInputElement | null
-      if (field) field.value = value!
+    const values: Record<string, string> = { q: state.q, category: state.category, sort: state.sort }
+    for (const [name, value] of Object.entries(values)) {
+      const field = fields.namedItem(name) as HTMLInputElement | HTMLSelectElement | null
+      if (field) field.value = value
     }
     const mine = fields.namedItem('mine') as HTMLInputElement | null
     if (mine) mine.checked = state.mine
