@@ -29,7 +29,16 @@ export default tseslint.config(
   {
     files: ['client/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/server/**'], message: 'client/ must not import server/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/server/**'], message: 'client/ must not import server/.' },
+            // Issue 15: the BFF draws the logos; the icon package is megabytes of paths (decision 024).
+            { group: ['simple-icons', 'simple-icons/*'], message: 'Logos come from /logos/<id>.svg (shared/logos.ts), never from simple-icons in client code.' },
+          ],
+        },
+      ],
     },
   },
 )

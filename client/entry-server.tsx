@@ -98,6 +98,7 @@ export async function render(input: RenderInput): Promise<RenderResult> {
           context.matches.map((match) => ({ handle: match.route.handle, data: context.loaderData[match.route.id], params: match.params })),
           i18n.t,
           input.config.appUrl,
+          input.config.logosVersion,
         )
   const head = headTags(
     resolveHead(pageHead, { t: i18n.t, appUrl: input.config.appUrl, pathname: new URL(input.url).pathname, locale: input.locale }),

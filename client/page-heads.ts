@@ -1,5 +1,6 @@
 import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory, type ProgramDetail } from '../shared/catalogue.ts'
 import { PAGE_TITLE, PRODUCT_NAME } from '../shared/constants.ts'
+import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH, ogImagePath } from '../shared/logos.ts'
 import type { HeadBuilder } from './lib/head.ts'
 import type { ListingData } from './pages/catalogue-listing.tsx'
 
@@ -61,7 +62,7 @@ const APPLICATION_CATEGORY: Record<ProgramCategory, string> = {
 
 const PLATFORM_NAMES = { windows: 'Windows', macos: 'macOS', linux: 'Linux', web: 'Web browser' } as const
 
-export const programHead: HeadBuilder = ({ data, appUrl }) => {
+export const programHead: HeadBuilder = ({ data, appUrl, logosVersion }) => {
   if (!data) return null
   const program = data as ProgramDetail
   const organisation = (kind: 'developer' | 'publisher', ref: { id: string; name: string }) => ({
@@ -72,8 +73,10 @@ export const programHead: HeadBuilder = ({ data, appUrl }) => {
   const primary = program.categories[0]
   return {
     title: `${program.name} by ${program.developer.name}`,
-    // Program texts are kept in English; the summary is the best description there is.
+    // The summary, in the visitor's language where translated (issue 15): the best description there is.
     description: program.summary,
+    // Issue 15: the program's card (logo and name), rendered by the BFF as PNG for link previews.
+    image: { url: `${appUrl}${ogImagePath(program.id, logosVersion)}`, width: OG_IMAGE_WIDTH, height: OG_IMAGE_HEIGHT, alt: `${program.name} — ${PRODUCT_NAME}` },
     jsonLd: {
       '@context': 'https://schema.org',
       '@type': 'SoftwareApplication',
@@ -83,6 +86,7 @@ export const programHead: HeadBuilder = ({ data, appUrl }) => {
       ...(primary ? { applicationCategory: APPLICATION_CATEGORY[primary] } : {}),
       operatingSystem: program.platforms.map((platform) => PLATFORM_NAMES[platform]).join(', '),
       softwareVersion: program.version,
+      // ISO 8601 with only what is known ("1998", "2024-10"), as schema.org's Date allows.
       datePublished: program.released,
       dateModified: program.updated,
       inLanguage: program.languages,

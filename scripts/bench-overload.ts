@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { freePort } from './bench-postgres.ts'
+import { freePort } from './throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
 const root = path.resolve(path.dirname(here), '..')

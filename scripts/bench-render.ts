@@ -5,6 +5,7 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { loadLocaleCatalog } from '../server/bff/locales.ts'
+import { catalogueLogos } from '../server/bff/logos/logo-set.ts'
 import { projectRoot } from '../server/build-info.ts'
 import { loadConfig, publicConfig } from '../server/config.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../shared/ssr-contract.ts'
@@ -27,7 +28,7 @@ const { render } = (await import(pathToFileURL(path.join(root, 'dist', 'ssr', 'e
 }
 const catalog = loadLocaleCatalog(root)
 const config = loadConfig({ NODE_ENV: 'production' })
-const clientConfig: ClientConfig = { ...publicConfig(config), localesHash: catalog.hash }
+const clientConfig: ClientConfig = { ...publicConfig(config), localesHash: catalog.hash, logosVersion: catalogueLogos().version }
 
 // The first render records each API answer as text; later renders parse it again, as the BFF
 // parses every upstream body, so only the network is left out.

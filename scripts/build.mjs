@@ -33,6 +33,8 @@ for (const service of ['api', 'bff', 'authcore']) {
   fs.cpSync(path.join(root, 'server', service, 'migrations'), path.join(root, 'dist', 'server', service, 'migrations'), { recursive: true })
 }
 fs.cpSync(path.join(root, 'server', 'api', 'seed'), path.join(root, 'dist', 'server', 'api', 'seed'), { recursive: true })
+// The brand marks extracted from simple-icons (a development dependency, not in the image): issue 15.
+fs.cpSync(path.join(root, 'server', 'bff', 'logos', 'brand-marks.json'), path.join(root, 'dist', 'server', 'bff', 'logos', 'brand-marks.json'))
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ buildId: buildId(), builtAt: new Date().toISOString() }, null, 2)}\n`)
 console.log('build complete: dist/')
 // A report, not a gate: bench.ts holds these figures to the issue-3 budget.

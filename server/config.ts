@@ -53,7 +53,8 @@ export interface Config {
   /** Outgoing mail over SMTP; unset in embedded mode: the local mailbox shown at /dev/mail. */
   smtpUrl: string | undefined
   mailFrom: string
-  login: { maxAttempts: number; windowMinutes: number; blockMinutes: number }
+  /** `waitMs`: how long a sign-in held back by others in flight for the same email waits for them. */
+  login: { maxAttempts: number; windowMinutes: number; blockMinutes: number; waitMs: number }
   /** Per IP per minute on /auth writes (sign-in, sign-up, resets…), stricter than RATE_LIMIT_MAX. */
   authRateLimitMax: number
   /** External identity providers, each enabled by its client id and secret. */
@@ -513,6 +514,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxAttempts: r.integer('LOGIN_MAX_ATTEMPTS', 5, 1, 1_000),
       windowMinutes: r.integer('LOGIN_WINDOW_MINUTES', 15, 1, 10_080),
       blockMinutes: r.integer('LOGIN_BLOCK_MINUTES', 15, 1, 10_080),
+      waitMs: r.integer('LOGIN_WAIT_MS', 5_000, 0, 30_000),
     },
     authRateLimitMax: r.integer('AUTH_RATE_LIMIT_MAX', 20, 1, 1_000_000),
     providers: { google: undefined, github: undefined, oidc: undefined },

@@ -1,6 +1,9 @@
 // Catalogue vocabulary of the spec (§2) and of issue 3: category ids, licence types, library
 // filter tabs and sort options, and the shapes the catalogue API answers with.
 
+import type { Locale } from './locales.ts'
+import type { DatePrecision } from './partial-dates.ts'
+
 /** The ten program categories; "all" is the filter value meaning no category. */
 export const PROGRAM_CATEGORIES = [
   '3d',
@@ -91,7 +94,10 @@ export interface NamedRef {
 export interface ProgramSummary {
   id: string
   name: string
+  /** In the language asked for when translated into it, else English (issue 15). */
   summary: string
+  /** The language `summary` (and a detail's `description`) is written in. */
+  textLanguage: Locale
   developer: NamedRef
   publisher: NamedRef
   licenseType: LicenseType
@@ -102,14 +108,18 @@ export interface ProgramSummary {
   platforms: Platform[]
   languages: string[]
   version: string
+  /** The current version's release, only as precisely as known: "2024", "2024-10" or "2024-10-14". */
   updated: string
+  updatedPrecision: DatePrecision
   popularity: number
 }
 
 export interface ProgramDetail extends ProgramSummary {
   description: string
   homepage: string
+  /** The first release, only as precisely as known (like `updated`). */
   released: string
+  releasedPrecision: DatePrecision
   moreFromDeveloper: ProgramSummary[]
   related: ProgramSummary[]
   /** Issue 13: paid, and card checkout is configured, so a signed-in user can buy it. */

@@ -28,6 +28,8 @@ export interface ClientConfig {
   providers: Array<{ id: string; name: string }>
   /** Content hash of the locale files; part of their URL so caches never serve stale text. */
   localesHash: string
+  /** Content hash of the programs' logos and link-preview cards (issue 15); part of their URLs (shared/logos.ts). */
+  logosVersion: string
   /** Chat links and outside scripts (issue 11). */
   support: SupportSettings
   /** Error reporting (issue 13); null when the operator set no SENTRY_DSN: nothing loads. */

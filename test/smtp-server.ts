@@ -15,27 +15,53 @@ interface Owner {
   teardown(fn: () => unknown): void
 }
 
-export async function startSmtpServer(owner: Owner, port = 0): Promise<{ url: string; received: ReceivedMail[] }> {
+export interface SmtpTestServer {
+  url: string
+  received: ReceivedMail[]
+  /** Closes the listener, as a mail server that went down: connections to its port are refused. */
+  stop(): Promise<void>
+  /** Listens again on the same port (the app's SMTP_URL stays right). */
+  start(): Promise<void>
+}
+
+export async function startSmtpServer(owner: Owner, port = 0): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = []
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
+  const listen = async (onPort: number) => {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = []
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+        stream.on('end', () => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          })
+          callback()
         })
-        callback()
-      })
+      },
+    })
+    await new Promise<void>((resolve) => server.listen(onPort, '127.0.0.1', resolve))
+    return server
+  }
+  let server: SMTPServer | undefined = await listen(port)
+  const boundPort = (server.server.address() as AddressInfo).port
+  const stop = async () => {
+    const closing = server
+    server = undefined
+    if (closing) await new Promise<void>((resolve) => closing.close(() => resolve()))
+  }
+  owner.teardown(stop)
+  return {
+    url: `smtp://127.0.0.1:${boundPort}`,
+    received,
+    stop,
+    async start() {
+      server ??= await listen(boundPort)
     },
-  })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  owner.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
-  return { url: `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`, received }
+  }
 }
 
 /** The quoted-printable body of a message, decoded enough to read its subject and links. */

@@ -33,7 +33,10 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
           <Link to={href(`/programs/${program.id}`)}>{program.name}</Link>
         </h3>
         <p className="program-card-developer">{program.developer.name}</p>
-        <p className="program-card-summary">{program.summary}</p>
+        {/* English where not translated into the page's language: marked so for screen readers. */}
+        <p className="program-card-summary" lang={program.textLanguage === language ? undefined : program.textLanguage}>
+          {program.summary}
+        </p>
         <p className="program-card-meta">
           <span className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>{t(`licenseTypes.${program.licenseType}`)}</span>
           <PriceLabel program={program} t={t} language={language} />

@@ -1,22 +1,38 @@
-// Icons are generated here, never loaded from another site: a monogram on one of eight brand
-// colours chosen by the program id (classes, because the CSP allows no inline styles).
+import { logoPath } from '../../shared/logos.ts'
+import { useClientConfig } from '../lib/client-config.tsx'
 
-function hash(value: string): number {
-  let h = 0
-  for (let i = 0; i < value.length; i++) h = (h * 31 + value.charCodeAt(i)) >>> 0
-  return h
-}
+// A program's logo (issue 15, decision 024): its brand's mark or a generated one, drawn by the BFF
+// and served from our own origin as SVG (GET /logos/<id>.svg). Nothing of it is in the JS bundle:
+// the page only names the URL, versioned so the browser keeps the image for a year.
 
-export function monogram(name: string): string {
-  const words = name.replace(/[^\p{L}\p{N} ]/gu, ' ').split(/\s+/).filter(Boolean)
-  const letters = words.length > 1 ? `${words[0]![0]}${words[1]![0]}` : (words[0] ?? '?').slice(0, 2)
-  return letters.toUpperCase()
-}
+const PIXELS = { md: 48, lg: 80 } as const
 
-export function ProgramIcon({ id, name, size = 'md' }: { id: string; name: string; size?: 'md' | 'lg' }) {
+export function ProgramIcon({
+  id,
+  name,
+  size = 'md',
+  decorative = true,
+  loading,
+}: {
+  id: string
+  name: string
+  size?: 'md' | 'lg'
+  /** True (the default) where the program's name is next to the logo: the image then says nothing more. */
+  decorative?: boolean
+  /** Cards (md) load when scrolled near, the program page's large logo at once; override where the page knows better. */
+  loading?: 'lazy' | 'eager'
+}) {
+  const { logosVersion } = useClientConfig()
+  const pixels = PIXELS[size]
   return (
-    <span className={`program-icon program-icon-${size} icon-c${hash(id) % 8}`} aria-hidden="true">
-      {monogram(name)}
-    </span>
+    <img
+      className={`program-icon program-icon-${size}`}
+      src={logoPath(id, logosVersion)}
+      alt={decorative ? '' : name}
+      width={pixels}
+      height={pixels}
+      loading={loading ?? (size === 'lg' ? 'eager' : 'lazy')}
+      decoding="async"
+    />
   )
 }

@@ -30,6 +30,8 @@ export async function describeAuthFailure(error: unknown, t: TFunction<readonly 
     if (error.status === 429 && body?.status === 'ACCOUNT_BLOCKED' && typeof body.blockedUntil === 'string') {
       return { message: String(body.message ?? ''), blocked: { blockedUntil: body.blockedUntil, attemptCount: Number(body.attemptCount ?? 0) } }
     }
+    // Issue 18: every allowed check for the email was still under way (several tabs): not a block.
+    if (error.status === 429 && body?.status === 'SIGN_IN_IN_PROGRESS') return { message: t('auth:errors.signInInProgress') }
     if (error.status === 429) return { message: t('auth:errors.tooManyRequests') }
     if (body?.code === 'BFF_MAIL_UNAVAILABLE') return { message: t('auth:errors.mailUnavailable') }
     if (error.status >= 500) return { message: t('auth:errors.serverUnavailable') }

@@ -22,6 +22,16 @@ export interface PageHead {
   jsonLd?: Record<string, unknown>
   /** Error pages and other pages that should not be indexed. */
   noindex?: boolean
+  /** The picture a link to the page shows on social sites (Open Graph); absolute URL. */
+  image?: PageImage
+}
+
+export interface PageImage {
+  url: string
+  width: number
+  height: number
+  /** What the picture shows, for people who cannot see it. */
+  alt: string
 }
 
 export interface HeadInput {
@@ -29,6 +39,8 @@ export interface HeadInput {
   params: Params
   t: I18n['t']
   appUrl: string
+  /** Version of the logo set (ClientConfig.logosVersion), for image URLs. */
+  logosVersion: string
 }
 
 /** A route's head from its loader data; null while there is no data (the page errored). */
@@ -41,6 +53,7 @@ export interface ResolvedHead {
   locale: Locale | string
   jsonLd: string | null
   noindex: boolean
+  image: PageImage | null
 }
 
 /** Open Graph locale names of our languages. */
@@ -62,11 +75,11 @@ interface MatchLike {
 }
 
 /** The deepest matched route that declares a head builds the page's head. */
-export function routeHead(matches: readonly MatchLike[], t: I18n['t'], appUrl: string): PageHead | null | undefined {
+export function routeHead(matches: readonly MatchLike[], t: I18n['t'], appUrl: string, logosVersion: string): PageHead | null | undefined {
   for (let i = matches.length - 1; i >= 0; i--) {
     const match = matches[i]!
     const build = (match.handle as RouteHandle | undefined)?.head
-    if (build) return build({ data: match.data, params: match.params, t, appUrl })
+    if (build) return build({ data: match.data, params: match.params, t, appUrl, logosVersion })
   }
   return undefined
 }
@@ -86,10 +99,11 @@ export function resolveHead(head: PageHead | null | undefined, input: { t: I18n[
     locale: input.locale,
     jsonLd: head?.jsonLd ? serializeForScript(head.jsonLd) : null,
     noindex: head?.noindex ?? false,
+    image: head?.image ?? null,
   }
 }
 
-function metaEntries(head: ResolvedHead): Array<[attribute: 'name' | 'property', key: string, content: string]> {
+function metaEntries(head: ResolvedHead): MetaEntry[] {
   return [
     ['name', 'description', head.description],
     ['name', 'robots', head.noindex ? 'noindex' : 'index, follow'],
@@ -99,8 +113,21 @@ function metaEntries(head: ResolvedHead): Array<[attribute: 'name' | 'property',
     ['property', 'og:description', head.description],
     ['property', 'og:url', head.canonical],
     ['property', 'og:locale', OG_LOCALES[head.locale] ?? 'en_US'],
-    ['name', 'twitter:card', 'summary'],
+    ...imageEntries(head.image),
+    // A page with its own picture shows it large in link previews.
+    ['name', 'twitter:card', head.image ? 'summary_large_image' : 'summary'],
   ]
+}
+
+type MetaEntry = [attribute: 'name' | 'property', key: string, content: string]
+
+/** The Open Graph image tags; a page without a picture has none (IMAGE_KEYS, removed in the browser). */
+const IMAGE_KEYS = ['og:image', 'og:image:type', 'og:image:width', 'og:image:height', 'og:image:alt'] as const
+
+function imageEntries(image: PageImage | null): MetaEntry[] {
+  if (!image) return []
+  const values = [image.url, 'image/png', String(image.width), String(image.height), image.alt]
+  return IMAGE_KEYS.map((key, i) => ['property', key, values[i]!])
 }
 
 /** The tags for <head> on the server. */
@@ -116,6 +143,7 @@ export function headTags(head: ResolvedHead, nonce: string): string {
 /** The same tags, updated in place after a navigation in the browser. */
 export function applyHead(head: ResolvedHead): void {
   document.title = head.title
+  if (!head.image) for (const key of IMAGE_KEYS) document.head.querySelector(`meta[property="${key}"]`)?.remove()
   for (const [attribute, key, content] of metaEntries(head)) {
     let element = document.head.querySelector<HTMLMetaElement>(`meta[${attribute}="${key}"]`)
     if (!element) {
@@ -146,7 +174,7 @@ export function useRouteHead(): void {
   const config = useClientConfig()
   const last = matches[matches.length - 1]
   useEffect(() => {
-    const head = routeHead(matches, t, config.appUrl)
+    const head = routeHead(matches, t, config.appUrl, config.logosVersion)
     // null: the page errored, and its error page sets the head.
     if (head === null) return
     applyHead(resolveHead(head, { t, appUrl: config.appUrl, pathname: last?.pathname ?? '/', locale: i18n.language }))

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
+import { formatPartialDate } from '../../shared/partial-dates.ts'
 import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
@@ -39,14 +40,17 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
   // Under /@ the page is the signed-in twin: add/remove, and every catalogue link goes to a twin.
   const library = useLibrary()
   const href = useCatalogueHref()
-  const date = (value: string) => new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(value))
+  // The program's texts are English where not translated into the page's language: say so, for screen readers and translation tools.
+  const textLang = program.textLanguage === i18n.language ? undefined : program.textLanguage
   return (
     <main id="content" className="program-page">
       <header className="program-header">
         <ProgramIcon id={program.id} name={program.name} size="lg" />
         <div>
           <h1>{program.name}</h1>
-          <p className="program-summary">{program.summary}</p>
+          <p className="program-summary" lang={textLang}>
+            {program.summary}
+          </p>
           <p className="program-card-meta">
             <Link to={href(`/license-type/${program.licenseType}`)} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
               {t(`catalogue:licenseTypes.${program.licenseType}`)}
@@ -83,7 +87,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
       <div className="program-layout">
         <section aria-labelledby="about-title" className="program-about">
           <h2 id="about-title">{t('catalogue:program.about', { name: program.name })}</h2>
-          <p>{program.description}</p>
+          <p lang={textLang}>{program.description}</p>
           <p>
             <a href={program.homepage} rel="noopener noreferrer external" target="_blank" className="button">
               {t('catalogue:program.homepage')}
@@ -121,9 +125,9 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
             <dt>{t('catalogue:program.version')}</dt>
             <dd>{program.version}</dd>
             <dt>{t('catalogue:program.updated')}</dt>
-            <dd>{date(program.updated)}</dd>
+            <dd>{formatPartialDate(program.updated, program.updatedPrecision, i18n.language)}</dd>
             <dt>{t('catalogue:program.released')}</dt>
-            <dd>{date(program.released)}</dd>
+            <dd>{formatPartialDate(program.released, program.releasedPrecision, i18n.language)}</dd>
           </dl>
         </section>
       </div>

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/database.ts'
 import type { DeletionReason } from '../../shared/profile.ts'
+import { isDatabaseUnreachable } from '../db/reachability.ts'
 
 // Account deletion (issue 11), in an order that a crash cannot leave half-done:
 //   1. the request is written (who, why, the language);
@@ -85,7 +86,11 @@ export class AccountDeletions {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.resume().catch((err: unknown) => this.log.warn({ err }, 'the account-deletion sweep failed')), DELETION_SWEEP_INTERVAL_MS)
+    // A database out of reach is its outage log's to tell, once (issue 18); the sweep just runs again.
+    const failed = (err: unknown) => {
+      if (!isDatabaseUnreachable(err)) this.log.warn({ err }, 'the account-deletion sweep failed')
+    }
+    this.timer = setInterval(() => void this.resume().catch(failed), DELETION_SWEEP_INTERVAL_MS)
     this.timer.unref()
   }
 

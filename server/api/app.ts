@@ -13,6 +13,7 @@ import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
@@ -27,6 +28,8 @@ import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
 import avatarRoutes from './routes/avatars.ts'
 import { migrateApiSchema } from './schema.ts'
+import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
+import { OutageLog } from '../http/outage-log.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 import { setDisabled } from './users-repository.ts'
 import { AccountDeletions, deletionReasons } from './account-deletions.ts'
@@ -104,9 +107,9 @@ function fileStorageOf(config: Config): FileStorage {
 
 /** The product API. Builds the app and applies the `api` schema's migrations; never listens. */
 export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
-  const { config, db, buildInfo } = options
-  await migrateApiSchema(db)
-  await applySeed(db)
+  const { config, buildInfo } = options
+  await migrateApiSchema(options.db)
+  await applySeed(options.db)
   // Like the database: a bucket that cannot be used at start stops the start, with the reason.
   const storage = options.fileStorage ?? fileStorageOf(config)
   try {
@@ -124,12 +127,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
-    return503OnClosing: true,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
     trustProxy: false,
     schemaErrorFormatter,
     http: HTTP_SERVER_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // The database as the API sees it: an outage is logged once, begun and ended (issue 18).
+  const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   app.decorate('db', db)
   app.decorate('catalogue', new CatalogueIndex(db))
   // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
@@ -151,6 +157,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
+  installShutdown(app, { prefix: 'API', requestId: requestIdFromUpstream })
 
   // The OpenAPI document of the /api routes (decision 023), read by the BFF, which publishes it
   // merged with its own at GET /api/openapi.json. Registered before any route, so it sees them all.
@@ -173,7 +180,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     try {
       await db.query('SELECT 1')
     } catch (err) {
-      app.log.warn({ err }, 'database not reachable')
+      // An outage is the outage log's to tell, once (issue 18); anything else is said here.
+      if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'database not usable')
       return { ok: false, reason: 'the database is unreachable' }
     }
     try {
@@ -275,6 +283,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   let filesSweep: NodeJS.Timeout | undefined
   const sweepFiles = () =>
     files.sweep().catch((err: unknown) => {
+      // A database out of reach is its outage log's to tell (issue 18).
+      if (isDatabaseUnreachable(err)) return
       app.log.warn({ err }, 'the drive sweep failed; it runs again within the hour')
       reporter?.captureBackgroundError(err, 'files-sweep')
     })

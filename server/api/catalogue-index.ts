@@ -1,4 +1,5 @@
 import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../shared/catalogue.ts'
+import type { Locale } from '../../shared/locales.ts'
 import type { Database } from '../db/database.ts'
 import { programsByIds, type ProgramQuery } from './catalogue-repository.ts'
 
@@ -9,12 +10,20 @@ import { programsByIds, type ProgramQuery } from './catalogue-repository.ts'
 // page it returns. The index reloads when the catalogue version (the seed checksum) changes,
 // checked at most every two seconds. Typo tolerance uses trigrams as pg_trgm does: when nothing
 // matches literally, programs whose search text holds at least FUZZY_THRESHOLD of the query's
-// trigrams match, the closest first.
+// trigrams match, the closest first. A query also finds programs by the words of their summary in
+// the visitor's language (issue 15), where it is translated; texts and queries are compared without
+// letter case or accents ("uprava" finds "úprava").
 
 interface Entry {
   id: string
+  /** For sorting by name. */
   nameLower: string
+  /** The name, lower case without accents: what name matches rank by. */
+  nameFolded: string
+  /** Name, English summary, developer and publisher, folded like the query. */
   searchText: string
+  /** The summary in each language it is translated into, folded like the query. */
+  translated: Map<Locale, string>
   developerId: string
   publisherId: string
   licenseType: string
@@ -31,14 +40,21 @@ interface State {
   byId: Map<string, Entry>
   /** trigram → the entries whose search text has it */
   trigrams: Map<string, Entry[]>
+  /** The same for the translated summaries of one language, made when a typo is first looked for in it. */
+  translatedTrigrams: Map<Locale, Map<string, Entry[]>>
 }
 
 /** Typo tolerance starts at this many characters: shorter queries match too much by trigrams. */
 const FUZZY_MIN_LENGTH = 4
 
-/** The search text of a visitor's query: lowercase, single spaces; empty means no query. */
+/** Lower case without accents: "Systèmes" → "systemes", so a visitor who types without them still finds. */
+export function fold(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase()
+}
+
+/** The search text of a visitor's query: folded, single spaces; empty means no query. */
 function normaliseQuery(q: string | undefined): string {
-  return q?.trim().toLowerCase().replace(/\s+/g, ' ') ?? ''
+  return fold(q?.trim() ?? '').replace(/\s+/g, ' ')
 }
 
 /** Share of the query's trigrams a program's text must hold to match a typo (pg_trgm's default for word similarity is 0.6; 0.45 finds "blendr"). */
@@ -53,6 +69,21 @@ export function trigramsOf(text: string): Set<string> {
     for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3))
   }
   return out
+}
+
+/** trigram → the entries whose text (as `textOf` gives it; none: left out) has it. */
+function trigramIndex(entries: Entry[], textOf: (entry: Entry) => string | undefined): Map<string, Entry[]> {
+  const index = new Map<string, Entry[]>()
+  for (const entry of entries) {
+    const text = textOf(entry)
+    if (text === undefined) continue
+    for (const trigram of trigramsOf(text)) {
+      const list = index.get(trigram)
+      if (list) list.push(entry)
+      else index.set(trigram, [entry])
+    }
+  }
+  return index
 }
 
 const byName = (a: Entry, b: Entry) => (a.nameLower < b.nameLower ? -1 : a.nameLower > b.nameLower ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -97,10 +128,21 @@ export class CatalogueIndex {
               p.updated_on::text AS updated_on, ARRAY(SELECT pc.category_id FROM api.program_categories pc WHERE pc.program_id = p.id) AS categories
          FROM api.programs p JOIN api.license_types lt ON lt.id = p.license_type`,
     )
+    const translations = await this.db.query<{ program_id: string; locale: Locale; summary: string }>(
+      'SELECT program_id, locale, summary FROM api.program_translations',
+    )
+    const translated = new Map<string, Map<Locale, string>>()
+    for (const row of translations.rows) {
+      const texts = translated.get(row.program_id) ?? new Map<Locale, string>()
+      texts.set(row.locale, fold(row.summary))
+      translated.set(row.program_id, texts)
+    }
     const entries: Entry[] = rows.map((row) => ({
       id: row.id,
       nameLower: row.name.toLowerCase(),
-      searchText: row.search_text,
+      nameFolded: fold(row.name),
+      searchText: fold(row.search_text),
+      translated: translated.get(row.id) ?? new Map(),
       developerId: row.developer_id,
       publisherId: row.publisher_id,
       licenseType: row.license_type,
@@ -111,15 +153,7 @@ export class CatalogueIndex {
       updatedOn: row.updated_on.slice(0, 10),
     }))
     const orders = Object.fromEntries(Object.entries(COMPARE).map(([sort, compare]) => [sort, [...entries].sort(compare)])) as State['orders']
-    const trigrams = new Map<string, Entry[]>()
-    for (const entry of entries) {
-      for (const trigram of trigramsOf(entry.searchText)) {
-        const list = trigrams.get(trigram)
-        if (list) list.push(entry)
-        else trigrams.set(trigram, [entry])
-      }
-    }
-    return { version, orders, trigrams, byId: new Map(entries.map((entry) => [entry.id, entry])) }
+    return { version, orders, trigrams: trigramIndex(entries, (entry) => entry.searchText), translatedTrigrams: new Map(), byId: new Map(entries.map((entry) => [entry.id, entry])) }
   }
 
   /** Loads the index; a failed load (database away) is forgotten, so the next request tries again. */
@@ -144,21 +178,33 @@ export class CatalogueIndex {
     return state
   }
 
-  /** Entries holding at least FUZZY_THRESHOLD of the query's trigrams, with the share they hold. */
-  private static typoMatches(state: State, q: string): Map<Entry, number> {
+  /**
+   * Entries holding at least FUZZY_THRESHOLD of the query's trigrams, with the share they hold; a
+   * trigram counts once for a program whether its English text or its summary in `locale` has it.
+   */
+  private static typoMatches(state: State, q: string, locale: Locale): Map<Entry, number> {
+    let translated = state.translatedTrigrams.get(locale)
+    if (!translated) {
+      translated = trigramIndex(state.orders.nameAsc, (entry) => entry.translated.get(locale))
+      state.translatedTrigrams.set(locale, translated)
+    }
     const wanted = trigramsOf(q)
     const counts = new Map<Entry, number>()
-    for (const trigram of wanted) for (const entry of state.trigrams.get(trigram) ?? []) counts.set(entry, (counts.get(entry) ?? 0) + 1)
+    for (const trigram of wanted) {
+      const holders = new Set([...(state.trigrams.get(trigram) ?? []), ...(translated.get(trigram) ?? [])])
+      for (const entry of holders) counts.set(entry, (counts.get(entry) ?? 0) + 1)
+    }
     const out = new Map<Entry, number>()
     for (const [entry, count] of counts) if (count / wanted.size >= FUZZY_THRESHOLD) out.set(entry, count / wanted.size)
     return out
   }
 
   /**
-   * A page of the listing. `library` narrows it to a user's library: its program ids, newest
-   * first, which is also the order of the library's own sort, recentlyAdded (issue 15).
+   * A page of the listing, texts in `locale` where translated. `library` narrows it to a user's
+   * library: its program ids, newest first, which is also the order of the library's own sort,
+   * recentlyAdded (issue 15).
    */
-  async list(query: Omit<ProgramQuery, 'sort'> & { sort: UserLibraryApiSortOption }, library?: readonly string[]): Promise<ProgramPage> {
+  async list(query: Omit<ProgramQuery, 'sort'> & { sort: UserLibraryApiSortOption }, library?: readonly string[], locale: Locale = 'en'): Promise<ProgramPage> {
     const state = await this.current()
     const within = library === undefined ? undefined : new Set(library)
     const q = normaliseQuery(query.q)
@@ -182,19 +228,19 @@ export class CatalogueIndex {
       // Literal matches: name prefix first, then name, then the rest of the text; each group in the chosen order.
       const groups: Entry[][] = [[], [], []]
       for (const entry of ordered) {
-        if (!entry.searchText.includes(q) || !keep(entry)) continue
-        groups[entry.nameLower.startsWith(q) ? 0 : entry.nameLower.includes(q) ? 1 : 2]!.push(entry)
+        if (!(entry.searchText.includes(q) || entry.translated.get(locale)?.includes(q)) || !keep(entry)) continue
+        groups[entry.nameFolded.startsWith(q) ? 0 : entry.nameFolded.includes(q) ? 1 : 2]!.push(entry)
       }
       matches = groups.flat()
       if (matches.length === 0 && q.length >= FUZZY_MIN_LENGTH) {
         // Nothing literal: a typo. Closest first, then the chosen order.
-        const similar = CatalogueIndex.typoMatches(state, q)
+        const similar = CatalogueIndex.typoMatches(state, q, locale)
         const position = new Map(ordered.map((entry, i) => [entry, i]))
         matches = [...similar.keys()].filter(keep).sort((a, b) => similar.get(b)! - similar.get(a)! || position.get(a)! - position.get(b)!)
       }
     }
     const start = (query.page - 1) * query.pageSize
     const ids = matches.slice(start, start + query.pageSize).map((e) => e.id)
-    return { items: await programsByIds(this.db, ids), total: matches.length, page: query.page, pageSize: query.pageSize }
+    return { items: await programsByIds(this.db, ids, locale), total: matches.length, page: query.page, pageSize: query.pageSize }
   }
 }

@@ -8,6 +8,8 @@ import type {
   ApiSortOption,
 } from '../../shared/catalogue.ts'
 import type { Queryable } from '../db/database.ts'
+import type { Locale } from '../../shared/locales.ts'
+import { partialDate, type DatePrecision } from '../../shared/partial-dates.ts'
 
 export interface ProgramQuery {
   category?: string | undefined
@@ -26,9 +28,11 @@ interface ProgramRow {
   id: string
   name: string
   summary: string
+  text_language: Locale
   description?: string
   homepage?: string
   released_on?: string | Date
+  released_precision?: DatePrecision
   developer_id: string
   developer_name: string
   publisher_id: string
@@ -43,13 +47,17 @@ interface ProgramRow {
   languages: string[]
   version: string
   updated_on: string | Date
+  updated_precision: DatePrecision
   popularity: number
 }
 
+// Texts in the language asked for ($1), English where the program has no translation into it;
+// `text_language` says which one each program's texts are in.
 const SELECT_PROGRAM = `
-  SELECT p.id, p.name, p.summary, p.developer_id, d.name AS developer_name, p.publisher_id, pub.name AS publisher_name,
+  SELECT p.id, p.name, COALESCE(tr.summary, p.summary) AS summary, COALESCE(tr.locale, 'en') AS text_language,
+    p.developer_id, d.name AS developer_name, p.publisher_id, pub.name AS publisher_name,
     p.license_type, lt.is_free, p.price_amount, p.price_currency, p.price_period, p.platforms, p.languages,
-    p.version, p.updated_on, p.popularity,
+    p.version, p.updated_on::text AS updated_on, p.updated_precision, p.popularity,
     ARRAY(SELECT pc.category_id FROM api.program_categories pc JOIN api.categories c ON c.id = pc.category_id
           WHERE pc.program_id = p.id ORDER BY pc.is_primary DESC, c.position) AS categories`
 
@@ -57,8 +65,10 @@ const FROM_PROGRAM = `
   FROM api.programs p
   JOIN api.developers d ON d.id = p.developer_id
   JOIN api.publishers pub ON pub.id = p.publisher_id
-  JOIN api.license_types lt ON lt.id = p.license_type`
+  JOIN api.license_types lt ON lt.id = p.license_type
+  LEFT JOIN api.program_translations tr ON tr.program_id = p.id AND tr.locale = $1`
 
+/** Dates are selected as text (`::text`, ISO): pg's Date is local midnight, which toISOString() turns into the day before east of UTC. */
 function isoDate(value: string | Date): string {
   return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10)
 }
@@ -68,6 +78,7 @@ function toSummary(row: ProgramRow): ProgramSummary {
     id: row.id,
     name: row.name,
     summary: row.summary,
+    textLanguage: row.text_language,
     developer: { id: row.developer_id, name: row.developer_name },
     publisher: { id: row.publisher_id, name: row.publisher_name },
     licenseType: row.license_type,
@@ -80,7 +91,8 @@ function toSummary(row: ProgramRow): ProgramSummary {
     platforms: row.platforms,
     languages: row.languages,
     version: row.version,
-    updated: isoDate(row.updated_on),
+    updated: partialDate(isoDate(row.updated_on), row.updated_precision),
+    updatedPrecision: row.updated_precision,
     popularity: row.popularity,
   }
 }
@@ -88,38 +100,41 @@ function toSummary(row: ProgramRow): ProgramSummary {
 /** "More from the developer" and related programs: most popular first, name as tie-break (listings sort in catalogue-index.ts). */
 const MOST_POPULAR = 'p.popularity DESC, lower(p.name) ASC, p.id ASC'
 
-/** Whole summaries of the given programs, in the order of `ids`. */
-export async function programsByIds(db: Queryable, ids: string[]): Promise<ProgramSummary[]> {
+/** Whole summaries of the given programs, in the order of `ids`, with their texts in `locale` where translated. */
+export async function programsByIds(db: Queryable, ids: string[], locale: Locale = 'en'): Promise<ProgramSummary[]> {
   if (ids.length === 0) return []
-  const { rows } = await db.query<ProgramRow>(`${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.id = ANY($1::text[])`, [ids])
+  const { rows } = await db.query<ProgramRow>(`${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.id = ANY($2::text[])`, [locale, ids])
   const byId = new Map(rows.map((row) => [row.id, toSummary(row)]))
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
-export async function getProgram(db: Queryable, id: string): Promise<ProgramDetail | null> {
+/** A program in full, its texts (and those of the programs it lists) in `locale` where translated. */
+export async function getProgram(db: Queryable, id: string, locale: Locale = 'en'): Promise<ProgramDetail | null> {
   const { rows } = await db.query<ProgramRow>(
-    `${SELECT_PROGRAM}, p.description, p.homepage, p.released_on ${FROM_PROGRAM} WHERE p.id = $1`,
-    [id],
+    `${SELECT_PROGRAM}, COALESCE(tr.description, p.description) AS description, p.homepage, p.released_on::text AS released_on, p.released_precision
+     ${FROM_PROGRAM} WHERE p.id = $2`,
+    [locale, id],
   )
   const row = rows[0]
   if (!row) return null
   const more = await db.query<ProgramRow>(
-    `${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.developer_id = $1 AND p.id <> $2 ORDER BY ${MOST_POPULAR} LIMIT 6`,
-    [row.developer_id, id],
+    `${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.developer_id = $2 AND p.id <> $3 ORDER BY ${MOST_POPULAR} LIMIT 6`,
+    [locale, row.developer_id, id],
   )
   // Related: programs sharing the primary category, other developers, most popular first.
   const related = await db.query<ProgramRow>(
     `${SELECT_PROGRAM} ${FROM_PROGRAM}
-     WHERE p.id <> $1 AND p.developer_id <> $2
-       AND EXISTS (SELECT 1 FROM api.program_categories pc WHERE pc.program_id = p.id AND pc.category_id = $3)
+     WHERE p.id <> $2 AND p.developer_id <> $3
+       AND EXISTS (SELECT 1 FROM api.program_categories pc WHERE pc.program_id = p.id AND pc.category_id = $4)
      ORDER BY ${MOST_POPULAR} LIMIT 6`,
-    [id, row.developer_id, row.categories[0]],
+    [locale, id, row.developer_id, row.categories[0]],
   )
   return {
     ...toSummary(row),
     description: row.description ?? '',
     homepage: row.homepage ?? '',
-    released: isoDate(row.released_on ?? ''),
+    released: partialDate(isoDate(row.released_on ?? ''), row.released_precision ?? 'day'),
+    releasedPrecision: row.released_precision ?? 'day',
     moreFromDeveloper: more.rows.map(toSummary),
     related: related.rows.map(toSummary),
   }

@@ -2,12 +2,16 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { LICENSE_TYPES, PLATFORMS, PROGRAM_CATEGORIES, type LicenseType } from '../../shared/catalogue.ts'
+import { LOCALES, DEFAULT_LOCALE, type Locale } from '../../shared/locales.ts'
+import { mayPrecede, parsePartialDate } from '../../shared/partial-dates.ts'
 import type { Database } from '../db/database.ts'
 import { START_UP_TIMEOUT_MS } from '../db/guard.ts'
 
-// The catalogue's seed: real programs described in our own words (server/api/seed/*.json).
-// Applied at start when the database does not hold this exact seed yet; applying it twice
-// changes nothing.
+// The catalogue's seed: real programs described in our own words (server/api/seed/*.json), and
+// their summaries and descriptions in the other interface languages
+// (server/api/seed/translations/<locale>/programs-*.json, keyed by program id; English is the
+// source, a program without one is shown in English). Applied at start when the database does not
+// hold this exact seed yet; applying it twice changes nothing.
 
 export interface SeedProgram {
   id: string
@@ -25,10 +29,23 @@ export interface SeedProgram {
   languages: string[]
   homepage: string
   version: string
+  /** First release: only what is known — "1998", "1998-02" or "1998-02-14" (shared/partial-dates.ts). */
   released: string
+  /** The current version's release, written the same way. */
   updated: string
   popularity: number
 }
+
+/** One program's texts in one language other than English. */
+export interface SeedTranslation {
+  programId: string
+  locale: Locale
+  summary: string
+  description: string
+}
+
+/** The languages a program's texts are translated into (English is the seed itself). */
+export const TRANSLATED_LOCALES = LOCALES.filter((locale) => locale !== DEFAULT_LOCALE)
 
 /** A stable id for a developer or publisher name: "Adobe Inc." → "adobe-inc". */
 export function slugify(name: string): string {
@@ -42,7 +59,6 @@ export function slugify(name: string): string {
 }
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
-const DATE = /^\d{4}-\d{2}-\d{2}$/
 
 function check(condition: boolean, id: string, problem: string): void {
   if (!condition) throw new Error(`Seed program "${id}": ${problem}`)
@@ -72,15 +88,47 @@ export function validateSeed(programs: SeedProgram[]): void {
     check(new Set(p.categories).size === p.categories.length, p.id, 'repeated category')
     check(p.platforms.length > 0 && p.platforms.every((x) => (PLATFORMS as readonly string[]).includes(x)), p.id, 'bad platforms')
     check(p.languages.length > 0 && p.languages.every((l) => /^[a-z]{2}$/.test(l)), p.id, 'bad languages')
-    check(DATE.test(p.released) && DATE.test(p.updated) && p.released <= p.updated, p.id, 'bad dates')
+    check(parsePartialDate(p.released) !== null, p.id, `released "${p.released}" is not YYYY, YYYY-MM or YYYY-MM-DD`)
+    check(parsePartialDate(p.updated) !== null, p.id, `updated "${p.updated}" is not YYYY, YYYY-MM or YYYY-MM-DD`)
+    check(mayPrecede(p.released, p.updated), p.id, 'updated before released')
     check(Number.isInteger(p.popularity) && p.popularity >= 0 && p.popularity <= 100, p.id, 'bad popularity')
     check(/^https:\/\//.test(p.homepage), p.id, 'homepage must be https')
   }
 }
 
-export function readSeed(dir: URL = new URL('./seed/', import.meta.url)): { programs: SeedProgram[]; checksum: string } {
+/**
+ * Checks one translation file's entries against the seed: every id a program of the seed, each
+ * entry exactly `{ summary, description }`, both non-empty. `file` names it in the error.
+ */
+export function validateTranslations(programs: SeedProgram[], locale: string, file: string, entries: unknown): SeedTranslation[] {
+  const where = `Seed translation ${locale}/${file}`
+  if (!(TRANSLATED_LOCALES as readonly string[]).includes(locale)) throw new Error(`${where}: "${locale}" is not a language to translate into (${TRANSLATED_LOCALES.join(', ')})`)
+  if (typeof entries !== 'object' || entries === null || Array.isArray(entries)) throw new Error(`${where}: not an object keyed by program id`)
+  const ids = new Set(programs.map((p) => p.id))
+  return Object.entries(entries).map(([programId, entry]) => {
+    if (!ids.has(programId)) throw new Error(`${where}: no program "${programId}" in the seed`)
+    const fields = typeof entry === 'object' && entry !== null ? Object.keys(entry).sort().join(',') : ''
+    if (fields !== 'description,summary') throw new Error(`${where}: "${programId}" must be exactly { summary, description }`)
+    const { summary, description } = entry as Record<string, unknown>
+    if (typeof summary !== 'string' || typeof description !== 'string' || summary.trim() === '' || description.trim() === '') {
+      throw new Error(`${where}: "${programId}" has an empty or non-text summary or description`)
+    }
+    return { programId, locale: locale as Locale, summary, description }
+  })
+}
+
+const PROGRAM_FILE = /^programs-.+\.json$/
+
+export interface Seed {
+  programs: SeedProgram[]
+  translations: SeedTranslation[]
+  /** Of every file read: a change to any of them applies the seed again. */
+  checksum: string
+}
+
+export function readSeed(dir: URL = new URL('./seed/', import.meta.url)): Seed {
   const folder = fileURLToPath(dir)
-  const files = fs.readdirSync(folder).filter((f) => /^programs-.+\.json$/.test(f)).sort()
+  const files = fs.readdirSync(folder).filter((f) => PROGRAM_FILE.test(f)).sort()
   const hash = createHash('sha256')
   const programs: SeedProgram[] = []
   for (const file of files) {
@@ -89,7 +137,26 @@ export function readSeed(dir: URL = new URL('./seed/', import.meta.url)): { prog
     programs.push(...(JSON.parse(text) as SeedProgram[]))
   }
   validateSeed(programs)
-  return { programs, checksum: hash.digest('hex') }
+  // Translations arrive language by language: a language or a file not there yet means English.
+  const translations: SeedTranslation[] = []
+  const seen = new Set<string>()
+  const translationsFolder = `${folder}/translations`
+  const locales = fs.existsSync(translationsFolder)
+    ? fs.readdirSync(translationsFolder, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()
+    : []
+  for (const locale of locales) {
+    for (const file of fs.readdirSync(`${translationsFolder}/${locale}`).filter((f) => PROGRAM_FILE.test(f)).sort()) {
+      const text = fs.readFileSync(`${translationsFolder}/${locale}/${file}`, 'utf8')
+      hash.update(`translations/${locale}/${file}\n${text}`)
+      for (const translation of validateTranslations(programs, locale, file, JSON.parse(text))) {
+        const key = `${locale}/${translation.programId}`
+        if (seen.has(key)) throw new Error(`Seed translation ${locale}/${file}: "${translation.programId}" is translated twice`)
+        seen.add(key)
+        translations.push(translation)
+      }
+    }
+  }
+  return { programs, translations, checksum: hash.digest('hex') }
 }
 
 /** Upserts the seed in one transaction; returns false when the database already holds it. */
@@ -119,24 +186,28 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
     }
 
     const ps = seed.programs
+    const released = ps.map((p) => parsePartialDate(p.released)!)
+    const updated = ps.map((p) => parsePartialDate(p.updated)!)
     await tx.query(
       `INSERT INTO api.programs (id, name, summary, description, developer_id, publisher_id, license_type,
          price_amount, price_currency, price_period, platforms, languages, homepage, version, released_on,
-         updated_on, popularity, search_text)
+         updated_on, popularity, search_text, released_precision, updated_precision)
        SELECT id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
          price_period, string_to_array(platforms, ','), string_to_array(languages, ','), homepage, version,
-         released_on::date, updated_on::date, popularity, search_text
+         released_on::date, updated_on::date, popularity, search_text, released_precision, updated_precision
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[],
          $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-         $17::int[], $18::text[])
+         $17::int[], $18::text[], $19::text[], $20::text[])
          AS s(id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
-           price_period, platforms, languages, homepage, version, released_on, updated_on, popularity, search_text)
+           price_period, platforms, languages, homepage, version, released_on, updated_on, popularity, search_text,
+           released_precision, updated_precision)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, summary = EXCLUDED.summary, description = EXCLUDED.description,
          developer_id = EXCLUDED.developer_id, publisher_id = EXCLUDED.publisher_id, license_type = EXCLUDED.license_type,
          price_amount = EXCLUDED.price_amount, price_currency = EXCLUDED.price_currency, price_period = EXCLUDED.price_period,
          platforms = EXCLUDED.platforms, languages = EXCLUDED.languages, homepage = EXCLUDED.homepage,
          version = EXCLUDED.version, released_on = EXCLUDED.released_on, updated_on = EXCLUDED.updated_on,
-         popularity = EXCLUDED.popularity, search_text = EXCLUDED.search_text`,
+         popularity = EXCLUDED.popularity, search_text = EXCLUDED.search_text,
+         released_precision = EXCLUDED.released_precision, updated_precision = EXCLUDED.updated_precision`,
       [
         ps.map((p) => p.id),
         ps.map((p) => p.name),
@@ -152,11 +223,21 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
         ps.map((p) => p.languages.join(',')),
         ps.map((p) => p.homepage),
         ps.map((p) => p.version),
-        ps.map((p) => p.released),
-        ps.map((p) => p.updated),
+        released.map((d) => d.start),
+        updated.map((d) => d.start),
         ps.map((p) => p.popularity),
         ps.map((p) => [p.name, p.summary, p.developer, p.publisher].join(' ').toLowerCase()),
+        released.map((d) => d.precision),
+        updated.map((d) => d.precision),
       ],
+    )
+    // The translations are the seed's alone: replaced whole, so one the seed no longer has goes.
+    const ts = seed.translations
+    await tx.query('DELETE FROM api.program_translations')
+    await tx.query(
+      `INSERT INTO api.program_translations (program_id, locale, summary, description)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
+      [ts.map((t) => t.programId), ts.map((t) => t.locale), ts.map((t) => t.summary), ts.map((t) => t.description)],
     )
     // An organisation the seed no longer names, with no program left, would be an empty page.
     for (const [table, column] of [

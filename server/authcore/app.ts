@@ -1,14 +1,17 @@
 import { timingSafeEqual } from 'node:crypto'
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
 import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
+import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { OutageLog } from '../http/outage-log.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
+import { installShutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
 import { exportUsers } from './export.ts'
@@ -68,6 +71,9 @@ declare module 'fastify' {
   }
 }
 
+/** The text of the core's 503 (a plain-text body, as the CDI's other refusals): its database cannot be reached or did not answer in time. */
+export const DATABASE_UNAVAILABLE_CODE = 'AUTHCORE_DATABASE_UNAVAILABLE'
+
 /** First path segments that are endpoints, not tenant ids. */
 const TOP_LEVEL = new Set(['recipe', 'user', 'users', 'apiversion', '.well-known', 'hello', 'telemetry', 'config', 'ee', 'requests', 'bulk-import', 'internal'])
 
@@ -114,8 +120,22 @@ export async function migrateAuthCoreSchema(db: Database): Promise<string[]> {
 }
 
 export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyInstance & { services: CoreServices }> {
-  const { db } = options
-  await migrateAuthCoreSchema(db)
+  await migrateAuthCoreSchema(options.db)
+  const app = Fastify({
+    logger: loggerOptions(options.config, 'authcore', options.logStream),
+    rewriteUrl: rewrite,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 30_000,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
+    trustProxy: false,
+    // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
+    genReqId: requestIdFromUpstream,
+    http: HTTP_SERVER_OPTIONS,
+  })
+
+  // The database as the core sees it: an outage is logged once, begun and ended (issue 18).
+  const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   const box = new SecretBox(options.secret)
   const keys = new KeyStore(db, box, options.now)
   const services: CoreServices = {
@@ -126,19 +146,11 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     totp: new TotpService(db, box),
   }
 
-  const app = Fastify({
-    logger: loggerOptions(options.config, 'authcore', options.logStream),
-    rewriteUrl: rewrite,
-    bodyLimit: 1024 * 1024,
-    requestTimeout: 30_000,
-    return503OnClosing: true,
-    trustProxy: false,
-    // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
-    genReqId: requestIdFromUpstream,
-    http: HTTP_SERVER_OPTIONS,
-  })
-
   app.decorateRequest('core', null as unknown as CoreScope)
+
+  // Refused while it closes with a JSON body like /metrics' 401: supertokens-node reads any status
+  // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.
+  installShutdown(app, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
 
   // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
   app.addHook('onRequest', async (request, reply) => {
@@ -169,10 +181,17 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
       // Fastify's own refusals: unparsable JSON, wrong content type, body too large.
       return reply.code(status).type('text/plain; charset=utf-8').send(status === 400 ? 'Invalid Json Input' : (error as Error).message)
     }
+    // supertokens-node turns any status but 200 into an error carrying the status and this text;
+    // the BFF answers a 503 as 503 BFF_AUTH_CORE_UNAVAILABLE (issues 17, 18), never a 500 or a 401.
+    const unavailable = (reply: FastifyReply) =>
+      reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('text/plain; charset=utf-8').send(`${DATABASE_UNAVAILABLE_CODE}: the auth core cannot reach its database`)
+    if (isDatabaseUnreachable(error)) {
+      // Down or going: the outage log has said so once; this request adds nothing but its access line.
+      return unavailable(reply)
+    }
     if (error instanceof DatabaseTimeoutError) {
-      // supertokens-node reports a 5xx as an error; the BFF answers it with 503 (issue 17).
       request.log.warn({ err: error }, 'database did not answer in time')
-      return reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('text/plain; charset=utf-8').send('Service Unavailable')
+      return unavailable(reply)
     }
     request.log.error({ err: error }, 'auth core request failed')
     return reply.code(500).type('text/plain; charset=utf-8').send('Internal Error')

@@ -16,6 +16,16 @@ const generateRsa = promisify(generateKeyPair)
 export const KEY_OVERLAP_MS = 60_000
 /** How long an instance trusts its key cache before looking for keys another instance made. */
 const CACHE_MS = 5_000
+/**
+ * The longest a client may cache the JWKS (its `Cache-Control: max-age`). A key is published
+ * KEY_OVERLAP_MS before it signs, and an instance may learn of a key another one made CACHE_MS
+ * late: a set fetched just before a rotation, kept this long, is refreshed by
+ * CACHE_MS + JWKS_MAX_AGE_S < KEY_OVERLAP_MS — before the first token the new key signs, with
+ * half a minute to spare for clocks and slow fetches. It was the time until the next scheduled key
+ * (up to 7 days), so after a manual rotation such a cache did not know the key that signed
+ * (issue 18).
+ */
+export const JWKS_MAX_AGE_S = 30
 
 export interface Jwk {
   kty: 'RSA'
@@ -175,7 +185,7 @@ export class KeyStore {
     const retention = interval + 2 * settings.accessTokenValidity * 1000
     const live = keys.dynamic.filter((k) => this.now() < k.createdAt + retention)
     const nextKeyAt = (keys.dynamic[0]?.createdAt ?? this.now()) + interval - KEY_OVERLAP_MS
-    const maxAgeSec = Math.max(1, Math.floor((nextKeyAt - this.now()) / 1000))
+    const maxAgeSec = Math.max(1, Math.min(JWKS_MAX_AGE_S, Math.floor((nextKeyAt - this.now()) / 1000)))
     return { keys: [...live, ...(keys.staticKey ? [keys.staticKey] : [])].map((k) => k.jwk), maxAgeSec }
   }
 }

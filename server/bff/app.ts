@@ -10,18 +10,24 @@ import { projectRoot } from '../build-info.ts'
 import { authCoreUrlOf, outsideOrigins, publicConfig, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
+import { watchReachability } from '../db/reachability.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { OutageLog } from '../http/outage-log.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
-import { authPlugin } from './auth/plugin.ts'
+import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
+import { MailOutbox } from './auth/mail-outbox.ts'
+import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
+import { catalogueLogos } from './logos/logo-set.ts'
+import logoRoutes from './logos/routes.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
@@ -57,13 +63,22 @@ export interface BffOptions {
   shedLoad?: boolean
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Outgoing mail (issue 18); tests drive its worker with tick(). */
+    mailOutbox: MailOutbox
+  }
+}
+
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
 export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
-  const { config, db } = options
+  const { config } = options
   const root = options.root ?? projectRoot()
   const dev = options.dev ?? false
-  await migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
+  await migrate(options.db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
+  // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
+  const logos = catalogueLogos()
 
   const https = config.appUrl.startsWith('https:')
   const app = Fastify({
@@ -78,9 +93,12 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: 5_000,
-    return503OnClosing: true,
+    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    return503OnClosing: false,
     http: HTTP_SERVER_OPTIONS,
   })
+  // The database as the BFF sees it: an outage is logged once, begun and ended (issue 18).
+  const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
 
   // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
@@ -99,6 +117,12 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
+  installShutdown(app, {
+    prefix: 'BFF',
+    requestId: newRequestId,
+    headers: securityHeaders(https),
+    page: busyPages(catalog, SHUTDOWN_RETRY_AFTER_SECONDS, 'restarting'),
+  })
   // The BFF's own /api routes in OpenAPI (decision 023); registered before any route, so it sees them all.
   await app.register(swagger, openApiOptions({
     title: 'Softshelf BFF',
@@ -134,12 +158,21 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { db, now: options.now })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
-  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now })
+  await app.register(logoRoutes, { logos })
+  // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
+  const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
+  app.decorate('mailOutbox', outbox)
+  app.addHook('onReady', async () => outbox.start())
+  app.addHook('onClose', async () => {
+    await outbox.stop()
+    await outbox.mailer.close()
+  })
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now, outbox })
   await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
   }
-  await app.register(ssrRoutes, { root, dev, https, catalog, config: publicConfig(config, options.buildInfo.buildId) })
+  await app.register(ssrRoutes, { root, dev, https, catalog, config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version } })
   return app
 }

@@ -2,6 +2,8 @@ import { createError } from '../http/errors.ts'
 
 // The BFF's error catalogue. Codes are stable: the client and the API reference rely on them.
 export const BffNotFound = createError<[string, string]>('BFF_NOT_FOUND', 'Nothing is served at %s %s.', 404)
+// Issue 15: a logo or link-preview image of a program the catalogue does not have.
+export const BffLogoNotFound = createError('BFF_LOGO_NOT_FOUND', 'No program in the catalogue has this id, so there is no image for it.', 404)
 export const BffBadPath = createError('BFF_BAD_PATH', 'The request path is not allowed.', 400)
 export const BffCsrfRejected = createError(
   'BFF_CSRF_REJECTED',

@@ -65,14 +65,15 @@ function langCookie(header: string | undefined): string | undefined {
 }
 
 /**
- * The page a browser gets when the BFF sheds a page request (issue 14): in the visitor's language
- * (the `lang` cookie, then Accept-Language), saying it is busy, and reloading itself once
- * Retry-After has passed. Made once per language at boot: refusing must cost next to nothing.
+ * The page a browser gets when the BFF sheds a page request (issue 14) or refuses it while it
+ * shuts down (`restarting`, issue 18): in the visitor's language (the `lang` cookie, then
+ * Accept-Language), saying it is busy or restarting, and reloading itself once Retry-After has
+ * passed. Made once per language at boot: refusing must cost next to nothing.
  */
-export function busyPages(catalog: LocaleCatalog, retryAfterSeconds = 2): (request: IncomingMessage) => string {
+export function busyPages(catalog: LocaleCatalog, retryAfterSeconds = 2, text: 'busy' | 'restarting' = 'busy'): (request: IncomingMessage) => string {
   const pages = new Map<Locale, string>()
   for (const lng of LOCALES) {
-    const busy = (catalog.resources[lng].common as { errors?: { busy?: { title?: string; cause?: string } } }).errors?.busy
+    const busy = (catalog.resources[lng].common as { errors?: Record<string, { title?: string; cause?: string } | undefined> }).errors?.[text]
     const title = escapeHtml(busy?.title ?? 'Softshelf is busy')
     const cause = escapeHtml(busy?.cause ?? '')
     pages.set(

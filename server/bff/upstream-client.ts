@@ -1,6 +1,7 @@
 import { Pool, errors as undiciErrors } from 'undici'
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
+import type { ReachabilityListener } from '../db/reachability.ts'
 import { BffUpstreamBadResponse, BffUpstreamTimeout, BffUpstreamUnavailable } from './errors.ts'
 
 export interface UpstreamTimeouts {
@@ -50,10 +51,15 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024
 export class UpstreamClient {
   private readonly pool: Pool
 
+  /**
+   * @param reachability told of every answer that came and every request that could not reach
+   * the upstream (the BFF's outage log: an outage of the API is logged once, issue 18)
+   */
   constructor(
     readonly origin: string,
     private readonly timeouts: UpstreamTimeouts,
     connections = 64,
+    private readonly reachability?: ReachabilityListener,
   ) {
     this.pool = new Pool(origin, {
       connections,
@@ -81,19 +87,27 @@ export class UpstreamClient {
     // than for a call: finishing an upload commits its bytes (a copy on S3).
     const streamed = req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body)
     try {
+      const response = await this.sendRetryingSafe(req, streamed)
+      this.reachability?.reached()
+      return response
+    } catch (error) {
+      const mapped = mapUpstreamError(error)
+      if (mapped instanceof BffUpstreamUnavailable && !req.signal?.aborted) this.reachability?.unreachable(String((error as { code?: unknown }).code ?? (error as Error).name))
+      throw mapped
+    }
+  }
+
+  private async sendRetryingSafe(req: UpstreamRequest, streamed: boolean): Promise<UpstreamStream> {
+    try {
       return await this.attempt(req, streamed)
     } catch (error) {
       // A keep-alive socket the upstream closed (a restart, its idle timeout) as this request went
       // out on it: a safe request without a body is sent once more, on a fresh connection. A write
       // is never repeated (it may have been applied); it answers 502 as before.
       if (SAFE_METHODS.has(req.method) && req.body === undefined && !req.signal?.aborted && (error as { code?: string }).code === 'UND_ERR_SOCKET') {
-        try {
-          return await this.attempt(req, streamed)
-        } catch (again) {
-          throw mapUpstreamError(again)
-        }
+        return await this.attempt(req, streamed)
       }
-      throw mapUpstreamError(error)
+      throw error
     }
   }
 

@@ -15,8 +15,9 @@ export const START_UP_TIMEOUT_MS = 600_000
 /** A query or transaction that did not finish within its bound; answered as 503, never a hang. */
 export class DatabaseTimeoutError extends Error {
   readonly statusCode = 503
-  constructor(what: string, timeoutMs: number) {
-    super(`The database did not finish ${what} within ${timeoutMs} ms`)
+  /** `cause`: the driver's error, when it said why (no connection could be had in time: server/db/reachability.ts). */
+  constructor(what: string, timeoutMs: number, cause?: unknown) {
+    super(`The database did not finish ${what} within ${timeoutMs} ms`, cause === undefined ? undefined : { cause })
     this.name = 'DatabaseTimeoutError'
   }
 }

@@ -41,7 +41,7 @@ function wrap(client: pg.Pool | pg.PoolClient, names: StatementNames, inTransact
       try {
         result = await client.query({ text, values: params, ...(name ? { name } : {}) })
       } catch (error) {
-        if (timedOut(error)) throw new DatabaseTimeoutError('a statement', timeoutMs)
+        if (timedOut(error)) throw new DatabaseTimeoutError('a statement', timeoutMs, error)
         // "cached plan must not change result type": from now on unprepared, and run again
         // unless a transaction (which that error aborted) is in progress.
         if (!name || (error as { code?: string }).code !== '0A000') throw error
@@ -105,7 +105,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
       assertNotInTransaction(database, 'A nested transaction')
       return withDeadline('a transaction', transactionOptions?.timeoutMs ?? timeoutMs, async (signal) => {
         const client = await pool.connect().catch((error: unknown) => {
-          throw timedOut(error) ? new DatabaseTimeoutError('a transaction', timeoutMs) : error
+          throw timedOut(error) ? new DatabaseTimeoutError('a transaction', timeoutMs, error) : error
         })
         const aborted = abortion(signal)
         let broken = false

@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
-import { errorBody } from './errors.ts'
+import { writeRefusal } from './refusal.ts'
 
 // Load shedding (issue 14; SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
 // forever"). @fastify/under-pressure measures the event loop's delay; the refusal itself is written
@@ -103,20 +103,14 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
       lastWarning = now
       refusedSinceWarning = 0
     }
-    const requestId = options.requestId(request)
-    const asPage = options.page !== undefined && (request.method === 'GET' || request.method === 'HEAD') && /\btext\/html\b/.test(request.headers.accept ?? '')
-    const body = asPage
-      ? options.page!(request)
-      : JSON.stringify(errorBody(503, `${options.prefix}_OVERLOADED`, `The service is busy right now. Please try again in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds.`, requestId))
-    response.writeHead(503, {
-      ...options.headers,
-      'content-type': asPage ? 'text/html; charset=utf-8' : 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-      'cache-control': 'no-store',
-      'retry-after': String(OVERLOAD_RETRY_AFTER_SECONDS),
-      'x-request-id': requestId,
+    writeRefusal(request, response, {
+      code: `${options.prefix}_OVERLOADED`,
+      message: `The service is busy right now. Please try again in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds.`,
+      retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS,
+      requestId: options.requestId(request),
+      headers: options.headers,
+      page: options.page,
     })
-    response.end(body)
     // The request's body (if any) is drained by Node; the connection stays usable. Reading from it
     // pauses a moment, so one client retrying at once on keep-alive does not crowd out the others.
     const socket = request.socket as typeof request.socket & { _handle?: { readStop?: () => void; readStart?: () => void } | null }

@@ -120,3 +120,50 @@ test('"Add to library" sends a visitor to sign in, keyboard only', async ({ page
   await add.focus()
   await expect(add).toBeFocused()
 })
+
+// Issue 15: dates say only what is known; program texts come in the visitor's language. The data
+// is read from the seed as it is when the test runs (translations arrive language by language).
+const seedPrograms = [1, 2, 3, 4].flatMap((n) => JSON.parse(fs.readFileSync(`server/api/seed/programs-${n}.json`, 'utf8')) as Array<{ id: string; name: string; summary: string; released: string }>)
+const deCatalogue = JSON.parse(fs.readFileSync('locales/de/catalogue.json', 'utf8')) as { program: { released: string } }
+const germanTexts: Record<string, { summary: string; description: string }> = Object.assign(
+  {},
+  ...fs
+    .readdirSync('server/api/seed/translations/de')
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => JSON.parse(fs.readFileSync(`server/api/seed/translations/de/${file}`, 'utf8')) as object),
+)
+
+for (const width of [390, 1280]) {
+  test(`a release known only to the year shows just the year, in English and German (${width} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height: 900 })
+    const program = seedPrograms.find((p) => /^\d{4}$/.test(p.released))!
+    const releasedOf = (label: string) => page.locator('.program-details dt', { hasText: label }).locator('xpath=following-sibling::dd[1]')
+    await page.goto(`/programs/${program.id}`)
+    await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+    await expect(releasedOf('First released')).toHaveText(program.released)
+    await page.getByTestId('language-switcher').selectOption('de')
+    await expect(releasedOf(deCatalogue.program.released)).toHaveText(program.released)
+    await page.reload()
+    await expect(releasedOf(deCatalogue.program.released)).toHaveText(program.released, { timeout: 10_000 })
+  })
+
+  test(`a German visitor reads the German summary of a program that has one (${width} px)`, async ({ page, context }) => {
+    await page.setViewportSize({ width, height: 900 })
+    const program = seedPrograms.find((p) => germanTexts[p.id])!
+    const german = germanTexts[program.id]!
+    await context.addCookies([{ name: 'lang', value: 'de', domain: '127.0.0.1', path: '/' }])
+    await page.goto(`/programs/${program.id}`)
+    await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+    await expect(page.locator('.program-summary')).toHaveText(german.summary)
+    await expect(page.locator('.program-summary')).not.toHaveAttribute('lang', /./)
+    await expect(page.locator('.program-about p').first()).toHaveText(german.description)
+    await expect(page.locator('meta[name="description"]')).toHaveAttribute('content', german.summary)
+    // Client navigation asks the API in the page's language too: the developer's listing, its card.
+    await page.locator('.program-details dd').first().getByRole('link').click()
+    await expect(page).toHaveURL(/\/developer\//)
+    await expect(page.locator('.program-card', { hasText: program.name }).first().locator('.program-card-summary')).toHaveText(german.summary)
+    // Switching to English brings the English text, without a reload.
+    await page.getByTestId('language-switcher').selectOption('en')
+    await expect(page.locator('.program-card', { hasText: program.name }).first().locator('.program-card-summary')).toHaveText(program.summary)
+  })
+}

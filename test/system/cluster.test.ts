@@ -333,7 +333,7 @@ async function cluster(adminUrl: string): Promise<void> {
     const programs = seed.programs.map((program) => (program.id === 'blender' ? { ...program, name } : program))
     const db = await openPostgres({ connectionString: clusterDbUrl, max: 1 })
     t.teardown(() => db.close())
-    t.equal(await applySeed(db, { programs, checksum: `${seed.checksum}-renamed` }), true)
+    t.equal(await applySeed(db, { ...seed, programs, checksum: `${seed.checksum}-renamed` }), true)
     for (const api of [api1, api2]) {
       const waited = await until(`${api.name} finds the new name`, async () => (await search(api, name)).includes('blender'), 10_000)
       t.ok(waited <= 5_000, `${api.name} serves the change within its version check (${waited} ms)`)

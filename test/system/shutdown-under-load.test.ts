@@ -25,7 +25,7 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
   const states = tabs.map(() => new Map<string, Known>())
   /** Each person's writes as they were answered, to say what happened when a check fails. */
   const history = tabs.map(() => [] as string[])
-  const answers = { acknowledged: 0, refusedWhileClosing: 0, connectionErrors: 0, other: [] as string[] }
+  const answers = { acknowledged: 0, refusedWhileClosing: 0, connectionErrors: 0, other: [] as string[], causes: [] as string[] }
   let stopping = false
   const deadline = Date.now() + 60_000
   const writer = async (person: number) => {
@@ -41,15 +41,17 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
         if (response.ok) {
           state.set(program, adding ? 'in' : 'out')
           answers.acknowledged++
-        } else if (response.status === 503 && stopping) {
-          // Refused (return503OnClosing) or shed: nothing was written.
+        } else if (response.status === 503 && stopping && /"code":"BFF_(SHUTTING_DOWN|OVERLOADED)"/.test(body)) {
+          // Refused while closing (issue 18: in the BFF's error shape, never Fastify's bare 503) or shed: nothing was written.
           answers.refusedWhileClosing++
         } else {
           state.set(program, 'unknown')
           answers.other.push(`${response.status} ${adding ? 'add' : 'remove'}${stopping ? ' while stopping' : ''}`)
         }
       } catch (error) {
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause
         history[person]!.push(`${program} ${adding ? 'add' : 'remove'} → no answer: ${(error as Error).message}${stopping ? ' (stopping)' : ''}`)
+        answers.causes.push(cause?.code ?? cause?.message ?? (error as Error).message)
         // No answer: the write may or may not have happened. Only once the app stops accepting.
         state.set(program, 'unknown')
         answers.connectionErrors++
@@ -71,6 +73,8 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
   t.equal(code, 0, 'the app exits 0')
   t.ok(tookMs < 11_000, `within the grace period (${tookMs} ms)`)
   t.same(answers.other, [], 'no write failed other than by the app stopping')
+  // A write without an answer met a closed connection or a closed listener, never a reset (issue 18).
+  t.same(answers.causes.filter((cause) => /ECONNRESET|EPIPE/.test(cause)), [], `no write met a reset (no answer: ${answers.causes.join(', ') || 'none'})`)
   t.ok(answers.acknowledged >= before, `acknowledged writes: ${answers.acknowledged}; refused while closing: ${answers.refusedWhileClosing}; no answer: ${answers.connectionErrors}`)
 
   // The same data, a new process: every person's library is what their acknowledged writes made it.

@@ -71,10 +71,18 @@ export interface App {
   origin: string
   env: NodeJS.ProcessEnv
   stderr: () => string
+  /**
+   * The first log line (a JSON object) that `match` accepts, as soon as the app writes it — one
+   * written before the call counts. Only for an app started with `{ log: true }`.
+   */
+  logged: (what: string, match: (line: Record<string, unknown>) => boolean, ms?: number) => Promise<Record<string, unknown>>
 }
 
-/** The app (role all, embedded PGlite) on free loopback ports; `env` adds to or overrides its environment. */
-export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<App> {
+/**
+ * The app (role all, embedded PGlite) on free loopback ports; `env` adds to or overrides its
+ * environment. `log: true` reads its log (stdout, at LOG_LEVEL) for `App.logged`.
+ */
+export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.ProcessEnv = {}, options: { log?: boolean } = {}): Promise<App> {
   const port = await freePort()
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -97,10 +105,54 @@ export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.Proces
   // SOFTSHELF_TEST_APP_LOG=<path prefix>: each app's info-level log goes to <prefix>-<time>.log (to see what a failing run did).
   const logPrefix = process.env.SOFTSHELF_TEST_APP_LOG
   if (logPrefix) env.LOG_LEVEL = 'info'
-  const stdout = logPrefix ? fs.openSync(`${logPrefix}-${Date.now()}.log`, 'a') : 'ignore'
+  const logFile = logPrefix ? fs.openSync(`${logPrefix}-${Date.now()}.log`, 'a') : undefined
+  const stdout = options.log ? 'pipe' : (logFile ?? 'ignore')
   const child = spawn(process.execPath, [main, 'all'], { env, stdio: ['ignore', stdout, 'pipe'] })
-  if (typeof stdout === 'number') fs.closeSync(stdout)
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const lines: Array<Record<string, unknown>> = []
+  const lineListeners = new Set<() => void>()
+  if (options.log) {
+    let partial = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (logFile !== undefined) fs.writeSync(logFile, chunk)
+      const text = partial + chunk.toString()
+      const complete = text.split('\n')
+      partial = complete.pop()!
+      for (const line of complete) {
+        try {
+          lines.push(JSON.parse(line) as Record<string, unknown>)
+        } catch {
+          lines.push({ msg: line })
+        }
+      }
+      for (const listener of lineListeners) listener()
+    })
+    child.stdout!.once('close', () => {
+      if (logFile !== undefined) fs.closeSync(logFile)
+    })
+  } else if (logFile !== undefined) fs.closeSync(logFile)
+  const logged = (what: string, match: (line: Record<string, unknown>) => boolean, ms = 20_000) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      if (!options.log) return reject(new Error('start the app with { log: true } to read its log'))
+      let checked = 0
+      const check = () => {
+        for (; checked < lines.length; checked++) {
+          if (!match(lines[checked]!)) continue
+          finish()
+          return resolve(lines[checked]!)
+        }
+      }
+      const timer = setTimeout(() => {
+        finish()
+        reject(new Error(`${what}: no such log line within ${ms} ms`))
+      }, ms)
+      const finish = () => {
+        clearTimeout(timer)
+        lineListeners.delete(check)
+      }
+      lineListeners.add(check)
+      check()
+    })
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL')
   })
@@ -111,7 +163,7 @@ export async function startApp(t: Test, dataDir: string, extraEnv: NodeJS.Proces
   }).catch((error: unknown) => {
     throw new Error(`${(error as Error).message}\n${stderr}`)
   })
-  return { child, url, origin: new URL(env.APP_URL!).origin, env, stderr: () => stderr }
+  return { child, url, origin: new URL(env.APP_URL!).origin, env, stderr: () => stderr, logged }
 }
 
 /** The newest link mailed to `to` through the embedded mailbox (DATA_DIR/mail). */

@@ -61,6 +61,42 @@ function ResendButton() {
   )
 }
 
+/**
+ * What happened to the verification mail (issue 18): "we sent you a link" while it went out; that
+ * it could not be sent yet while it waits in the server's outbox (asked again at the recheck pace,
+ * so the text follows when it leaves), or that it could not be sent at all.
+ */
+function VerificationMailStatus({ email }: { email: string | undefined }) {
+  const { t } = useTranslation('auth')
+  const [mail, setMail] = useState<'sent' | 'queued' | 'failed'>('sent')
+  useEffect(() => {
+    let live = true
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const ask = async () => {
+      try {
+        const response = await fetch('/api/user/verification-mail', { headers: { accept: 'application/json' } })
+        const state = response.ok ? ((await response.json()) as { mail?: unknown }).mail : undefined
+        if (!live || (state !== 'sent' && state !== 'queued' && state !== 'failed')) return
+        setMail(state)
+        if (state === 'queued') timer = setTimeout(() => void ask(), EMAIL_VERIFICATION_RECHECK_MS)
+      } catch {
+        // Offline or signed out: the page's own text stands.
+      }
+    }
+    void ask()
+    return () => {
+      live = false
+      clearTimeout(timer)
+    }
+  }, [])
+  if (mail === 'sent') return <p>{email ? t('checkEmail.sentTo', { email }) : t('checkEmail.sent')}</p>
+  return (
+    <Notice kind="warning" testId="verification-mail-status">
+      {t(mail === 'queued' ? 'checkEmail.mailQueued' : 'checkEmail.mailFailed')}
+    </Notice>
+  )
+}
+
 export function CheckEmailPage() {
   const { t } = useTranslation('auth')
   const email = (useLocation().state as { email?: string } | null)?.email
@@ -68,7 +104,7 @@ export function CheckEmailPage() {
   return (
     <main id="content" className="auth-page">
       <h1>{t('checkEmail.title')}</h1>
-      <p>{email ? t('checkEmail.sentTo', { email }) : t('checkEmail.sent')}</p>
+      <VerificationMailStatus email={email} />
       <p>{t('checkEmail.spam')}</p>
       <ResendButton />
     </main>

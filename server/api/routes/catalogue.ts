@@ -1,5 +1,5 @@
 import etag from '@fastify/etag'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type, type TUnsafe } from 'typebox'
 import {
@@ -11,6 +11,8 @@ import {
   PROGRAM_CATEGORIES,
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
+import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 
@@ -19,7 +21,7 @@ const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
 export const Id = Type.String({ minLength: 1, maxLength: 100 })
 
 /** A plain JSON-schema enum, so a rejected value is answered with the list of allowed ones. */
-export function StringEnum<T extends string>(values: readonly T[], options: { default?: T } = {}): TUnsafe<T> {
+export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string } = {}): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 }
 
@@ -43,12 +45,17 @@ export const ProgramListQuery = Type.Object(
 // here is not sent.
 
 const NamedRef = Type.Object({ id: Type.String(), name: Type.String() })
+/** Issue 15: a date says only what is known of it. */
+const PartialDate = (what: string) =>
+  Type.String({ pattern: PARTIAL_DATE_PATTERN, description: `${what}, only as precisely as it is known: "YYYY", "YYYY-MM" or "YYYY-MM-DD" (ISO 8601).` })
+const Precision = (field: string) => StringEnum(DATE_PRECISIONS, { description: `How much of \`${field}\` is known.` })
 const Price = Type.Object({ amount: Type.Number(), currency: Type.String({ description: 'ISO 4217, e.g. "EUR".' }), period: StringEnum(['one-time', 'month', 'year'] as const) })
 
 const summaryProperties = {
   id: Type.String(),
   name: Type.String(),
-  summary: Type.String(),
+  summary: Type.String({ description: 'In the language of Accept-Language where translated, else English.' }),
+  textLanguage: StringEnum(LOCALES, { description: 'The language `summary` (and `description`) is written in: the one asked for, or `en`.' }),
   developer: NamedRef,
   publisher: NamedRef,
   licenseType: StringEnum(LICENSE_TYPE_IDS),
@@ -58,7 +65,8 @@ const summaryProperties = {
   platforms: Type.Array(StringEnum(PLATFORMS)),
   languages: Type.Array(Type.String()),
   version: Type.String(),
-  updated: Type.String({ description: 'The day of the last update, YYYY-MM-DD.' }),
+  updated: PartialDate('The current version\'s release'),
+  updatedPrecision: Precision('updated'),
   popularity: Type.Integer({ minimum: 0, maximum: 100 }),
 }
 
@@ -71,7 +79,8 @@ const ProgramDetail = Type.Object({
   ...summaryProperties,
   description: Type.String(),
   homepage: Type.String(),
-  released: Type.String({ description: 'YYYY-MM-DD.' }),
+  released: PartialDate('The first release'),
+  releasedPrecision: Precision('released'),
   moreFromDeveloper: Type.Array(ProgramSummary),
   related: Type.Array(ProgramSummary),
   forSale: Type.Boolean({ description: 'Paid, and card checkout is configured: a signed-in user can buy it (POST /api/user/checkout).' }),
@@ -84,6 +93,19 @@ const Organisation = Type.Object({ id: Type.String(), name: Type.String(), websi
 /** Catalogue answers depend on no user: browsers and the BFF may keep them a minute, revalidating by ETag. */
 const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=300'
 
+/**
+ * The language of an answer's program texts (issue 15): the best match of Accept-Language among
+ * the interface languages, else English — the BFF sends exactly one. The answer names it
+ * (Content-Language) and says it depends on it (Vary), so no cache hands one language's texts to
+ * a visitor of another; each program's `textLanguage` says whether it was translated.
+ */
+export function textLocale(request: FastifyRequest, reply: FastifyReply): Locale {
+  const locale = negotiateLocale(undefined, request.headers['accept-language'])
+  reply.header('content-language', locale)
+  reply.header('vary', 'Accept-Language')
+  return locale
+}
+
 export default async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   await app.register(etag, { weak: true })
@@ -92,10 +114,12 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
   })
 
   const index = app.catalogue
-  app.get('/api/programs', { schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request) => index.list(request.query))
+  app.get('/api/programs', { schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) =>
+    index.list(request.query, undefined, textLocale(request, reply)),
+  )
 
-  app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }), response: { 200: ProgramDetail } } }, async (request) => {
-    const program = await getProgram(app.db, request.params.id)
+  app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }), response: { 200: ProgramDetail } } }, async (request, reply) => {
+    const program = await getProgram(app.db, request.params.id, textLocale(request, reply))
     if (!program) throw new ApiCatalogueNotFound('program', request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
     return { ...program, forSale: opts.forSale && program.price !== null }

@@ -27,7 +27,7 @@ import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupporte
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
-import { Id, ProgramListQuery, ProgramPage, StringEnum } from './catalogue.ts'
+import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
 import { USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
 
@@ -239,9 +239,9 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
 
   // The personal library: the same filters, search and sorts as the public listing, and its own
   // "recently added" (issue 15).
-  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: UserProgramListQuery, response: { 200: ProgramPage } } }, async (request) => {
+  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: UserProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) => {
     const user = await activeUser(request)
-    return app.catalogue.list(request.query, await libraryNewestFirst(db, user.id))
+    return app.catalogue.list(request.query, await libraryNewestFirst(db, user.id), textLocale(request, reply))
   })
 
   // Which programs are in the library, for the add/remove state of the catalogue pages under /@.

@@ -25,7 +25,7 @@ import type { EmailChanges, PendingEmailChange } from './email-change-store.ts'
 import type { EmailTexts } from './emails.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
-import type { Mailer } from './mailer.ts'
+import type { MailOutbox } from './mail-outbox.ts'
 import { NoContent, documented } from '../../http/openapi.ts'
 import { EMAIL_MAX_LENGTH } from '../../../shared/sign-up.ts'
 
@@ -57,7 +57,8 @@ const CONFIRM_BODY = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]
 export interface EmailChangeOptions {
   attempts: LoginAttempts
   changes: EmailChanges
-  mailer: Mailer
+  /** Every mail goes through it (issue 18). */
+  outbox: Pick<MailOutbox, 'deliver' | 'mailer'>
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void> }
   emails: EmailTexts
   upstreamApi: UpstreamApi
@@ -97,12 +98,13 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
    * nothing is sent and the answer does not change (SECURITY.md "Sign-in abuse"), as for resets.
    */
   const sendLink = async (request: FastifyRequest, change: PendingEmailChange, token: string) => {
-    const mail = options.emails.render('changeEmail', isLocale(change.locale) ? change.locale : 'en', change.newEmail, `${options.appUrl}/confirm-email?token=${token}`)
+    const locale = isLocale(change.locale) ? change.locale : 'en'
+    const mail = options.emails.render('changeEmail', locale, change.newEmail, `${options.appUrl}/confirm-email?token=${token}`)
     const grant = await options.mailQuota.take(change.newEmail)
     if (!grant) {
       request.log.info({ event: 'mail-capped', kind: 'changeEmail', recipientHash: recipientHash(change.newEmail) }, 'mail not sent: the recipient has had the most mails an hour allows')
       try {
-        await options.mailer.check()
+        await options.outbox.mailer.check()
       } catch (err) {
         request.log.error({ err }, 'the mail server does not answer')
         throw new BffMailUnavailable()
@@ -110,7 +112,8 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
       return
     }
     try {
-      await options.mailer.send(mail)
+      // The asker waits and is told when it fails, and asks again: nothing is left to send later.
+      await options.outbox.deliver(mail, { kind: 'changeEmail', locale, userId: change.userId }, 'fail')
     } catch (err) {
       await options.mailQuota.giveBack(grant)
       request.log.error({ err }, 'the email change link could not be sent')
@@ -289,10 +292,12 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
       })
     }
     await step('telling the old address', async () => {
-      const mail = options.emails.renderEmailChanged(isLocale(change.locale) ? change.locale : 'en', oldEmail, { newEmail: change.newEmail, contact: options.contactEmail })
+      const locale = isLocale(change.locale) ? change.locale : 'en'
+      const mail = options.emails.renderEmailChanged(locale, oldEmail, { newEmail: change.newEmail, contact: options.contactEmail })
       // Not under the hourly cap: it can only reach an address the account proved it owned, and
       // someone who filled that address's cap first must not keep its owner from hearing of this.
-      await options.mailer.send(mail)
+      // Nobody waits for it, and it must arrive: while mail is down it waits in the outbox (issue 18).
+      await options.outbox.deliver(mail, { kind: 'emailChanged', locale, userId: change.userId }, 'queue')
     })
   }
 }

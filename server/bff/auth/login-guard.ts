@@ -18,21 +18,30 @@ declare module 'fastify' {
     loginAttempt?: { key: string; emailHash: string }
     /** This sign-in was refused or used up the last attempt: answered 429. */
     loginBlocked?: boolean
+    /** This sign-in was held back by others in flight for the email past the wait: 429, retry in a second. */
+    loginInProgress?: boolean
   }
 }
 
 const hashEmail = (email: string) => createHash('sha256').update(normaliseLoginEmail(email)).digest('hex').slice(0, 16)
 
 export type BlockedBody = ReturnType<typeof blockedBody>
+export type InProgressBody = ReturnType<typeof inProgressBody>
 
 function blockedBody(status: BlockStatus) {
   return { status: 'ACCOUNT_BLOCKED' as const, message: status.message, blockedUntil: status.blockedUntil, attemptCount: status.attemptCount }
+}
+
+/** Not a block (issue 18): no blockedUntil, nothing counted; the same sign-in may be sent again at once. */
+function inProgressBody(status: BlockStatus) {
+  return { status: 'SIGN_IN_IN_PROGRESS' as const, message: status.message }
 }
 
 /** The /auth scope's hook that turns a blocked sign-in into a 429; the SDK answers 200 whatever the status. */
 export function guardSignIn(scope: FastifyInstance): void {
   scope.addHook('onSend', (request, reply, payload, done) => {
     if (request.loginBlocked) reply.code(429).header('cache-control', 'no-store')
+    else if (request.loginInProgress) reply.code(429).header('retry-after', '1').header('cache-control', 'no-store')
     done(null, payload)
   })
 }
@@ -40,11 +49,19 @@ export function guardSignIn(scope: FastifyInstance): void {
 /**
  * Called by the sign-in API with the email as the SDK will use it (trimmed, validated), before
  * the password is checked: counts the check, or answers the blocked body when the email is
- * blocked or every allowed check is under way.
+ * blocked. A sign-in held back because every allowed check is under way (a double click, several
+ * tabs) waits for them, and past LOGIN_WAIT_MS answers "in progress" — never a block that does not
+ * exist (issue 18).
  */
-export async function reserveSignIn(attempts: LoginAttempts, request: FastifyRequest, email: string): Promise<BlockedBody | null> {
+export async function reserveSignIn(attempts: LoginAttempts, request: FastifyRequest, email: string): Promise<BlockedBody | InProgressBody | null> {
   const emailHash = hashEmail(email)
   const reservation = await attempts.reserve(email)
+  if (!reservation.granted && reservation.inProgress) {
+    request.log.info({ event: 'sign-in', emailHash, ip: request.ip, at: new Date().toISOString(), outcome: 'in-progress' }, 'sign-in held back: others in flight')
+    request.server.metrics?.signIns.inc({ outcome: 'in-progress' })
+    request.loginInProgress = true
+    return inProgressBody(reservation.status)
+  }
   if (!reservation.granted) {
     request.log.info({ event: 'sign-in', emailHash, ip: request.ip, at: new Date().toISOString(), outcome: 'blocked' }, 'sign-in refused: blocked')
     request.server.metrics?.signIns.inc({ outcome: 'blocked' })

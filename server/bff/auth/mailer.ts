@@ -13,6 +13,12 @@ export interface OutgoingMail {
   subject: string
   text: string
   html: string
+  /**
+   * The outbox's id of this mail (a UUID): every try of one mail carries it, as the Message-ID
+   * and as the mailbox file's name, so a mail sent twice (delivery is at least once) is
+   * recognisable as one.
+   */
+  messageId?: string
 }
 
 export interface StoredMail extends OutgoingMail {
@@ -40,7 +46,8 @@ export class SmtpMailer implements Mailer {
   }
 
   async send(mail: OutgoingMail): Promise<void> {
-    await this.transport.sendMail({ from: this.from, ...mail })
+    const { messageId, ...message } = mail
+    await this.transport.sendMail({ from: this.from, ...message, ...(messageId ? { messageId: `<${messageId}@${messageIdDomain(this.from)}>` } : {}) })
   }
 
   async check(): Promise<void> {
@@ -50,6 +57,13 @@ export class SmtpMailer implements Mailer {
   async close(): Promise<void> {
     this.transport.close()
   }
+}
+
+/** The sender's domain, the right-hand side of our Message-IDs. */
+export function messageIdDomain(from: string): string {
+  const address = /<([^<>]+)>\s*$/.exec(from)?.[1] ?? from
+  const domain = address.slice(address.lastIndexOf('@') + 1).trim()
+  return /^[A-Za-z0-9.-]+$/.test(domain) ? domain : 'softshelf.invalid'
 }
 
 const MAIL_ID = /^[0-9]{13}-[0-9a-f-]{36}$/
@@ -75,8 +89,11 @@ export class MailboxMailer implements Mailer {
 
   async send(mail: OutgoingMail): Promise<void> {
     await fs.mkdir(this.folder, { recursive: true, mode: 0o700 })
-    const id = `${Date.now()}-${randomUUID()}`
-    const stored: StoredMail = { id, from: this.from, sentAt: new Date().toISOString(), ...mail }
+    const { messageId, ...message } = mail
+    // A mail tried again after a try that did write it (at-least-once) is not written twice.
+    if (messageId && (await fs.readdir(this.folder)).some((name) => name.endsWith(`-${messageId}.json`))) return
+    const id = `${Date.now()}-${messageId ?? randomUUID()}`
+    const stored: StoredMail = { id, from: this.from, sentAt: new Date().toISOString(), ...message }
     // Written under a temporary name and renamed: a reader never sees half a message.
     const file = path.join(this.folder, `${id}.json`)
     await fs.writeFile(`${file}.tmp`, JSON.stringify(stored), { mode: 0o600 })

@@ -70,8 +70,11 @@ function operation(operationId: string, summary: string, fields: { session?: boo
 }
 
 const signInBlocked = json(
-  'Login-attempt blocking (spec §6): too many wrong passwords for this email.',
-  obj({ status: status('ACCOUNT_BLOCKED'), message: str(), blockedUntil: { type: ['string', 'null'] }, attemptCount: { type: 'integer' } }),
+  'Login-attempt blocking (spec §6): too many wrong passwords for this email (`ACCOUNT_BLOCKED`); or every allowed check for it was still under way after `LOGIN_WAIT_MS` (`SIGN_IN_IN_PROGRESS`, not a block: `Retry-After: 1`).',
+  oneOf(
+    obj({ status: status('ACCOUNT_BLOCKED'), message: str(), blockedUntil: { type: ['string', 'null'] }, attemptCount: { type: 'integer' } }),
+    obj({ status: status('SIGN_IN_IN_PROGRESS'), message: str() }),
+  ),
 )
 
 /** The /auth paths and their operations, as they go into the merged document. */

@@ -10,11 +10,12 @@ import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
-import { BffAuthCoreUnavailable, BffNotFound } from '../errors.ts'
+import { BffNotFound } from '../errors.ts'
 import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
-import { checkEmailRoute } from './check-email.ts'
+import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
+import { isAuthCoreOutage, authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
@@ -25,6 +26,7 @@ import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
+import type { MailOutbox } from './mail-outbox.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
@@ -39,6 +41,8 @@ export interface AuthPluginOptions {
   coreApiKey?: string | undefined
   /** The clock of the recovery codes' cool-down and of email-change links; tests move it. Date.now by default. */
   now?: (() => number) | undefined
+  /** Outgoing mail (issue 18): made by buildBff, which owns its worker; its mailer is the one the auth flows use. */
+  outbox: MailOutbox
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -63,8 +67,8 @@ export function mailerFor(config: Config): Mailer {
  */
 export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyInstance, options) => {
   const { config } = options
-  const mailer = mailerFor(config)
-  app.addHook('onClose', () => mailer.close())
+  const { outbox } = options
+  const mailer = outbox.mailer
   const attempts = new LoginAttempts(options.db, config.login)
   const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
   // The TOTP factor's limits, which the auth core's default app keeps too (issue 11).
@@ -127,7 +131,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     coreApiKey,
     appUrl: config.appUrl,
     providers: providersOf(config),
-    mailer,
+    outbox,
     recoveryCodes,
     mailQuota,
     emails,
@@ -140,6 +144,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const sdkErrors = supertokensErrorHandler()
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error, request, reply) => {
+      // The core out of reach or answering 503: 503 BFF_AUTH_CORE_UNAVAILABLE, not a 500 (issue 18).
+      if (isAuthCoreOutage(error)) throw authUnavailable(error, { ownDatabase: false })
       if (!Session.Error.isErrorFromSuperTokens(error)) throw error
       await sdkErrors(error as never, request as never, reply as never)
     })
@@ -148,10 +154,11 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes })
+    verificationMailRoute(scope, outbox)
     emailChangeRoutes(scope, {
       attempts,
       changes: emailChanges,
-      mailer,
+      outbox,
       mailQuota,
       emails,
       upstreamApi: app.upstreamApi,
@@ -163,19 +170,15 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   })
 
   await app.register(async (scope) => {
-    // A core that answers 503 (its database stuck past the bound) is a 503 here too, never a 500:
-    // the browser SDK retries a 503, where a 401 would sign the user out. The root handler answers it.
+    // A core that cannot be reached or answers 503 (its database down or stuck), or the BFF's own
+    // database down, is a 503 here too, never a 500: the browser SDK retries a 503, where a 401
+    // would sign the user out (issues 17, 18). The root handler answers it, with Retry-After.
     scope.setErrorHandler((error, _request, reply) => {
       const message = (error as Error).message ?? ''
       // The SDK fails with a plain error on a client type it has no client for (ours is only
       // "web"): the caller's mistake, decided by the SDK's own lookup whatever the path's spelling.
       if (message.startsWith('Could not find client config for clientType')) return reply.code(400).send({ message: 'clientType must be "web" (or left out)' })
-      if (/^SuperTokens core threw an error .* with status code: 503\b/.test(message)) {
-        const unavailable = new BffAuthCoreUnavailable()
-        unavailable.retryAfter = 2
-        throw unavailable
-      }
-      throw error
+      throw authUnavailable(error, { ownDatabase: true }) ?? error
     })
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))
     // Answers here carry sessions, users and tokens: never stored by a browser or a proxy.

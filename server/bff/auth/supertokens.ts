@@ -14,7 +14,7 @@ import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired } from 
 import { afterTotpDeviceRemoved } from './authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
-import type { Mailer } from './mailer.ts'
+import type { MailOutbox } from './mail-outbox.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
 import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
 
@@ -43,7 +43,8 @@ export interface AuthSettings {
   coreApiKey: string | undefined
   appUrl: string
   providers: ProviderSettings[]
-  mailer: Mailer
+  /** Every mail goes through it (issue 18); its mailer answers whether mail could go out now. */
+  outbox: Pick<MailOutbox, 'deliver' | 'mailer'>
   emails: EmailTexts
   /** The hourly cap per recipient (issue 17): a place for one mail, or null past the cap. */
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void>; count(address: string): Promise<number> }
@@ -93,15 +94,21 @@ function providerConfig(provider: ProviderSettings) {
 let initialised = false
 /** Set in a request's user context once an email was handed to the mailer. */
 const MAIL_ATTEMPTED = 'softshelfMailAttempted'
+/**
+ * Set by the sign-up before it sends the verification mail: the answer is OK whatever happens to
+ * the mail, so one that cannot go out now waits in the outbox instead of being lost (issue 18).
+ */
+const MAIL_MAY_WAIT = 'softshelfMailMayWait'
 /** Set in a request's user context once the core was asked to check a password. */
 const PASSWORD_CHECKED = 'softshelfPasswordChecked'
 
 export function initSupertokens(settings: AuthSettings): void {
   if (initialised) throw new Error('supertokens-node is already initialised in this process: one BFF per process')
-  const send = async (kind: EmailKind, email: string, link: string, userContext: Record<string, unknown>) => {
+  const send = async (kind: EmailKind, email: string, link: string, userId: string, userContext: Record<string, unknown>) => {
     userContext[MAIL_ATTEMPTED] = true
     const request = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
-    const mail = settings.emails.render(kind, localeOf(userContext), email, link)
+    const locale = localeOf(userContext)
+    const mail = settings.emails.render(kind, locale, email, link)
     const grant = await settings.mailQuota.take(email)
     if (!grant) {
       // Past the cap nothing is sent, and the caller gets the answer a sent mail gets: OK, or 503
@@ -110,8 +117,10 @@ export function initSupertokens(settings: AuthSettings): void {
       await checkMailer(request)
       return
     }
+    const mayWait = userContext[MAIL_MAY_WAIT] === true
     try {
-      await settings.mailer.send(mail)
+      const outcome = await settings.outbox.deliver(mail, { kind, locale, userId }, mayWait ? 'queue' : 'fail')
+      if (outcome === 'queued') request?.log.info({ event: 'mail-queued', kind, recipientHash: recipientHash(email) }, 'the verification email could not be sent at once: the outbox sends it when the mail server answers')
     } catch (err) {
       await settings.mailQuota.giveBack(grant)
       request?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)
@@ -121,7 +130,7 @@ export function initSupertokens(settings: AuthSettings): void {
   /** Mail could go out now, else 503: asked when a request sends nothing, to answer as one that does. */
   const checkMailer = async (request: FastifyRequest | undefined) => {
     try {
-      await settings.mailer.check()
+      await settings.outbox.mailer.check()
     } catch (err) {
       request?.log.error({ err }, 'the mail server does not answer')
       throw new BffMailUnavailable()
@@ -239,12 +248,16 @@ export function initSupertokens(settings: AuthSettings): void {
                   ...(field('utm') !== undefined ? { utm: field('utm') } : {}),
                 })
                 const method = result.user.loginMethods.find((m) => m.recipeUserId.getAsString() === result.session.getRecipeUserId().getAsString())
+                // A mail server that is down must not turn the sign-up into an error (the account
+                // exists): the mail waits in the outbox, and /check-email says so (issue 18).
+                input.userContext[MAIL_MAY_WAIT] = true
                 try {
                   await EmailVerification.sendEmailVerificationEmail(input.tenantId, result.user.id, result.session.getRecipeUserId(), method?.email, input.userContext)
                 } catch (error) {
-                  // The account exists: a mail server down must not turn the sign-up into an error
-                  // (logged in send); /email-not-verified sends it again on request.
+                  // Only when not even the outbox could take it (logged in send); /check-email resends on request.
                   if (!(error instanceof BffMailUnavailable)) throw error
+                } finally {
+                  delete input.userContext[MAIL_MAY_WAIT]
                 }
               }
               return result
@@ -254,7 +267,7 @@ export function initSupertokens(settings: AuthSettings): void {
         emailDelivery: {
           override: (original) => ({
             ...original,
-            sendEmail: async (input) => send('reset', input.user.email, input.passwordResetLink, input.userContext),
+            sendEmail: async (input) => send('reset', input.user.email, input.passwordResetLink, input.user.id, input.userContext),
           }),
         },
       }),
@@ -263,7 +276,7 @@ export function initSupertokens(settings: AuthSettings): void {
         emailDelivery: {
           override: (original) => ({
             ...original,
-            sendEmail: async (input) => send('verify', input.user.email, input.emailVerifyLink, input.userContext),
+            sendEmail: async (input) => send('verify', input.user.email, input.emailVerifyLink, input.user.id, input.userContext),
           }),
         },
       }),

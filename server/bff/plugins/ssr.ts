@@ -9,12 +9,13 @@ import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
-import { ERROR_EVENT_HEADER, errorBody } from '../../http/errors.ts'
+import { DATABASE_RETRY_AFTER_SECONDS, ERROR_EVENT_HEADER, errorBody, isOutageAnswer } from '../../http/errors.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
 import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/page-session.ts'
+import { isAuthCoreOutage } from '../auth/core-outage.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
 import { sharingLinkOf, shareTokenFor } from '../share-access.ts'
 
@@ -114,13 +115,31 @@ async function developmentRenderer(app: FastifyInstance, root: string): Promise<
   }
 }
 
-/** When rendering itself fails: a plain page in the visitor's language, saying nothing internal. */
-function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: string): string {
-  const common = catalog.resources[locale].common as { errors?: { server?: { title?: string; cause?: string }; backHome?: string } }
-  const title = common.errors?.server?.title ?? 'Something went wrong'
-  const cause = common.errors?.server?.cause ?? ''
+/**
+ * When the page cannot be rendered at all: a page in the visitor's language, saying nothing
+ * internal — "unavailable" (503) while the auth core cannot be reached (issue 18), "something
+ * went wrong" for a fault of ours. It has the app's error page's markup and, when the page
+ * template can be had, its stylesheets, so it looks like the error page the router renders.
+ */
+function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: string, status: 500 | 503, kind: 'server' | 'unavailable', template = ''): string {
+  const common = catalog.resources[locale].common as { errors?: Record<'server' | 'unavailable', { title?: string; cause?: string } | undefined> & { backHome?: string } }
+  const title = common.errors?.[kind]?.title ?? 'Something went wrong'
+  const cause = common.errors?.[kind]?.cause ?? ''
   const back = common.errors?.backHome ?? 'Back to home'
-  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title></head><body><main><p>500</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="/">${escapeHtml(back)}</a></p><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
+  const stylesheets = (template.match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) ?? []).join('')
+  return (
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title>${stylesheets}</head>` +
+    `<body><main id="content" class="error-page" data-status="${status}"><p class="error-status" aria-hidden="true">${status}</p><h1>${escapeHtml(title)}</h1>` +
+    `<p class="error-cause">${escapeHtml(cause)}</p><a class="button" href="/">${escapeHtml(back)}</a><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
+  )
+}
+
+/** The longest Retry-After the API gave this page's loaders (a 503 page passes it on, issue 18). */
+const retryAfterOf = new WeakMap<FastifyRequest, number>()
+
+function noteRetryAfter(request: FastifyRequest, header: string | string[] | undefined): void {
+  const seconds = Number(header)
+  if (Number.isInteger(seconds) && seconds > 0) retryAfterOf.set(request, Math.max(seconds, retryAfterOf.get(request) ?? 0))
 }
 
 /**
@@ -149,8 +168,10 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
           ...(init?.signal ? { signal: init.signal } : {}),
         })
         if (response.status >= 500) {
-          request.log.warn({ upstreamStatus: response.status, path: apiPath }, 'upstream API failed during render')
+          // A 503 is the API's own outage answer, logged once there (issue 18).
+          if (response.status !== 503) request.log.warn({ upstreamStatus: response.status, path: apiPath }, 'upstream API failed during render')
           const error = upstreamStatusError(response.status)
+          noteRetryAfter(request, response.headers['retry-after'])
           return { status: error.statusCode, body: errorBody(error.statusCode, error.code, error.message, request.id) }
         }
         const type = String(response.headers['content-type'] ?? '')
@@ -160,7 +181,8 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
         // is a bad response, and its own message stays in the log.
         const known = (error as { code?: string }).code?.startsWith('BFF_UPSTREAM_') ? (error as Error & { statusCode: number; code: string }) : null
         const mapped = known ?? new BffUpstreamBadResponse()
-        request.log.warn({ err: error, path: apiPath }, 'upstream API failed during render')
+        // An API that cannot be reached is the upstream's outage log's to tell, once (issue 18).
+        if (!isOutageAnswer(mapped.code)) request.log.warn({ err: error, path: apiPath }, 'upstream API failed during render')
         return { status: mapped.statusCode ?? 502, body: errorBody(mapped.statusCode ?? 502, mapped.code, mapped.message, request.id) }
       }
     },
@@ -226,14 +248,19 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       if (typeof value === 'string' && name !== 'cookie' && name !== 'authorization') headers[name] = value
     }
     let result: RenderResult
-    let template: string
+    let template: string | undefined
     let session: PageSessionResult
     try {
       session = await pageSession(request, reply)
     } catch (error) {
-      // The core's keys cannot be had: an error page in the visitor's language, not a guess.
-      request.log.error({ err: error }, 'the page session could not be read')
-      return reply.code(503).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
+      // The session cannot be checked (the core's keys or its revocation list cannot be had): an
+      // error page in the visitor's language, not a guess. An outage of the core is logged once,
+      // by the revocation list's reader and by the core itself (issue 18); anything else here.
+      const outage = isAuthCoreOutage(error)
+      if (!outage) request.log.error({ err: error }, 'the page session could not be read')
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store')
+      const page = renderFailurePage(opts.catalog, locale, request.id, 503, outage ? 'unavailable' : 'server', await renderer.template(request.url, nonce).catch(() => ''))
+      return reply.code(503).type('text/html; charset=utf-8').send(page)
     }
     if (session.kind === 'refresh' && crossSite && isLogoutPath(request.url)) {
       // The refresh page reloads by script, and that reload arrives same-origin: the sign-out
@@ -242,12 +269,20 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       session = LOGGED_OUT_PAGE
     }
     if (session.kind === 'refresh') {
-      const texts = (opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string } }).session
+      const common = opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string }; errors?: { unavailable?: { title?: string } } }
+      const texts = common.session
       reply.header('cache-control', 'no-store')
       return reply
         .code(200)
         .type('text/html; charset=utf-8')
-        .send(refreshPage(locale, nonce, { title: texts?.refreshing ?? '…', failed: texts?.refreshFailed ?? '', signIn: texts?.signIn ?? 'Sign in' }))
+        .send(
+          refreshPage(locale, nonce, {
+            title: texts?.refreshing ?? '…',
+            failed: texts?.refreshFailed ?? '',
+            signIn: texts?.signIn ?? 'Sign in',
+            unavailable: common.errors?.unavailable?.title ?? 'Service unavailable',
+          }),
+        )
     }
     mirrorFrontToken(reply, opts.https)
     // A signed-in page is the user's own: no shared cache keeps it.
@@ -271,9 +306,12 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       if (error instanceof Error) renderer.fixStack?.(error)
       request.log.error({ err: error }, 'page render failed')
       if (app.errorReporter) reply.header(ERROR_EVENT_HEADER, app.errorReporter.captureRequestError(error, request))
-      return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id))
+      // The template, when it was had: a failure to get it is what may have brought us here.
+      return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 500, 'server', template ?? ''))
     }
     if (result.kind === 'redirect') return reply.redirect(result.location, result.status)
+    // The error page of an outage (the API's 503): when to try again, as the API said (issue 18).
+    if (result.status === 503) reply.header('retry-after', String(retryAfterOf.get(request) ?? DATABASE_RETRY_AFTER_SECONDS))
     // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
     // a page that asks for no-store is not kept by the page cache either.
     reply.headers(result.headers)

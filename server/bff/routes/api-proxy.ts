@@ -6,6 +6,7 @@ import { ERROR_EVENT_HEADER } from '../../http/errors.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { isDeliberateServerError } from '../../http/errors.ts'
 import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts'
+import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
@@ -57,12 +58,23 @@ export function safeApiPath(rawUrl: string): string | null {
   return rawUrl
 }
 
+/**
+ * The language of a proxied call (issue 15): the best match of its Accept-Language among the
+ * eight — the app's pages send their own language with every call — else English. The API gets
+ * exactly that one tag, so what varies by language comes in at most eight variants, and an
+ * answer's `Vary: Accept-Language` is exactly what it depends on.
+ */
+export function callLocale(request: FastifyRequest): Locale {
+  return negotiateLocale(undefined, request.headers['accept-language'])
+}
+
 export function upstreamHeaders(request: FastifyRequest): Record<string, string> {
   const headers: Record<string, string> = {}
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = request.headers[name]
     if (typeof value === 'string') headers[name] = value
   }
+  headers['accept-language'] = callLocale(request)
   // The API authorises by the session's access token alone; the cookie itself stays here.
   const accessToken = request.cookies?.sAccessToken
   if (accessToken) headers.authorization = `Bearer ${accessToken}`
@@ -146,7 +158,9 @@ function sandboxLike(reply: FastifyReply, upstreamPolicy: string | string[] | un
 }
 
 function serverError(request: FastifyRequest, response: { status: number; headers: UpstreamResponse['headers'] }): Error {
-  request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
+  // A 503 is the API saying it cannot serve now (its database is down: it logged that once, issue
+  // 18); relayed as BFF_UPSTREAM_UNAVAILABLE with its Retry-After, it needs no line per request here.
+  if (response.status !== 503) request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
   const error = upstreamStatusError(response.status)
   // The API reported its own failure (issue 13): the BFF does not report it again, and says which event it was.
   const eventId = response.headers[ERROR_EVENT_HEADER]

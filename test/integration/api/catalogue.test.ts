@@ -3,6 +3,7 @@ import { buildApi } from '../../../server/api/app.ts'
 import { CatalogueIndex } from '../../../server/api/catalogue-index.ts'
 import { applySeed, readSeed, validateSeed } from '../../../server/api/catalogue-seed.ts'
 import { LICENSE_TYPES, PROGRAM_CATEGORIES, type ProgramDetail, type ProgramPage, type ProgramSummary } from '../../../shared/catalogue.ts'
+import { parsePartialDate } from '../../../shared/partial-dates.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 t.test('catalogue API on the seed', async (t) => {
@@ -44,10 +45,11 @@ t.test('catalogue API on the seed', async (t) => {
     t.same(asc, [...asc].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
     const desc = (await all('&sort=nameDesc')).map((p) => p.name.toLowerCase())
     t.same(desc, [...asc].reverse())
-    const updated = await all('&sort=updated')
+    // A date known to the year or month sorts as the first day of it ("2024" as 2024-01-01).
+    const updated = (await all('&sort=updated')).map((p) => ({ ...p, start: parsePartialDate(p.updated)!.start }))
     for (let i = 1; i < updated.length; i++) {
       const [a, b] = [updated[i - 1]!, updated[i]!]
-      t.ok(a.updated > b.updated || (a.updated === b.updated && a.popularity >= b.popularity), `${a.id} (${a.updated}) before ${b.id} (${b.updated})`)
+      t.ok(a.start > b.start || (a.start === b.start && a.popularity >= b.popularity), `${a.id} (${a.updated}) before ${b.id} (${b.updated})`)
     }
   })
 
@@ -109,6 +111,24 @@ t.test('catalogue API on the seed', async (t) => {
     const adobeProgram = (await all('&developer=adobe'))[0]!
     const detail = await get<ProgramDetail>(`/api/programs/${adobeProgram.id}`)
     t.ok(detail.moreFromDeveloper.length > 0 && detail.moreFromDeveloper.every((p) => p.developer.id === 'adobe' && p.id !== adobeProgram.id))
+  })
+
+  t.test('dates say only what is known: released and updated with their precision, as the seed has them', async (t) => {
+    const precisionOf = (value: string) => (value.length === 4 ? 'year' : value.length === 7 ? 'month' : 'day')
+    // Issue 15: Blender was first released in 1998 — not on 1 January 1998.
+    t.match(await get<ProgramDetail>('/api/programs/blender'), { released: '1998', releasedPrecision: 'year' })
+    t.match(await get<ProgramDetail>('/api/programs/autodesk-maya'), { released: '1998-02', releasedPrecision: 'month', updated: '2024-03', updatedPrecision: 'month' })
+    t.match(await get<ProgramDetail>('/api/programs/adobe-photoshop'), { released: '1990-02-19', releasedPrecision: 'day', updated: '2024-10-14', updatedPrecision: 'day' })
+    const listed = await all()
+    const seeded = new Map(seed.programs.map((p) => [p.id, p]))
+    for (const program of listed) {
+      t.equal(program.updated, seeded.get(program.id)!.updated, `${program.id} updated`)
+      t.equal(program.updatedPrecision, precisionOf(program.updated), `${program.id} updated precision`)
+    }
+    for (const { id, released } of seed.programs) {
+      const detail = await get<ProgramDetail>(`/api/programs/${id}`)
+      t.same([detail.released, detail.releasedPrecision], [released, precisionOf(released)], `${id} released`)
+    }
   })
 
   t.test('developers, publishers, categories and licence types by id', async (t) => {

@@ -103,6 +103,11 @@ t.test('header hygiene: allow-listed headers only, upstream cookies dropped', as
   t.equal(seen['accept-language'], 'de')
   t.equal(seen['x-forwarded-for'], '127.0.0.1', 'a forged X-Forwarded-For is replaced by the real peer')
   t.match(seen['x-request-id'], /^[0-9a-f-]{36}$/)
+  // Issue 15: the API gets one of the eight languages, never the browser's list.
+  for (const [asked, sent] of [['de-AT,de;q=0.9,en;q=0.5', 'de'], ['fr-CA,fr;q=0.9', 'en'], ['cs;q=0.2, hu', 'hu'], [undefined, 'en']] as const) {
+    await bff.inject({ url: '/api/thing', headers: asked === undefined ? {} : { 'accept-language': asked } })
+    t.equal(seen['accept-language'], sent, `Accept-Language ${asked ?? '(none)'} goes upstream as ${sent}`)
+  }
 })
 
 t.test('path tricks sent raw over HTTP never reach an upstream path outside /api', async (t) => {

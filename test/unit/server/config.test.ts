@@ -108,7 +108,7 @@ t.test('the local mailbox is for a loopback http:// APP_URL only: anything else 
 
 t.test('accounts: mail, login limits and identity providers', async (t) => {
   const defaults = loadConfig({ APP_URL: 'https://shelf.example.com' })
-  t.same(defaults.login, { maxAttempts: 5, windowMinutes: 15, blockMinutes: 15 })
+  t.same(defaults.login, { maxAttempts: 5, windowMinutes: 15, blockMinutes: 15, waitMs: 5000 })
   t.equal(defaults.authRateLimitMax, 20)
   t.equal(defaults.mailFrom, 'Softshelf <no-reply@shelf.example.com>')
   t.same(defaults.providers, { google: undefined, github: undefined, oidc: undefined })

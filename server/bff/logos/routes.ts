@@ -1,0 +1,65 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PROGRAM_ID_PATTERN } from '../../../shared/logos.ts'
+import { BffLogoNotFound } from '../errors.ts'
+import type { LogoSet, ProgramLogo } from './logo-set.ts'
+import { OgCardRenderer } from './og-card.ts'
+
+// GET /logos/<program id>.svg — a program's logo; GET /og/programs/<program id>.png — its Open
+// Graph card (issue 15, decision 024; docs/API.md "Logos and link previews").
+
+/**
+ * The logos are our own drawings with no script, but an SVG opened on its own is a document: it
+ * may load nothing, run nothing, and is sandboxed into an opaque origin should any of that change.
+ */
+export const LOGO_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; sandbox"
+
+const YEAR_S = 365 * 24 * 60 * 60
+
+/** Weak comparison (RFC 9110 §13.1.2): the body may be compressed on the way. */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag))
+}
+
+export default async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet }): Promise<void> {
+  const cards = new OgCardRenderer()
+
+  /** The program a path names (`<id><extension>`, the id exactly as the catalogue spells it), or a 404. */
+  const find = (request: FastifyRequest<{ Params: { '*': string } }>, extension: string): ProgramLogo => {
+    const file = request.params['*']
+    const id = file.endsWith(extension) ? file.slice(0, -extension.length) : ''
+    const logo = PROGRAM_ID_PATTERN.test(id) ? opts.logos.get(id) : undefined
+    if (!logo) throw new BffLogoNotFound()
+    return logo
+  }
+
+  /**
+   * Caching: a URL carrying the set's current version never changes — a year, immutable. Any other
+   * (no version, an old one) is checked again each time, cheaply, by its ETag.
+   */
+  const cacheHeaders = (request: FastifyRequest, reply: FastifyReply, etag: string): boolean => {
+    const { v } = request.query as { v?: unknown }
+    reply.header('cache-control', v === opts.logos.version ? `public, max-age=${YEAR_S}, immutable` : 'public, no-cache')
+    reply.header('etag', etag)
+    return noneMatch(request.headers['if-none-match'], etag)
+  }
+
+  const hidden = { schema: { hide: true } }
+
+  app.get<{ Params: { '*': string } }>('/logos/*', hidden, async (request, reply) => {
+    const logo = find(request, '.svg')
+    reply.header('content-security-policy', LOGO_CSP)
+    if (cacheHeaders(request, reply, logo.etag)) return reply.code(304).send()
+    return reply.type('image/svg+xml; charset=utf-8').send(logo.svg)
+  })
+
+  app.get<{ Params: { '*': string } }>('/og/programs/*', hidden, async (request, reply) => {
+    const logo = find(request, '.png')
+    // Made to be shown by other sites (link previews), unlike everything else we serve.
+    reply.header('cross-origin-resource-policy', 'cross-origin')
+    if (cacheHeaders(request, reply, logo.ogEtag)) return reply.code(304).send()
+    const png = await cards.png(logo.ogEtag, logo.ogSvg)
+    return reply.type('image/png').send(png)
+  })
+}

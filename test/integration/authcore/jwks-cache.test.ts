@@ -1,0 +1,103 @@
+import t, { type Test } from 'tap'
+import { buildAuthCore } from '../../../server/authcore/app.ts'
+import { decodeJwt, JWKS_MAX_AGE_S, KEY_OVERLAP_MS } from '../../../server/authcore/keys.ts'
+import { openTestDatabase } from '../../helpers.ts'
+import { TEST_SECRET } from './harness.ts'
+
+// Issue 18 "Keys": the JWKS said `Cache-Control: max-age` until the next scheduled key (about 7
+// days), so after a manual rotation a cache that honours it — a CDN, a proxy, a client that does
+// as the header says — kept a set without the new key when tokens signed with it arrived. A key is
+// published a minute before it signs: a cache honouring the header must have it by then. The clock
+// is the core's, moved a second at a time across a rotation; at every second a new session's token
+// must verify against the set the cache holds at that moment.
+
+let now = Date.UTC(2026, 10, 27, 9)
+const operatorToken = 'operator-token-for-the-jwks-test-0123456789'
+const db = await openTestDatabase(t)
+// A short scheduled interval (6 minutes) to cross a scheduled key as well as a manual one.
+const core = await buildAuthCore({
+  config: { logLevel: 'silent', nodeEnv: 'test' },
+  db,
+  secret: TEST_SECRET,
+  apiKeys: null,
+  operatorToken,
+  publicDefaults: { signingKeyUpdateInterval: 0.1 },
+  now: () => now,
+})
+t.teardown(() => core.close())
+
+/** A cache that does what the JWKS answer's Cache-Control says: kept until max-age, then fetched again. */
+class HonouringCache {
+  kids = new Set<string>()
+  private expiresAt = Number.NEGATIVE_INFINITY
+  fetches = 0
+  readonly maxAges: number[] = []
+
+  async keys(): Promise<Set<string>> {
+    if (now < this.expiresAt) return this.kids
+    const response = await core.inject({ method: 'GET', url: '/.well-known/jwks.json' })
+    const control = String(response.headers['cache-control'])
+    const maxAge = Number(/(?:^|,)\s*max-age=(\d+)/.exec(control)?.[1])
+    if (!Number.isInteger(maxAge)) throw new Error(`no max-age in ${control}`)
+    this.maxAges.push(maxAge)
+    this.kids = new Set((response.json() as { keys: Array<{ kid: string }> }).keys.map((key) => key.kid))
+    this.expiresAt = now + maxAge * 1000
+    this.fetches++
+    return this.kids
+  }
+}
+
+async function newSessionKid(): Promise<string> {
+  const response = await core.inject({
+    method: 'POST',
+    url: '/recipe/session',
+    headers: { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' },
+    payload: JSON.stringify({ userId: 'user-1', userDataInJWT: {}, userDataInDatabase: {}, useDynamicSigningKey: true, enableAntiCsrf: false }),
+  })
+  const body = response.json() as { accessToken: { token: string } }
+  return String(decodeJwt(body.accessToken.token)!.header.kid)
+}
+
+/** Moves the clock a second at a time for `seconds`, checking at each one that the cache knows the key that signs now. */
+async function walk(t: Test, cache: HonouringCache, seconds: number, at?: { second: number; action: () => Promise<void> }): Promise<Set<string>> {
+  const signers = new Set<string>()
+  for (let second = 0; second < seconds; second++) {
+    if (at?.second === second) await at.action()
+    const kid = await newSessionKid()
+    signers.add(kid)
+    const known = await cache.keys()
+    if (!known.has(kid)) {
+      t.fail(`${new Date(now).toISOString()}: a token signed by ${kid} arrived, the cache holds ${[...known].join(', ')}`)
+      return signers
+    }
+    now += 1_000
+  }
+  return signers
+}
+
+t.test('after a manual rotation, a cache honouring the header has the new key before it signs', async (t) => {
+  const cache = new HonouringCache()
+  const before = await newSessionKid()
+  await cache.keys()
+  let rotated = ''
+  const signers = await walk(t, cache, 3 * 60, {
+    second: 20,
+    action: async () => {
+      const response = await core.inject({ method: 'POST', url: '/internal/keys/rotate', headers: { authorization: `Bearer ${operatorToken}` } })
+      rotated = (response.json() as { kid: string }).kid
+    },
+  })
+  t.ok(signers.has(before) && signers.has(rotated), `the walk crossed the rotation: ${before} signed, then ${rotated}`)
+  t.ok(cache.maxAges.every((maxAge) => maxAge >= 1 && maxAge <= JWKS_MAX_AGE_S), `max-age stays within ${JWKS_MAX_AGE_S} s: ${cache.maxAges.join(', ')}`)
+  t.ok(JWKS_MAX_AGE_S * 1000 + 5_000 < KEY_OVERLAP_MS, 'with the core\'s own key cache (5 s), a published key is fetched before it signs')
+})
+
+t.test('across a scheduled key too, and the answer keeps its shape', async (t) => {
+  const cache = new HonouringCache()
+  const first = await newSessionKid()
+  // 6 minutes of keys, walked for 8: the next scheduled key is published and signs on the way.
+  const signers = await walk(t, cache, 8 * 60)
+  t.ok(signers.size >= 2 && signers.has(first), `keys that signed: ${[...signers].join(', ')}`)
+  const response = await core.inject({ method: 'GET', url: '/.well-known/jwks.json' })
+  t.match(response.headers['cache-control'], /^max-age=\d+, must-revalidate$/)
+})
