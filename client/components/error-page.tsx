@@ -43,16 +43,10 @@ export function ErrorPage({ error }: { error: unknown }) {
       <h1>{t(`errors.${kind}.title`, { status })}</h1>
       <p className="error-cause">{t(`errors.${kind}.cause`, { status })}</p>
       {detail && status === 404 ? <p className="error-detail">{detail}</p> : null}
-      {/* Spec §2: a signed-in user goes home inside the app (the signed-in home, /@); a visitor's way home is a full page load. */}
-      {signedIn ? (
-        <Link className="button" to="/@">
-          {t('errors.backHome')}
-        </Link>
-      ) : (
-        <a className="button" href="/">
-          {t('errors.backHome')}
-        </a>
-      )}
+      {/* Spec §2: a full page load home; for a signed-in user the signed-in home (/@), where "/" would send them anyway. */}
+      <a className="button" href={signedIn ? '/@' : '/'}>
+        {t('errors.backHome')}
+      </a>
     </main>
   )
 }

@@ -1,4 +1,3 @@
-import { useCallback } from 'react'
 import { matchRoutes, useRouteLoaderData } from 'react-router'
 
 // The public catalogue pages and their signed-in twins under /@ (issues 5, 12 and 15). One list
@@ -38,9 +37,6 @@ export function routeName(path: string): string {
   return path.replaceAll('/', '-').replaceAll(':', '')
 }
 
-/** The public pages as routes of their own, so React Router's matcher finds them as the router does. */
-const PUBLIC_PAGES = SIGNED_IN_TWINS.map((page) => ({ path: page.path, handle: page }))
-
 /**
  * The signed-in twin of a public catalogue path, with its query; null when the path has none.
  *
@@ -51,7 +47,8 @@ const PUBLIC_PAGES = SIGNED_IN_TWINS.map((page) => ({ path: page.path, handle: p
  * the path held, the answer is a path on this origin.
  */
 export function signedInTwin(pathname: string, search = ''): string | null {
-  const page = matchRoutes(PUBLIC_PAGES, pathname)?.[0]?.route.handle
+  // The list's entries are routes to React Router's matcher (a path is all it reads).
+  const page = matchRoutes(SIGNED_IN_TWINS as TwinPage[], pathname)?.[0]?.route
   if (!page) return null
   // A parameter is one whole segment, at the same place in the path as in the pattern.
   const segments = pathname.replace(/\/+$/, '').split('/')
@@ -89,6 +86,5 @@ export function signedInLink(to: string): string {
 
 /** The link builder of this page: public paths as given for a visitor, their twins on a signed-in page. */
 export function useCatalogueHref(): (to: string) => string {
-  const signedIn = useSignedInPage()
-  return useCallback((to: string) => (signedIn ? signedInLink(to) : to), [signedIn])
+  return useSignedInPage() ? signedInLink : (to) => to
 }
