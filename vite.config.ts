@@ -22,6 +22,9 @@ const initialChunks = {
   groups: [
     { name: 'vendor', test: /node_modules/, tags: ['$initial' as const], priority: 2 },
     { name: 'app', tags: ['$initial' as const], priority: 1 },
+    // What the account pages share (their forms' outcomes, messages and return paths): one chunk,
+    // not one per set of pages using each, whose names every page's preload lists would carry.
+    { name: 'account', test: /\/(client\/lib\/account\/|client\/lib\/auth-errors\.ts|shared\/auth-forms\.ts|shared\/return-path\.ts)/, priority: 0 },
   ],
 }
 

@@ -53,7 +53,6 @@ function withHeaders<T extends { handle: RouteHandle }>(route: T, headers: Recor
 }
 
 const emailPages = () => import('./pages/auth/email-verification.tsx')
-const passwordPages = () => import('./pages/auth/passwords.tsx')
 const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
 const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
 
@@ -135,9 +134,11 @@ export const routes: RouteObject[] = [
               { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
             ],
           },
+          // Issue 15: the account forms' pages export the action that shows a form the BFF answered
+          // without the page's script (decision 025).
           accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
-          accountPage('forgot-password', 'Forgot your password', () => passwordPages().then((m) => ({ Component: m.ForgotPasswordPage })), 'client/pages/auth/passwords.tsx'),
-          accountPage('reset-password', 'Choose a new password', () => passwordPages().then((m) => ({ Component: m.ResetPasswordPage })), 'client/pages/auth/passwords.tsx'),
+          accountPage('forgot-password', 'Forgot your password', () => import('./pages/auth/forgot-password.tsx'), 'client/pages/auth/forgot-password.tsx'),
+          accountPage('reset-password', 'Choose a new password', () => import('./pages/auth/reset-password.tsx'), 'client/pages/auth/reset-password.tsx'),
           accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage })), 'client/pages/auth/email-verification.tsx'),
           // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.
           accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),

@@ -41,12 +41,25 @@ function checkLeaf(value: unknown, kind: 'string' | 'number' | 'time'): boolean 
 export const PASSWORD_MAX_LENGTH = 256
 export const PASSWORD_MIN_LENGTH = 8
 
+/**
+ * The password field's errors, as the sign-up and reset answers carry them (English, the SDK's
+ * language); the pages translate them by these very texts (client/lib/auth-errors.ts).
+ */
+export const PASSWORD_ERRORS = {
+  notText: 'Password must be text',
+  tooShort: `Password must be at least ${PASSWORD_MIN_LENGTH} characters long`,
+  tooLong: `Password must be at most ${PASSWORD_MAX_LENGTH} characters long`,
+  common: 'This password is one of the most common ones and easy to guess. Please choose another.',
+  /** The reset form's repeated password (checked by the page, and by the BFF for a form sent without JavaScript). */
+  mismatch: 'The two passwords are not the same.',
+} as const
+
 /** SECURITY.md "Sign-in abuse": a length rule only, no composition rules. */
 export function validatePassword(value: unknown): string | undefined {
-  if (typeof value !== 'string') return 'Password must be text'
+  if (typeof value !== 'string') return PASSWORD_ERRORS.notText
   const length = [...value].length
-  if (length < PASSWORD_MIN_LENGTH) return `Password must be at least ${PASSWORD_MIN_LENGTH} characters long`
-  if (length > PASSWORD_MAX_LENGTH) return `Password must be at most ${PASSWORD_MAX_LENGTH} characters long`
+  if (length < PASSWORD_MIN_LENGTH) return PASSWORD_ERRORS.tooShort
+  if (length > PASSWORD_MAX_LENGTH) return PASSWORD_ERRORS.tooLong
   return undefined
 }
 

@@ -61,6 +61,11 @@ export interface RenderInput {
   session: PageSession
   /** The visitor's analytics choice from the consent cookie; null: not chosen yet (issue 11). */
   consent: AnalyticsConsent | null
+  /**
+   * An account form sent before the page's script ran, already answered by the BFF (decision
+   * 025): the page renders as the route's action with this outcome and HTTP status.
+   */
+  form?: { outcome: unknown; status: number }
 }
 
 export type RenderResult =

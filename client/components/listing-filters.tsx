@@ -3,11 +3,12 @@ import { useTranslation } from 'react-i18next'
 import { Form, useSubmit } from 'react-router'
 import { SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
 import type { ListingState } from '../lib/catalogue-query.ts'
-import { CategoryField, SortField } from './listing-parts.tsx'
+import { CategoryField, FiltersDisclosure, SortField } from './listing-parts.tsx'
 
 // The search and filter form of a program listing — the public catalogue, its signed-in twins and
 // the user's own library (issue 15) — as a GET form, so it works before scripts load or without
-// them: submitting reloads the same page with the query in the URL.
+// them: submitting reloads the same page with the query in the URL. On a phone it folds behind
+// the Filters button (FiltersDisclosure), which says how many filters are in use.
 
 interface ListingFiltersProps {
   state: ListingState
@@ -39,36 +40,41 @@ export function ListingFilters({ state, idPrefix, category = true, languageFilte
     if (mine) mine.checked = state.mine
   }, [state.q, state.category, state.sort, state.mine])
 
+  // What narrows the list (the sort only orders it); a category page's own category is no filter.
+  const active = [state.q !== '', category && state.category !== 'all', languageFilter && state.mine].filter(Boolean).length
+
   return (
-    <Form
-      ref={form}
-      method="get"
-      role="search"
-      className="listing-filters"
-      // Issue 15: a visitor using the filters stays where the filters are; a new list is not a new page.
-      preventScrollReset
-      onChange={(event) => {
-        // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
-        const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
-        if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget, { preventScrollReset: true })
-      }}
-    >
-      <div className="field field-search">
-        <label htmlFor={`${idPrefix}-q`}>{t('filters.search')}</label>
-        <input id={`${idPrefix}-q`} type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
-      </div>
-      {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
-      {category ? <CategoryField id={`${idPrefix}-category`} name="category" defaultValue={state.category} /> : null}
-      <SortField id={`${idPrefix}-sort`} name="sort" defaultValue={state.sort} sorts={sorts} />
-      {languageFilter ? (
-        <div className="field field-check">
-          <input id={`${idPrefix}-mine`} type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
-          <label htmlFor={`${idPrefix}-mine`}>{t('filters.myLanguage')}</label>
+    <FiltersDisclosure active={active}>
+      <Form
+        ref={form}
+        method="get"
+        role="search"
+        className="listing-filters"
+        // Issue 15: a visitor using the filters stays where the filters are; a new list is not a new page.
+        preventScrollReset
+        onChange={(event) => {
+          // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
+          const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
+          if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget, { preventScrollReset: true })
+        }}
+      >
+        <div className="field field-search">
+          <label htmlFor={`${idPrefix}-q`}>{t('filters.search')}</label>
+          <input id={`${idPrefix}-q`} type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
         </div>
-      ) : null}
-      <button type="submit" className="button">
-        {t('filters.submit')}
-      </button>
-    </Form>
+        {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
+        {category ? <CategoryField id={`${idPrefix}-category`} name="category" defaultValue={state.category} /> : null}
+        <SortField id={`${idPrefix}-sort`} name="sort" defaultValue={state.sort} sorts={sorts} />
+        {languageFilter ? (
+          <div className="field field-check">
+            <input id={`${idPrefix}-mine`} type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
+            <label htmlFor={`${idPrefix}-mine`}>{t('filters.myLanguage')}</label>
+          </div>
+        ) : null}
+        <button type="submit" className="button">
+          {t('filters.submit')}
+        </button>
+      </Form>
+    </FiltersDisclosure>
   )
 }

@@ -1,8 +1,8 @@
-import type { SelectHTMLAttributes } from 'react'
+import type { ReactNode, SelectHTMLAttributes } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
 import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue.ts'
-import { listingSearch, type ListingState } from '../lib/catalogue-query.ts'
+import { lastPage, listingSearch, pageItems, type ListingState } from '../lib/catalogue-query.ts'
 
 // What every program listing shares — the public catalogue, its signed-in twins and the user's
 // own library: the price tabs (spec §2: all, free, paid) and the pages, both as plain links so
@@ -29,10 +29,14 @@ export function PriceTabs({ state }: { state: ListingState }) {
   )
 }
 
+/**
+ * Previous, the numbered pages (first, last, current ±1; issue 15) and next, all plain links; the
+ * current page is a link too, marked `aria-current`.
+ */
 export function Pagination({ state, result }: { state: ListingState; result: ProgramPage }) {
   const { t } = useTranslation('catalogue')
   const link = useListingLink(state)
-  const pages = Math.max(1, Math.ceil(result.total / result.pageSize))
+  const pages = lastPage(result)
   if (pages <= 1) return null
   return (
     <nav className="pagination" aria-label={t('results.pagination')}>
@@ -40,18 +44,44 @@ export function Pagination({ state, result }: { state: ListingState; result: Pro
         <Link to={link({ page: state.page - 1 })} rel="prev">
           {t('results.previous')}
         </Link>
-      ) : (
-        <span />
-      )}
-      <span>{t('results.page', { page: state.page, pages })}</span>
+      ) : null}
+      <ul>
+        {pageItems(state.page, pages).map((page, index) => (
+          <li key={index}>
+            {page ? (
+              <Link to={link({ page })} aria-current={page === state.page ? 'page' : undefined}>
+                {page}
+              </Link>
+            ) : (
+              '…'
+            )}
+          </li>
+        ))}
+      </ul>
       {state.page < pages ? (
         <Link to={link({ page: state.page + 1 })} rel="next">
           {t('results.next')}
         </Link>
-      ) : (
-        <span />
-      )}
+      ) : null}
     </nav>
+  )
+}
+
+/**
+ * A listing's filters: folded behind a "Filters" button on phones, which says how many are in use
+ * (issue 15), and always shown from md up — the site menu's <details> (`.disclosure` in
+ * styles.css), without its scripts: a summary says by itself whether it is open.
+ */
+export function FiltersDisclosure({ active, children }: { active: number; children: ReactNode }) {
+  const { t } = useTranslation('catalogue')
+  return (
+    <details className="disclosure listing-disclosure">
+      <summary>
+        {t('filters.toggle')}{' '}
+        {active > 0 ? <span className="badge listing-active">{t('filters.active', { count: active })}</span> : null}
+      </summary>
+      {children}
+    </details>
   )
 }
 

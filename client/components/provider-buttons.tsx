@@ -1,18 +1,21 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
+import { returnSearch, type ReturnTarget } from '../../shared/return-path.ts'
+import { rememberExternalReturn } from '../lib/account/continue.ts'
 import { ThirdParty } from '../lib/auth.ts'
-import { describeAuthFailure } from '../lib/auth-errors.ts'
+import { problemMessage, problemOfFailure } from '../lib/auth-errors.ts'
 import { useClientConfig } from '../lib/client-config.tsx'
 import { Notice } from './auth-shell.tsx'
 
 /**
  * External sign-in, one button per configured provider. The SDK keeps the state (spec §3: random
  * state, provider, expiry in 10 minutes, PKCE verifier) in session storage and returns to
- * /auth-callback/{provider}.
+ * /auth-callback/{provider}; where to go from there waits beside it (the address registered at
+ * the provider cannot carry it).
  */
-export function ProviderButtons() {
+export function ProviderButtons({ target }: { target: ReturnTarget | null }) {
   const { providers } = useClientConfig()
-  const { t } = useTranslation(['auth', 'common'])
+  const { t, i18n } = useTranslation(['auth', 'common'])
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState<string | null>(null)
   if (providers.length === 0) return null
@@ -24,9 +27,10 @@ export function ProviderButtons() {
         thirdPartyId: id,
         frontendRedirectURI: `${window.location.origin}/auth-callback/${id}`,
       })
+      rememberExternalReturn(returnSearch(target))
       window.location.assign(url)
     } catch (failure) {
-      setError((await describeAuthFailure(failure, t)).message)
+      setError(problemMessage(await problemOfFailure(failure), t, i18n.language))
       setBusy(null)
     }
   }

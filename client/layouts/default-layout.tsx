@@ -1,8 +1,8 @@
 import { useTranslation } from 'react-i18next'
 import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
-import { BrandLink } from '../components/brand-link.tsx'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
+import { SiteHeader } from '../components/site-header.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
 import type { RouteHandle } from '../lib/namespaces.ts'
 import type { RootData } from '../root.tsx'
@@ -84,15 +84,12 @@ export function DefaultLayout() {
       <a className="skip-link" href="#content">
         {t('nav.skipToContent')}
       </a>
-      <header className="site-header">
-        <BrandLink />
-        <nav className="site-nav" aria-label={t('nav.main')}>
-          <Link to={href('/library')}>{t('nav.library')}</Link>
-          <Link to={href('/files')}>{t('nav.files')}</Link>
-          <LanguageSwitcher />
-          <AccountLinks />
-        </nav>
-      </header>
+      <SiteHeader>
+        <Link to={href('/library')}>{t('nav.library')}</Link>
+        <Link to={href('/files')}>{t('nav.files')}</Link>
+        <LanguageSwitcher />
+        <AccountLinks />
+      </SiteHeader>
       <div className="layout-default-body">
         <Outlet />
       </div>

@@ -1,11 +1,11 @@
 import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { NavLink, Outlet, useNavigate, useRouteLoaderData } from 'react-router'
-import { BrandLink } from '../components/brand-link.tsx'
 import { UserAvatar } from '../components/user-avatar.tsx'
 import { LanguageSwitcher, cookieLocale, switchTabLocale } from '../components/language-switcher.tsx'
 import { onSignedOut } from '../lib/session-state.ts'
 import type { SignedInData } from '../lib/guards.ts'
+import { SiteHeader } from '../components/site-header.tsx'
 import { SiteFooter } from './default-layout.tsx'
 
 /** Spec §2: the /@ pages use the logged-in layout (their scroll to the top is the root's ScrollRestoration). */
@@ -25,24 +25,21 @@ export function SignedInLayout() {
       <a className="skip-link" href="#content">
         {t('common:nav.skipToContent')}
       </a>
-      <header className="site-header">
-        <BrandLink />
-        <nav className="site-nav" aria-label={t('common:nav.main')}>
-          <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
-          <NavLink to="/@/programs" end={false}>
-            {t('auth:nav.programs')}
-          </NavLink>
-          <NavLink to="/@/files">{t('auth:nav.myFiles')}</NavLink>
-          <NavLink to="/streaming">{t('auth:nav.streaming')}</NavLink>
-          <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
-          <span className="signed-in-as">
-            <UserAvatar user={user} size="small" />
-            <span data-testid="signed-in-as">{user.email}</span>
-          </span>
-          <LanguageSwitcher />
-          <NavLink to="/@/logout">{t('auth:nav.logOut')}</NavLink>
-        </nav>
-      </header>
+      <SiteHeader>
+        <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
+        <NavLink to="/@/programs" end={false}>
+          {t('auth:nav.programs')}
+        </NavLink>
+        <NavLink to="/@/files">{t('auth:nav.myFiles')}</NavLink>
+        <NavLink to="/streaming">{t('auth:nav.streaming')}</NavLink>
+        <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
+        <span className="signed-in-as">
+          <UserAvatar user={user} size="small" />
+          <span data-testid="signed-in-as">{user.email}</span>
+        </span>
+        <LanguageSwitcher />
+        <NavLink to="/@/logout">{t('auth:nav.logOut')}</NavLink>
+      </SiteHeader>
       <div className="layout-default-body">
         <Outlet />
       </div>

@@ -7,7 +7,7 @@ import * as ThirdParty from 'supertokens-web-js/recipe/thirdparty/index.js'
 import * as Totp from 'supertokens-web-js/recipe/totp/index.js'
 import { PRODUCT_NAME, SESSION_EXPIRED_STATUS, INVALID_CLAIM_STATUS, SESSION_REFRESH_RETRY_LIMIT } from '../../shared/constants.ts'
 import { stateFromFailedClaims, type SessionState } from '../../shared/session.ts'
-import { notifySignedOut } from './session-state.ts'
+import { hasLocalSession, notifySignedOut } from './session-state.ts'
 import { isShareApiUrl } from './share-requests.ts'
 import { readUtm } from './utm.ts'
 
@@ -18,9 +18,23 @@ import { readUtm } from './utm.ts'
 
 let initialised = false
 
+/**
+ * Spec §4 "Local session presence": with neither the front token nor the SDK's last-update stamp
+ * the session MAY_EXIST, and the SDK's first call (any same-origin fetch, the version poll too)
+ * tries a refresh — a 401 in every fresh visitor's console (issue 15 item 8). Without a front token
+ * there is no session to refresh here (decision 008: pages read the front token the same way; the
+ * BFF clears it with the session), so the stamp is written as the SDK writes it once it finds no
+ * session: NOT_EXISTS, and no request. A sign-in sets the front token and the stamp anew.
+ */
+function markNoSession(): void {
+  if (hasLocalSession() || /(?:^|;\s*)st-last-access-token-update=/.test(document.cookie)) return
+  document.cookie = `st-last-access-token-update=${Date.now()};expires=Fri, 31 Dec 9999 23:59:59 GMT;path=/;samesite=lax`
+}
+
 /** Runs when this module first loads in a browser: by the entry when a session exists, else by the first page that needs it. */
 function initAuth(): void {
   if (initialised || typeof window === 'undefined') return
+  markNoSession()
   SuperTokens.init({
     appInfo: { appName: PRODUCT_NAME, apiDomain: window.location.origin, apiBasePath: '/auth' },
     recipeList: [

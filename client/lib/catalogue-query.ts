@@ -1,4 +1,5 @@
-import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type PriceFilter } from '../../shared/catalogue.ts'
+import { redirect } from 'react-router'
+import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type PriceFilter, type ProgramPage } from '../../shared/catalogue.ts'
 
 // A listing's state lives in the URL query (shareable, server-rendered, survives reload and
 // back/forward). A hand-edited URL with odd values gets the defaults, not an error page.
@@ -41,4 +42,36 @@ export function listingSearch(state: ListingState): string {
   if (state.page > 1) params.set('page', String(state.page))
   const text = params.toString()
   return text ? `?${text}` : ''
+}
+
+/** The number of a listing's last page (1 when nothing matches). */
+export function lastPage(result: Pick<ProgramPage, 'total' | 'pageSize'>): number {
+  return Math.max(1, Math.ceil(result.total / result.pageSize))
+}
+
+/**
+ * A page number past the last page (issue 15: "Page 99 of 11") is answered with a redirect to the
+ * same URL on the last page, every other parameter kept — page 1, with its empty state, when
+ * nothing matches. Thrown from a loader, it is a 302 on the server and a redirect in the browser.
+ */
+export function redirectPastLastPage(url: URL, state: ListingState, result: Pick<ProgramPage, 'total' | 'pageSize'>): void {
+  const last = lastPage(result)
+  if (state.page <= last) return
+  url.searchParams.set('page', String(last))
+  throw redirect(url.pathname + url.search)
+}
+
+/**
+ * The numbered pages of a listing's pagination (issue 15): the first, the last and the current one
+ * with its neighbours; 0 stands for an ellipsis. Seven entries at most, so a phone's row holds them.
+ */
+export function pageItems(current: number, last: number): number[] {
+  const items: number[] = []
+  for (let page = 1; page <= last; page++) {
+    const distance = Math.abs(page - current)
+    // An ellipsis would take the room of the one page it stands for: that page shows instead.
+    if (page === 1 || page === last || distance <= 1 || (distance === 2 && (page === 2 || page === last - 1))) items.push(page)
+    else if (items[items.length - 1]) items.push(0)
+  }
+  return items
 }

@@ -3,12 +3,12 @@ import { useTranslation } from 'react-i18next'
 import { useNavigate, useRevalidator } from 'react-router'
 import type { LibraryChange } from '../../shared/types.ts'
 import { apiSend, errorMessage } from './api.ts'
-import { showToast } from './toasts.ts'
 import { LibraryContext, type LibraryState } from './catalogue/library-state.ts'
+import { showToast } from './toasts.ts'
 
 // The signed-in user's library as the catalogue pages under /@ see it: which programs are in it,
-// and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent). What the pages
-// read of it is in catalogue/library-state.ts, so a visitor's page does not load this.
+// and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent). The cards and the
+// program page read it through catalogue/library-state.ts: a visitor's page never loads this code.
 
 export function LibraryProvider({ ids, children, revalidateOnChange = false }: { ids: readonly string[]; children: ReactNode; revalidateOnChange?: boolean }) {
   const { t } = useTranslation('common')

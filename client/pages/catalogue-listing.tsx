@@ -10,8 +10,14 @@ import { ListingFilters } from '../components/listing-filters.tsx'
 import { Pagination, PriceTabs } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
-import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { useLibrary } from '../lib/catalogue/library-state.ts'
+
+// The signed-in library page (my-library.tsx) takes the listing's parts from here, so that they
+// ship in this page's chunk rather than in a shared chunk of their own: one file fewer for every
+// visitor of a public listing (0.3 kB gzip of the 130 kB budget, issue 15).
+export { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage }
+export type { ListingState }
 
 export interface Organisation {
   id: string
@@ -42,7 +48,8 @@ async function loadScope(context: unknown, params: Params, signal: AbortSignal):
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs): Promise<ListingData> {
-  const state = readListingState(new URL(request.url).searchParams)
+  const url = new URL(request.url)
+  const state = readListingState(url.searchParams)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   // The scope comes from the route's own parameter, so the page and its programs load together.
   const category = params.categoryId ?? (state.category !== 'all' ? state.category : undefined)
@@ -60,6 +67,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs): 
   ])
   if (scope.status === 'rejected') throw scope.reason
   if (result.status === 'rejected') throw result.reason
+  // A page past the last one: a redirect, on the server (302) and in the browser alike.
+  redirectPastLastPage(url, state, result.value)
   return { scope: scope.value, state, result: result.value }
 }
 
@@ -141,9 +150,3 @@ export function Component() {
     </main>
   )
 }
-
-// The personal library (my-library.tsx) is a listing too, and takes these parts from here rather
-// than from their own modules: imported by this page alone, they are bundled into its chunk, so
-// the heaviest public page loads one file fewer (0.3 kB gzip of the 130 kB budget, issue 15).
-export { ListingFilters, Pagination, PriceTabs, readListingState }
-export type { ListingState }

@@ -4,8 +4,8 @@ import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, type ProgramPage } from '../..
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
 import { LibraryProvider } from '../lib/library.tsx'
-// The listing's parts come through the public listing page's module: see its last lines.
-import { ListingFilters, Pagination, PriceTabs, readListingState, type ListingState } from './catalogue-listing.tsx'
+// Through the public listing's module, so that they ship in its chunk (see there).
+import { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage, type ListingState } from './catalogue-listing.tsx'
 
 // /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
 // the category filter of spec §2, and (issue 15) the public listing's search box and a "recently
@@ -17,11 +17,14 @@ interface MyLibraryData {
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<MyLibraryData> {
-  const state = readListingState(new URL(request.url).searchParams, LIBRARY_SORT_OPTIONS)
+  const url = new URL(request.url)
+  const state = readListingState(url.searchParams, LIBRARY_SORT_OPTIONS)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   if (state.category !== 'all') query.set('category', state.category)
   if (state.q) query.set('q', state.q)
   const result = await apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal)
+  // Past the last page (a removal emptied it, or a hand-edited URL): the last page (issue 15).
+  redirectPastLastPage(url, state, result)
   return { state, result }
 }
 

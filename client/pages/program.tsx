@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
+import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
 import { formatPartialDate } from '../../shared/partial-dates.ts'
 import { PriceLabel } from '../components/price-label.tsx'
@@ -40,6 +40,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
   // Under /@ the page is the signed-in twin: add/remove, and every catalogue link goes to a twin.
   const library = useLibrary()
   const href = useCatalogueHref()
+  const location = useLocation()
   // The program's texts are English where not translated into the page's language: say so, for screen readers and translation tools.
   const textLang = program.textLanguage === i18n.language ? undefined : program.textLanguage
   return (
@@ -63,6 +64,12 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
               <>
                 <LibraryButton library={library} program={program} t={catalogueT} />
                 {purchase}
+                {/* The account pages added it on the way here (client/lib/account/continue.ts). */}
+                {(location.state as { added?: string } | null)?.added === program.id && library.has(program.id) ? (
+                  <span className="notice notice-success program-added" role="status" data-testid="program-added">
+                    {t('catalogue:program.addedOnReturn', { name: program.name })}
+                  </span>
+                ) : null}
               </>
             ) : (
               <>
@@ -72,7 +79,8 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
                     {t('checkout:buy')}
                   </Link>
                 ) : null}
-                <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" aria-describedby="add-hint">
+                {/* Issue 15: the sign-in (or sign-up) comes back here with the program added. */}
+                <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}&action=add`} className="button" aria-describedby="add-hint">
                   {t('catalogue:program.addToLibrary')}
                 </Link>
                 <span id="add-hint" className="hint">

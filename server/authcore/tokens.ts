@@ -89,3 +89,18 @@ export async function consumePasswordResetToken(
     return { status: 'OK' as const, userId: row.user_id, ...(row.email !== null ? { email: row.email } : {}) }
   })
 }
+
+/**
+ * Whether a reset token can still be used, without using it (decision 025; not in CDI 5.4): the
+ * reset page says at once that a link is spent or expired instead of failing on submit. The
+ * answers are consume's, without whose the token is.
+ */
+export async function checkPasswordResetToken(
+  db: Database,
+  scope: { appId: string },
+  token: string,
+): Promise<{ status: 'OK' } | { status: 'RESET_PASSWORD_INVALID_TOKEN_ERROR' }> {
+  const { rows } = await db.query<{ expiry: string }>('SELECT expiry FROM authcore.password_reset_tokens WHERE app_id = $1 AND token_hash = $2', [scope.appId, sha256Hex(token)])
+  const row = rows[0]
+  return row && Number(row.expiry) >= Date.now() ? { status: 'OK' } : { status: 'RESET_PASSWORD_INVALID_TOKEN_ERROR' }
+}

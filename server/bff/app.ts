@@ -24,6 +24,7 @@ import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
 import { MailOutbox } from './auth/mail-outbox.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
+import { pageForms } from './auth/page-forms.ts'
 import { BffNotFound } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
 import { catalogueLogos } from './logos/logo-set.ts'
@@ -173,6 +174,15 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
   }
-  await app.register(ssrRoutes, { root, dev, https, catalog, config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version } })
+  await app.register(ssrRoutes, {
+    root,
+    dev,
+    https,
+    catalog,
+    config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version },
+    // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
+    pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
+    formRateLimitMax: config.authRateLimitMax,
+  })
   return app
 }

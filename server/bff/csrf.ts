@@ -30,3 +30,18 @@ export function guardedWrite(appOrigin: string, rateLimitMax: number) {
     onRequest: async (request: FastifyRequest) => assertSameOriginWrite(request, appOrigin),
   }
 }
+
+/**
+ * A form post from one of our own pages (decision 025: the account forms work before the page's
+ * script runs). Such a post cannot carry the custom header, so the browser's own marks decide:
+ * `Sec-Fetch-Site`, when sent, must be same-origin (a sibling subdomain's form is same-site, not
+ * ours), and `Origin` — which browsers send with every POST form — must be ours; with neither,
+ * nothing vouches for the post. Another site's form (login CSRF) fails here.
+ */
+export function isSameOriginForm(request: FastifyRequest, appOrigin: string): boolean {
+  const site = request.headers['sec-fetch-site']
+  if (site !== undefined && site !== 'same-origin') return false
+  const origin = request.headers.origin
+  if (origin === undefined) return site === 'same-origin'
+  return origin === appOrigin || origin === `${request.protocol}://${request.host}`
+}

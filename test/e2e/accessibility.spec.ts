@@ -42,3 +42,21 @@ for (const lang of ['en', 'hu']) {
     }
   })
 }
+
+// Issue 15: on a phone the navigation and the filters fold behind buttons; open, they pass too.
+test('a phone with the menu and the filters open has no accessibility violations', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/library?q=photo&page=1')
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  for (const [name, inside] of [
+    ['Menu', page.getByRole('link', { name: 'Log in' })],
+    ['Filters', page.getByLabel('Search programs')],
+  ] as const) {
+    await page.locator('summary', { hasText: name }).click()
+    await expect(inside).toBeVisible()
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+    expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), name).toEqual([])
+    // The open menu lies over the page; Escape folds it away again.
+    await page.keyboard.press('Escape')
+  }
+})

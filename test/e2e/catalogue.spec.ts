@@ -116,7 +116,7 @@ test('"Add to library" sends a visitor to sign in, keyboard only', async ({ page
   await page.goto('/programs/gimp')
   await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
   const add = page.getByRole('link', { name: 'Add to library' })
-  await expect(add).toHaveAttribute('href', '/login?redirectToPath=%2F%40%2Fprograms%2Fgimp')
+  await expect(add).toHaveAttribute('href', '/login?redirectToPath=%2F%40%2Fprograms%2Fgimp&action=add')
   await add.focus()
   await expect(add).toBeFocused()
 })
@@ -141,6 +141,8 @@ for (const width of [390, 1280]) {
     await page.goto(`/programs/${program.id}`)
     await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
     await expect(releasedOf('First released')).toHaveText(program.released)
+    // Below md the language switcher is in the header's menu (issue 15).
+    if (width < 768) await page.locator('.site-menu > summary').click()
     await page.getByTestId('language-switcher').selectOption('de')
     await expect(releasedOf(deCatalogue.program.released)).toHaveText(program.released)
     await page.reload()
@@ -163,6 +165,7 @@ for (const width of [390, 1280]) {
     await expect(page).toHaveURL(/\/developer\//)
     await expect(page.locator('.program-card', { hasText: program.name }).first().locator('.program-card-summary')).toHaveText(german.summary)
     // Switching to English brings the English text, without a reload.
+    if (width < 768) await page.locator('.site-menu > summary').click()
     await page.getByTestId('language-switcher').selectOption('en')
     await expect(page.locator('.program-card', { hasText: program.name }).first().locator('.program-card-summary')).toHaveText(program.summary)
   })

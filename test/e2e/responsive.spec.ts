@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test'
+import { hydrated, readyAccount } from './support/accounts.ts'
 
 // Spec §9 breakpoints (sm 640, md 768, lg 1024, xl 1280, 2xl 1536) and a small phone: no page
 // scrolls sideways, and the program grid gains columns as the screen widens.
@@ -60,4 +61,104 @@ test('the keyboard reaches everything, with a visible focus ring', async ({ page
   await result.focus()
   await page.keyboard.press('Enter')
   await expect(page).toHaveURL(/\/programs\/krita$/)
+})
+
+// Issue 15: at 390 px the header was three rows (~150 px) and the filters pushed the first program
+// ~750 px down. Now the navigation folds behind a menu and the filters behind a button.
+test('a phone gets a one-row header with a menu and folded filters; at 1280 px both stay open', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/library')
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  expect((await page.getByRole('banner').boundingBox())!.height).toBeLessThanOrEqual(64)
+  expect((await page.locator('.program-card').first().boundingBox())!.y).toBeLessThanOrEqual(400)
+
+  const nav = page.getByRole('navigation', { name: 'Main navigation' })
+  // A <summary>: a button to screen readers, not to Playwright's role queries.
+  const menu = nav.locator('summary', { hasText: 'Menu' })
+  const files = nav.getByRole('link', { name: 'Files', exact: true })
+  await expect(files).toBeHidden()
+  await expect(menu).toHaveAttribute('aria-expanded', 'false')
+  await menu.click()
+  await expect(menu).toHaveAttribute('aria-expanded', 'true')
+  await expect(nav.getByRole('link', { name: 'Log in' })).toBeVisible()
+  await expect(nav.getByLabel('Language')).toBeVisible()
+  // Escape closes it and the focus goes back to the button.
+  await files.focus()
+  await page.keyboard.press('Escape')
+  await expect(files).toBeHidden()
+  await expect(menu).toHaveAttribute('aria-expanded', 'false')
+  await expect(menu).toBeFocused()
+  // Following a link closes it.
+  await menu.click()
+  await files.click()
+  await expect(page).toHaveURL(/\/files$/)
+  await expect(files).toBeHidden()
+  await expect(menu).toHaveAttribute('aria-expanded', 'false')
+
+  // The filters say how many are in use; the search box is one tap away.
+  await page.goto('/library?q=photo&category=graphics')
+  const filters = page.locator('summary', { hasText: 'Filters' })
+  await expect(filters).toHaveText('Filters 2 active')
+  await expect(page.getByLabel('Search programs')).toBeHidden()
+  await filters.click()
+  await expect(page.getByLabel('Search programs')).toHaveValue('photo')
+  await expect(page.getByLabel('Category')).toHaveValue('graphics')
+  await page.goto('/library?sort=nameAsc')
+  await expect(filters).toHaveText('Filters')
+
+  // At 1280 px nothing folds: one row, every link and every filter in sight, no buttons for them.
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto('/library')
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  const brand = (await page.getByRole('link', { name: 'Softshelf home' }).boundingBox())!
+  const signUp = (await nav.getByRole('link', { name: 'Sign up' }).boundingBox())!
+  expect(Math.abs(brand.y + brand.height / 2 - (signUp.y + signUp.height / 2))).toBeLessThan(4)
+  expect((await page.getByRole('banner').boundingBox())!.height).toBeLessThanOrEqual(80)
+  await expect(files).toBeVisible()
+  await expect(menu).toBeHidden()
+  await expect(page.getByLabel('Search programs')).toBeVisible()
+  await expect(page.getByLabel('Sort by')).toBeVisible()
+  await expect(filters).toBeHidden()
+})
+
+test('the signed-in header folds the same way on a phone', async ({ page }) => {
+  const email = await readyAccount(page, 'phone-header')
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto('/@/programs')
+  await hydrated(page)
+  expect((await page.getByRole('banner').boundingBox())!.height).toBeLessThanOrEqual(64)
+  expect((await page.locator('.program-card').first().boundingBox())!.y).toBeLessThanOrEqual(400)
+  const nav = page.getByRole('navigation', { name: 'Main navigation' })
+  const menu = nav.locator('summary', { hasText: 'Menu' })
+  await expect(nav.getByRole('link', { name: 'My profile' })).toBeHidden()
+  await menu.click()
+  await expect(page.getByTestId('signed-in-as')).toHaveText(email)
+  await nav.getByRole('link', { name: 'My library' }).click()
+  await expect(page).toHaveURL(/\/@\/library$/)
+  await expect(menu).toHaveAttribute('aria-expanded', 'false')
+  await expect(nav.getByRole('link', { name: 'Log out' })).toBeHidden()
+})
+
+test.describe('without JavaScript', () => {
+  test.use({ javaScriptEnabled: false })
+
+  test('the phone menu and the filters open and work', async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto('/library')
+    const nav = page.getByRole('navigation', { name: 'Main navigation' })
+    const menu = nav.locator('summary', { hasText: 'Menu' })
+    await menu.click()
+    // No script keeps an `aria-expanded` up to date here, so there is none: the summary says it.
+    await expect(menu).not.toHaveAttribute('aria-expanded')
+    await nav.getByRole('link', { name: 'Log in' }).click()
+    await expect(page).toHaveURL(/\/login$/)
+    await page.goto('/library')
+    const filters = page.locator('summary', { hasText: 'Filters' })
+    await filters.click()
+    await page.getByLabel('Search programs').fill('krita')
+    await page.getByRole('button', { name: 'Search', exact: true }).click()
+    await expect(page).toHaveURL(/q=krita/)
+    await expect(filters).toHaveText('Filters 1 active')
+    await expect(page.getByRole('link', { name: 'Krita', exact: true })).toBeVisible()
+  })
 })

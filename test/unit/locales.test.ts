@@ -74,6 +74,10 @@ const SAME_AS_ENGLISH = new Set([
   'files:upload.progress',
   'files:upload.status.uploading',
   'de:files:list.name',
+  // Issue 15: the phone header's menu button; Polish interfaces call it "Menu" too. "2 active"
+  // (filters in use) is Romanian as well.
+  'pl:common:nav.menu',
+  'ro:catalogue:filters.active_few',
 ])
 
 for (const ns of [...NAMESPACES, ...SERVER_NAMESPACES]) {

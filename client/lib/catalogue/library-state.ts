@@ -1,8 +1,8 @@
 import { createContext, useContext } from 'react'
 
-// What the catalogue pages read of the signed-in user's library, apart from the provider that
-// changes it (client/lib/library.tsx): the public pages' cards and program page ask "is there a
-// library?" and ship this alone, not the code that adds and removes, which only /@ pages use.
+// What a catalogue page reads of the signed-in user's library, apart from the provider that keeps
+// it (client/lib/library.tsx, used by /@ pages only): the public pages' cards and program page
+// load this much and no more (issue 15, public JS budget).
 
 export interface LibraryState {
   has(id: string): boolean

@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useNavigate } from 'react-router'
+import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
+import { returnSearch, type ReturnTarget } from '../../../shared/return-path.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
+import { continueTo, takeExternalReturn } from '../../lib/account/continue.ts'
 import { ThirdParty } from '../../lib/auth.ts'
-import { describeAuthFailure } from '../../lib/auth-errors.ts'
+import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
 /** Spec §5: the SDK's state checks, each with its exact message, translated by this map. */
 const STATE_MESSAGES: Record<string, 'noState' | 'noStateReceived' | 'expired' | 'invalidState'> = {
@@ -14,33 +17,40 @@ const STATE_MESSAGES: Record<string, 'noState' | 'noStateReceived' | 'expired' |
 }
 const PROVIDER_ERROR_PREFIX = 'Auth provider responded with error: '
 
-/** /auth-callback/{provider}: the provider sent the visitor back; finish the sign-in. */
+/**
+ * /auth-callback/{provider}: the provider sent the visitor back; finish the sign-in and go on to
+ * where the login page was asked to lead (issue 15 item 3). A failure shows in the login page's
+ * layout with the way back to it.
+ */
 export function Component() {
-  const { t } = useTranslation(['auth', 'common'])
+  const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
   const [error, setError] = useState<string | null>(null)
+  const [target, setTarget] = useState<ReturnTarget | null>(null)
   const started = useRef(false)
   useEffect(() => {
     // One attempt: the code is single use (StrictMode runs effects twice in development).
     if (started.current) return
     started.current = true
+    const returnTo = takeExternalReturn()
+    setTarget(returnTo)
     void (async () => {
       try {
         const result = await ThirdParty.signInAndUp()
         if (result.status === 'OK') {
-          await navigate('/@', { replace: true })
+          await continueTo(navigate, returnTo)
           return
         }
-        setError(result.status === 'NO_EMAIL_GIVEN_BY_PROVIDER' ? t('auth:callback.noEmail') : result.reason)
+        setError(result.status === 'NO_EMAIL_GIVEN_BY_PROVIDER' ? t('auth:callback.noEmail') : problemMessage(outcomeOfAnswer(result as SdkAnswer).problem ?? { kind: 'unknown' }, t, i18n.language))
       } catch (failure) {
         const message = failure instanceof Error ? failure.message : ''
         const key = STATE_MESSAGES[message]
         if (key) setError(t(`auth:callback.${key}`))
         else if (message.startsWith(PROVIDER_ERROR_PREFIX)) setError(t('auth:callback.providerError', { error: message.slice(PROVIDER_ERROR_PREFIX.length) }))
-        else setError((await describeAuthFailure(failure, t)).message)
+        else setError(problemMessage(await problemOfFailure(failure), t, i18n.language))
       }
     })()
-  }, [navigate, t])
+  }, [navigate, t, i18n.language])
   return (
     <AuthShell title={t('auth:callback.title')}>
       {error ? (
@@ -48,7 +58,7 @@ export function Component() {
           <Notice kind="error" testId="callback-error">
             {error}
           </Notice>
-          <Link className="button" to="/login">
+          <Link className="button" to={`/login${returnSearch(target)}`}>
             {t('auth:callback.backToLogin')}
           </Link>
         </>

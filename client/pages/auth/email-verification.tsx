@@ -1,48 +1,51 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation, useNavigate } from 'react-router'
 import { EMAIL_VERIFICATION_RECHECK_MS } from '../../../shared/constants.ts'
+import { readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/return-path.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
+import { carryReturn, continueTo } from '../../lib/account/continue.ts'
 import { EmailVerification, Session, browserSessionState } from '../../lib/auth.ts'
-import { describeAuthFailure } from '../../lib/auth-errors.ts'
+import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
 // /check-email (after sign-up), /email-not-verified (the guard sends unverified users here) and
-// /verify-email?token= (the emailed link).
+// /verify-email?token= (the emailed link). ?redirectToPath= rides along on all three, and in the
+// links the BFF mails (issue 15 item 3).
 
 /** Moves on by itself once the email is verified in another tab (spec §4: recheck after 10 s). */
-function useContinueWhenVerified(): void {
+function useContinueWhenVerified(target: ReturnTarget | null): void {
   const navigate = useNavigate()
   useEffect(() => {
     const timer = setInterval(() => {
       void (async () => {
-        if ((await browserSessionState()) === 'LOGGED_IN') await navigate('/@', { replace: true })
+        if ((await browserSessionState()) === 'LOGGED_IN') await continueTo(navigate, target)
       })()
     }, EMAIL_VERIFICATION_RECHECK_MS)
     return () => clearInterval(timer)
-  }, [navigate])
+  }, [navigate, target])
 }
 
-function ResendButton() {
-  const { t } = useTranslation(['auth', 'common'])
+function ResendButton({ target }: { target: ReturnTarget | null }) {
+  const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const [notice, setNotice] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
+  const [notice, setNotice] = useState<{ kind: 'success' | 'error' | 'signedOut'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
   const resend = async () => {
     setBusy(true)
     try {
-      const result = await EmailVerification.sendVerificationEmail()
+      const options = carryReturn(target)
+      const result = await EmailVerification.sendVerificationEmail(options ? { options } : {})
       if (result.status === 'EMAIL_ALREADY_VERIFIED_ERROR') {
-        await navigate('/@', { replace: true })
+        await continueTo(navigate, target)
         return
       }
       setNotice({ kind: 'success', text: t('auth:verify.resent') })
     } catch (failure) {
-      // No session (signed out in another tab): sign in first.
-      if (failure instanceof Response && failure.status === 401) {
-        await navigate('/login', { replace: true })
-        return
-      }
-      setNotice({ kind: 'error', text: (await describeAuthFailure(failure, t)).message })
+      const problem = await problemOfFailure(failure)
+      // No session in this browser (signed out, or the link was opened elsewhere): a new link is
+      // sent to the account's address, which only a signed-in session knows. Say so, and lead there.
+      if (problem.kind === 'signedOut') setNotice({ kind: 'signedOut', text: t('auth:verify.resendSignedOut') })
+      else setNotice({ kind: 'error', text: problemMessage(problem, t, i18n.language) })
     } finally {
       setBusy(false)
     }
@@ -50,8 +53,14 @@ function ResendButton() {
   return (
     <>
       {notice ? (
-        <Notice kind={notice.kind} testId="resend-notice">
+        <Notice kind={notice.kind === 'signedOut' ? 'warning' : notice.kind} testId="resend-notice">
           {notice.text}
+          {notice.kind === 'signedOut' ? (
+            <>
+              {' '}
+              <Link to={`/login${returnSearch(target)}`}>{t('auth:verify.logInToResend')}</Link>
+            </>
+          ) : null}
         </Notice>
       ) : null}
       <button type="button" className="button" disabled={busy} onClick={() => void resend()}>
@@ -99,40 +108,51 @@ function VerificationMailStatus({ email }: { email: string | undefined }) {
 
 export function CheckEmailPage() {
   const { t } = useTranslation('auth')
-  const email = (useLocation().state as { email?: string } | null)?.email
-  useContinueWhenVerified()
+  const location = useLocation()
+  const email = (location.state as { email?: string } | null)?.email
+  const target = useTarget(location.search)
+  useContinueWhenVerified(target)
   return (
     <main id="content" className="auth-page">
       <h1>{t('checkEmail.title')}</h1>
       <VerificationMailStatus email={email} />
       <p>{t('checkEmail.spam')}</p>
-      <ResendButton />
+      <ResendButton target={target} />
     </main>
   )
 }
 
 export function EmailNotVerifiedPage() {
   const { t } = useTranslation('auth')
-  useContinueWhenVerified()
+  const target = useTarget(useLocation().search)
+  useContinueWhenVerified(target)
   return (
     <main id="content" className="auth-page">
       <h1>{t('notVerified.title')}</h1>
       <p>{t('notVerified.lead')}</p>
       <p className="actions">
-        <ResendButton /> <Link to="/@/logout">{t('notVerified.logOut')}</Link>
+        <ResendButton target={target} /> <Link to="/@/logout">{t('notVerified.logOut')}</Link>
       </p>
     </main>
   )
 }
 
+/** The page's target, the same object from render to render (the effects above depend on it). */
+function useTarget(search: string): ReturnTarget | null {
+  return useMemo(() => readReturn(search), [search])
+}
+
 /**
  * The emailed link asks for a click before it spends the token, so a mail scanner that opens
- * links cannot use it up.
+ * links cannot use it up. Then on to the link's target: at once in the browser that signed up,
+ * through the login page in another one.
  */
 export function VerifyEmailPage() {
-  const { t } = useTranslation(['auth', 'common'])
+  const { t, i18n } = useTranslation(['auth', 'common'])
+  const navigate = useNavigate()
   const location = useLocation()
   const token = new URLSearchParams(location.search).get('token')
+  const target = readReturn(location.search)
   const [outcome, setOutcome] = useState<'idle' | 'busy' | 'verified' | 'invalid' | 'error'>(token ? 'idle' : 'invalid')
   const [error, setError] = useState<string | null>(null)
   const [signedIn, setSignedIn] = useState(false)
@@ -143,7 +163,7 @@ export function VerifyEmailPage() {
       setOutcome(result.status === 'OK' ? 'verified' : 'invalid')
       setSignedIn(await Session.doesSessionExist())
     } catch (failure) {
-      setError((await describeAuthFailure(failure, t)).message)
+      setError(problemMessage(await problemOfFailure(failure), t, i18n.language))
       setOutcome('error')
     }
   }
@@ -154,16 +174,31 @@ export function VerifyEmailPage() {
           <Notice kind="success" testId="verify-done">
             {t('auth:verify.done')}
           </Notice>
-          <Link className="button" to={signedIn ? '/@' : '/login'}>
-            {signedIn ? t('auth:verify.continue') : t('auth:verify.logIn')}
-          </Link>
+          {signedIn ? (
+            <Link
+              className="button"
+              to={target?.path ?? SIGNED_IN_HOME}
+              onClick={(event) => {
+                // A pending action runs only from here, on the person's click (continue.ts).
+                if (!target?.action) return
+                event.preventDefault()
+                void continueTo(navigate, target)
+              }}
+            >
+              {t('auth:verify.continue')}
+            </Link>
+          ) : (
+            <Link className="button" to={`/login${returnSearch(target)}`}>
+              {t('auth:verify.logIn')}
+            </Link>
+          )}
         </>
       ) : outcome === 'invalid' ? (
         <>
           <Notice kind="error" testId="verify-invalid">
             {t('auth:verify.invalid')}
           </Notice>
-          <Link to="/email-not-verified">{t('auth:verify.getNewLink')}</Link>
+          <Link to={`/email-not-verified${returnSearch(target)}`}>{t('auth:verify.getNewLink')}</Link>
         </>
       ) : (
         <>

@@ -1,18 +1,17 @@
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation, useNavigate } from 'react-router'
-import { LOGIN_WARNING_THRESHOLD } from '../../../shared/constants.ts'
+import { afterWrongCredentials, outcomeOfAnswer, type BlockStatus, type SdkAnswer } from '../../../shared/auth-forms.ts'
+import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { ProviderButtons } from '../../components/provider-buttons.tsx'
+import { continueTo } from '../../lib/account/continue.ts'
+import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { describeAuthFailure, formatUntil, redirectTarget, type BlockedSignIn } from '../../lib/auth-errors.ts'
+import { fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
-interface BlockStatus {
-  attemptsRemaining: number
-  blocked: boolean
-  blockedUntil: string | null
-  attemptCount: number
-}
+/** A form sent before the script ran, answered by the BFF (decision 025). */
+export const action = formOutcomeAction
 
 async function blockStatus(email: string): Promise<BlockStatus | null> {
   try {
@@ -23,15 +22,16 @@ async function blockStatus(email: string): Promise<BlockStatus | null> {
   }
 }
 
-/** /login: sign in with email and password, or an external provider (spec §2, §5, §8). */
+/**
+ * /login: sign in with email and password, or an external provider (spec §2, §5, §8), then on to
+ * ?redirectToPath= (issue 15 item 3). Sent before the script runs, the form is answered by the
+ * BFF the same way (decision 025).
+ */
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const location = useLocation()
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
-  const [error, setError] = useState<string | null>(null)
-  const [remaining, setRemaining] = useState<number | null>(null)
-  const [blocked, setBlocked] = useState<BlockedSignIn | null>(null)
+  const target = readReturn(useLocation().search)
+  const [outcome, setOutcome] = useFormOutcome()
   const [busy, setBusy] = useState(false)
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -40,70 +40,62 @@ export function Component() {
     const email = String(form.get('email') ?? '').trim()
     const password = String(form.get('password') ?? '')
     setBusy(true)
-    setFieldErrors({})
-    setError(null)
-    setRemaining(null)
-    setBlocked(null)
+    setOutcome(undefined)
     try {
       const result = await EmailPassword.signIn({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
       if (result.status === 'OK') {
-        await navigate(redirectTarget(location.search), { replace: true })
+        await continueTo(navigate, target)
         return
       }
-      if (result.status === 'FIELD_ERROR') setFieldErrors(Object.fromEntries(result.formFields.map((field) => [field.id, field.error])))
-      else if (result.status === 'SIGN_IN_NOT_ALLOWED') setError(result.reason)
-      else {
-        setError(t('auth:login.wrongCredentials'))
-        // Spec §5: a warning once few attempts remain before the temporary lock.
-        const status = await blockStatus(email)
-        if (status?.blocked && status.blockedUntil) setBlocked({ blockedUntil: status.blockedUntil, attemptCount: status.attemptCount })
-        else if (status && status.attemptsRemaining > 0 && status.attemptsRemaining <= LOGIN_WARNING_THRESHOLD) setRemaining(status.attemptsRemaining)
-      }
+      const next = outcomeOfAnswer(result as SdkAnswer)
+      // Spec §5: a warning once few attempts remain before the temporary lock.
+      if (next.problem?.kind === 'wrongCredentials') next.problem = afterWrongCredentials(await blockStatus(email))
+      setOutcome({ ...next, values: { email } })
     } catch (failure) {
-      const described = await describeAuthFailure(failure, t)
-      if (described.blocked) setBlocked(described.blocked)
-      else setError(described.message)
+      setOutcome({ problem: await problemOfFailure(failure), values: { email } })
     } finally {
       setBusy(false)
     }
   }
 
+  const problem = outcome?.problem
+  const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
   return (
     <AuthShell
       title={t('auth:login.title')}
       lead={t('auth:login.lead')}
       footer={
         <p>
-          {t('auth:login.noAccount')} <Link to="/welcome">{t('auth:login.signUp')}</Link>
+          {t('auth:login.noAccount')} <Link to={`/welcome${returnSearch(target)}`}>{t('auth:login.signUp')}</Link>
         </p>
       }
     >
-      {blocked ? (
+      {target?.action ? <Notice kind="info">{t('auth:return.addAfterLogin')}</Notice> : null}
+      {problem?.kind === 'blocked' ? (
         <Notice kind="error" testId="login-blocked">
-          {t('auth:login.blocked', { time: formatUntil(blocked.blockedUntil, i18n.language) })}
+          {problemMessage(problem, t, i18n.language)}
         </Notice>
-      ) : null}
-      {error ? (
+      ) : problem ? (
         <Notice kind="error" testId="login-error">
-          {error}
+          {problemMessage(problem, t, i18n.language)}
         </Notice>
       ) : null}
-      {remaining !== null ? (
+      {problem?.kind === 'wrongCredentials' && problem.attemptsRemaining !== undefined ? (
         <Notice kind="warning" testId="login-warning">
-          {t('auth:login.attemptsRemaining', { count: remaining })}
+          {t('auth:login.attemptsRemaining', { count: problem.attemptsRemaining })}
         </Notice>
       ) : null}
       <form method="post" onSubmit={(event) => void submit(event)} noValidate>
-        <Field id="login-email" name="email" type="email" autoComplete="email" required label={t('auth:fields.email')} error={fieldErrors.email} />
+        <Field id="login-email" name="email" type="email" autoComplete="email" required label={t('auth:fields.email')} error={fieldErrors.email} defaultValue={outcome?.values?.email} />
         <Field id="login-password" name="password" type="password" autoComplete="current-password" required label={t('auth:fields.password')} error={fieldErrors.password} />
         <p className="form-aside">
-          <Link to="/forgot-password">{t('auth:login.forgot')}</Link>
+          <Link to={`/forgot-password${returnSearch(target)}`}>{t('auth:login.forgot')}</Link>
         </p>
         <button type="submit" className="button" disabled={busy}>
           {t('auth:login.submit')}
         </button>
       </form>
-      <ProviderButtons />
+      <ProviderButtons target={target} />
     </AuthShell>
   )
 }

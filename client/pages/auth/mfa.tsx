@@ -1,26 +1,44 @@
+import type { TFunction } from 'i18next'
 import QRCode from 'qrcode'
 import { useCallback, useEffect, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, redirect, useLoaderData, useLocation, useNavigate, type LoaderFunctionArgs } from 'react-router'
+import { outcomeOfAnswer, problemOfHttp, type AuthProblem, type SdkAnswer } from '../../../shared/auth-forms.ts'
+import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import type { SessionState } from '../../../shared/session.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { RecoveryCodeList } from '../../components/recovery-codes.tsx'
+import { continueTo } from '../../lib/account/continue.ts'
+import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { apiSend } from '../../lib/api.ts'
 import { Totp } from '../../lib/auth.ts'
 import { sessionState } from '../../lib/session-state.ts'
-import { describeAuthFailure, formatUntil, redirectTarget } from '../../lib/auth-errors.ts'
-import { TOTP_COOLDOWN_S, TOTP_DEVICE_NAME } from '../../../shared/constants.ts'
+import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { TOTP_DEVICE_NAME } from '../../../shared/constants.ts'
+
+/** A form sent before the script ran, answered by the BFF (decision 025). */
+export const action = formOutcomeAction
 
 // /mfa: the second factor. A user who must complete it enters a code from the app, or one of the
 // recovery codes (issue 11); a fully signed-in user sets an authenticator up here (decision 008)
 // and sees the recovery codes of the new set-up once. Removing a confirmed one takes a code, on
-// the profile. ?redirectToPath= says where to go afterwards (the profile's "Add" comes back).
+// the profile. ?redirectToPath= says where to go afterwards (the profile's "Add" comes back; a
+// sign-in carries its target through, issue 15 item 3). The code form works before the page's
+// script runs (decision 025); setting an authenticator up needs the script.
 
-export async function loader({ context }: LoaderFunctionArgs): Promise<{ state: SessionState }> {
+export async function loader({ context, request }: LoaderFunctionArgs): Promise<{ state: SessionState }> {
   const state = await sessionState(context)
-  if (state === 'LOGGED_OUT') throw redirect('/login')
-  if (state === 'EMAIL_VERIFICATION_REQUIRED') throw redirect('/email-not-verified')
+  const carried = returnSearch(readReturn(new URL(request.url).search))
+  if (state === 'LOGGED_OUT') throw redirect(`/login${carried}`)
+  if (state === 'EMAIL_VERIFICATION_REQUIRED') throw redirect(`/email-not-verified${carried}`)
   return { state }
+}
+
+/** Spec §8's TOTP texts where a failure has no better name ('User must be logged in', 'Unable to …'). */
+function describeMfaProblem(problem: AuthProblem, t: TFunction<readonly ['auth', 'common']>, language: string, fallback?: string): string {
+  if (problem.kind === 'signedOut') return t('auth:mfa.mustBeLoggedIn')
+  if (fallback && problem.kind === 'unknown') return fallback
+  return problemMessage(problem, t, language)
 }
 
 type Mode =
@@ -35,21 +53,19 @@ export function Component() {
   const { state } = useLoaderData() as { state: SessionState }
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const target = redirectTarget(useLocation().search)
-  const [mode, setMode] = useState<Mode>({ kind: 'loading' })
-  const [error, setError] = useState<string | null>(null)
+  const target = readReturn(useLocation().search)
+  // A pending sign-in owes a code: its form is there from the first render, script or not.
+  const [mode, setMode] = useState<Mode>({ kind: state === 'MFA_REQUIRED' ? 'code' : 'loading' })
+  const [outcome] = useFormOutcome()
+  const [error, setError] = useState<string | null>(() => (outcome?.problem ? describeMfaProblem(outcome.problem, t, i18n.language) : null))
   const [busy, setBusy] = useState(false)
   // Switching between a code from the app and a recovery code moves the focus to the new field.
   const [switched, setSwitched] = useState(false)
+  const describe = (problem: AuthProblem, fallback?: string) => describeMfaProblem(problem, t, i18n.language, fallback)
 
   const fail = useCallback(async (failure: unknown, fallback: string) => {
-    if (failure instanceof Response && failure.status === 401) {
-      setError(t('auth:mfa.mustBeLoggedIn'))
-      return
-    }
-    const described = await describeAuthFailure(failure, t)
-    setError(described.message === t('common:errors.occuredSomeError') ? fallback : described.message)
-  }, [t])
+    setError(describeMfaProblem(await problemOfFailure(failure), t, i18n.language, fallback))
+  }, [t, i18n.language])
 
   const startSetup = useCallback(async () => {
     setError(null)
@@ -95,16 +111,10 @@ export function Component() {
           setMode({ kind: 'codes', codes: codes.map(String) })
           return
         }
-        await navigate(target, { replace: true })
+        await continueTo(navigate, target)
         return
       }
-      if (result.status === 'INVALID_TOTP_ERROR') {
-        setError(t('auth:mfa.wrongCode', { count: Math.max(0, result.maxNumberOfFailedAttempts - result.currentNumberOfFailedAttempts) }))
-      } else if (result.status === 'LIMIT_REACHED_ERROR') {
-        setError(t('auth:mfa.locked', { time: formatUntil(new Date(Date.now() + result.retryAfterMs).toISOString(), i18n.language) }))
-      } else {
-        setError(t('auth:mfa.cannotVerify'))
-      }
+      setError(describe(outcomeOfAnswer(result as SdkAnswer).problem ?? { kind: 'unknown' }, t('auth:mfa.cannotVerify')))
     } catch (failure) {
       await fail(failure, t('auth:mfa.cannotVerify'))
     } finally {
@@ -122,13 +132,10 @@ export function Component() {
     const failure = (result.body as { code?: string } | null)?.code
     // Done, or nothing was owed any more (completed in another tab): either way, go on.
     if (result.ok || failure === 'BFF_MFA_NOT_PENDING') {
-      await navigate(target, { replace: true })
+      await continueTo(navigate, target)
       return
     }
-    if (failure === 'BFF_RECOVERY_CODE_INVALID') setError(t('auth:authenticator.recoveryWrong'))
-    else if (failure === 'BFF_RECOVERY_CODE_BLOCKED') setError(t('auth:authenticator.recoveryLocked', { minutes: TOTP_COOLDOWN_S / 60 }))
-    else if (result.status === 401) setError(t('auth:mfa.mustBeLoggedIn'))
-    else setError(result.status === 0 ? t('common:errors.errorApiRequest') : t('common:errors.occuredSomeError'))
+    setError(describe(result.status === 0 ? { kind: 'network' } : problemOfHttp(result.status, result.body)))
   }
 
   const switchTo = (kind: 'code' | 'recovery') => {
@@ -154,7 +161,14 @@ export function Component() {
           {error}
         </Notice>
       ) : null}
-      {mode.kind === 'loading' ? <p aria-live="polite">{t('auth:mfa.loading')}</p> : null}
+      {mode.kind === 'loading' ? (
+        <>
+          <p aria-live="polite">{t('auth:mfa.loading')}</p>
+          <noscript>
+            <p>{t('auth:mfa.needsScript')}</p>
+          </noscript>
+        </>
+      ) : null}
       {mode.kind === 'code' ? (
         <>
           <p>{t('auth:mfa.enterCode')}</p>
@@ -197,7 +211,7 @@ export function Component() {
           <Notice kind="success">{t('auth:mfa.enabled')}</Notice>
           <RecoveryCodeList codes={mode.codes} />
           <p className="actions">
-            <button type="button" className="button" onClick={() => void navigate(target, { replace: true })}>
+            <button type="button" className="button" onClick={() => void continueTo(navigate, target)}>
               {t('auth:authenticator.saved')}
             </button>
           </p>

@@ -1,24 +1,36 @@
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useNavigate, useRouteLoaderData } from 'react-router'
+import { Link, useLocation, useNavigate, useRouteLoaderData } from 'react-router'
+import { problemOfHttp } from '../../../shared/auth-forms.ts'
+import { readReturn } from '../../../shared/return-path.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
-import { apiSend, errorMessage } from '../../lib/api.ts'
+import { continueTo } from '../../lib/account/continue.ts'
+import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
+import { apiSend } from '../../lib/api.ts'
+import { problemMessage } from '../../lib/auth-errors.ts'
 import type { SignedInData } from '../../lib/guards.ts'
 import { useClientConfig } from '../../lib/client-config.tsx'
+
+/** A form sent before the script ran, answered by the BFF (decision 025). */
+export const action = formOutcomeAction
 
 interface LegalSection {
   heading: string
   body: string[]
 }
 
-/** /tos: the terms in force, accepted once per version, with the mailing-list opt-in (spec §4, §7). */
+/**
+ * /tos: the terms in force, accepted once per version, with the mailing-list opt-in (spec §4, §7);
+ * then on to ?redirectToPath= (issue 15 item 3). Works before the page's script runs (decision 025).
+ */
 export function Component() {
-  const { t } = useTranslation(['auth', 'legal', 'common'])
+  const { t, i18n } = useTranslation(['auth', 'legal', 'common'])
   const config = useClientConfig()
   const navigate = useNavigate()
+  const target = readReturn(useLocation().search)
   const { user } = useRouteLoaderData('signed-in') as SignedInData
-  const [error, setError] = useState<string | null>(null)
+  const [outcome, setOutcome] = useFormOutcome()
   const [busy, setBusy] = useState(false)
   const sections = Object.entries(t('legal:terms.sections', { returnObjects: true, operator: config.operatorName, contactEmail: config.contactEmail }) as Record<string, LegalSection>)
 
@@ -26,14 +38,14 @@ export function Component() {
     event.preventDefault()
     const isInMailList = new FormData(event.currentTarget).get('isInMailList') === 'on'
     setBusy(true)
-    setError(null)
+    setOutcome(undefined)
     const result = await apiSend<UserRecord>('POST', '/api/user/accept-tos', { isInMailList })
-    setBusy(false)
     if (result.ok) {
-      await navigate('/@', { replace: true })
+      await continueTo(navigate, target)
       return
     }
-    setError(result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')))
+    setBusy(false)
+    setOutcome({ problem: result.status === 0 ? { kind: 'network' } : problemOfHttp(result.status, result.body) })
   }
 
   return (
@@ -48,7 +60,7 @@ export function Component() {
           </section>
         ))}
       </div>
-      {error ? <Notice kind="error">{error}</Notice> : null}
+      {outcome?.problem ? <Notice kind="error">{problemMessage(outcome.problem, t, i18n.language)}</Notice> : null}
       <form method="post" onSubmit={(event) => void accept(event)}>
         <div className="field field-check">
           <input id="tos-mail-list" type="checkbox" name="isInMailList" defaultChecked={user.isInMailList} />

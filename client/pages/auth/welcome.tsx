@@ -1,15 +1,19 @@
 import { useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useNavigate } from 'react-router'
+import { Link, useLocation, useNavigate } from 'react-router'
+import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
+import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import { PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { ProviderButtons } from '../../components/provider-buttons.tsx'
+import { carryReturn } from '../../lib/account/continue.ts'
+import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { describeAuthFailure } from '../../lib/auth-errors.ts'
+import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 import { readUtm } from '../../lib/utm.ts'
 
-/** Spec §5: the SDK's duplicate-email text is shown as the product's own; others pass through. */
-export const EMAIL_EXISTS_SDK_MESSAGE = 'This email already exists. Please sign in instead.'
+/** A form sent before the script ran, answered by the BFF (decision 025). */
+export const action = formOutcomeAction
 
 async function emailExists(email: string): Promise<boolean> {
   try {
@@ -20,23 +24,24 @@ async function emailExists(email: string): Promise<boolean> {
   }
 }
 
-/** /welcome: sign up with email and password (spec §3 sign-up form), then verify the email. */
+/**
+ * /welcome: sign up with email and password (spec §3 sign-up form), then verify the email; the
+ * target of ?redirectToPath= goes into the verification link (issue 15 item 3).
+ */
 export function Component() {
-  const { t } = useTranslation(['auth', 'common'])
+  const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({})
-  const [error, setError] = useState<string | null>(null)
+  const target = readReturn(useLocation().search)
+  const [outcome, setOutcome] = useFormOutcome()
   const [busy, setBusy] = useState(false)
-  const emailTaken = t('auth:welcome.emailExists')
-  const fieldMessage = (message: string) => (message === EMAIL_EXISTS_SDK_MESSAGE ? emailTaken : message)
 
   // Spec §5: email existence is checked by query, so the duplicate shows before submitting.
   const checkEmail = async (email: string) => {
     if (!email.includes('@')) return
     const taken = await emailExists(email.trim())
-    setFieldErrors((errors) => {
-      const { email: _old, ...rest } = errors
-      return taken ? { ...rest, email: emailTaken } : rest
+    setOutcome((current) => {
+      const { email: _old, ...fields } = current?.fields ?? {}
+      return { ...current, fields: taken ? { ...fields, email: EMAIL_EXISTS_SDK_MESSAGE } : fields }
     })
   }
 
@@ -45,50 +50,56 @@ export function Component() {
     const form = new FormData(event.currentTarget)
     const email = String(form.get('email') ?? '').trim()
     const password = String(form.get('password') ?? '')
+    const isInMailList = form.get('isInMailList') === 'on'
+    const values = { email, ...(isInMailList ? { isInMailList: 'on' } : {}) }
+    // The BFF's own rule, checked first to spare a round trip; its answer reads the same.
     const passwordProblem = validatePassword(password)
     if (passwordProblem) {
-      setFieldErrors({ password: t('auth:fields.passwordTooShort', { count: PASSWORD_MIN_LENGTH }) })
+      setOutcome({ fields: { password: passwordProblem }, values })
       return
     }
     setBusy(true)
-    setFieldErrors({})
-    setError(null)
+    setOutcome(undefined)
     try {
       const utm = readUtm()
       const formFields = [
         { id: 'email', value: email },
         { id: 'password', value: password },
         // JSON values, not strings: the BFF checks their types (spec §3).
-        { id: 'isInMailList', value: form.get('isInMailList') === 'on' },
+        { id: 'isInMailList', value: isInMailList },
         ...(utm ? [{ id: 'utm', value: utm }] : []),
       ] as unknown as Array<{ id: string; value: string }>
-      const result = await EmailPassword.signUp({ formFields })
+      const options = carryReturn(target)
+      const result = await EmailPassword.signUp({ formFields, ...(options ? { options } : {}) })
       if (result.status === 'OK') {
-        await navigate('/check-email', { replace: true, state: { email } })
+        await navigate(`/check-email${returnSearch(target)}`, { replace: true, state: { email } })
         return
       }
-      if (result.status === 'FIELD_ERROR') setFieldErrors(Object.fromEntries(result.formFields.map((field) => [field.id, fieldMessage(field.error)])))
-      else setError(result.reason)
+      setOutcome({ ...outcomeOfAnswer(result as SdkAnswer), values })
     } catch (failure) {
-      setError((await describeAuthFailure(failure, t)).message)
+      setOutcome({ problem: await problemOfFailure(failure), values })
     } finally {
       setBusy(false)
     }
   }
 
+  const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
+  // A field the form has no input for (the UTM record) still says what went wrong.
+  const otherFields = Object.entries(fieldErrors).filter(([id]) => id !== 'email' && id !== 'password')
   return (
     <AuthShell
       title={t('auth:welcome.title')}
       lead={t('auth:welcome.lead')}
       footer={
         <p>
-          {t('auth:welcome.haveAccount')} <Link to="/login">{t('auth:welcome.logIn')}</Link>
+          {t('auth:welcome.haveAccount')} <Link to={`/login${returnSearch(target)}`}>{t('auth:welcome.logIn')}</Link>
         </p>
       }
     >
-      {error ? (
+      {target?.action ? <Notice kind="info">{t('auth:return.addAfterSignUp')}</Notice> : null}
+      {outcome?.problem || otherFields.length > 0 ? (
         <Notice kind="error" testId="welcome-error">
-          {error}
+          {outcome?.problem ? problemMessage(outcome.problem, t, i18n.language) : otherFields.map(([, message]) => message).join(' ')}
         </Notice>
       ) : null}
       <form method="post" onSubmit={(event) => void submit(event)} noValidate>
@@ -100,6 +111,7 @@ export function Component() {
           required
           label={t('auth:fields.email')}
           error={fieldErrors.email}
+          defaultValue={outcome?.values?.email}
           onBlur={(event) => void checkEmail(event.currentTarget.value)}
         />
         <Field
@@ -114,7 +126,7 @@ export function Component() {
           error={fieldErrors.password}
         />
         <div className="field field-check">
-          <input id="welcome-mail-list" type="checkbox" name="isInMailList" />
+          <input id="welcome-mail-list" type="checkbox" name="isInMailList" defaultChecked={outcome?.values?.isInMailList === 'on'} />
           <label htmlFor="welcome-mail-list">{t('auth:fields.mailList')}</label>
         </div>
         <p className="form-aside">
@@ -125,7 +137,7 @@ export function Component() {
           {t('auth:welcome.submit')}
         </button>
       </form>
-      <ProviderButtons />
+      <ProviderButtons target={target} />
     </AuthShell>
   )
 }

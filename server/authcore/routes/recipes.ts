@@ -4,7 +4,7 @@ import type { CoreServices } from '../app.ts'
 import { asObject, BadRequest, body, query } from '../input.ts'
 import { hashPassword, verifyPassword } from '../passwords.ts'
 import type { CoreSettings } from '../settings.ts'
-import { consumeEmailVerificationToken, consumePasswordResetToken, createEmailVerificationToken, createPasswordResetToken } from '../tokens.ts'
+import { checkPasswordResetToken, consumeEmailVerificationToken, consumePasswordResetToken, createEmailVerificationToken, createPasswordResetToken } from '../tokens.ts'
 import {
   createEmailPasswordUser,
   emailHeldByOtherPrimary,
@@ -121,6 +121,12 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
 
   app.post('/recipe/user/password/reset/token/consume', async (request) => {
     return consumePasswordResetToken(db, request.core, body.string(asObject(request.body), 'token'))
+  })
+
+  // Ours, beside consume (decision 025): the reset page asks whether its link is still good before
+  // showing the form. Nothing is used up; the same answers as consume, without the user.
+  app.post('/recipe/user/password/reset/token/check', async (request) => {
+    return checkPasswordResetToken(db, request.core, body.string(asObject(request.body), 'token'))
   })
 
   /** Moving users in from another SuperTokens core: a bcrypt or argon2 hash as it is. */

@@ -69,6 +69,12 @@ function operation(operationId: string, summary: string, fields: { session?: boo
   }
 }
 
+/** Issue 15: where the mailed link leads back to after signing in (checked: a path on this site only). */
+const carriedTarget = [
+  { name: 'redirectToPath', required: false, description: 'A path on this site the emailed link carries on (the account pages come back to it after signing in); anything else is dropped.' },
+  { name: 'action', required: false, description: '"add": with a /@/programs/{id} target, the program is added to the library once the user is signed in.' },
+]
+
 const signInBlocked = json(
   'Login-attempt blocking (spec §6): too many wrong passwords for this email (`ACCOUNT_BLOCKED`); or every allowed check for it was still under way after `LOGIN_WAIT_MS` (`SIGN_IN_IN_PROGRESS`, not a block: `Retry-After: 1`).',
   oneOf(
@@ -82,6 +88,7 @@ export function authPaths(): Record<string, OpenApiPathItem> {
   return {
     '/auth/signup': {
       post: operation('authSignUp', 'Sign up with email and password; starts a session (cookies).', {
+        query: carriedTarget,
         body: obj({ formFields: formFields('email, password; optional isInMailList (boolean) and utm (object).') }),
         ok: oneOf(obj({ status: status('OK'), user }), fieldError, obj({ status: status('SIGN_UP_NOT_ALLOWED'), reason: str() }), generalError),
       }),
@@ -112,13 +119,23 @@ export function authPaths(): Record<string, OpenApiPathItem> {
     '/auth/user/email/verify/token': {
       post: operation('authSendVerificationEmail', "Email a verification link to the session's address.", {
         session: true,
+        query: carriedTarget,
         ok: oneOf(obj({ status: status('OK') }), obj({ status: status('EMAIL_ALREADY_VERIFIED_ERROR') })),
       }),
     },
     '/auth/user/password/reset/token': {
       post: operation('authSendPasswordResetEmail', 'Email a password-reset link (answers OK whether or not the account exists).', {
+        query: carriedTarget,
         body: obj({ formFields: formFields('email.') }),
         ok: oneOf(obj({ status: status('OK') }), fieldError, obj({ status: status('PASSWORD_RESET_NOT_ALLOWED'), reason: str() }), generalError),
+      }),
+    },
+    '/auth/user/password/reset/token/check': {
+      get: operation('authCheckPasswordResetToken', "Whether a reset link's token can still be used, without using it (the BFF's own, issue 15).", {
+        write: false,
+        query: [{ name: 'token', description: 'The token of the emailed link.' }],
+        ok: oneOf(obj({ status: status('OK') }), obj({ status: status('RESET_PASSWORD_INVALID_TOKEN_ERROR') })),
+        extra: { '503': json('The auth core cannot be asked right now.', obj({ message: str() })) },
       }),
     },
     '/auth/user/password/reset': {

@@ -48,7 +48,9 @@ export async function pageSession(request: FastifyRequest, reply: FastifyReply):
   try {
     // The global validators (email verified, MFA complete) run here; a stale "not verified" is
     // fetched again from the core, which updates the token in this answer's cookies.
-    const session = await Session.getSession(request, reply, { sessionRequired: false })
+    // A page answering a form post (decision 025) reads the session like a GET: the post carries no
+    // custom header, and page-forms.ts has vouched for it by its Origin.
+    const session = await Session.getSession(request, reply, { sessionRequired: false, antiCsrfCheck: false })
     if (!session) return LOGGED_OUT
     return { kind: 'session', session: { state: 'LOGGED_IN' }, accessToken: session.getAccessToken() }
   } catch (error) {

@@ -29,6 +29,7 @@ import { MailQuota } from './mail-quota.ts'
 import type { MailOutbox } from './mail-outbox.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
+import { resetTokenCheckRoute } from './reset-token-check.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 export interface AuthPluginOptions {
@@ -191,6 +192,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     guardSignIn(scope)
     // The SDK's hook, on this scope only: it answers the /auth paths it knows.
     await new Promise<void>((resolve, reject) => supertokensPlugin(scope as never, {}, (error?: Error) => (error ? reject(error) : resolve())))
+    // Ours beside the SDK's: whether a reset link is still good (issue 15 item 8).
+    resetTokenCheckRoute(scope, { coreUrl: options.coreUrl, coreApiKey })
     const notFound = async (request: { method: string; url: string }) => {
       throw new BffNotFound(request.method, request.url.split('?')[0] ?? '/auth')
     }

@@ -10,6 +10,7 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired } from '../errors.ts'
 import { afterTotpDeviceRemoved } from './authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
@@ -80,6 +81,16 @@ function localeOf(userContext: Record<string, unknown> | undefined): Locale {
   return negotiateLocale(original.cookies?.lang, original.headers['accept-language'])
 }
 
+/**
+ * A mailed link with the target the page asked to come back to (issue 15 item 3): the sign-up,
+ * "send again" and reset calls carry ?redirectToPath= (and &action=) in their query, checked here
+ * as everywhere; the link then works in any browser.
+ */
+function withReturn(link: string, request: FastifyRequest | undefined): string {
+  const search = request ? returnSearch(readReturn(new URL(request.url, 'http://bff.invalid').searchParams)) : ''
+  return search ? `${link}${link.includes('?') ? '&' : '?'}${search.slice(1)}` : link
+}
+
 function providerConfig(provider: ProviderSettings) {
   // The browser app names its client type "web" (supertokens-web-js' clientType).
   const clients = [{ clientType: 'web', clientId: provider.clientId, clientSecret: provider.clientSecret }]
@@ -108,7 +119,7 @@ export function initSupertokens(settings: AuthSettings): void {
     userContext[MAIL_ATTEMPTED] = true
     const request = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
     const locale = localeOf(userContext)
-    const mail = settings.emails.render(kind, locale, email, link)
+    const mail = settings.emails.render(kind, locale, email, withReturn(link, request))
     const grant = await settings.mailQuota.take(email)
     if (!grant) {
       // Past the cap nothing is sent, and the caller gets the answer a sent mail gets: OK, or 503

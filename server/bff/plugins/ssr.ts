@@ -10,10 +10,13 @@ import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
 import { DATABASE_RETRY_AFTER_SECONDS, ERROR_EVENT_HEADER, errorBody, isOutageAnswer } from '../../http/errors.ts'
-import { BffUpstreamBadResponse } from '../errors.ts'
+import { safeReturnPath } from '../../../shared/return-path.ts'
+import { returnQuery } from '../../../shared/return-query.ts'
+import { BffNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
+import type { PageForms } from '../auth/page-forms.ts'
 import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/page-session.ts'
 import { isAuthCoreOutage } from '../auth/core-outage.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
@@ -69,6 +72,58 @@ export interface SsrOptions {
   https: boolean
   catalog: LocaleCatalog
   config: Omit<ClientConfig, 'localesHash'>
+  /** The account forms the BFF answers when a page sends one before its script ran (decision 025). */
+  pageForms?: PageForms
+  /** Per IP and minute, as for /auth writes. */
+  formRateLimitMax: number
+}
+
+/** Where the route guard sends a visitor who owes a step (client/lib/guards.ts, the /mfa page's loader). */
+const ACCOUNT_STEPS = new Set(['/login', '/mfa', '/email-not-verified', '/tos'])
+
+/**
+ * The guard's redirect to an account step, with the page the visitor was going to as its target
+ * (issue 15 item 3, decision 025): `/@/programs/x` → `/login?redirectToPath=%2F%40%2Fprograms%2Fx`.
+ * Added here, for page loads, so the guard in every page's bundle stays as small as it was; after
+ * each account step the pages carry the target on themselves (client/lib/account/continue.ts).
+ */
+export function withGuardReturn(location: string, requestUrl: string): string {
+  return ACCOUNT_STEPS.has(location) ? `${location}${returnQuery(requestUrl)}` : location
+}
+
+/** An account form is a few fields; more is not one of ours. */
+const PAGE_FORM_BODY_LIMIT = 16 * 1024
+
+/** What a page's own <form method="post"> sends. */
+function isFormPost(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded'
+}
+
+type FormPageTexts = { errors?: { formNotReady?: { title?: string; cause?: string; back?: string }; other?: { title?: string } } }
+
+/** A small page about a form post, with the way back to the page the form was on. */
+function formAnswerPage(catalog: LocaleCatalog, locale: Locale, url: string, title: string, cause: string): string {
+  const back = (catalog.resources[locale].common as FormPageTexts).errors?.formNotReady?.back ?? ''
+  // A request line's "//host" is no page of ours.
+  const page = safeReturnPath(url) ?? '/'
+  return (
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">` +
+    `<title>Softshelf</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p>` +
+    `<p><a href="${escapeHtml(page)}">${escapeHtml(back)}</a></p></main></body></html>`
+  )
+}
+
+/** A form of a page that only works with its script, sent before the script ran: nothing was done; say so. */
+function formNotReadyPage(catalog: LocaleCatalog, locale: Locale, url: string): string {
+  const texts = (catalog.resources[locale].common as FormPageTexts).errors?.formNotReady
+  return formAnswerPage(catalog, locale, url, texts?.title ?? '', texts?.cause ?? '')
+}
+
+/** Past the per-IP limit for form posts: said in a page, cheaply (no render), like every form's answer. */
+function formLimitPage(catalog: LocaleCatalog, locale: Locale, url: string): string {
+  const title = ((catalog.resources[locale].common as FormPageTexts).errors?.other?.title ?? '').replace('{{status}}', '429')
+  const cause = (catalog.resources[locale].auth as { errors?: { tooManyRequests?: string } }).errors?.tooManyRequests ?? ''
+  return formAnswerPage(catalog, locale, url, title, cause)
 }
 
 /** Vite writes this into dev HTML; each request swaps in its own nonce. */
@@ -160,6 +215,18 @@ export function serverApiHeaders(request: FastifyRequest, locale: Locale, access
 function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
   return {
     async get(apiPath, init) {
+      // The BFF's own /auth reads (the reset link's check): answered here, as the browser's GET would be.
+      if (apiPath.startsWith('/auth/')) {
+        const answer = await app.inject({
+          method: 'GET',
+          url: apiPath,
+          // Counted for the visitor (address and forwarded-for), as the browser's own GET would be, not for the BFF's loopback.
+          headers: { accept: 'application/json', 'accept-language': locale, ...(typeof request.headers['x-forwarded-for'] === 'string' ? { 'x-forwarded-for': request.headers['x-forwarded-for'] } : {}) },
+          ...(request.socket.remoteAddress ? { remoteAddress: request.socket.remoteAddress } : {}),
+        })
+        const type = String(answer.headers['content-type'] ?? '')
+        return { status: answer.statusCode, body: type.includes('json') ? answer.json() : null }
+      }
       try {
         const response = await app.upstreamApi.request({
           method: 'GET',
@@ -204,6 +271,14 @@ const PAGE_CACHE_TTL_MS = 1_000
 
 const LOGGED_OUT_PAGE: PageSessionResult = { kind: 'session', session: { state: 'LOGGED_OUT' } }
 
+/**
+ * A page whose address carries a token (a reset, verification or email-change link) shows that
+ * token's state, which the next load may find changed (issue 15: a used reset link says so at once).
+ */
+function carriesToken(url: string): boolean {
+  return /[?&]token=/.test(url)
+}
+
 function isAnonymous(request: FastifyRequest): boolean {
   return Object.keys(request.cookies).every((name) => name === LOCALE_COOKIE_NAME || name === CONSENT_COOKIE_NAME) && request.headers.authorization === undefined
 }
@@ -221,7 +296,8 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
   const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, Date.now, 500)
 
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  /** A page; with `form`, as the answer to a form the BFF has just handled (decision 025). */
+  const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
     // Pages may answer another site's arrival differently (the sign-out asks first, issue 17),
@@ -230,7 +306,9 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     // The consent banner shows until the visitor chooses (issue 11): the choice is part of the page.
     const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
     const cacheKey = `${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}`
-    if (!opts.dev && isAnonymous(request)) {
+    // A form's answer is that visitor's own: never from the page cache, never into it.
+    const cacheable = !opts.dev && form === undefined && isAnonymous(request) && !carriesToken(request.url)
+    if (cacheable) {
       const cached = pageCache.peek(cacheKey)
       if (cached) {
         reply.header('vary', 'Cookie, Accept-Language')
@@ -286,7 +364,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     }
     mirrorFrontToken(reply, opts.https)
     // A signed-in page is the user's own: no shared cache keeps it.
-    if (session.session.state !== 'LOGGED_OUT') reply.header('cache-control', 'no-store')
+    if (session.session.state !== 'LOGGED_OUT' || form) reply.header('cache-control', 'no-store')
     try {
       // Appended, not resolved: a path like "//other.host/x" must stay a path on our origin.
       const url = new URL(`${opts.config.appUrl}${request.url}`).href
@@ -301,6 +379,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         config: clientConfig,
         session: session.session,
         consent,
+        ...(form ? { form } : {}),
       })
     } catch (error) {
       if (error instanceof Error) renderer.fixStack?.(error)
@@ -309,7 +388,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       // The template, when it was had: a failure to get it is what may have brought us here.
       return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 500, 'server', template ?? ''))
     }
-    if (result.kind === 'redirect') return reply.redirect(result.location, result.status)
+    if (result.kind === 'redirect') return reply.redirect(withGuardReturn(result.location, request.url), result.status)
     // The error page of an outage (the API's 503): when to try again, as the API said (issue 18).
     if (result.status === 503) reply.header('retry-after', String(retryAfterOf.get(request) ?? DATABASE_RETRY_AFTER_SECONDS))
     // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
@@ -321,7 +400,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       .replace('<!--app-head-->', () => result.head + renderer.preloadLinks(result.modules))
       .replace('<!--app-html-->', () => result.html)
       .replace('<!--app-scripts-->', () => result.scripts)
-    if (!opts.dev && result.status === 200 && isAnonymous(request) && !result.headers['cache-control']?.includes('no-store')) {
+    if (cacheable && result.status === 200 && !result.headers['cache-control']?.includes('no-store')) {
       // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
       const placeholder = randomBytes(16).toString('hex')
       const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder, headers: result.headers }
@@ -330,6 +409,39 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)
   }
 
+  const handler = (request: FastifyRequest, reply: FastifyReply) => renderPage(request, reply)
   app.get('/*', handler)
   app.get('/', handler)
+
+  // A form a page sent before its script ran posts to the page's own address (decision 025).
+  // The account forms are answered like their script would (opts.pageForms); any other is told,
+  // in a page, that nothing was done — never a JSON body.
+  await app.register(async (scope) => {
+    // The limiter's refusal is a page here too, not the API routes' JSON error.
+    scope.setErrorHandler((error, request, reply) => {
+      if ((error as { statusCode?: number }).statusCode !== 429) throw error
+      const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
+      return reply.code(429).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(formLimitPage(opts.catalog, locale, request.url))
+    })
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: PAGE_FORM_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    })
+    const post = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!isFormPost(request)) throw new BffNotFound(request.method, request.url.split('?')[0] ?? '/')
+      reply.header('cache-control', 'no-store')
+      const answer = opts.pageForms ? await opts.pageForms(request, reply) : null
+      if (answer === null) {
+        const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
+        return reply.code(405).header('allow', 'GET, HEAD').type('text/html; charset=utf-8').send(formNotReadyPage(opts.catalog, locale, request.url))
+      }
+      if ('redirect' in answer) {
+        mirrorFrontToken(reply, opts.https)
+        return reply.redirect(answer.redirect, 303)
+      }
+      return renderPage(request, reply, answer)
+    }
+    const limited = { config: { rateLimit: { max: opts.formRateLimitMax, timeWindow: 60_000 } } }
+    scope.post('/*', limited, post)
+    scope.post('/', limited, post)
+  })
 }

@@ -16,7 +16,15 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
     t.match(body, /<option value="namePopular" selected="">Most popular<\/option>/)
     t.match(body, /aria-current="page"[^>]*>All<\/a>|class="tab tab-active" aria-current="page"/)
     t.equal((body.match(/class="program-card card"/g) ?? []).length, 24, 'one page of 24')
-    t.match(body, /Page 1 of 11/)
+    // Issue 15: numbered pages, plain links, the current one marked.
+    const pages = /<nav class="pagination"[^>]*>(.*?)<\/nav>/.exec(body)?.[1] ?? ''
+    t.same([...pages.matchAll(/<a [^>]*href="([^"]+)"[^>]*>([^<]+)<\/a>/g)].map((m) => [m[1], m[2]]), [
+      ['/library', '1'],
+      ['/library?page=2', '2'],
+      ['/library?page=11', '11'],
+      ['/library?page=2', 'Next page'],
+    ])
+    t.match(pages, /<a aria-current="page" href="\/library"[^>]*>1<\/a>/)
   })
 
   t.test('the URL query is the state: tab, sort, category, search, page', async (t) => {
@@ -28,11 +36,32 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
     t.same(names, [...names].sort(), 'sorted by name')
     const search = await page('/library?q=blendr')
     t.match(search.body, /href="\/programs\/blender"/, 'typo-tolerant search')
-    const second = await page('/library?page=2')
-    t.match(second.body, /Page 2 of 11/)
+    const second = await page('/library?page=2&sort=nameAsc')
+    t.match(second.body, /<a aria-current="page" href="\/library\?sort=nameAsc&amp;page=2"[^>]*>2<\/a>/)
     t.match(second.body, /rel="prev"/)
     const odd = await page('/library?price=cheap&sort=random&page=-4')
     t.equal(odd.status, 200, 'odd values fall back to defaults')
+  })
+
+  t.test('a page past the last one is a redirect to the last page, the rest of the query kept (issue 15)', async (t) => {
+    const cases: Array<[string, string]> = [
+      ['/library?page=99', '/library?page=11'],
+      ['/library?sort=nameAsc&page=12&utm_source=mail', '/library?sort=nameAsc&page=11&utm_source=mail'],
+      ['/category/3d?page=40', '/category/3d?page=2'],
+      // Nothing matches: page 1, which says so.
+      ['/library?q=zzzzzzzz&page=3', '/library?q=zzzzzzzz&page=1'],
+    ]
+    for (const [url, location] of cases) {
+      const response = await bff.inject(url)
+      t.equal(response.statusCode, 302, url)
+      t.equal(response.headers.location, location, url)
+    }
+    const last = await page('/library?page=11')
+    t.equal(last.status, 200, 'the last page is a page')
+    t.equal((last.body.match(/class="program-card card"/g) ?? []).length, 257 - 240)
+    const empty = await page('/library?q=zzzzzzzz&page=1')
+    t.equal(empty.status, 200)
+    t.match(empty.body, /No program matches these filters\./)
   })
 
   t.test('category, developer, publisher and licence-type pages', async (t) => {

@@ -127,3 +127,23 @@ t.test('the server-side route guard follows the session from sign-up to a signed
     t.match(await page('/@/library'), { status: 302, location: '/login' })
   })
 })
+
+t.test('a protected page sends to each step it owes with itself as the target (issue 15 item 3)', async (t) => {
+  const stack = await buildStack(t, { auth: true })
+  const tab = browser(stack.bff)
+  const location = async (url: string) => (await tab.get(url, { accept: 'text/html' })).headers.location
+
+  t.equal(await location('/@/programs/blender'), '/login?redirectToPath=%2F%40%2Fprograms%2Fblender')
+  t.equal(await location('/@/programs?q=photo%20editor&sort=nameAsc'), '/login?redirectToPath=%2F%40%2Fprograms%3Fq%3Dphoto%2520editor%26sort%3DnameAsc', 'with its query')
+  t.equal(await location('/@/library'), '/login', 'the signed-in home needs no target')
+  t.equal(await location('/@'), '/login')
+  t.equal(await location('/mfa?redirectToPath=%2F%40%2Fmy-profile'), '/login?redirectToPath=%2F%40%2Fmy-profile', 'the second factor\'s page passes its own target on')
+  t.equal(await location('/mfa?redirectToPath=%2F%2Fevil.com'), `/login?redirectToPath=${encodeURIComponent('/mfa?redirectToPath=%2F%2Fevil.com')}`, 'an unchecked one is not passed on: back to the page, which checks its own')
+
+  t.equal((await tab.post('/auth/signup', form({ email: 'steps@example.com', password: 'a good long password' }))).json().status, 'OK')
+  t.equal(await location('/@/my-profile'), '/email-not-verified?redirectToPath=%2F%40%2Fmy-profile')
+  const mailDir = path.join(stack.config.dataDir, 'mail')
+  const mail = JSON.parse(fs.readFileSync(path.join(mailDir, fs.readdirSync(mailDir).sort()[0]!), 'utf8')) as { text: string }
+  t.equal((await tab.post('/auth/user/email/verify', { method: 'token', token: new URL(/https?:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token') })).json().status, 'OK')
+  t.equal(await location('/@/programs/blender'), '/tos?redirectToPath=%2F%40%2Fprograms%2Fblender')
+})
