@@ -175,8 +175,8 @@ export const routes: RouteObject[] = [
             lazy: () => import('./layouts/signed-in-layout.tsx').then((m) => ({ Component: m.SignedInLayout })),
             children: [
               // Spec §2: /@ is the home after login, and it is the library.
-              { path: '@', id: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
-              { ...accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']), id: '@-library' },
+              { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
+              accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']),
               ...signedInTwinRoutes(),
               // Issue 13, spec §2: where Stripe's hosted page returns to; route names stripe-success, stripe-cancel.
               {
@@ -187,7 +187,7 @@ export const routes: RouteObject[] = [
                 ...accountPage('stripe/cancel', 'Payment cancelled', () => checkoutReturns().then((m) => ({ Component: m.CancelPage, loader: m.cancelLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
                 id: 'stripe-cancel',
               },
-              { ...accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']), id: '@-my-profile' },
+              accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
             ],
           },
           {

@@ -12,8 +12,6 @@ import { CategoryField, FiltersDisclosure, SortField } from './listing-parts.tsx
 
 interface ListingFiltersProps {
   state: ListingState
-  /** Prefix of the fields' ids, unique on the page. */
-  idPrefix: string
   /** Whether the category select shows (not on a category's own page). */
   category?: boolean
   /** Whether the "in my language" box shows (the public catalogue's). */
@@ -22,7 +20,7 @@ interface ListingFiltersProps {
   sorts?: readonly LibrarySortOption[]
 }
 
-export function ListingFilters({ state, idPrefix, category = true, languageFilter = true, sorts = SORT_OPTIONS }: ListingFiltersProps) {
+export function ListingFilters({ state, category = true, languageFilter = true, sorts = SORT_OPTIONS }: ListingFiltersProps) {
   const { t } = useTranslation('catalogue')
   const submit = useSubmit()
   const form = useRef<HTMLFormElement>(null)
@@ -59,16 +57,16 @@ export function ListingFilters({ state, idPrefix, category = true, languageFilte
         }}
       >
         <div className="field field-search">
-          <label htmlFor={`${idPrefix}-q`}>{t('filters.search')}</label>
-          <input id={`${idPrefix}-q`} type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
+          <label htmlFor="listing-q">{t('filters.search')}</label>
+          <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
         </div>
         {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
-        {category ? <CategoryField id={`${idPrefix}-category`} name="category" defaultValue={state.category} /> : null}
-        <SortField id={`${idPrefix}-sort`} name="sort" defaultValue={state.sort} sorts={sorts} />
+        {category ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
+        <SortField id="listing-sort" name="sort" defaultValue={state.sort} sorts={sorts} />
         {languageFilter ? (
           <div className="field field-check">
-            <input id={`${idPrefix}-mine`} type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
-            <label htmlFor={`${idPrefix}-mine`}>{t('filters.myLanguage')}</label>
+            <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
+            <label htmlFor="listing-mine">{t('filters.myLanguage')}</label>
           </div>
         ) : null}
         <button type="submit" className="button">

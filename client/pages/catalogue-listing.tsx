@@ -130,7 +130,7 @@ export function Component() {
     <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
       <ScopeHeader scope={scope} total={result.total} />
 
-      <ListingFilters state={state} idPrefix="listing" category={scope.kind !== 'category'} />
+      <ListingFilters state={state} category={scope.kind !== 'category'} />
 
       <PriceTabs state={state} />
 

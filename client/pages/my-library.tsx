@@ -42,7 +42,7 @@ export function Component() {
         <p>{t('auth:library.lead')}</p>
       </header>
 
-      <ListingFilters state={state} idPrefix="library" languageFilter={false} sorts={LIBRARY_SORT_OPTIONS} />
+      <ListingFilters state={state} languageFilter={false} sorts={LIBRARY_SORT_OPTIONS} />
 
       <PriceTabs state={state} />
 
