@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { Outlet, useLocation, useRouteError, type LoaderFunctionArgs } from 'react-router'
+import { Outlet, UNSAFE_useScrollRestoration as useScrollRestoration, useLocation, useRouteError, type LoaderFunctionArgs } from 'react-router'
 import type { VersionResponse } from '../shared/types.ts'
 import { ConsentBanner } from './components/consent-banner.tsx'
 import { ErrorPage } from './components/error-page.tsx'
@@ -59,6 +59,14 @@ export function RootLayout() {
   useGlobalErrorHandlers()
   useRouteHead()
   useChatWidget()
+  // Issue 15, spec §2: every navigation to a new history entry starts at the top (a program, the
+  // next page: the entry's own key, so a changed query alone is a new page too); back and forward
+  // return to where that entry was left; filters opt out with preventScrollReset. This is what
+  // <ScrollRestoration /> does in a data router — the component adds only the inline script of
+  // framework mode, which renders nothing here and was 0.4 kB gzip of dead code on every page
+  // (the 130 kB budget). A full reload is left to the browser's own restoration of the server's
+  // HTML, and to the router's once hydrated.
+  useScrollRestoration()
   return (
     <>
       {fatal ? <ErrorPage error={fatal} /> : <Outlet />}

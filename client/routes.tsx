@@ -3,6 +3,7 @@ import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
+import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
 import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
 import { errorRouteHead, filesHead, homeHead, legalHead, listingHead, privateHead, programHead, sentryTestHead, sharedLinkHead } from './page-heads.ts'
@@ -15,22 +16,19 @@ function PageErrorBoundary() {
   return <ErrorPage error={error} />
 }
 
-/** The public catalogue (issue 3): one listing page for every scope, and the program page. */
-function catalogueRoutes(): RouteObject[] {
+/**
+ * The public catalogue (issue 3) and the drive's public page (issue 12): one route per entry of
+ * client/lib/catalogue/twins.ts, whose twins under /@ signedInTwinRoutes() makes from the same list.
+ */
+function publicTwinRoutes(): RouteObject[] {
   const listing = () => import('./pages/catalogue-listing.tsx')
-  const listingPage = page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing, listingHead)
-  return [
-    ...['library', 'category/:categoryId', 'developer/:developerId', 'publisher/:publisherId', 'license-type/:licenseType'].map((path) => ({
-      path,
-      ErrorBoundary: PageErrorBoundary,
-      ...listingPage,
-    })),
-    {
-      path: 'programs/:programId',
-      ErrorBoundary: PageErrorBoundary,
-      ...page(['catalogue', 'checkout'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), programHead),
-    },
-  ]
+  const pages: Record<TwinKind, ReturnType<typeof page>> = {
+    listing: page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing, listingHead),
+    program: page(['catalogue', 'checkout'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), programHead),
+    // What the drive is, for visitors.
+    files: page(['files'], 'client/pages/files/files-intro.tsx', () => import('./pages/files/files-intro.tsx'), filesHead),
+  }
+  return SIGNED_IN_TWINS.map(({ path, kind }) => ({ path, ErrorBoundary: PageErrorBoundary, ...pages[kind] }))
 }
 
 /** Routes whose loader always throws still need a component, or the router warns of an empty page. */
@@ -58,15 +56,28 @@ const emailPages = () => import('./pages/auth/email-verification.tsx')
 const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
 const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
 
-/** The catalogue's signed-in twins under /@ (issue 5): the public pages with add/remove. */
-function signedInCatalogueRoutes(): RouteObject[] {
+/**
+ * The signed-in twins under /@ of the public pages above (issues 5, 12, 15): the catalogue with
+ * add/remove, and the drive. Each carries its route name in the style of spec §2 ('@-programs',
+ * '@-programs-programId', '@-category-categoryId', '@-developer-developerId', '@-files', and the
+ * new '@-publisher-publisherId', '@-license-type-licenseType').
+ */
+function signedInTwinRoutes(): RouteObject[] {
   const module = 'client/pages/signed-in-catalogue.tsx'
-  const listing = page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead)
-  const program = page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead)
-  return [
-    ...['@/programs', '@/category/:categoryId', '@/developer/:developerId'].map((path) => ({ path, ErrorBoundary: PageErrorBoundary, ...listing })),
-    { path: '@/programs/:programId', ErrorBoundary: PageErrorBoundary, ...program },
-  ]
+  const pages: Record<TwinKind, (path: string) => RouteObject> = {
+    listing: (path) => ({
+      path,
+      ErrorBoundary: PageErrorBoundary,
+      ...page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead),
+    }),
+    program: (path) => ({
+      path,
+      ErrorBoundary: PageErrorBoundary,
+      ...page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead),
+    }),
+    files: (path) => accountPage(path, 'My files', () => import('./pages/files/drive.tsx'), 'client/pages/files/drive.tsx', ['files']),
+  }
+  return SIGNED_IN_TWINS.map(({ twin, kind }) => ({ ...pages[kind](twin), id: routeName(twin) }))
 }
 
 // One route table for server rendering and hydration (DESIGN.md §4.6). Three pathless groups
@@ -93,9 +104,7 @@ export const routes: RouteObject[] = [
             Component: DefaultLayout,
             children: [
               { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
-              ...catalogueRoutes(),
-              // Issue 12: what the drive is, for visitors; a signed-in user goes to /@/files (its twin).
-              { path: 'files', ErrorBoundary: PageErrorBoundary, ...page(['files'], 'client/pages/files/files-intro.tsx', () => import('./pages/files/files-intro.tsx'), filesHead) },
+              ...publicTwinRoutes(),
               accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage })), 'client/pages/auth/email-verification.tsx'),
             ],
           },
@@ -168,9 +177,7 @@ export const routes: RouteObject[] = [
               // Spec §2: /@ is the home after login, and it is the library.
               { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
               accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']),
-              ...signedInCatalogueRoutes(),
-              // Issue 12: the drive; spec §2 names this route '@-files'.
-              { ...accountPage('@/files', 'My files', () => import('./pages/files/drive.tsx'), 'client/pages/files/drive.tsx', ['files']), id: '@-files' },
+              ...signedInTwinRoutes(),
               // Issue 13, spec §2: where Stripe's hosted page returns to; route names stripe-success, stripe-cancel.
               {
                 ...accountPage('stripe/success', 'Payment', () => checkoutReturns().then((m) => ({ Component: m.SuccessPage, loader: m.successLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),

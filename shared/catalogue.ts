@@ -65,8 +65,17 @@ export type PriceFilter = (typeof LIBRARY_FILTER_TABS)[number]
 export const SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc'] as const
 export type SortOption = (typeof SORT_OPTIONS)[number]
 /** The API also sorts by most recent update (the home page's "recently updated"); listings offer the three above. */
-export const API_SORT_OPTIONS = [...SORT_OPTIONS, 'updated'] as const
+export const API_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'updated'] as const satisfies readonly [...typeof SORT_OPTIONS, string]
 export type ApiSortOption = (typeof API_SORT_OPTIONS)[number]
+/**
+ * Issue 15: the personal library also sorts by when the user added a program, newest first. Only
+ * there: the public catalogue has no "added" date. Spec §2's three sorts stay, namePopular first.
+ */
+export const LIBRARY_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'recentlyAdded'] as const satisfies readonly [...typeof SORT_OPTIONS, string]
+export type LibrarySortOption = (typeof LIBRARY_SORT_OPTIONS)[number]
+/** GET /api/user/programs: the public listing's sorts and the library's own. (Literals, not spreads: a spread of an array stays in every page's JS, used or not.) */
+export const USER_LIBRARY_API_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'updated', 'recentlyAdded'] as const satisfies readonly [...typeof API_SORT_OPTIONS, string]
+export type UserLibraryApiSortOption = (typeof USER_LIBRARY_API_SORT_OPTIONS)[number]
 
 export const DEFAULT_PAGE_SIZE = 24
 export const MAX_PAGE_SIZE = 100

@@ -34,18 +34,6 @@ export function protectedRedirect(state: SessionState): string | null {
   }
 }
 
-/** Public pages with a signed-in twin under /@: the catalogue's (issue 5) and the drive's (issue 12). */
-const SIGNED_IN_TWINS = [/^\/programs(\/[^/]+)?$/, /^\/category\/[^/]+$/, /^\/developer\/[^/]+$/, /^\/files$/]
-
-/**
- * Spec §4: on a route that is neither protected nor skips the check, a fully signed-in user is
- * sent to /@ — to the page's signed-in twin when it has one (/programs/x → /@/programs/x).
- */
-export function signedInHome(pathname: string, search = ''): string {
-  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname
-  return SIGNED_IN_TWINS.some((pattern) => pattern.test(path)) ? `/@${path}${search}` : '/@'
-}
-
 /**
  * Spec §4 "After authorisation": terms first. Returns where to go, or null to stay. `onTerms` is
  * whether the page is /tos itself.

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { isRouteErrorResponse, Link } from 'react-router'
 import type { ErrorBody } from '../../shared/types.ts'
+import { useSignedInPage } from '../lib/catalogue/twins.ts'
 import { useErrorHead } from '../lib/head.ts'
 
 /** What the generic error page shows for an error (spec §2: a status message and a cause). */
@@ -20,6 +21,7 @@ function isAccountDisabled(error: unknown): boolean {
 export function ErrorPage({ error }: { error: unknown }) {
   const { t } = useTranslation()
   const { status, detail } = describeError(error)
+  const signedIn = useSignedInPage()
   useErrorHead(status)
   if (isAccountDisabled(error)) {
     return (
@@ -41,8 +43,8 @@ export function ErrorPage({ error }: { error: unknown }) {
       <h1>{t(`errors.${kind}.title`, { status })}</h1>
       <p className="error-cause">{t(`errors.${kind}.cause`, { status })}</p>
       {detail && status === 404 ? <p className="error-detail">{detail}</p> : null}
-      {/* A visitor's way home is a full page load (spec §2); the signed-in variant arrives with accounts. */}
-      <a className="button" href="/">
+      {/* Spec §2: a full page load home; for a signed-in user the signed-in home (/@), where "/" would send them anyway. */}
+      <a className="button" href={signedIn ? '/@' : '/'}>
         {t('errors.backHome')}
       </a>
     </main>

@@ -1,7 +1,7 @@
 import type { ReactNode, SelectHTMLAttributes } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
-import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
+import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue.ts'
 import { lastPage, listingSearch, pageItems, type ListingState } from '../lib/catalogue-query.ts'
 
 // What every program listing shares — the public catalogue, its signed-in twins and the user's
@@ -20,7 +20,8 @@ export function PriceTabs({ state }: { state: ListingState }) {
   return (
     <nav className="tabs" aria-label={t('tabs.label')}>
       {LIBRARY_FILTER_TABS.map((tab) => (
-        <Link key={tab} to={link({ price: tab })} className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
+        // A tab filters the list the visitor is looking at: the page keeps its scroll position.
+        <Link key={tab} to={link({ price: tab })} preventScrollReset className={`tab${state.price === tab ? ' tab-active' : ''}`} aria-current={state.price === tab ? 'page' : undefined}>
           {t(`tabs.${tab}`)}
         </Link>
       ))}
@@ -104,14 +105,14 @@ export function CategoryField({ id, ...select }: SelectProps) {
   )
 }
 
-/** The three sorts of spec §2. */
-export function SortField({ id, ...select }: SelectProps) {
+/** The three sorts of spec §2; `sorts` when the page offers others too (the personal library's recentlyAdded). */
+export function SortField({ id, sorts = SORT_OPTIONS, ...select }: SelectProps & { sorts?: readonly LibrarySortOption[] }) {
   const { t } = useTranslation('catalogue')
   return (
     <div className="field">
       <label htmlFor={id}>{t('sort.label')}</label>
       <select id={id} {...select}>
-        {SORT_OPTIONS.map((sort) => (
+        {sorts.map((sort) => (
           <option key={sort} value={sort}>
             {t(`sort.${sort}`)}
           </option>

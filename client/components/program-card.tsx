@@ -2,6 +2,7 @@ import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 import type { ProgramSummary } from '../../shared/catalogue.ts'
+import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary, type LibraryState } from '../lib/catalogue/library-state.ts'
 import { PriceLabel } from './price-label.tsx'
 import { ProgramIcon } from './program-icon.tsx'
@@ -23,13 +24,13 @@ export function LibraryButton({ library, program, t }: { library: LibraryState; 
   )
 }
 
-function ProgramCard({ program, t, language, library }: { program: ProgramSummary; t: TFunction<'catalogue'>; language: string; library: LibraryState | null }) {
+function ProgramCard({ program, t, language, library, href }: { program: ProgramSummary; t: TFunction<'catalogue'>; language: string; library: LibraryState | null; href: (to: string) => string }) {
   return (
     <li className="program-card card">
       <ProgramIcon id={program.id} name={program.name} />
       <div className="program-card-body">
         <h3>
-          <Link to={`${library ? '/@' : ''}/programs/${program.id}`}>{program.name}</Link>
+          <Link to={href(`/programs/${program.id}`)}>{program.name}</Link>
         </h3>
         <p className="program-card-developer">{program.developer.name}</p>
         {/* English where not translated into the page's language: marked so for screen readers. */}
@@ -53,10 +54,11 @@ function ProgramCard({ program, t, language, library }: { program: ProgramSummar
 export function ProgramGrid({ programs }: { programs: ProgramSummary[] }) {
   const { t, i18n } = useTranslation('catalogue')
   const library = useLibrary()
+  const href = useCatalogueHref()
   return (
     <ul className="program-grid">
       {programs.map((program) => (
-        <ProgramCard key={program.id} program={program} t={t} language={i18n.language} library={library} />
+        <ProgramCard key={program.id} program={program} t={t} language={i18n.language} library={library} href={href} />
       ))}
     </ul>
   )

@@ -13,7 +13,7 @@ import { BrandLink } from './brand-link.tsx'
  * summary's state, Escape closes the menu and gives the focus back to its button, and the menu
  * closes when the visitor navigates.
  */
-export function SiteHeader({ home, children }: { home?: string; children: ReactNode }) {
+export function SiteHeader({ children }: { children: ReactNode }) {
   const { t } = useTranslation('common')
   const menu = useRef<HTMLDetailsElement>(null)
   // Unset on the server: without scripts nothing would keep `aria-expanded` true, and a summary
@@ -27,7 +27,7 @@ export function SiteHeader({ home, children }: { home?: string; children: ReactN
   }, [key])
   return (
     <header className="site-header">
-      <BrandLink to={home} />
+      <BrandLink />
       <nav className="site-nav" aria-label={t('nav.main')}>
         <details
           ref={menu}

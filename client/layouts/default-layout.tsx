@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
+import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { SiteHeader } from '../components/site-header.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
 import type { RouteHandle } from '../lib/namespaces.ts'
@@ -76,14 +77,16 @@ export function DefaultLayout() {
   const { t } = useTranslation()
   const matches = useMatches()
   const showFooter = matches.every((match) => (match.handle as RouteHandle | undefined)?.footer !== false)
+  // The layout also frames a signed-in page (/streaming): its links then go to the twins under /@.
+  const href = useCatalogueHref()
   return (
     <div className="layout-default">
       <a className="skip-link" href="#content">
         {t('nav.skipToContent')}
       </a>
       <SiteHeader>
-        <Link to="/library">{t('nav.library')}</Link>
-        <Link to="/files">{t('nav.files')}</Link>
+        <Link to={href('/library')}>{t('nav.library')}</Link>
+        <Link to={href('/files')}>{t('nav.files')}</Link>
         <LanguageSwitcher />
         <AccountLinks />
       </SiteHeader>

@@ -1,6 +1,6 @@
 import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
-import { NavLink, Outlet, useLocation, useNavigate, useRouteLoaderData } from 'react-router'
+import { NavLink, Outlet, useNavigate, useRouteLoaderData } from 'react-router'
 import { UserAvatar } from '../components/user-avatar.tsx'
 import { LanguageSwitcher, cookieLocale, switchTabLocale } from '../components/language-switcher.tsx'
 import { onSignedOut } from '../lib/session-state.ts'
@@ -8,15 +8,11 @@ import type { SignedInData } from '../lib/guards.ts'
 import { SiteHeader } from '../components/site-header.tsx'
 import { SiteFooter } from './default-layout.tsx'
 
-/** Spec §2: the /@ pages use the logged-in layout and scroll to the top on navigation. */
+/** Spec §2: the /@ pages use the logged-in layout (their scroll to the top is the root's ScrollRestoration). */
 export function SignedInLayout() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const { user } = useRouteLoaderData('signed-in') as SignedInData
-  const { pathname } = useLocation()
   const navigate = useNavigate()
-  useEffect(() => {
-    window.scrollTo(0, 0)
-  }, [pathname])
   // A sign-in may have set the account's own language (issue 11) while this tab showed another.
   useEffect(() => {
     const locale = cookieLocale()
@@ -29,7 +25,7 @@ export function SignedInLayout() {
       <a className="skip-link" href="#content">
         {t('common:nav.skipToContent')}
       </a>
-      <SiteHeader home="/@">
+      <SiteHeader>
         <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
         <NavLink to="/@/programs" end={false}>
           {t('auth:nav.programs')}

@@ -1,12 +1,13 @@
 import { redirect } from 'react-router'
-import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type PriceFilter, type ProgramPage, type SortOption } from '../../shared/catalogue.ts'
+import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type PriceFilter, type ProgramPage } from '../../shared/catalogue.ts'
 
 // A listing's state lives in the URL query (shareable, server-rendered, survives reload and
 // back/forward). A hand-edited URL with odd values gets the defaults, not an error page.
 
 export interface ListingState {
   price: PriceFilter
-  sort: SortOption
+  /** One of the page's sorts: spec §2's three, and on the personal library also recentlyAdded. */
+  sort: LibrarySortOption
   category: string
   q: string
   mine: boolean
@@ -17,11 +18,12 @@ function oneOf<T extends string>(value: string | null, allowed: readonly T[], fa
   return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : fallback
 }
 
-export function readListingState(params: URLSearchParams): ListingState {
+/** The state in a URL query; `sorts` are the sorts the page offers (an unknown one is the default). */
+export function readListingState(params: URLSearchParams, sorts: readonly LibrarySortOption[] = SORT_OPTIONS): ListingState {
   const page = Number(params.get('page'))
   return {
     price: oneOf(params.get('price'), LIBRARY_FILTER_TABS, 'all'),
-    sort: oneOf(params.get('sort'), SORT_OPTIONS, 'namePopular'),
+    sort: oneOf(params.get('sort'), sorts, 'namePopular'),
     category: oneOf(params.get('category'), [ALL_CATEGORIES, ...PROGRAM_CATEGORIES], ALL_CATEGORIES),
     q: (params.get('q') ?? '').slice(0, 100),
     mine: params.get('mine') === '1',

@@ -1,28 +1,17 @@
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { MAINTENANCE_STORAGE_KEY, VERSION_POLL_INTERVAL_MS } from '../../shared/constants.ts'
-import type { VersionResponse } from '../../shared/types.ts'
-import { showPersistentNotice } from './toasts.ts'
-import { isPollingExcluded, versionWatchStep, type VersionWatchState } from './version-watch.ts'
+import { POLLING_EXCLUDED_PREFIXES } from '../../shared/constants.ts'
+import type { VersionWatchState } from './version-watch.ts'
 
-function readStored(): string | null {
-  try {
-    return sessionStorage.getItem(MAINTENANCE_STORAGE_KEY)
-  } catch {
-    return null
-  }
+/** Spec §2: no maintenance and version polling on /streaming and /sharing. */
+export function isPollingExcluded(pathname: string): boolean {
+  return POLLING_EXCLUDED_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`))
 }
 
-function writeStored(value: string | null): void {
-  try {
-    if (value === null) sessionStorage.removeItem(MAINTENANCE_STORAGE_KEY)
-    else sessionStorage.setItem(MAINTENANCE_STORAGE_KEY, value)
-  } catch {
-    // Storage can be disabled; the notice still shows, it just may show again after a reload.
-  }
-}
-
-/** Polls /api/version on mount and every 6 s (spec §4, §9), except on /streaming and /sharing. */
+/**
+ * Polls /api/version on mount and every 6 s (spec §4, §9), except on /streaming and /sharing.
+ * The polling (version-polling.ts) loads after the mount, outside the page's first JS.
+ */
 export function useVersionPolling(pathname: string): void {
   const { t, i18n } = useTranslation()
   const state = useRef<VersionWatchState>({ firstVersion: null, versionNoticeShown: false })
@@ -30,35 +19,18 @@ export function useVersionPolling(pathname: string): void {
 
   useEffect(() => {
     if (excluded) return
+    let stop: (() => void) | undefined
     let cancelled = false
-    const poll = async (): Promise<void> => {
-      let body: VersionResponse
-      try {
-        const response = await fetch('/api/version', { headers: { accept: 'application/json' }, credentials: 'same-origin' })
-        if (!response.ok) throw new Error(`HTTP ${response.status}`)
-        body = (await response.json()) as VersionResponse
-      } catch (error) {
-        // Spec §7: a failed poll yields no data and is only logged.
-        console.warn('version check failed', error)
-        return
-      }
-      if (cancelled) return
-      const step = versionWatchStep(state.current, body, readStored())
-      state.current = step.state
-      if (step.storeMaintenance !== undefined) writeStored(step.storeMaintenance)
-      if (step.announceMaintenance) {
-        const time = new Intl.DateTimeFormat(i18n.language, { dateStyle: 'full', timeStyle: 'short' }).format(new Date(step.announceMaintenance))
-        showPersistentNotice({ kind: 'error', title: t('maintenanceMode.title'), description: t('maintenanceMode.description', { time }) })
-      }
-      if (step.announceNewVersion) {
-        showPersistentNotice({ kind: 'success', title: t('appVersion.title'), description: t('appVersion.description') })
-      }
-    }
-    void poll()
-    const timer = setInterval(() => void poll(), VERSION_POLL_INTERVAL_MS)
+    import('./version-polling.ts').then(
+      ({ startVersionPolling }) => {
+        if (!cancelled) stop = startVersionPolling(state, t, i18n)
+      },
+      // Like a failed poll (spec §7): only logged.
+      (error: unknown) => console.warn('version check failed', error),
+    )
     return () => {
       cancelled = true
-      clearInterval(timer)
+      stop?.()
     }
   }, [excluded, t, i18n])
 }

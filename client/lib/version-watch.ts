@@ -1,5 +1,4 @@
 import type { VersionResponse } from '../../shared/types.ts'
-import { POLLING_EXCLUDED_PREFIXES } from '../../shared/constants.ts'
 
 // Spec §4 "Maintenance notice" and "Version notice", as a pure step so it can be tested alone.
 
@@ -48,8 +47,4 @@ export function versionWatchStep(state: VersionWatchState, response: VersionResp
     next = { ...state, versionNoticeShown: true }
   }
   return { state: next, storeMaintenance, announceMaintenance, announceNewVersion }
-}
-
-export function isPollingExcluded(pathname: string): boolean {
-  return POLLING_EXCLUDED_PREFIXES.some((prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`))
 }

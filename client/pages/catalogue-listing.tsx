@@ -1,12 +1,13 @@
 import { useTranslation } from 'react-i18next'
-import { Form, Link, useLoaderData, useLocation, useNavigation, useSubmit, type LoaderFunctionArgs, type Params } from 'react-router'
+import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs, type Params } from 'react-router'
 import {
   DEFAULT_PAGE_SIZE,
   type LicenseType,
   type ProgramCategory,
   type ProgramPage,
 } from '../../shared/catalogue.ts'
-import { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, useListingLink } from '../components/listing-parts.tsx'
+import { ListingFilters } from '../components/listing-filters.tsx'
+import { Pagination, PriceTabs } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
 import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
@@ -15,7 +16,8 @@ import { useLibrary } from '../lib/catalogue/library-state.ts'
 // The signed-in library page (my-library.tsx) takes the listing's parts from here, so that they
 // ship in this page's chunk rather than in a shared chunk of their own: one file fewer for every
 // visitor of a public listing (0.3 kB gzip of the 130 kB budget, issue 15).
-export { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, useListingLink }
+export { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage }
+export type { ListingState }
 
 export interface Organisation {
   id: string
@@ -122,42 +124,13 @@ export function Component() {
   const { scope, state, result } = useLoaderData() as ListingData
   const { t } = useTranslation(['catalogue', 'common'])
   const location = useLocation()
-  const submit = useSubmit()
   const navigation = useNavigation()
-  // What narrows the list (the sort only orders it); a category page's own category is no filter.
-  const activeFilters = [state.q !== '', scope.kind !== 'category' && state.category !== 'all', state.mine].filter(Boolean).length
 
   return (
     <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
       <ScopeHeader scope={scope} total={result.total} />
 
-      <FiltersDisclosure active={activeFilters}>
-        <Form
-          method="get"
-          role="search"
-          className="listing-filters"
-          onChange={(event) => {
-            // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
-            const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
-            if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget)
-          }}
-        >
-          <div className="field field-search">
-            <label htmlFor="listing-q">{t('catalogue:filters.search')}</label>
-            <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('catalogue:filters.searchPlaceholder')} maxLength={100} />
-          </div>
-          {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
-          {scope.kind !== 'category' ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
-          <SortField id="listing-sort" name="sort" defaultValue={state.sort} />
-          <div className="field field-check">
-            <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
-            <label htmlFor="listing-mine">{t('catalogue:filters.myLanguage')}</label>
-          </div>
-          <button type="submit" className="button">
-            {t('catalogue:filters.submit')}
-          </button>
-        </Form>
-      </FiltersDisclosure>
+      <ListingFilters state={state} category={scope.kind !== 'category'} />
 
       <PriceTabs state={state} />
 

@@ -1,15 +1,15 @@
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, useLocation, useNavigate, useNavigation, type LoaderFunctionArgs } from 'react-router'
-import { DEFAULT_PAGE_SIZE, type ProgramPage } from '../../shared/catalogue.ts'
+import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs } from 'react-router'
+import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, type ProgramPage } from '../../shared/catalogue.ts'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
-import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { LibraryProvider } from '../lib/library.tsx'
 // Through the public listing's module, so that they ship in its chunk (see there).
-import { CategoryField, FiltersDisclosure, Pagination, PriceTabs, SortField, useListingLink } from './catalogue-listing.tsx'
+import { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage, type ListingState } from './catalogue-listing.tsx'
 
 // /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
-// the category filter of spec §2 (GET /api/user/programs takes the public listing's query).
+// the category filter of spec §2, and (issue 15) the public listing's search box and a "recently
+// added" sort (GET /api/user/programs takes the public listing's query, and sort=recentlyAdded).
 
 interface MyLibraryData {
   state: ListingState
@@ -18,9 +18,10 @@ interface MyLibraryData {
 
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<MyLibraryData> {
   const url = new URL(request.url)
-  const state = readListingState(url.searchParams)
+  const state = readListingState(url.searchParams, LIBRARY_SORT_OPTIONS)
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   if (state.category !== 'all') query.set('category', state.category)
+  if (state.q) query.set('q', state.q)
   const result = await apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal)
   // Past the last page (a removal emptied it, or a hand-edited URL): the last page (issue 15).
   redirectPastLastPage(url, state, result)
@@ -31,10 +32,8 @@ export function Component() {
   const { state, result } = useLoaderData() as MyLibraryData
   const { t } = useTranslation(['auth', 'catalogue', 'common'])
   const location = useLocation()
-  const navigate = useNavigate()
   const navigation = useNavigation()
-  const link = useListingLink(state)
-  const filtered = state.price !== 'all' || state.category !== 'all'
+  const filtered = state.price !== 'all' || state.category !== 'all' || state.q !== ''
 
   return (
     <main id="content" className="listing" aria-busy={navigation.state === 'loading'}>
@@ -43,12 +42,7 @@ export function Component() {
         <p>{t('auth:library.lead')}</p>
       </header>
 
-      <FiltersDisclosure active={Number(state.category !== 'all')}>
-        <div className="listing-filters">
-          <CategoryField id="library-category" value={state.category} onChange={(event) => void navigate(link({ category: event.target.value }))} />
-          <SortField id="library-sort" value={state.sort} onChange={(event) => void navigate(link({ sort: event.target.value as ListingState['sort'] }))} />
-        </div>
-      </FiltersDisclosure>
+      <ListingFilters state={state} languageFilter={false} sorts={LIBRARY_SORT_OPTIONS} />
 
       <PriceTabs state={state} />
 

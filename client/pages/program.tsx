@@ -7,6 +7,7 @@ import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet } from '../lib/api.ts'
+import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary } from '../lib/catalogue/library-state.ts'
 
 export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramDetail> {
@@ -36,11 +37,10 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
   const program = useLoaderData() as ProgramDetail
   const { t, i18n } = useTranslation(['catalogue', 'common', 'checkout'])
   const { t: catalogueT } = useTranslation('catalogue')
-  // Under /@ the page is the signed-in twin: add/remove, links to the other signed-in pages, and
-  // publisher and licence as text (their pages have no twin).
+  // Under /@ the page is the signed-in twin: add/remove, and every catalogue link goes to a twin.
   const library = useLibrary()
+  const href = useCatalogueHref()
   const location = useLocation()
-  const base = library ? '/@' : ''
   // The program's texts are English where not translated into the page's language: say so, for screen readers and translation tools.
   const textLang = program.textLanguage === i18n.language ? undefined : program.textLanguage
   return (
@@ -53,13 +53,9 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
             {program.summary}
           </p>
           <p className="program-card-meta">
-            {library ? (
-              <span className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</span>
-            ) : (
-              <Link to={`/license-type/${program.licenseType}`} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
-                {t(`catalogue:licenseTypes.${program.licenseType}`)}
-              </Link>
-            )}
+            <Link to={href(`/license-type/${program.licenseType}`)} className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>
+              {t(`catalogue:licenseTypes.${program.licenseType}`)}
+            </Link>
             <PriceLabel program={program} t={catalogueT} language={i18n.language} />
           </p>
           {/* A visitor signs in first and comes back to this page's signed-in twin. */}
@@ -111,24 +107,22 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
           <dl>
             <dt>{t('catalogue:program.developer')}</dt>
             <dd>
-              <Link to={`${base}/developer/${program.developer.id}`}>{program.developer.name}</Link>
+              <Link to={href(`/developer/${program.developer.id}`)}>{program.developer.name}</Link>
             </dd>
             <dt>{t('catalogue:program.publisher')}</dt>
-            <dd>{library ? program.publisher.name : <Link to={`/publisher/${program.publisher.id}`}>{program.publisher.name}</Link>}</dd>
+            <dd>
+              <Link to={href(`/publisher/${program.publisher.id}`)}>{program.publisher.name}</Link>
+            </dd>
             <dt>{t('catalogue:program.licenseType')}</dt>
             <dd>
-              {library ? (
-                t(`catalogue:licenseTypes.${program.licenseType}`)
-              ) : (
-                <Link to={`/license-type/${program.licenseType}`}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</Link>
-              )}
+              <Link to={href(`/license-type/${program.licenseType}`)}>{t(`catalogue:licenseTypes.${program.licenseType}`)}</Link>
             </dd>
             <dt>{t('catalogue:program.categories')}</dt>
             <dd>
               {program.categories.map((category, index) => (
                 <span key={category}>
                   {index > 0 ? ', ' : null}
-                  <Link to={`${base}/category/${category}`}>{t(`common:categories.${category}`)}</Link>
+                  <Link to={href(`/category/${category}`)}>{t(`common:categories.${category}`)}</Link>
                 </span>
               ))}
             </dd>

@@ -8,7 +8,8 @@ import * as program from './program.tsx'
 import { PurchaseActions } from './checkout/purchase-actions.tsx'
 
 // The catalogue pages under /@ (/@/programs, /@/programs/{id}, /@/category/{id},
-// /@/developer/{id}): the public pages' data plus which programs are in the user's library.
+// /@/developer/{id}, /@/publisher/{id}, /@/license-type/{id}; client/lib/catalogue/twins.ts): the
+// public pages' data plus which programs are in the user's library.
 
 interface WithLibrary {
   libraryIds: string[]

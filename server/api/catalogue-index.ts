@@ -1,4 +1,4 @@
-import type { ApiSortOption, ProgramPage } from '../../shared/catalogue.ts'
+import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../shared/catalogue.ts'
 import type { Locale } from '../../shared/locales.ts'
 import type { Database } from '../db/database.ts'
 import { programsByIds, type ProgramQuery } from './catalogue-repository.ts'
@@ -37,6 +37,7 @@ interface Entry {
 interface State {
   version: string | null
   orders: Record<ApiSortOption, Entry[]>
+  byId: Map<string, Entry>
   /** trigram → the entries whose search text has it */
   trigrams: Map<string, Entry[]>
   /** The same for the translated summaries of one language, made when a typo is first looked for in it. */
@@ -152,7 +153,7 @@ export class CatalogueIndex {
       updatedOn: row.updated_on.slice(0, 10),
     }))
     const orders = Object.fromEntries(Object.entries(COMPARE).map(([sort, compare]) => [sort, [...entries].sort(compare)])) as State['orders']
-    return { version, orders, trigrams: trigramIndex(entries, (entry) => entry.searchText), translatedTrigrams: new Map() }
+    return { version, orders, trigrams: trigramIndex(entries, (entry) => entry.searchText), translatedTrigrams: new Map(), byId: new Map(entries.map((entry) => [entry.id, entry])) }
   }
 
   /** Loads the index; a failed load (database away) is forgotten, so the next request tries again. */
@@ -198,9 +199,14 @@ export class CatalogueIndex {
     return out
   }
 
-  /** A page of the listing, texts in `locale` where translated; `within` narrows it to those programs (a user's library). */
-  async list(query: ProgramQuery, within?: ReadonlySet<string>, locale: Locale = 'en'): Promise<ProgramPage> {
+  /**
+   * A page of the listing, texts in `locale` where translated. `library` narrows it to a user's
+   * library: its program ids, newest first, which is also the order of the library's own sort,
+   * recentlyAdded (issue 15).
+   */
+  async list(query: Omit<ProgramQuery, 'sort'> & { sort: UserLibraryApiSortOption }, library?: readonly string[], locale: Locale = 'en'): Promise<ProgramPage> {
     const state = await this.current()
+    const within = library === undefined ? undefined : new Set(library)
     const q = normaliseQuery(query.q)
     const category = query.category && query.category !== 'all' ? query.category : undefined
     const keep = (e: Entry) =>
@@ -211,7 +217,10 @@ export class CatalogueIndex {
       (query.licenseType === undefined || e.licenseType === query.licenseType) &&
       (query.price === 'all' || e.isFree === (query.price === 'free')) &&
       (query.language === undefined || e.languages.has(query.language))
-    const ordered = state.orders[query.sort]
+    let ordered: Entry[]
+    if (query.sort !== 'recentlyAdded') ordered = state.orders[query.sort]
+    else if (library) ordered = library.flatMap((id) => state.byId.get(id) ?? [])
+    else throw new Error('the recentlyAdded sort needs a library')
     let matches: Entry[]
     if (q === '') {
       matches = ordered.filter(keep)

@@ -21,7 +21,7 @@ const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
 export const Id = Type.String({ minLength: 1, maxLength: 100 })
 
 /** A plain JSON-schema enum, so a rejected value is answered with the list of allowed ones. */
-function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string } = {}): TUnsafe<T> {
+export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string } = {}): TUnsafe<T> {
   return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
 }
 

@@ -13,6 +13,7 @@ import {
   exportUser,
   getUser,
   libraryIds,
+  libraryNewestFirst,
   recordSignIn,
   removeAvatar,
   removeFromLibrary,
@@ -26,7 +27,8 @@ import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupporte
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
-import { Id, ProgramListQuery, ProgramPage, textLocale } from './catalogue.ts'
+import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
+import { USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
@@ -45,6 +47,12 @@ const UserRecord = Type.Object({
   timeJoined: Type.String({ description: 'ISO time the account was made.' }),
   librarySize: Type.Integer(),
 })
+
+/** GET /api/user/programs: the public listing's query; `sort` also takes recentlyAdded (newest added first). */
+const UserProgramListQuery = Type.Object(
+  { ...ProgramListQuery.properties, sort: StringEnum(USER_LIBRARY_API_SORT_OPTIONS, { default: 'namePopular' }) },
+  { additionalProperties: false },
+)
 
 const LibraryChange = Type.Object({ programId: Type.String(), inLibrary: Type.Boolean(), librarySize: Type.Integer() })
 
@@ -229,10 +237,11 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     },
   )
 
-  // The personal library: the same filters, search and sorts as the public listing.
-  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) => {
+  // The personal library: the same filters, search and sorts as the public listing, and its own
+  // "recently added" (issue 15).
+  api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: UserProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) => {
     const user = await activeUser(request)
-    return app.catalogue.list(request.query, await libraryIds(db, user.id), textLocale(request, reply))
+    return app.catalogue.list(request.query, await libraryNewestFirst(db, user.id), textLocale(request, reply))
   })
 
   // Which programs are in the library, for the add/remove state of the catalogue pages under /@.

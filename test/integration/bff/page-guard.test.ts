@@ -66,7 +66,8 @@ t.test('the server-side route guard follows the session from sign-up to a signed
     t.match(await page('/'), { status: 302, location: '/@' }, 'a fully signed-in user leaves the public pages')
     t.match(await page('/programs/blender'), { status: 302, location: '/@/programs/blender' }, 'for the signed-in twin')
     t.match(await page('/category/3d?sort=nameAsc'), { status: 302, location: '/@/category/3d?sort=nameAsc' })
-    t.match(await page('/publisher/blender-foundation'), { status: 302, location: '/@' }, 'no twin: the signed-in home')
+    t.match(await page('/publisher/blender-foundation'), { status: 302, location: '/@/publisher/blender-foundation' }, 'issue 15: publishers have a twin too')
+    t.match(await page('/check-email'), { status: 302, location: '/@' }, 'no twin: the signed-in home')
     t.equal((await page('/login')).status, 200, 'login-related pages skip the check')
   })
 

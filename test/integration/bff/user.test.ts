@@ -85,6 +85,16 @@ t.test('the user record', async (t) => {
     t.same(await ids('?price=free&category=graphics'), ['gimp'])
     t.same(await ids('?q=blend'), ['blender'])
     t.equal((await tab.get('/api/user/programs?sort=sideways')).statusCode, 400)
+    // Issue 15: "recently added", newest first, with the other filters; its own days, so the order
+    // is neither the order of the adds above nor the names'.
+    for (const [id, day] of [['blender', '2026-03-03'], ['autodesk-maya', '2026-03-01'], ['gimp', '2026-03-02']]) {
+      await stack.db.query('UPDATE api.user_programs SET added_at = $3 WHERE user_id = $1 AND program_id = $2', [userId, id, day])
+    }
+    t.same(await ids('?sort=recentlyAdded'), ['blender', 'gimp', 'autodesk-maya'])
+    t.same(await ids('?sort=recentlyAdded&price=free'), ['blender', 'gimp'])
+    t.same(await ids('?sort=recentlyAdded&pageSize=1&page=2'), ['gimp'])
+    t.same(await ids('?sort=recentlyAdded&q=gimp'), ['gimp'])
+    t.same(await ids('?q=blender'), ['blender'], 'the search box of the library')
     t.equal((await tab.get('/api/user')).json().librarySize, 3)
     const removed = await tab.put('/api/user/program/blender')
     t.equal(removed.statusCode, 404, 'PUT is not a way to change the library')

@@ -1,0 +1,78 @@
+import { useEffect, useRef } from 'react'
+import { useTranslation } from 'react-i18next'
+import { Form, useSubmit } from 'react-router'
+import { SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
+import type { ListingState } from '../lib/catalogue-query.ts'
+import { CategoryField, FiltersDisclosure, SortField } from './listing-parts.tsx'
+
+// The search and filter form of a program listing — the public catalogue, its signed-in twins and
+// the user's own library (issue 15) — as a GET form, so it works before scripts load or without
+// them: submitting reloads the same page with the query in the URL. On a phone it folds behind
+// the Filters button (FiltersDisclosure), which says how many filters are in use.
+
+interface ListingFiltersProps {
+  state: ListingState
+  /** Whether the category select shows (not on a category's own page). */
+  category?: boolean
+  /** Whether the "in my language" box shows (the public catalogue's). */
+  languageFilter?: boolean
+  /** The sorts the page offers; the personal library adds recentlyAdded. */
+  sorts?: readonly LibrarySortOption[]
+}
+
+export function ListingFilters({ state, category = true, languageFilter = true, sorts = SORT_OPTIONS }: ListingFiltersProps) {
+  const { t } = useTranslation('catalogue')
+  const submit = useSubmit()
+  const form = useRef<HTMLFormElement>(null)
+  // Uncontrolled fields show the URL's state when they mount; back and forward change the state
+  // without remounting them, so they are set again (setting a field to its own value keeps focus).
+  useEffect(() => {
+    const fields = form.current?.elements
+    if (!fields) return
+    const values: Record<string, string> = { q: state.q, category: state.category, sort: state.sort }
+    for (const [name, value] of Object.entries(values)) {
+      const field = fields.namedItem(name) as HTMLInputElement | HTMLSelectElement | null
+      if (field) field.value = value
+    }
+    const mine = fields.namedItem('mine') as HTMLInputElement | null
+    if (mine) mine.checked = state.mine
+  }, [state.q, state.category, state.sort, state.mine])
+
+  // What narrows the list (the sort only orders it); a category page's own category is no filter.
+  const active = [state.q !== '', category && state.category !== 'all', languageFilter && state.mine].filter(Boolean).length
+
+  return (
+    <FiltersDisclosure active={active}>
+      <Form
+        ref={form}
+        method="get"
+        role="search"
+        className="listing-filters"
+        // Issue 15: a visitor using the filters stays where the filters are; a new list is not a new page.
+        preventScrollReset
+        onChange={(event) => {
+          // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
+          const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
+          if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget, { preventScrollReset: true })
+        }}
+      >
+        <div className="field field-search">
+          <label htmlFor="listing-q">{t('filters.search')}</label>
+          <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
+        </div>
+        {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
+        {category ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
+        <SortField id="listing-sort" name="sort" defaultValue={state.sort} sorts={sorts} />
+        {languageFilter ? (
+          <div className="field field-check">
+            <input id="listing-mine" type="checkbox" name="mine" value="1" defaultChecked={state.mine} />
+            <label htmlFor="listing-mine">{t('filters.myLanguage')}</label>
+          </div>
+        ) : null}
+        <button type="submit" className="button">
+          {t('filters.submit')}
+        </button>
+      </Form>
+    </FiltersDisclosure>
+  )
+}
