@@ -9,6 +9,7 @@ import { applySeed, readSeed } from '../../server/api/catalogue-seed.ts'
 import { openPostgres } from '../../server/db/postgres.ts'
 import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET } from '../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
+import { signInForm, Tab } from './support.ts'
 
 // Several instances (issue 14): PostgreSQL, Redis and HAProxy from Debian's packages in front of
 // two BFFs, two APIs and two auth cores, each a real `node dist/server/main.js <role>` process,
@@ -109,54 +110,6 @@ function haproxyConfig(ports: { bff: number; api: number }, bffs: Service[], api
   ].join('\n')
 }
 
-/** A browser: its cookies, its address (X-Forwarded-For, believed from 127.0.0.1 by TRUST_PROXY), the BFF's anti-forgery headers. */
-class Tab {
-  readonly cookies = new Map<string, string>()
-  constructor(
-    private readonly appUrl: string,
-    readonly ip: string,
-  ) {}
-
-  async send(base: string, method: string, urlPath: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-    const response = await fetch(`${base}${urlPath}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        origin: new URL(this.appUrl).origin,
-        rid: 'anti-csrf',
-        'fdi-version': '4.2',
-        'x-forwarded-for': this.ip,
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(15_000),
-    })
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';')
-      const name = pair.slice(0, pair.indexOf('='))
-      const value = pair.slice(pair.indexOf('=') + 1)
-      if (value === '' || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name)
-      else this.cookies.set(name, value)
-    }
-    const text = await response.text()
-    let json: Record<string, unknown> = {}
-    try {
-      json = JSON.parse(text) as Record<string, unknown>
-    } catch {
-      // not JSON: the status says enough
-    }
-    return { status: response.status, json }
-  }
-
-  get accessToken(): string {
-    return this.cookies.get('sAccessToken') ?? ''
-  }
-}
-
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
-
 async function cluster(adminUrl: string): Promise<void> {
   const dbName = `softshelf_cluster_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -252,12 +205,12 @@ async function cluster(adminUrl: string): Promise<void> {
   const signedIn = async (bff: string, email: string, password = 'correct horse battery'): Promise<Tab> => {
     people += 1
     const tab = new Tab(appUrl, `198.51.100.${people}`)
-    const signUp = await tab.send(bff, 'POST', '/auth/signup', form(email, password))
+    const signUp = await tab.sendTo(bff, 'POST', '/auth/signup', signInForm(email, password))
     if (signUp.json.status !== 'OK') throw new Error(`sign-up of ${email} failed: ${JSON.stringify(signUp)}`)
     const link = /https?:\/\/\S+verify-email\?token=[A-Za-z0-9_-]+/.exec(decodeQuotedPrintable((await mailTo(email)).raw))?.[0]
-    const verified = await tab.send(bff, 'POST', '/auth/user/email/verify', { method: 'token', token: new URL(link!).searchParams.get('token') })
+    const verified = await tab.sendTo(bff, 'POST', '/auth/user/email/verify', { method: 'token', token: new URL(link!).searchParams.get('token') })
     if (verified.json.status !== 'OK') throw new Error(`verification of ${email} failed: ${JSON.stringify(verified)}`)
-    const accepted = await tab.send(bff, 'POST', '/api/user/accept-tos', { isInMailList: false })
+    const accepted = await tab.sendTo(bff, 'POST', '/api/user/accept-tos', { isInMailList: false })
     if (accepted.status !== 200) throw new Error(`accepting the terms failed: ${JSON.stringify(accepted)}`)
     return tab
   }
@@ -280,14 +233,14 @@ async function cluster(adminUrl: string): Promise<void> {
 
   await t.test('a) a session made through one BFF works through the other; signing out on one ends it on both', async (t) => {
     const tab = await signedIn(bff1.url, 'crossing@example.com')
-    const me = await tab.send(bff2.url, 'GET', '/api/user')
+    const me = await tab.sendTo(bff2.url, 'GET', '/api/user')
     t.equal(me.status, 200, 'BFF 2 knows the session BFF 1 made')
     t.equal(me.json.email, 'crossing@example.com')
     const token = tab.accessToken
-    t.equal((await tab.send(bff2.url, 'POST', '/auth/signout')).status, 200, 'signed out through BFF 2')
+    t.equal((await tab.sendTo(bff2.url, 'POST', '/auth/signout')).status, 200, 'signed out through BFF 2')
     const old = new Tab(appUrl, tab.ip)
     old.cookies.set('sAccessToken', token)
-    await until('BFF 1 refuses the ended session', async () => (await old.send(bff1.url, 'GET', '/api/user')).status === 401, 5_000)
+    await until('BFF 1 refuses the ended session', async () => (await old.sendTo(bff1.url, 'GET', '/api/user')).status === 401, 5_000)
     t.pass('BFF 1 refuses the old token too (the revocation list, read from either core)')
   })
 
@@ -295,25 +248,25 @@ async function cluster(adminUrl: string): Promise<void> {
     await signedIn(bff1.url, 'blocked@example.com', 'the right password')
     const tab = new Tab(appUrl, '203.0.113.10')
     const codes: number[] = []
-    for (let i = 0; i < 5; i++) codes.push((await tab.send(i % 2 === 0 ? bff1.url : bff2.url, 'POST', '/auth/signin', form('blocked@example.com', 'a wrong password'))).status)
+    for (let i = 0; i < 5; i++) codes.push((await tab.sendTo(i % 2 === 0 ? bff1.url : bff2.url, 'POST', '/auth/signin', signInForm('blocked@example.com', 'a wrong password'))).status)
     t.same(codes, [200, 200, 200, 200, 429], 'five failures over both BFFs block the email')
-    const right = await tab.send(bff2.url, 'POST', '/auth/signin', form('blocked@example.com', 'the right password'))
+    const right = await tab.sendTo(bff2.url, 'POST', '/auth/signin', signInForm('blocked@example.com', 'the right password'))
     t.equal(right.status, 429, 'blocked through BFF 2 as well, the right password too')
     t.equal(right.json.status, 'ACCOUNT_BLOCKED')
 
     // AUTH_RATE_LIMIT_MAX=6 per IP: counted in Redis, whichever BFF answers.
     const visitor = new Tab(appUrl, '203.0.113.20')
     const limited: number[] = []
-    for (let i = 0; i < 7; i++) limited.push((await visitor.send(i % 2 === 0 ? bff1.url : bff2.url, 'POST', '/auth/signin', form(`nobody-${i}@example.com`, 'whatever it is'))).status)
+    for (let i = 0; i < 7; i++) limited.push((await visitor.sendTo(i % 2 === 0 ? bff1.url : bff2.url, 'POST', '/auth/signin', signInForm(`nobody-${i}@example.com`, 'whatever it is'))).status)
     t.same(limited, [200, 200, 200, 200, 200, 200, 429], 'the seventh write, the fourth on BFF 1, is refused')
-    const other = await new Tab(appUrl, '203.0.113.21').send(bff2.url, 'POST', '/auth/signin', form('nobody-x@example.com', 'whatever it is'))
+    const other = await new Tab(appUrl, '203.0.113.21').sendTo(bff2.url, 'POST', '/auth/signin', signInForm('nobody-x@example.com', 'whatever it is'))
     t.equal(other.status, 200, 'another address is counted apart')
   })
 
   await t.test('c) a library write through one BFF or API is read through the other at once', async (t) => {
     const tab = await signedIn(edge.bff, 'library@example.com')
-    t.equal((await tab.send(bff1.url, 'POST', '/api/user/program/blender')).status, 200)
-    t.same((await tab.send(bff2.url, 'GET', '/api/user/program-ids')).json.programIds, ['blender'], 'through BFF 2, the next request')
+    t.equal((await tab.sendTo(bff1.url, 'POST', '/api/user/program/blender')).status, 200)
+    t.same((await tab.sendTo(bff2.url, 'GET', '/api/user/program-ids')).json.programIds, ['blender'], 'through BFF 2, the next request')
     const added = await fetch(`${api2.url}/api/user/program/gimp`, { method: 'POST', headers: bearer(tab) })
     t.equal(added.status, 200)
     const read = (await (await fetch(`${api1.url}/api/user/program-ids`, { headers: bearer(tab) })).json()) as { programIds: string[] }
@@ -367,7 +320,7 @@ async function cluster(adminUrl: string): Promise<void> {
           const started = Date.now()
           let status = 0
           try {
-            status = (await tab.send(edge.bff, 'POST', `/api/user/program/${programId}`)).status
+            status = (await tab.sendTo(edge.bff, 'POST', `/api/user/program/${programId}`)).status
           } catch {
             status = 0
           }

@@ -7,7 +7,7 @@ import { chromium } from '@playwright/test'
 import { newestPostgresBin, throwawayPostgres } from '../../scripts/throwaway-postgres.ts'
 import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET } from '../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
-import { until } from './support.ts'
+import { signInForm, Tab, until } from './support.ts'
 
 // Issue 18, the database outage as it happened in the fault run: PostgreSQL stopped under a running
 // auth core, API and BFF (each a `node dist/server/main.js <role>` process), then started again.
@@ -62,50 +62,6 @@ async function stopService(service: Service): Promise<void> {
   clearTimeout(timer)
 }
 
-/** A browser: its cookies and the BFF's anti-forgery headers. */
-class Tab {
-  readonly cookies = new Map<string, string>()
-  /** The Set-Cookie headers of the last answer. */
-  setCookies: string[] = []
-  constructor(private readonly appUrl: string) {}
-
-  async send(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
-    const response = await fetch(`${this.appUrl}${urlPath}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        origin: this.appUrl,
-        rid: 'anti-csrf',
-        'fdi-version': '4.2',
-        accept: 'application/json',
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(15_000),
-    })
-    this.setCookies = response.headers.getSetCookie()
-    for (const line of this.setCookies) {
-      const [pair = ''] = line.split(';')
-      const name = pair.slice(0, pair.indexOf('='))
-      const value = pair.slice(pair.indexOf('=') + 1)
-      if (value === '' || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name)
-      else this.cookies.set(name, value)
-    }
-    const text = await response.text()
-    let json: Record<string, unknown> = {}
-    try {
-      json = JSON.parse(text) as Record<string, unknown>
-    } catch {
-      // a page: the text says enough
-    }
-    return { status: response.status, headers: response.headers, json, text }
-  }
-}
-
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
-
 async function outage(t: Test): Promise<void> {
   const postgres = await throwawayPostgres(bin!)
   t.teardown(() => postgres.remove())
@@ -158,7 +114,7 @@ async function outage(t: Test): Promise<void> {
   const email = 'outage@example.com'
   const password = 'correct horse battery'
   const tab = new Tab(appUrl)
-  t.equal((await tab.send('POST', '/auth/signup', form(email, password))).json.status, 'OK')
+  t.equal((await tab.send('POST', '/auth/signup', signInForm(email, password))).json.status, 'OK')
   const link = /https?:\/\/\S+verify-email\?token=[A-Za-z0-9_-]+/.exec(decodeQuotedPrintable((await mailTo(email)).raw))?.[0]
   t.equal((await tab.send('POST', '/auth/user/email/verify', { method: 'token', token: new URL(link!).searchParams.get('token') })).json.status, 'OK')
   t.equal((await tab.send('POST', '/api/user/accept-tos', { isInMailList: false })).status, 200)
@@ -185,7 +141,7 @@ async function outage(t: Test): Promise<void> {
     t.ok(page.headers.get('retry-after'), 'with Retry-After')
     t.match(page.text, /data-status="503"/)
     t.match(page.text, /A szolgáltatás nem érhető el/, 'the error page, in the visitor\'s language')
-    const signIn = await visitor.send('POST', '/auth/signin', form(email, password))
+    const signIn = await visitor.send('POST', '/auth/signin', signInForm(email, password))
     t.equal(signIn.status, 503, `sign-in: ${signIn.text}`)
     t.equal(signIn.json.code, 'BFF_AUTH_CORE_UNAVAILABLE')
     t.ok(signIn.headers.get('retry-after'))
@@ -245,7 +201,7 @@ async function outage(t: Test): Promise<void> {
   }, 5_000)
   t.equal(user.json.email, email, 'and is still the user\'s')
   t.equal((await visitor.send('GET', '/?after=1', undefined, { accept: 'text/html' })).status, 200, 'pages render')
-  t.equal((await visitor.send('POST', '/auth/signin', form(email, password))).json.status, 'OK', 'sign-in works')
+  t.equal((await visitor.send('POST', '/auth/signin', signInForm(email, password))).json.status, 'OK', 'sign-in works')
   if (signedInPage) {
     await signedInPage.waitForFunction(() => document.getElementById('refresh-unavailable') === null && document.readyState === 'complete', undefined, { timeout: 15_000 })
     t.notMatch(signedInPage.url(), /\/login/, 'the browser\'s session was restored, not ended')

@@ -65,6 +65,67 @@ export function tab(baseUrl: string, origin: string) {
   }
 }
 
+/**
+ * A browser over real HTTP to one app (or, with `sendTo`, to one instance behind it): its cookies,
+ * the BFF's anti-forgery headers and, when given, its address (X-Forwarded-For, believed from
+ * 127.0.0.1 by TRUST_PROXY). Answers come back read: status, headers, JSON (when it is JSON), text.
+ */
+export class Tab {
+  readonly cookies = new Map<string, string>()
+  /** The Set-Cookie headers of the last answer. */
+  setCookies: string[] = []
+  constructor(
+    private readonly appUrl: string,
+    readonly ip?: string,
+  ) {}
+
+  send(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
+    return this.sendTo(this.appUrl, method, urlPath, body, headers)
+  }
+
+  async sendTo(base: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) {
+    const response = await fetch(`${base}${urlPath}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        cookie: [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+        origin: new URL(this.appUrl).origin,
+        rid: 'anti-csrf',
+        'fdi-version': '4.2',
+        accept: 'application/json',
+        ...(this.ip ? { 'x-forwarded-for': this.ip } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(15_000),
+    })
+    this.setCookies = response.headers.getSetCookie()
+    for (const line of this.setCookies) {
+      const [pair = ''] = line.split(';')
+      const name = pair.slice(0, pair.indexOf('='))
+      const value = pair.slice(pair.indexOf('=') + 1)
+      if (value === '' || /max-age=0|expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name)
+      else this.cookies.set(name, value)
+    }
+    const text = await response.text()
+    let json: Record<string, unknown> = {}
+    try {
+      json = JSON.parse(text) as Record<string, unknown>
+    } catch {
+      // a page, or no body: the status and text say enough
+    }
+    return { status: response.status, headers: response.headers, json, text }
+  }
+
+  get accessToken(): string {
+    return this.cookies.get('sAccessToken') ?? ''
+  }
+}
+
+/** The email-password form the SDK posts to sign up and sign in. */
+export const signInForm = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
+
 export interface App {
   child: ChildProcess
   url: string
