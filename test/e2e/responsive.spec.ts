@@ -137,6 +137,15 @@ test('the signed-in header folds the same way on a phone', async ({ page }) => {
   await expect(page).toHaveURL(/\/@\/library$/)
   await expect(menu).toHaveAttribute('aria-expanded', 'false')
   await expect(nav.getByRole('link', { name: 'Log out' })).toBeHidden()
+
+  // On a wide screen the signed-in header is one row too (it wrapped onto three with the email
+  // written out): the avatar stands for the account, the email stays for screen readers.
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto('/@/library')
+  await hydrated(page)
+  expect((await page.getByRole('banner').boundingBox())!.height).toBeLessThanOrEqual(80)
+  await expect(nav.getByRole('link', { name: 'Log out' })).toBeVisible()
+  await expect(page.getByTestId('signed-in-as')).toHaveText(email)
 })
 
 test.describe('without JavaScript', () => {
