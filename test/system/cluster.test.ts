@@ -9,7 +9,7 @@ import { applySeed, readSeed } from '../../server/api/catalogue-seed.ts'
 import { openPostgres } from '../../server/db/postgres.ts'
 import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET } from '../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
-import { signInForm, Tab } from './support.ts'
+import { signInForm, stopProcess, Tab } from './support.ts'
 
 // Several instances (issue 14): PostgreSQL, Redis and HAProxy from Debian's packages in front of
 // two BFFs, two APIs and two auth cores, each a real `node dist/server/main.js <role>` process,
@@ -47,15 +47,7 @@ function start(name: string, command: string, args: string[], env: NodeJS.Proces
   return { name, url, child, output: () => output }
 }
 
-async function stop(service: Service): Promise<void> {
-  const { child } = service
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
-  await exited
-  clearTimeout(timer)
-}
+const stop = (service: Service) => stopProcess(service.child)
 
 const running = (service: Service) => service.child.exitCode === null && service.child.signalCode === null
 

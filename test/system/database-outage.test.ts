@@ -7,7 +7,7 @@ import { chromium } from '@playwright/test'
 import { newestPostgresBin, throwawayPostgres } from '../../scripts/throwaway-postgres.ts'
 import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET } from '../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
-import { signInForm, Tab, until } from './support.ts'
+import { signInForm, stopProcess, Tab, until } from './support.ts'
 
 // Issue 18, the database outage as it happened in the fault run: PostgreSQL stopped under a running
 // auth core, API and BFF (each a `node dist/server/main.js <role>` process), then started again.
@@ -52,15 +52,7 @@ function startService(name: Service['name'], env: NodeJS.ProcessEnv, url: string
   return { name, url, child, lines, output: () => output }
 }
 
-async function stopService(service: Service): Promise<void> {
-  const { child } = service
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
-  await exited
-  clearTimeout(timer)
-}
+const stopService = (service: Service) => stopProcess(service.child)
 
 async function outage(t: Test): Promise<void> {
   const postgres = await throwawayPostgres(bin!)

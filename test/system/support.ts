@@ -31,6 +31,16 @@ export function exited(child: ChildProcess, ms = 20_000): Promise<number | null>
   })
 }
 
+/** Stops a process: SIGTERM, SIGKILL when it has not exited after `graceMs`; resolves once it has exited. */
+export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs)
+  await gone
+  clearTimeout(timer)
+}
+
 /** A browser tab over real HTTP: the SDK's headers, and a cookie jar. */
 export function tab(baseUrl: string, origin: string) {
   const cookies = new Map<string, string>()
