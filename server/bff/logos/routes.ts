@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { PROGRAM_ID_PATTERN } from '../../../shared/logos.ts'
+import { noneMatchHolds } from '../../api/files/http-content.ts'
 import { BffLogoNotFound } from '../errors.ts'
 import type { LogoSet, ProgramLogo } from './logo-set.ts'
 import { OgCardRenderer } from './og-card.ts'
@@ -14,13 +14,6 @@ import { OgCardRenderer } from './og-card.ts'
 export const LOGO_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; sandbox"
 
 const YEAR_S = 365 * 24 * 60 * 60
-
-/** Weak comparison (RFC 9110 §13.1.2): the body may be compressed on the way. */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
-  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag))
-}
 
 export default async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet }): Promise<void> {
   const cards = new OgCardRenderer()
@@ -42,7 +35,8 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
     const { v } = request.query as { v?: unknown }
     reply.header('cache-control', v === opts.logos.version ? `public, max-age=${YEAR_S}, immutable` : 'public, no-cache')
     reply.header('etag', etag)
-    return noneMatch(request.headers['if-none-match'], etag)
+    // Weak comparison: the body may be compressed on the way.
+    return noneMatchHolds(request.headers['if-none-match'], etag)
   }
 
   const hidden = { schema: { hide: true } }
