@@ -22,7 +22,8 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
   const find = (request: FastifyRequest<{ Params: { '*': string } }>, extension: string): ProgramLogo => {
     const file = request.params['*']
     const id = file.endsWith(extension) ? file.slice(0, -extension.length) : ''
-    const logo = PROGRAM_ID_PATTERN.test(id) ? opts.logos.get(id) : undefined
+    // The set holds only the seed's ids (slugs, checked by validateSeed): anything else is not in it.
+    const logo = opts.logos.get(id)
     if (!logo) throw new BffLogoNotFound()
     return logo
   }
