@@ -6,9 +6,6 @@
 export const OG_IMAGE_WIDTH = 1200
 export const OG_IMAGE_HEIGHT = 630
 
-/** A program id as the catalogue spells it: lower-case words joined by hyphens. */
-export const PROGRAM_ID_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
-
 export function logoPath(programId: string, version: string): string {
   return `/logos/${encodeURIComponent(programId)}.svg?v=${encodeURIComponent(version)}`
 }

@@ -27,7 +27,7 @@ export function LibraryButton({ library, program, t }: { library: LibraryState; 
 function ProgramCard({ program, t, language, library, href }: { program: ProgramSummary; t: TFunction<'catalogue'>; language: string; library: LibraryState | null; href: (to: string) => string }) {
   return (
     <li className="program-card card">
-      <ProgramIcon id={program.id} name={program.name} />
+      <ProgramIcon id={program.id} />
       <div className="program-card-body">
         <h3>
           <Link to={href(`/programs/${program.id}`)}>{program.name}</Link>

@@ -7,31 +7,18 @@ import { useClientConfig } from '../lib/client-config.tsx'
 
 const PIXELS = { md: 48, lg: 80 } as const
 
-export function ProgramIcon({
-  id,
-  name,
-  size = 'md',
-  decorative = true,
-  loading,
-}: {
-  id: string
-  name: string
-  size?: 'md' | 'lg'
-  /** True (the default) where the program's name is next to the logo: the image then says nothing more. */
-  decorative?: boolean
-  /** Cards (md) load when scrolled near, the program page's large logo at once; override where the page knows better. */
-  loading?: 'lazy' | 'eager'
-}) {
+/** Decorative (alt=""): the program's name is always next to it. Cards load it when scrolled near, the program page's large logo at once. */
+export function ProgramIcon({ id, size = 'md' }: { id: string; size?: 'md' | 'lg' }) {
   const { logosVersion } = useClientConfig()
   const pixels = PIXELS[size]
   return (
     <img
       className={`program-icon program-icon-${size}`}
       src={logoPath(id, logosVersion)}
-      alt={decorative ? '' : name}
+      alt=""
       width={pixels}
       height={pixels}
-      loading={loading ?? (size === 'lg' ? 'eager' : 'lazy')}
+      loading={size === 'lg' ? 'eager' : 'lazy'}
       decoding="async"
     />
   )

@@ -46,7 +46,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
   return (
     <main id="content" className="program-page">
       <header className="program-header">
-        <ProgramIcon id={program.id} name={program.name} size="lg" />
+        <ProgramIcon id={program.id} size="lg" />
         <div>
           <h1>{program.name}</h1>
           <p className="program-summary" lang={textLang}>

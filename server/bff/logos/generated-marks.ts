@@ -104,12 +104,13 @@ function hash(text: string): number {
 export function assignMarks(programs: readonly MarkProgram[], catalogue: readonly MarkProgram[] = programs): Map<string, GeneratedMark> {
   const shared = sharedMakerPrefixes(catalogue)
   const sorted = [...programs].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  const two = new Map(sorted.map((program) => [program.id, initialsOf(program, shared)]))
   const twoLetters = new Map<string, number>()
-  for (const program of sorted) twoLetters.set(initialsOf(program, shared), (twoLetters.get(initialsOf(program, shared)) ?? 0) + 1)
+  for (const initials of two.values()) twoLetters.set(initials, (twoLetters.get(initials) ?? 0) + 1)
   const groups = new Map<string, MarkProgram[]>()
   for (const program of sorted) {
-    const two = initialsOf(program, shared)
-    const initials = (twoLetters.get(two)! > 1 ? threeInitialsOf(program, shared) : null) ?? two
+    const own = two.get(program.id)!
+    const initials = (twoLetters.get(own)! > 1 ? threeInitialsOf(program, shared) : null) ?? own
     groups.set(initials, [...(groups.get(initials) ?? []), program])
   }
   const marks = new Map<string, GeneratedMark>()

@@ -133,44 +133,29 @@ function transform(d: string, dx: number, dy: number, scale: number): string {
   return out.join('')
 }
 
-function glyphOf(cluster: string): { width: number; parts: Array<(width: number) => string> } | null {
+interface DrawnGlyph {
+  width: number
+  parts: Array<(width: number) => string>
+}
+
+function glyphOf(cluster: string): DrawnGlyph | null {
   const [base, ...marks] = [...cluster]
   if (base === undefined) return null
   const stroked = STROKED[base]
   const glyph = GLYPHS[stroked?.base ?? base]
   if (!glyph) return null
-  const parts: Array<(width: number) => string> = [() => glyph.d]
+  const parts: DrawnGlyph['parts'] = [() => glyph.d]
   if (stroked) parts.push(stroked.d)
   for (const mark of marks) parts.push((width) => MARKS[mark]!(width / 2))
   return { width: glyph.width, parts }
 }
 
-/** Width of `text` in units (capitals 10 units tall), without the stroke's overhang. */
-export function textWidth(text: string): number {
-  let width = 0
-  let first = true
-  for (const cluster of prepare(text)) {
-    if (cluster === ' ') {
-      width += SPACE
-      first = true
-      continue
-    }
-    const glyph = glyphOf(cluster)
-    if (!glyph) continue
-    width += (first ? 0 : TRACKING) + glyph.width
-    first = false
-  }
-  return width
-}
-
 /**
- * The path data of `text` in capitals `capHeight` tall, its left edge at `x` and its baseline at
- * `baseline`. Characters we have no glyph for are left out (canDraw says whether there are any).
+ * The glyphs of `text` and where each one's left edge sits, in units (capitals 10 units tall), and
+ * the run's width without the stroke's overhang. Characters we have no glyph for are left out.
  */
-export function textPath(text: string, x: number, baseline: number, capHeight: number): string {
-  const scale = capHeight / 10
-  const top = baseline - capHeight
-  const parts: string[] = []
+function layout(text: string): { placed: Array<{ glyph: DrawnGlyph; at: number }>; width: number } {
+  const placed: Array<{ glyph: DrawnGlyph; at: number }> = []
   let cursor = 0
   let first = true
   for (const cluster of prepare(text)) {
@@ -181,10 +166,27 @@ export function textPath(text: string, x: number, baseline: number, capHeight: n
     }
     const glyph = glyphOf(cluster)
     if (!glyph) continue
-    if (!first) cursor += TRACKING
-    for (const part of glyph.parts) parts.push(transform(part(glyph.width), x + cursor * scale, top, scale))
-    cursor += glyph.width
+    const gap = first ? 0 : TRACKING
+    placed.push({ glyph, at: cursor + gap })
+    cursor += gap + glyph.width
     first = false
   }
-  return parts.join('')
+  return { placed, width: cursor }
+}
+
+/** Width of `text` in units (capitals 10 units tall), without the stroke's overhang. */
+export function textWidth(text: string): number {
+  return layout(text).width
+}
+
+/**
+ * The path data of `text` in capitals `capHeight` tall, its left edge at `x` and its baseline at
+ * `baseline`. Characters we have no glyph for are left out (canDraw says whether there are any).
+ */
+export function textPath(text: string, x: number, baseline: number, capHeight: number): string {
+  const scale = capHeight / 10
+  const top = baseline - capHeight
+  return layout(text)
+    .placed.flatMap(({ glyph, at }) => glyph.parts.map((part) => transform(part(glyph.width), x + at * scale, top, scale)))
+    .join('')
 }

@@ -15,7 +15,6 @@ export type LogoKind = { kind: 'brand'; slug: string; hex: string } | ({ kind: '
 
 export interface ProgramLogo {
   id: string
-  name: string
   /** What it shows: a brand's mark or a generated one. */
   mark: LogoKind
   /** The logo's drawing on the 64-unit grid. */
@@ -65,7 +64,6 @@ export function buildLogoSet(
     const ogSvg = ogCardSvg(program.name, drawing)
     logos.set(program.id, {
       id: program.id,
-      name: program.name,
       mark,
       drawing,
       svg,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { PROGRAM_ID_PATTERN } from '../../../shared/logos.ts'
+import { noneMatchHolds } from '../../api/files/http-content.ts'
 import { BffLogoNotFound } from '../errors.ts'
 import type { LogoSet, ProgramLogo } from './logo-set.ts'
 import { OgCardRenderer } from './og-card.ts'
@@ -15,13 +15,6 @@ export const LOGO_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'n
 
 const YEAR_S = 365 * 24 * 60 * 60
 
-/** Weak comparison (RFC 9110 §13.1.2): the body may be compressed on the way. */
-function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '')
-  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag))
-}
-
 export default async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet }): Promise<void> {
   const cards = new OgCardRenderer()
 
@@ -29,7 +22,8 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
   const find = (request: FastifyRequest<{ Params: { '*': string } }>, extension: string): ProgramLogo => {
     const file = request.params['*']
     const id = file.endsWith(extension) ? file.slice(0, -extension.length) : ''
-    const logo = PROGRAM_ID_PATTERN.test(id) ? opts.logos.get(id) : undefined
+    // The set holds only the seed's ids (slugs, checked by validateSeed): anything else is not in it.
+    const logo = opts.logos.get(id)
     if (!logo) throw new BffLogoNotFound()
     return logo
   }
@@ -42,7 +36,8 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
     const { v } = request.query as { v?: unknown }
     reply.header('cache-control', v === opts.logos.version ? `public, max-age=${YEAR_S}, immutable` : 'public, no-cache')
     reply.header('etag', etag)
-    return noneMatch(request.headers['if-none-match'], etag)
+    // Weak comparison: the body may be compressed on the way.
+    return noneMatchHolds(request.headers['if-none-match'], etag)
   }
 
   const hidden = { schema: { hide: true } }

@@ -7,12 +7,11 @@
 export const LOGO_SIZE = 64
 export const LOGO_RADIUS = 15
 
-/** client/styles.css: --ink, --line, --brand, --accent, --paper. */
+/** client/styles.css: --ink, --line, --brand, --accent. */
 export const LOGO_INK = '#14213d'
 export const LOGO_LINE = '#dde2ec'
 export const BRAND = '#1f3a5f'
 export const ACCENT = '#f4b942'
-export const PAPER = '#f7f8fb'
 
 export function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')
