@@ -128,7 +128,12 @@ export class MailOutbox {
     })
     if (options.registry) {
       // Read from the table at each scrape: the figures of every instance, as operators need them.
-      const stats = () => this.stats()
+      // The registry collects both gauges at once: they share one query, and so one snapshot.
+      let scrape: ReturnType<MailOutbox['stats']> | undefined
+      const stats = () =>
+        (scrape ??= this.stats().finally(() => {
+          scrape = undefined
+        }))
       new Gauge({
         name: 'softshelf_mail_outbox_queued',
         help: 'Mails waiting in the outbox to be sent (all instances).',

@@ -15,7 +15,7 @@ import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
-import { isAuthCoreOutage, authUnavailable } from './core-outage.ts'
+import { authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
@@ -146,7 +146,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error, request, reply) => {
       // The core out of reach or answering 503: 503 BFF_AUTH_CORE_UNAVAILABLE, not a 500 (issue 18).
-      if (isAuthCoreOutage(error)) throw authUnavailable(error, { ownDatabase: false })
+      const unavailable = authUnavailable(error, { ownDatabase: false })
+      if (unavailable) throw unavailable
       if (!Session.Error.isErrorFromSuperTokens(error)) throw error
       await sdkErrors(error as never, request as never, reply as never)
     })
