@@ -5,6 +5,7 @@ import type { Database } from '../../db/database.ts'
 import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import { OutageLog } from '../../http/outage-log.ts'
 import type { Locale } from '../../../shared/locales.ts'
+import { redactText } from '../../../shared/redaction.ts'
 import { recipientHash } from './mail-quota.ts'
 import type { Mailer, OutgoingMail } from './mailer.ts'
 
@@ -63,7 +64,8 @@ function describeFailure(err: unknown): string {
   const code = typeof e.code === 'string' ? e.code : 'ERROR'
   const status = typeof e.responseCode === 'number' ? ` ${e.responseCode}` : ''
   const message = typeof e.message === 'string' ? `: ${e.message}` : ''
-  return `${code}${status}${message}`.replace(/[\r\n]+/g, ' ').slice(0, 300)
+  // A refusal often names the recipient: kept a day in `last_error` and logged, so addresses go.
+  return redactText(`${code}${status}${message}`.replace(/[\r\n]+/g, ' ')).slice(0, 300)
 }
 
 /** The server refused this one message for good (5xx to its envelope or data): trying again changes nothing. */
