@@ -31,7 +31,8 @@ interface ProgramRow {
   text_language: Locale
   description?: string
   homepage?: string
-  released_on?: string | Date
+  /** Dates are selected as text (`::text`, ISO): pg's Date is local midnight, which toISOString() turns into the day before east of UTC. */
+  released_on?: string
   released_precision?: DatePrecision
   developer_id: string
   developer_name: string
@@ -46,7 +47,7 @@ interface ProgramRow {
   platforms: Platform[]
   languages: string[]
   version: string
-  updated_on: string | Date
+  updated_on: string
   updated_precision: DatePrecision
   popularity: number
 }
@@ -68,11 +69,6 @@ const FROM_PROGRAM = `
   JOIN api.license_types lt ON lt.id = p.license_type
   LEFT JOIN api.program_translations tr ON tr.program_id = p.id AND tr.locale = $1`
 
-/** Dates are selected as text (`::text`, ISO): pg's Date is local midnight, which toISOString() turns into the day before east of UTC. */
-function isoDate(value: string | Date): string {
-  return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10)
-}
-
 function toSummary(row: ProgramRow): ProgramSummary {
   return {
     id: row.id,
@@ -91,7 +87,7 @@ function toSummary(row: ProgramRow): ProgramSummary {
     platforms: row.platforms,
     languages: row.languages,
     version: row.version,
-    updated: partialDate(isoDate(row.updated_on), row.updated_precision),
+    updated: partialDate(row.updated_on, row.updated_precision),
     updatedPrecision: row.updated_precision,
     popularity: row.popularity,
   }
@@ -133,7 +129,7 @@ export async function getProgram(db: Queryable, id: string, locale: Locale = 'en
     ...toSummary(row),
     description: row.description ?? '',
     homepage: row.homepage ?? '',
-    released: partialDate(isoDate(row.released_on ?? ''), row.released_precision ?? 'day'),
+    released: partialDate(row.released_on ?? '', row.released_precision ?? 'day'),
     releasedPrecision: row.released_precision ?? 'day',
     moreFromDeveloper: more.rows.map(toSummary),
     related: related.rows.map(toSummary),

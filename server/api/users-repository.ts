@@ -175,15 +175,10 @@ export async function removeFromLibrary(db: Database, userId: string, programId:
   return rows[0]!.known
 }
 
-/** The library's program ids, the most recently added first (issue 15: the library's "recently added" sort). */
+/** The library's program ids, the most recently added first (issue 15: the library's "recently added" sort; GET /api/user/program-ids sorts them by id). */
 export async function libraryNewestFirst(db: Database, userId: string): Promise<string[]> {
   const { rows } = await db.query<{ program_id: string }>('SELECT program_id FROM api.user_programs WHERE user_id = $1 ORDER BY added_at DESC, program_id', [userId])
   return rows.map((row) => row.program_id)
-}
-
-export async function libraryIds(db: Database, userId: string): Promise<Set<string>> {
-  const { rows } = await db.query<{ program_id: string }>('SELECT program_id FROM api.user_programs WHERE user_id = $1', [userId])
-  return new Set(rows.map((row) => row.program_id))
 }
 
 /** Operator action: disables (or enables again) the account with this email. False when there is none. */

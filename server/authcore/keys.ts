@@ -15,12 +15,12 @@ const generateRsa = promisify(generateKeyPair)
 /** A new key is published this long before it signs. */
 export const KEY_OVERLAP_MS = 60_000
 /** How long an instance trusts its key cache before looking for keys another instance made. */
-const CACHE_MS = 5_000
+export const KEY_CACHE_MS = 5_000
 /**
  * The longest a client may cache the JWKS (its `Cache-Control: max-age`). A key is published
- * KEY_OVERLAP_MS before it signs, and an instance may learn of a key another one made CACHE_MS
+ * KEY_OVERLAP_MS before it signs, and an instance may learn of a key another one made KEY_CACHE_MS
  * late: a set fetched just before a rotation, kept this long, is refreshed by
- * CACHE_MS + JWKS_MAX_AGE_S < KEY_OVERLAP_MS — before the first token the new key signs, with
+ * KEY_CACHE_MS + JWKS_MAX_AGE_S < KEY_OVERLAP_MS — before the first token the new key signs, with
  * half a minute to spare for clocks and slow fetches. It was the time until the next scheduled key
  * (up to 7 days), so after a manual rotation such a cache did not know the key that signed
  * (issue 18).
@@ -98,7 +98,7 @@ export class KeyStore {
 
   private async keys(appId: string): Promise<AppKeys> {
     const cached = this.cache.get(appId)
-    if (cached && this.now() - cached.loadedAt < CACHE_MS) return cached
+    if (cached && this.now() - cached.loadedAt < KEY_CACHE_MS) return cached
     return this.load(appId)
   }
 

@@ -43,7 +43,6 @@ export class OutageLog implements ReachabilityListener {
     private readonly log: OutageLogger,
     private readonly what: string,
     private readonly now: () => number = Date.now,
-    private readonly flapMs = FLAP_MS,
   ) {}
 
   /** Whether an outage is going on (begun and not yet ended). */
@@ -58,7 +57,7 @@ export class OutageLog implements ReachabilityListener {
       this.outage.failures += 1
       return
     }
-    if (this.endedAt !== null && now - this.endedAt < this.flapMs) return
+    if (this.endedAt !== null && now - this.endedAt < FLAP_MS) return
     this.outage = { since: now, failures: 1 }
     this.endedAt = null
     this.log.warn({ outage: this.what, cause }, `${this.what} unreachable`)

@@ -12,7 +12,6 @@ import {
   createUser,
   exportUser,
   getUser,
-  libraryIds,
   libraryNewestFirst,
   recordSignIn,
   removeAvatar,
@@ -247,7 +246,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   // Which programs are in the library, for the add/remove state of the catalogue pages under /@.
   api.get('/api/user/program-ids', { preHandler: authenticate('complete'), schema: { response: { 200: Type.Object({ programIds: Type.Array(Type.String()) }) } } }, async (request) => {
     const user = await activeUser(request)
-    return { programIds: [...(await libraryIds(db, user.id))].sort() }
+    return { programIds: (await libraryNewestFirst(db, user.id)).sort() }
   })
 
   for (const method of ['post', 'delete'] as const) {
