@@ -137,7 +137,7 @@ export function readSeed(dir: URL = new URL('./seed/', import.meta.url)): Seed {
     programs.push(...(JSON.parse(text) as SeedProgram[]))
   }
   validateSeed(programs)
-  // Translations arrive language by language: a language or a file not there yet means English.
+  // A language or a file that is missing means English for it (a new language can land file by file).
   const translations: SeedTranslation[] = []
   const seen = new Set<string>()
   const translationsFolder = `${folder}/translations`

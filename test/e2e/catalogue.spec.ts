@@ -122,7 +122,7 @@ test('"Add to library" sends a visitor to sign in, keyboard only', async ({ page
 })
 
 // Issue 15: dates say only what is known; program texts come in the visitor's language. The data
-// is read from the seed as it is when the test runs (translations arrive language by language).
+// is read from the seed as it is when the test runs (so an edited translation does not break it).
 const seedPrograms = [1, 2, 3, 4].flatMap((n) => JSON.parse(fs.readFileSync(`server/api/seed/programs-${n}.json`, 'utf8')) as Array<{ id: string; name: string; summary: string; released: string }>)
 const deCatalogue = JSON.parse(fs.readFileSync('locales/de/catalogue.json', 'utf8')) as { program: { released: string } }
 const germanTexts: Record<string, { summary: string; description: string }> = Object.assign(

@@ -6,8 +6,8 @@ import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 // Issue 15: a program's summary and description in the visitor's language, English where there is
-// no translation. The seed's own translation files arrive language by language, so these tests
-// apply a seed of their own: the real programs with translations made here.
+// no translation. The tests apply a seed of their own, so they do not depend on the
+// seed's translation texts: the real programs with translations made here.
 
 const GERMAN_BLENDER: SeedTranslation = {
   programId: 'blender',

@@ -7,7 +7,7 @@ import { buildStack, LogCapture, signedInTab } from '../../helpers.ts'
 // neither its shared cache of catalogue answers nor its page cache hands one language's texts to
 // a visitor of another.
 
-// A German text of the test's own: the seed's translation files arrive language by language.
+// A German text of the test's own: the assertions do not depend on the seed's translation texts.
 const GERMAN = {
   summary: 'Freie 3D-Suite für Modellierung, Animation und Rendering — Fassung dieses Tests.',
   description: 'Blender deckt in dieser Testfassung die ganze 3D-Pipeline ab, vom Modellieren bis zum Rendern.',
