@@ -2,6 +2,7 @@ import { useState, type Dispatch, type SetStateAction } from 'react'
 import { data, useActionData, useLocation, type ActionFunctionArgs } from 'react-router'
 import type { FormOutcome } from '../../../shared/auth-forms.ts'
 import { readReturn } from '../../../shared/return-path.ts'
+import type { RenderInput } from '../../../shared/ssr-contract.ts'
 import { problemOfFailure } from '../auth-errors.ts'
 
 /**
@@ -46,6 +47,6 @@ export function useAccountForm() {
  * the browser the pages send their forms with the SDK and never call it.
  */
 export function formOutcomeAction({ context }: ActionFunctionArgs) {
-  const form = (context as { form?: { outcome: unknown; status: number } } | undefined)?.form
+  const form = (context as Pick<RenderInput, 'form'> | undefined)?.form
   return data(form?.outcome ?? null, { status: form?.status ?? 200 })
 }
