@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next'
-import { problemOfHttp, type AuthProblem } from '../../shared/auth-forms.ts'
+import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from '../../shared/auth-forms.ts'
 import { TOTP_COOLDOWN_S } from '../../shared/constants.ts'
 import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../shared/sign-up.ts'
 
@@ -73,7 +73,7 @@ export async function problemOfFailure(error: unknown): Promise<AuthProblem> {
     }
     return problemOfHttp(error.status, body)
   }
-  if (isGeneralError(error)) return { kind: 'generalError', message: error.message || 'No Error Message Provided' }
+  if (isGeneralError(error)) return { kind: 'generalError', message: error.message || GENERAL_ERROR_FALLBACK_MESSAGE }
   if (error instanceof TypeError) return { kind: 'network' }
   return { kind: 'unknown' }
 }
