@@ -64,20 +64,12 @@ const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
  */
 function signedInTwinRoutes(): RouteObject[] {
   const module = 'client/pages/signed-in-catalogue.tsx'
-  const pages: Record<TwinKind, (path: string) => RouteObject> = {
-    listing: (path) => ({
-      path,
-      ErrorBoundary: PageErrorBoundary,
-      ...page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead),
-    }),
-    program: (path) => ({
-      path,
-      ErrorBoundary: PageErrorBoundary,
-      ...page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead),
-    }),
-    files: (path) => accountPage(path, 'My files', () => import('./pages/files/drive.tsx'), 'client/pages/files/drive.tsx', ['files']),
+  const pages: Record<TwinKind, ReturnType<typeof page>> = {
+    listing: page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead),
+    program: page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead),
+    files: page(['files'], 'client/pages/files/drive.tsx', () => import('./pages/files/drive.tsx'), privateHead('My files')),
   }
-  return SIGNED_IN_TWINS.map(({ twin, kind }) => ({ ...pages[kind](twin), id: routeName(twin) }))
+  return SIGNED_IN_TWINS.map(({ twin, kind }) => ({ path: twin, id: routeName(twin), ErrorBoundary: PageErrorBoundary, ...pages[kind] }))
 }
 
 // One route table for server rendering and hydration (DESIGN.md §4.6). Three pathless groups

@@ -60,6 +60,9 @@ export interface SdkAnswer {
   retryAfterMs?: number
 }
 
+/** Spec §8: what a GENERAL_ERROR answer shows when it carries no message. (Here, not in constants.ts: only the account pages' chunk needs it.) */
+export const GENERAL_ERROR_FALLBACK_MESSAGE = 'No Error Message Provided'
+
 const NOT_ALLOWED = new Set<string>(['SIGN_IN_NOT_ALLOWED', 'SIGN_UP_NOT_ALLOWED', 'PASSWORD_RESET_NOT_ALLOWED', 'SIGN_IN_UP_NOT_ALLOWED'])
 
 /** What the page shows for an SDK answer other than OK. */
@@ -77,8 +80,8 @@ export function outcomeOfAnswer(answer: SdkAnswer, now = Date.now()): FormOutcom
     case 'LIMIT_REACHED_ERROR':
       return { problem: { kind: 'codeLocked', until: new Date(now + (answer.retryAfterMs ?? 0)).toISOString() } }
     case 'GENERAL_ERROR':
-      // Spec §8: its message, or 'No Error Message Provided'.
-      return { problem: { kind: 'generalError', message: answer.message || 'No Error Message Provided' } }
+      // Spec §8: its message, or the fallback.
+      return { problem: { kind: 'generalError', message: answer.message || GENERAL_ERROR_FALLBACK_MESSAGE } }
     default: {
       if (!NOT_ALLOWED.has(answer.status)) return { problem: { kind: 'unknown' } }
       // The SDK's reasons end in a support code, e.g. "… contact support. (ERR_CODE_008)".

@@ -5,8 +5,8 @@ import { RETURN_PARAM, returnQuery, type ReturnTarget } from './return-query.ts'
 // for a pending "add to library", `&action=add`, from the first page of the flow to the last:
 // login, sign-up, the verification and reset links (mailed with it), MFA, the terms and the
 // external sign-in. Only a path on this site is ever followed: anything else is the signed-in home.
-// Building the query (return-query.ts) is apart: the route guard, in every page's bundle, needs
-// only that.
+// Building the query (return-query.ts) is apart, from when the route guard built it in every
+// page's bundle; since 872515e only the BFF's page render (server/bff/plugins/ssr.ts) uses it alone.
 
 export { RETURN_PARAM, SIGNED_IN_HOME, type PendingAdd, type ReturnTarget } from './return-query.ts'
 

@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next'
-import { problemOfHttp, type AuthProblem } from '../../shared/auth-forms.ts'
+import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from '../../shared/auth-forms.ts'
 import { TOTP_COOLDOWN_S } from '../../shared/constants.ts'
 import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../shared/sign-up.ts'
 
@@ -73,7 +73,7 @@ export async function problemOfFailure(error: unknown): Promise<AuthProblem> {
     }
     return problemOfHttp(error.status, body)
   }
-  if (isGeneralError(error)) return { kind: 'generalError', message: error.message || 'No Error Message Provided' }
+  if (isGeneralError(error)) return { kind: 'generalError', message: error.message || GENERAL_ERROR_FALLBACK_MESSAGE }
   if (error instanceof TypeError) return { kind: 'network' }
   return { kind: 'unknown' }
 }
@@ -83,45 +83,39 @@ export function problemMessage(problem: AuthProblem, t: AuthT, language: string)
   switch (problem.kind) {
     case 'blocked':
       return t('auth:login.blocked', { time: formatUntil(problem.blockedUntil, language) })
-    case 'wrongCredentials':
-      return t('auth:login.wrongCredentials')
     case 'notAllowed': {
       const sentence = t(NOT_ALLOWED_KEYS[problem.status])
       return problem.code ? `${sentence} (${problem.code})` : sentence
     }
-    case 'invalidToken':
-      return t('auth:reset.invalid')
     case 'wrongCode':
       return t('auth:mfa.wrongCode', { count: problem.attemptsLeft })
     case 'codeLocked':
       return t('auth:mfa.locked', { time: formatUntil(problem.until, language) })
-    case 'recoveryWrong':
-      return t('auth:authenticator.recoveryWrong')
     case 'recoveryLocked':
       return t('auth:authenticator.recoveryLocked', { minutes: TOTP_COOLDOWN_S / 60 })
     case 'generalError':
       // Spec §8 shows GENERAL_ERROR's own message; it is English, so only English pages do.
       return isEnglish(language) ? problem.message : t('common:errors.occuredSomeError')
-    case 'signInInProgress':
-      return t('auth:errors.signInInProgress')
-    case 'tooManyRequests':
-      return t('auth:errors.tooManyRequests')
-    case 'mailUnavailable':
-      return t('auth:errors.mailUnavailable')
-    case 'unavailable':
-      return t('auth:errors.serverUnavailable')
-    case 'signedOut':
-      return t('auth:errors.signedOut')
-    case 'refused':
-      return t('auth:errors.refused')
-    case 'badRequest':
-      return t('auth:errors.badRequest')
-    case 'network':
-      return t('common:errors.errorApiRequest')
     default:
-      return t('common:errors.occuredSomeError')
+      return t(PLAIN_KEYS[problem.kind])
   }
 }
+
+/** The problems whose sentence has nothing to fill in, and its key. */
+const PLAIN_KEYS = {
+  wrongCredentials: 'auth:login.wrongCredentials',
+  invalidToken: 'auth:reset.invalid',
+  recoveryWrong: 'auth:authenticator.recoveryWrong',
+  signInInProgress: 'auth:errors.signInInProgress',
+  tooManyRequests: 'auth:errors.tooManyRequests',
+  mailUnavailable: 'auth:errors.mailUnavailable',
+  unavailable: 'auth:errors.serverUnavailable',
+  signedOut: 'auth:errors.signedOut',
+  refused: 'auth:errors.refused',
+  badRequest: 'auth:errors.badRequest',
+  network: 'common:errors.errorApiRequest',
+  unknown: 'common:errors.occuredSomeError',
+} as const satisfies Record<Exclude<AuthProblem['kind'], 'blocked' | 'notAllowed' | 'wrongCode' | 'codeLocked' | 'recoveryLocked' | 'generalError'>, string>
 
 const NOT_ALLOWED_KEYS = {
   SIGN_IN_NOT_ALLOWED: 'auth:errors.signInNotAllowed',

@@ -6,6 +6,7 @@ import { formatPartialDate } from '../../shared/partial-dates.ts'
 import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
+import type { ReturnState } from '../lib/account/continue.ts'
 import { apiGet } from '../lib/api.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary } from '../lib/catalogue/library-state.ts'
@@ -65,7 +66,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
                 <LibraryButton library={library} program={program} t={catalogueT} />
                 {purchase}
                 {/* The account pages added it on the way here (client/lib/account/continue.ts). */}
-                {(location.state as { added?: string } | null)?.added === program.id && library.has(program.id) ? (
+                {(location.state as ReturnState | null)?.added === program.id && library.has(program.id) ? (
                   <span className="notice notice-success program-added" role="status" data-testid="program-added">
                     {t('catalogue:program.addedOnReturn', { name: program.name })}
                   </span>

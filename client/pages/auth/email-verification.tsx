@@ -5,6 +5,7 @@ import { EMAIL_VERIFICATION_RECHECK_MS } from '../../../shared/constants.ts'
 import { readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/return-path.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { carryReturn, continueTo } from '../../lib/account/continue.ts'
+import { apiResponse } from '../../lib/api.ts'
 import { EmailVerification, Session, browserSessionState } from '../../lib/auth.ts'
 import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
@@ -83,8 +84,8 @@ function VerificationMailStatus({ email }: { email: string | undefined }) {
     let timer: ReturnType<typeof setTimeout> | undefined
     const ask = async () => {
       try {
-        const response = await fetch('/api/user/verification-mail', { headers: { accept: 'application/json' } })
-        const state = response.ok ? ((await response.json()) as { mail?: unknown }).mail : undefined
+        const answer = await apiResponse(undefined, '/api/user/verification-mail')
+        const state = answer.status === 200 ? (answer.body as { mail?: unknown } | null)?.mail : undefined
         if (!live || (state !== 'sent' && state !== 'queued' && state !== 'failed')) return
         setMail(state)
         if (state === 'queued') timer = setTimeout(() => void ask(), EMAIL_VERIFICATION_RECHECK_MS)

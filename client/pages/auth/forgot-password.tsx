@@ -1,13 +1,13 @@
-import { useState, type FormEvent } from 'react'
+import type { FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLocation } from 'react-router'
+import { Link } from 'react-router'
 import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
-import { readReturn, returnSearch } from '../../../shared/return-path.ts'
+import { returnSearch } from '../../../shared/return-path.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { carryReturn } from '../../lib/account/continue.ts'
-import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
+import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */
 export const action = formOutcomeAction
@@ -18,23 +18,15 @@ export const action = formOutcomeAction
  */
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
-  const target = readReturn(useLocation().search)
-  const [outcome, setOutcome] = useFormOutcome()
-  const [busy, setBusy] = useState(false)
+  const { target, outcome, busy, send } = useAccountForm()
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const email = String(new FormData(event.currentTarget).get('email') ?? '').trim()
-    setBusy(true)
-    setOutcome(undefined)
-    try {
+    await send({ email }, async () => {
       const options = carryReturn(target)
       const result = await EmailPassword.sendPasswordResetEmail({ formFields: [{ id: 'email', value: email }], ...(options ? { options } : {}) })
-      setOutcome(result.status === 'OK' ? { done: true } : { ...outcomeOfAnswer(result as SdkAnswer), values: { email } })
-    } catch (failure) {
-      setOutcome({ problem: await problemOfFailure(failure), values: { email } })
-    } finally {
-      setBusy(false)
-    }
+      return result.status === 'OK' ? { done: true } : { ...outcomeOfAnswer(result as SdkAnswer), values: { email } }
+    })
   }
   const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
   return (

@@ -1,14 +1,14 @@
-import { useState, type FormEvent } from 'react'
+import type { FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLocation, useNavigate } from 'react-router'
+import { Link, useNavigate } from 'react-router'
 import { afterWrongCredentials, outcomeOfAnswer, type BlockStatus, type SdkAnswer } from '../../../shared/auth-forms.ts'
-import { readReturn, returnSearch } from '../../../shared/return-path.ts'
+import { returnSearch } from '../../../shared/return-path.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { ProviderButtons } from '../../components/provider-buttons.tsx'
 import { continueTo } from '../../lib/account/continue.ts'
-import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
+import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */
 export const action = formOutcomeAction
@@ -30,32 +30,24 @@ async function blockStatus(email: string): Promise<BlockStatus | null> {
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const target = readReturn(useLocation().search)
-  const [outcome, setOutcome] = useFormOutcome()
-  const [busy, setBusy] = useState(false)
+  const { target, outcome, busy, send } = useAccountForm()
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
     const email = String(form.get('email') ?? '').trim()
     const password = String(form.get('password') ?? '')
-    setBusy(true)
-    setOutcome(undefined)
-    try {
+    await send({ email }, async () => {
       const result = await EmailPassword.signIn({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
       if (result.status === 'OK') {
         await continueTo(navigate, target)
-        return
+        return undefined
       }
       const next = outcomeOfAnswer(result as SdkAnswer)
       // Spec §5: a warning once few attempts remain before the temporary lock.
       if (next.problem?.kind === 'wrongCredentials') next.problem = afterWrongCredentials(await blockStatus(email))
-      setOutcome({ ...next, values: { email } })
-    } catch (failure) {
-      setOutcome({ problem: await problemOfFailure(failure), values: { email } })
-    } finally {
-      setBusy(false)
-    }
+      return { ...next, values: { email } }
+    })
   }
 
   const problem = outcome?.problem

@@ -1,14 +1,14 @@
-import { useState, type FormEvent } from 'react'
+import type { FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
+import { Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
-import { readReturn, returnSearch } from '../../../shared/return-path.ts'
+import { returnSearch } from '../../../shared/return-path.ts'
 import { PASSWORD_ERRORS, PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
-import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
+import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
 import { apiResponse } from '../../lib/api.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
 
 // /reset-password?token= sets the new password: the emailed link, with the ?redirectToPath= the
 // forgot-password page sent along. The form works before the page's script runs (decision 025).
@@ -36,9 +36,7 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const { usable } = useLoaderData() as ResetData
-  const target = readReturn(useLocation().search)
-  const [outcome, setOutcome] = useFormOutcome()
-  const [busy, setBusy] = useState(false)
+  const { target, outcome, setOutcome, busy, send } = useAccountForm()
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
@@ -52,16 +50,10 @@ export function Component() {
       setOutcome({ fields: { confirm: PASSWORD_ERRORS.mismatch } })
       return
     }
-    setBusy(true)
-    setOutcome(undefined)
-    try {
+    await send(undefined, async () => {
       const result = await EmailPassword.submitNewPassword({ formFields: [{ id: 'password', value: password }] })
-      setOutcome(result.status === 'OK' ? { done: true } : outcomeOfAnswer(result as SdkAnswer))
-    } catch (failure) {
-      setOutcome({ problem: await problemOfFailure(failure) })
-    } finally {
-      setBusy(false)
-    }
+      return result.status === 'OK' ? { done: true } : outcomeOfAnswer(result as SdkAnswer)
+    })
   }
   const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
   const invalid = !usable || outcome?.problem?.kind === 'invalidToken'

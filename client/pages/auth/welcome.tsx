@@ -1,15 +1,15 @@
-import { useState, type FormEvent } from 'react'
+import type { FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Link, useLocation, useNavigate } from 'react-router'
+import { Link, useNavigate } from 'react-router'
 import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
-import { readReturn, returnSearch } from '../../../shared/return-path.ts'
+import { returnSearch } from '../../../shared/return-path.ts'
 import { PASSWORD_MIN_LENGTH, validatePassword } from '../../../shared/sign-up.ts'
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { ProviderButtons } from '../../components/provider-buttons.tsx'
 import { carryReturn } from '../../lib/account/continue.ts'
-import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
+import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
 import { EmailPassword } from '../../lib/auth.ts'
-import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessages, problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
 import { readUtm } from '../../lib/utm.ts'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */
@@ -31,9 +31,7 @@ async function emailExists(email: string): Promise<boolean> {
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const target = readReturn(useLocation().search)
-  const [outcome, setOutcome] = useFormOutcome()
-  const [busy, setBusy] = useState(false)
+  const { target, outcome, setOutcome, busy, send } = useAccountForm()
 
   // Spec §5: email existence is checked by query, so the duplicate shows before submitting.
   const checkEmail = async (email: string) => {
@@ -58,9 +56,7 @@ export function Component() {
       setOutcome({ fields: { password: passwordProblem }, values })
       return
     }
-    setBusy(true)
-    setOutcome(undefined)
-    try {
+    await send(values, async () => {
       const utm = readUtm()
       const formFields = [
         { id: 'email', value: email },
@@ -73,14 +69,10 @@ export function Component() {
       const result = await EmailPassword.signUp({ formFields, ...(options ? { options } : {}) })
       if (result.status === 'OK') {
         await navigate(`/check-email${returnSearch(target)}`, { replace: true, state: { email } })
-        return
+        return undefined
       }
-      setOutcome({ ...outcomeOfAnswer(result as SdkAnswer), values })
-    } catch (failure) {
-      setOutcome({ problem: await problemOfFailure(failure), values })
-    } finally {
-      setBusy(false)
-    }
+      return { ...outcomeOfAnswer(result as SdkAnswer), values }
+    })
   }
 
   const fieldErrors = fieldMessages(outcome?.fields, t, i18n.language)
