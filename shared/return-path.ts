@@ -1,14 +1,30 @@
-import { RETURN_PARAM, returnQuery, type ReturnTarget } from './return-query.ts'
-
 // Where a visitor goes back to after signing in (issue 15 item 3, decision 025). The account pages
 // carry the target as `?redirectToPath=<same-origin path>` (supertokens' own parameter name) and,
 // for a pending "add to library", `&action=add`, from the first page of the flow to the last:
 // login, sign-up, the verification and reset links (mailed with it), MFA, the terms and the
 // external sign-in. Only a path on this site is ever followed: anything else is the signed-in home.
-// Building the query (return-query.ts) is apart, from when the route guard built it in every
-// page's bundle; since 872515e only the BFF's page render (server/bff/plugins/ssr.ts) uses it alone.
 
-export { RETURN_PARAM, SIGNED_IN_HOME, type PendingAdd, type ReturnTarget } from './return-query.ts'
+export const RETURN_PARAM = 'redirectToPath'
+
+/** Spec §2: the home after login. */
+export const SIGNED_IN_HOME = '/@'
+
+/** What to do once signed in; only adding the program of the target page exists. */
+export interface PendingAdd {
+  kind: 'add'
+  programId: string
+}
+
+export interface ReturnTarget {
+  /** A same-origin path, with its query. */
+  path: string
+  action?: PendingAdd
+}
+
+/** The query that carries a target path (without action) on: empty for the signed-in home. */
+export function returnQuery(path: string): string {
+  return path === SIGNED_IN_HOME || path === `${SIGNED_IN_HOME}/library` ? '' : `?${RETURN_PARAM}=${encodeURIComponent(path)}`
+}
 
 export const ACTION_PARAM = 'action'
 
