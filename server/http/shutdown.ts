@@ -20,13 +20,25 @@ import { writeRefusal } from './refusal.ts'
 //      client closes its side too (every HTTP client does at once), so nothing it sent is left
 //      unread for the kernel to reset. A request that crossed the FIN on the wire reaches no
 //      handler and gets no answer: its client saw the connection close before any byte of an
-//      answer, the case HTTP clients and proxies retry on another connection.
+//      answer, the case HTTP clients and proxies retry on another connection;
+//   4. the listener stays open, every request on it refused as in 1, until no connection has
+//      arrived and no answer ended for DRAIN_QUIET_MS (at most DRAIN_MAX_MS). Closing a listening
+//      socket makes the kernel reset every connection it had already accepted for us and Node had
+//      not yet taken from the queue — a client whose answer just said Connection: close opens its
+//      next connection at once, and would meet that reset with its request written. Left open,
+//      those connections are taken and answered 503; only connections that arrive after the
+//      listener closed are refused (ECONNREFUSED: nothing was sent, any client retries).
 
 /** What a refused caller is told to wait: a restarted process answers again in about 2 s (docs/BENCHMARKS.md). */
 export const SHUTDOWN_RETRY_AFTER_SECONDS = 5
 
 /** How long a connection closed on our side waits for the client's FIN before it is destroyed. */
 export const LINGER_MS = 2_000
+
+/** The listener closes once no connection has arrived and no answer ended for this long… */
+export const DRAIN_QUIET_MS = 100
+/** …or this long after the service began closing, whatever its callers do. */
+export const DRAIN_MAX_MS = 2_000
 
 export interface ShutdownOptions {
   /** The error code's prefix: BFF, API or AUTHCORE. */
@@ -37,6 +49,8 @@ export interface ShutdownOptions {
   headers?: Record<string, string>
   /** The HTML a browser asking for a page gets instead of JSON (the BFF's, in the visitor's language). */
   page?: (request: IncomingMessage) => string
+  /** The drain's bounds (tests shorten them). */
+  drain?: { quietMs: number; maxMs: number }
 }
 
 const nodeCloseIdleConnections = http.Server.prototype.closeIdleConnections
@@ -53,6 +67,9 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
   let closing = false
   let refused = 0
   let crossed = 0
+  /** When a connection last arrived or an answer last ended (performance.now()). */
+  let lastActivity = 0
+  const { quietMs, maxMs } = options.drain ?? { quietMs: DRAIN_QUIET_MS, maxMs: DRAIN_MAX_MS }
 
   const closeGently = (socket: Socket): void => {
     if (socket.destroyed || lingering.has(socket)) return
@@ -94,7 +111,10 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
   server.on('connection', (socket: Socket) => {
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
-    if (closing) closeGentlyAfterAnswers(socket)
+    if (closing) {
+      lastActivity = performance.now()
+      closeGentlyAfterAnswers(socket)
+    }
   })
 
   const refuse = (request: IncomingMessage, response: ServerResponse): void => {
@@ -124,16 +144,42 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
     response.once('close', () => {
       inFlight.delete(response)
       // Its connection may be idle now: an answer whose headers went out before the shutdown.
-      if (closing) closeIdle()
+      if (closing) {
+        lastActivity = performance.now()
+        closeIdle()
+      }
     })
     for (const listener of listeners) listener.call(server, request, response)
   })
 
+  /**
+   * Calls `done` (Fastify then closes the listener) once the service has been quiet for quietMs or
+   * closing for maxMs. Each look is a setImmediate, which runs after a poll phase of the event
+   * loop: every connection the kernel had queued by then has been accepted and seen above.
+   */
+  const drain = (done: () => void): void => {
+    const deadline = performance.now() + maxMs
+    const look = (): void => {
+      setImmediate(() => {
+        const now = performance.now()
+        const quietFor = now - lastActivity
+        if (quietFor >= quietMs || now >= deadline) {
+          drainedMs = Math.round(now - (deadline - maxMs))
+          return done()
+        }
+        setTimeout(look, Math.min(quietMs - quietFor, deadline - now))
+      })
+    }
+    look()
+  }
+
   let started = 0
+  let drainedMs = 0
   let listened = false
   app.addHook('preClose', (done) => {
     closing = true
     started = Date.now()
+    lastActivity = performance.now()
     listened = server.listening
     for (const response of inFlight) {
       if (!response.headersSent) response.setHeader('connection', 'close')
@@ -141,12 +187,13 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
     for (const socket of sockets) closeGentlyAfterAnswers(socket)
     const idle = closeIdle()
     // Only a service that listens has anything to say (tests close apps they only inject into).
-    if (listened) app.log.info({ event: 'shutdown', inFlight: inFlight.size, idleClosed: idle }, 'closing: answers in flight finish with Connection: close, idle connections are closed, new requests get 503')
-    done()
+    if (!listened) return done()
+    app.log.info({ event: 'shutdown', inFlight: inFlight.size, idleClosed: idle }, 'closing: answers in flight finish with Connection: close, idle connections are closed, new requests get 503')
+    drain(done)
   })
   // After the listener stopped and its last connection closed.
   app.addHook('onClose', (_instance, done) => {
-    if (listened) app.log.info({ event: 'shutdown', refused, crossed, tookMs: Date.now() - started }, 'closed')
+    if (listened) app.log.info({ event: 'shutdown', refused, crossed, drainedMs, tookMs: Date.now() - started }, 'closed')
     done()
   })
 }
