@@ -96,3 +96,34 @@ test('German listing at 390 px (screenshot)', async ({ page, context }) => {
   await expectLoaded(first)
   await page.screenshot({ path: 'test-results/screens/logos-category-de-390.png' })
 })
+
+test('every logo is legible on its tile: what it draws is at least a fifth of the tile high', async ({ page }) => {
+  // Wide wordmarks (Comsol's was 2.2 of its 24 units high, a sliver at 48 px) are not marks.
+  const ids: string[] = []
+  for (let pageNumber = 1; ; pageNumber++) {
+    const answer = (await (await page.request.get(`/api/programs?pageSize=100&page=${pageNumber}`)).json()) as { items: Array<{ id: string }>; total: number }
+    ids.push(...answer.items.map((item) => item.id))
+    if (ids.length >= answer.total || answer.items.length === 0) break
+  }
+  expect(ids.length).toBeGreaterThan(200)
+  const documents = await Promise.all(ids.map(async (id) => [id, await (await page.request.get(`/logos/${id}.svg`)).text()] as const))
+  await page.setContent('<div id="tiles"></div>')
+  const heights = await page.evaluate((documents) => {
+    const tiles = document.getElementById('tiles')!
+    return documents.map(([id, text]) => {
+      tiles.innerHTML = text.replace(/^<\?xml[^>]*>/, '')
+      const root = tiles.querySelector('svg')!
+      root.setAttribute('width', '64')
+      root.setAttribute('height', '64')
+      const tile = root.getBoundingClientRect()
+      // Everything drawn but the tile itself (its first shape).
+      const shapes = [...root.querySelectorAll('path, rect, circle, ellipse, polygon, line, polyline')].slice(1)
+      const rects = shapes.map((shape) => shape.getBoundingClientRect()).filter((rect) => rect.height > 0)
+      const top = Math.min(...rects.map((rect) => rect.top))
+      const bottom = Math.max(...rects.map((rect) => rect.bottom))
+      return [id, (bottom - top) / tile.height] as const
+    })
+  }, documents)
+  const thin = heights.filter(([, share]) => share < 0.2).map(([id, share]) => `${id} ${share.toFixed(2)}`)
+  expect(thin, 'logos drawing less than a fifth of the tile high').toEqual([])
+})
