@@ -97,7 +97,7 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
               ...publicTwinRoutes(),
-              accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage })), 'client/pages/auth/email-verification.tsx'),
+              accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
             ],
           },
           // Spec §2: the welcome page uses no layout.
@@ -113,7 +113,7 @@ export const routes: RouteObject[] = [
             id: 'unguarded-default-layout',
             Component: DefaultLayout,
             children: [
-              accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage })), 'client/pages/auth/email-verification.tsx'),
+              accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
               // The second factor decides for itself: it serves both a pending sign-in and set-up (decision 008).
               accountPage('mfa', 'Two-step verification', () => import('./pages/auth/mfa.tsx'), 'client/pages/auth/mfa.tsx'),
               // Issue 13: the error-reporting test page; no sign-in, never indexed.
@@ -131,7 +131,7 @@ export const routes: RouteObject[] = [
           accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
           accountPage('forgot-password', 'Forgot your password', () => import('./pages/auth/forgot-password.tsx'), 'client/pages/auth/forgot-password.tsx'),
           accountPage('reset-password', 'Choose a new password', () => import('./pages/auth/reset-password.tsx'), 'client/pages/auth/reset-password.tsx'),
-          accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage })), 'client/pages/auth/email-verification.tsx'),
+          accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
           // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.
           accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),

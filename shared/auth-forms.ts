@@ -45,8 +45,10 @@ export interface FormOutcome {
   problem?: AuthProblem
   /** The form's values to show again (never a password). */
   values?: Record<string, string>
-  /** The form did its work: the reset link is on its way, the password is changed. */
+  /** The form did its work: the reset link is on its way, the password is changed, the email is verified. */
   done?: boolean
+  /** The email was verified in a browser that holds a session: the page leads on to the target, not to the login. */
+  signedIn?: boolean
 }
 
 /** An answer of the SDK's API (HTTP 200): its `status` and what comes with it. */

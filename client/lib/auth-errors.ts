@@ -9,7 +9,7 @@ import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../..
 // pages a field error the list does not know passes through unchanged (spec §5); elsewhere it
 // becomes a translated "not accepted", so no English text of the SDK reaches another language.
 
-type AuthT = TFunction<readonly ['auth', 'common']>
+export type AuthT = TFunction<readonly ['auth', 'common']>
 
 /** Spec §5: the SDK's duplicate-email text, shown in the product's own words. */
 export const EMAIL_EXISTS_SDK_MESSAGE = 'This email already exists. Please sign in instead.'

@@ -1,17 +1,31 @@
-import { useEffect, useMemo, useState } from 'react'
+import { useEffect, useMemo, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation, useNavigate } from 'react-router'
+import type { FormOutcome } from '../../../shared/auth-forms.ts'
 import { EMAIL_VERIFICATION_RECHECK_MS } from '../../../shared/constants.ts'
 import { readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/return-path.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { carryReturn, continueTo } from '../../lib/account/continue.ts'
+import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { apiResponse } from '../../lib/api.ts'
 import { EmailVerification, Session, browserSessionState } from '../../lib/auth.ts'
-import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { problemMessage, problemOfFailure, type AuthT } from '../../lib/auth-errors.ts'
 
 // /check-email (after sign-up), /email-not-verified (the guard sends unverified users here) and
 // /verify-email?token= (the emailed link). ?redirectToPath= rides along on all three, and in the
-// links the BFF mails (issue 15 item 3).
+// links the BFF mails (issue 15 item 3). Their buttons are forms that work before the page's
+// script runs (issue 15 item 9, decision 025).
+
+/** "Send the email again" and "Verify my email" sent before the script ran, answered by the BFF. */
+export const action = formOutcomeAction
+
+/** Runs `work` instead of the browser's own post of the form. */
+function submitWith(work: () => Promise<void>) {
+  return (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    void work()
+  }
+}
 
 /** Moves on by itself once the email is verified in another tab (spec §4: recheck after 10 s). */
 function useContinueWhenVerified(target: ReturnTarget | null): void {
@@ -29,7 +43,8 @@ function useContinueWhenVerified(target: ReturnTarget | null): void {
 function ResendButton({ target }: { target: ReturnTarget | null }) {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const [notice, setNotice] = useState<{ kind: 'success' | 'error' | 'signedOut'; text: string } | null>(null)
+  // Sent before the script ran, the BFF's outcome of the same call (page-forms.ts).
+  const [outcome, setOutcome] = useFormOutcome()
   const [busy, setBusy] = useState(false)
   const resend = async () => {
     setBusy(true)
@@ -40,17 +55,14 @@ function ResendButton({ target }: { target: ReturnTarget | null }) {
         await continueTo(navigate, target)
         return
       }
-      setNotice({ kind: 'success', text: t('auth:verify.resent') })
+      setOutcome({ done: true })
     } catch (failure) {
-      const problem = await problemOfFailure(failure)
-      // No session in this browser (signed out, or the link was opened elsewhere): a new link is
-      // sent to the account's address, which only a signed-in session knows. Say so, and lead there.
-      if (problem.kind === 'signedOut') setNotice({ kind: 'signedOut', text: t('auth:verify.resendSignedOut') })
-      else setNotice({ kind: 'error', text: problemMessage(problem, t, i18n.language) })
+      setOutcome({ problem: await problemOfFailure(failure) })
     } finally {
       setBusy(false)
     }
   }
+  const notice = resendNotice(outcome, t, i18n.language)
   return (
     <>
       {notice ? (
@@ -64,11 +76,25 @@ function ResendButton({ target }: { target: ReturnTarget | null }) {
           ) : null}
         </Notice>
       ) : null}
-      <button type="button" className="button" disabled={busy} onClick={() => void resend()}>
-        {t('auth:verify.resend')}
-      </button>
+      <form method="post" className="button-form" onSubmit={submitWith(resend)}>
+        <button type="submit" className="button" disabled={busy}>
+          {t('auth:verify.resend')}
+        </button>
+      </form>
     </>
   )
+}
+
+/**
+ * What "send again" says: the link is on its way, or why not. No session in this browser (signed
+ * out, or the link was opened elsewhere): a new link goes to the account's address, which only a
+ * signed-in session knows — so it says that, and leads to the login.
+ */
+function resendNotice(outcome: FormOutcome | undefined, t: AuthT, language: string): { kind: 'success' | 'error' | 'signedOut'; text: string } | null {
+  if (outcome?.done) return { kind: 'success', text: t('auth:verify.resent') }
+  if (!outcome?.problem) return null
+  if (outcome.problem.kind === 'signedOut') return { kind: 'signedOut', text: t('auth:verify.resendSignedOut') }
+  return { kind: 'error', text: problemMessage(outcome.problem, t, language) }
 }
 
 /**
@@ -131,9 +157,9 @@ export function EmailNotVerifiedPage() {
     <main id="content" className="auth-page">
       <h1>{t('notVerified.title')}</h1>
       <p>{t('notVerified.lead')}</p>
-      <p className="actions">
+      <div className="actions">
         <ResendButton target={target} /> <Link to="/@/logout">{t('notVerified.logOut')}</Link>
-      </p>
+      </div>
     </main>
   )
 }
@@ -154,9 +180,14 @@ export function VerifyEmailPage() {
   const location = useLocation()
   const token = new URLSearchParams(location.search).get('token')
   const target = readReturn(location.search)
-  const [outcome, setOutcome] = useState<'idle' | 'busy' | 'verified' | 'invalid' | 'error'>(token ? 'idle' : 'invalid')
-  const [error, setError] = useState<string | null>(null)
-  const [signedIn, setSignedIn] = useState(false)
+  // Sent before the script ran, the BFF's outcome of the same call (page-forms.ts).
+  const [fromServer] = useFormOutcome()
+  const serverProblem = fromServer?.problem?.kind === 'invalidToken' ? undefined : fromServer?.problem
+  const [outcome, setOutcome] = useState<'idle' | 'busy' | 'verified' | 'invalid' | 'error'>(
+    fromServer?.done ? 'verified' : fromServer?.problem ? (serverProblem ? 'error' : 'invalid') : token ? 'idle' : 'invalid',
+  )
+  const [error, setError] = useState<string | null>(serverProblem ? problemMessage(serverProblem, t, i18n.language) : null)
+  const [signedIn, setSignedIn] = useState(fromServer?.signedIn === true)
   const verify = async () => {
     setOutcome('busy')
     try {
@@ -205,9 +236,11 @@ export function VerifyEmailPage() {
         <>
           <p>{t('auth:verify.lead')}</p>
           {error ? <Notice kind="error">{error}</Notice> : null}
-          <button type="button" className="button" disabled={outcome === 'busy'} onClick={() => void verify()}>
-            {t('auth:verify.submit')}
-          </button>
+          <form method="post" className="button-form" onSubmit={submitWith(verify)}>
+            <button type="submit" className="button" disabled={outcome === 'busy'}>
+              {t('auth:verify.submit')}
+            </button>
+          </form>
         </>
       )}
     </AuthShell>

@@ -3,7 +3,7 @@ import { afterWrongCredentials, outcomeOfAnswer, problemOfHttp, type AuthProblem
 import { nextAccountStep, readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/return-path.ts'
 import { PASSWORD_ERRORS } from '../../../shared/sign-up.ts'
 import { isSameOriginForm } from '../csrf.ts'
-import { mirrorFrontToken } from './page-session.ts'
+import { FRONT_TOKEN_COOKIE, mirrorFrontToken } from './page-session.ts'
 
 // The account forms without JavaScript (issue 15 item 9, decision 025). A page's <form
 // method="post"> sent before its script ran arrives here as an urlencoded post to the page's own
@@ -57,6 +57,10 @@ class CookieJar {
       else this.cookies.set(name, pair.slice(at + 1).trim())
     }
     if (typeof headers['front-token'] === 'string') this.frontToken = headers['front-token']
+  }
+
+  has(name: string): boolean {
+    return this.cookies.has(name)
   }
 
   get header(): string {
@@ -149,6 +153,13 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
     return { redirect: target.path }
   }
 
+  /** "Send the email again": a new link to the signed-in account's address, carrying the target; already verified, on. */
+  const sendAgain = async (request: FastifyRequest, jar: CookieJar, _fields: Fields, target: ReturnTarget | null): Promise<PageFormAnswer> => {
+    const answer = await call(request, jar, 'POST', `/auth/user/email/verify/token${returnSearch(target)}`)
+    if (answer.status === 200 && (answer.body as { status?: unknown } | null)?.status === 'EMAIL_ALREADY_VERIFIED_ERROR') return finish(request, jar, target)
+    return answerWith(isOk(answer) ? { done: true } : outcomeOf(answer))
+  }
+
   const forms: Record<string, (request: FastifyRequest, jar: CookieJar, fields: Fields, target: ReturnTarget | null) => Promise<PageFormAnswer>> = {
     async '/login'(request, jar, fields, target) {
       const email = (fields.email ?? '').trim()
@@ -202,6 +213,19 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
       if (isOk(answer)) return finish(request, jar, target)
       return answerWith(outcomeOf(answer))
     },
+
+    // The emailed link's page: the token and tenant come from the page's own address, as the SDK reads them.
+    async '/verify-email'(request, jar) {
+      const query = new URL(request.url, 'http://page.invalid').searchParams
+      const tenant = encodeURIComponent(query.get('tenantId') || 'public')
+      const answer = await call(request, jar, 'POST', `/auth/${tenant}/user/email/verify`, { method: 'token', token: query.get('token') ?? '' })
+      // The script asks the SDK whether a session exists (its front token): on to the target, or to log in.
+      if (isOk(answer)) return answerWith({ done: true, signedIn: jar.has(FRONT_TOKEN_COOKIE) || jar.has('sAccessToken') })
+      return answerWith(outcomeOf(answer))
+    },
+
+    '/check-email': sendAgain,
+    '/email-not-verified': sendAgain,
 
     async '/tos'(request, jar, fields, target) {
       const answer = await call(request, jar, 'POST', '/api/user/accept-tos', { isInMailList: fields.isInMailList === 'on' })

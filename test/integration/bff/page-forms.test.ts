@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
@@ -296,4 +298,102 @@ t.test('past the per-IP limit a form post is told so in a page, with retry-after
   isHtmlPage(t, last, 'the limit')
   t.match(last.body, /<h1>Fehler 429<\/h1><p>Zu viele Anfragen\./)
   t.ok(Number(last.headers['retry-after']) > 0, 'retry-after is given')
+})
+
+/** How many mails the embedded mailbox holds for `to`. */
+function mailsTo(stack: Stack, to: string): number {
+  const folder = path.join(stack.config.dataDir, 'mail')
+  return fs
+    .readdirSync(folder)
+    .filter((name) => name.endsWith('.json'))
+    .filter((name) => (JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string }).to === to).length
+}
+
+/** A link's element whose text is `text`, for where it leads. */
+const linkHref = (body: string, text: string) => new RegExp(`<a [^>]*href="([^"]*)"[^>]*>${text}</a>`).exec(body)?.[1]?.replaceAll('&amp;', '&')
+
+t.test('"Verify my email" without script: verified in the page, on to the target signed in or to log in elsewhere', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const back = '?redirectToPath=%2F%40%2Fprograms%2Fblender&action=add'
+
+  // The browser that signed up holds the session: the page leads on to the target.
+  const jar = new CookieJar()
+  t.equal((await postForm(stack, `/welcome${back}`, { email: 'lin@example.com', password: PASSWORD }, { jar })).statusCode, 303)
+  const link = lastMailLink(stack, 'lin@example.com')
+  const page = `${link.pathname}${link.search}`
+  t.equal((await stack.bff.inject({ method: 'GET', url: '/@/library', headers: { cookie: jar.header('/@') } })).headers.location, '/email-not-verified', 'not verified yet')
+
+  const foreign = await postForm(stack, page, {}, { jar, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
+  t.equal(foreign.statusCode, 403, 'another site\'s form is refused')
+  isHtmlPage(t, foreign, 'a foreign verification')
+
+  const verified = await postForm(stack, page, {}, { jar })
+  t.equal(verified.statusCode, 200)
+  isHtmlPage(t, verified, 'the verified page')
+  t.equal(testIdText(verified.body, 'verify-done'), 'Your email address is verified.')
+  t.equal(linkHref(verified.body, 'Continue'), '/@/programs/blender', 'on to the target')
+  t.notMatch(verified.body, /<button[^>]*>Verify my email</, 'the button is gone')
+  const library = await stack.bff.inject({ method: 'GET', url: '/@/library', headers: { cookie: jar.header('/@') } })
+  t.equal(library.headers.location, '/tos', 'the session knows at once: the terms are the next step, not the email')
+
+  // The link opened again, in a German browser without the session: used up, said in German.
+  const used = await postForm(stack, page, {}, { headers: { cookie: 'lang=de' } })
+  t.equal(used.statusCode, 400)
+  isHtmlPage(t, used, 'a used link')
+  t.equal(testIdText(used.body, 'verify-invalid'), 'Dieser Bestätigungslink ist nicht mehr gültig. Er wurde möglicherweise schon verwendet oder ist abgelaufen.')
+
+  // A fresh account's link opened in another browser: verified, then on through the login.
+  await browser(stack.bff).post(`/auth/signup${back}`, { formFields: [{ id: 'email', value: 'mo@example.com' }, { id: 'password', value: PASSWORD }] })
+  const other = lastMailLink(stack, 'mo@example.com')
+  const elsewhere = await postForm(stack, `${other.pathname}${other.search}`, {})
+  t.equal(elsewhere.statusCode, 200)
+  t.equal(testIdText(elsewhere.body, 'verify-done'), 'Your email address is verified.')
+  t.equal(linkHref(elsewhere.body, 'Log in'), `/login${back}`, 'to log in, carrying the target')
+  t.notOk(elsewhere.headers['set-cookie'], 'no session was made')
+  const login = await postForm(stack, `/login${back}`, { email: 'mo@example.com', password: PASSWORD })
+  t.equal(login.headers.location, `/tos${back}`, 'the email no longer stands in the way')
+})
+
+t.test('"Send the email again" without script: a new link with the target, or why not, in the visitor\'s language', async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const back = '?redirectToPath=%2F%40%2Fprograms%2Fblender&action=add'
+
+  const signedOut = await postForm(stack, `/check-email${back}`, {}, { headers: { cookie: 'lang=sk' } })
+  t.equal(signedOut.statusCode, 401)
+  isHtmlPage(t, signedOut, 'signed out')
+  t.match(testIdText(signedOut.body, 'resend-notice'), /^V tomto prehliadači nie ste prihlásení, a preto nevieme, na akú adresu odkaz poslať\./)
+  t.equal(linkHref(signedOut.body, 'Prihláste sa a pošlite ho znova'), `/login${back}`, 'the way to log in, carrying the target')
+
+  const jar = new CookieJar()
+  await postForm(stack, `/welcome${back}`, { email: 'ida@example.com', password: PASSWORD }, { jar })
+  const first = lastMailLink(stack, 'ida@example.com').searchParams.get('token')
+  t.equal(mailsTo(stack, 'ida@example.com'), 1)
+
+  const foreign = await postForm(stack, `/check-email${back}`, {}, { jar, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' } })
+  t.equal(foreign.statusCode, 403, 'another site\'s form is refused')
+  t.equal(mailsTo(stack, 'ida@example.com'), 1, 'and sends nothing')
+
+  for (const page of ['/check-email', '/email-not-verified']) {
+    const again = await postForm(stack, `${page}${back}`, {}, { jar })
+    t.equal(again.statusCode, 200, page)
+    isHtmlPage(t, again, page)
+    t.equal(testIdText(again.body, 'resend-notice'), 'We sent you a new verification email.', page)
+  }
+  t.equal(mailsTo(stack, 'ida@example.com'), 3, 'one new mail each')
+  const link = lastMailLink(stack, 'ida@example.com')
+  t.not(link.searchParams.get('token'), first, 'a new link')
+  t.equal(link.searchParams.get('redirectToPath'), '/@/programs/blender', 'carrying the target')
+  t.equal(link.searchParams.get('action'), 'add')
+
+  // The same mail cap as the script's call: five an hour, then nothing is sent and the answer is the same.
+  for (let i = 0; i < 3; i++) t.equal(testIdText((await postForm(stack, '/check-email', {}, { jar })).body, 'resend-notice'), 'We sent you a new verification email.')
+  t.equal(mailsTo(stack, 'ida@example.com'), 5, 'past the cap nothing more is sent')
+
+  // Verified meanwhile (in another tab): "send again" goes on, through the steps still owed.
+  const newest = lastMailLink(stack, 'ida@example.com')
+  t.equal(testIdText((await postForm(stack, `${newest.pathname}${newest.search}`, {}, { jar })).body, 'verify-done'), 'Your email address is verified.')
+  const onward = await postForm(stack, `/email-not-verified${back}`, {}, { jar })
+  t.equal(onward.statusCode, 303)
+  t.equal(onward.headers.location, `/tos${back}`)
+  t.equal(mailsTo(stack, 'ida@example.com'), 5, 'no mail for a verified address')
 })
