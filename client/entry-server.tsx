@@ -13,6 +13,7 @@ import { ConsentProvider } from './lib/consent/consent.tsx'
 import { errorHead, headTags, resolveHead, routeHead } from './lib/head.ts'
 import { createI18n } from './lib/i18n.ts'
 import { headersOf, modulesOf, namespacesOf } from './lib/namespaces.ts'
+import { pageHeads } from './page-heads.ts'
 import { routes } from './routes.tsx'
 
 const handler = createStaticHandler(routes)
@@ -99,6 +100,7 @@ export async function render(input: RenderInput): Promise<RenderResult> {
       ? errorHead(isRouteErrorResponse(firstError) ? firstError.status : 500)
       : routeHead(
           context.matches.map((match) => ({ handle: match.route.handle, data: context.loaderData[match.route.id], params: match.params })),
+          pageHeads,
           i18n.t,
           input.config.appUrl,
           input.config.logosVersion,

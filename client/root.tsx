@@ -7,7 +7,7 @@ import { Toaster } from './components/toaster.tsx'
 import { apiGet } from './lib/api.ts'
 import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
 import { openFatalError, useFatalError, useReportRouteError } from './lib/fatal-error.ts'
-import { useRouteHead } from './lib/head.ts'
+import { useRouteHead } from './lib/route-head.ts'
 import { useChatWidget } from './lib/support/use-chat-widget.ts'
 import { useVersionPolling } from './lib/use-version-polling.ts'
 
