@@ -8,6 +8,9 @@ import {
   type StaticHandlerContext,
 } from 'react-router'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
+import { ConsentBanner } from './components/consent-banner.tsx'
+import { ConsentBannerBody, Toaster as DeferredToaster } from './components/shell-parts.tsx'
+import { Toaster } from './components/toaster.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { errorHead, headTags, resolveHead, routeHead } from './lib/head.ts'
@@ -17,6 +20,10 @@ import { pageHeads } from './page-heads.ts'
 import { routes } from './routes.tsx'
 
 const handler = createStaticHandler(routes)
+
+// The shell's parts the browser loads after hydration are in the server's HTML from the start.
+DeferredToaster.provide(Toaster)
+ConsentBannerBody.provide(ConsentBanner)
 
 /**
  * One i18next instance per language resources and namespace set, reused across requests: on the
