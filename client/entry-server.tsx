@@ -9,8 +9,7 @@ import {
 } from 'react-router'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
 import { ConsentBanner } from './components/consent-banner.tsx'
-import { ConsentBannerBody, SiteFooter as DeferredFooter, Toaster as DeferredToaster } from './components/shell-parts.tsx'
-import { SiteFooter } from './components/site-footer.tsx'
+import { ConsentBannerBody, Toaster as DeferredToaster } from './components/shell-parts.tsx'
 import { Toaster } from './components/toaster.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
@@ -25,7 +24,6 @@ const handler = createStaticHandler(routes)
 // The shell's parts the browser loads after hydration are in the server's HTML from the start.
 DeferredToaster.provide(Toaster)
 ConsentBannerBody.provide(ConsentBanner)
-DeferredFooter.provide(SiteFooter)
 
 /**
  * One i18next instance per language resources and namespace set, reused across requests: on the

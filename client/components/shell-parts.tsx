@@ -9,9 +9,6 @@ import { deferredComponent } from '../lib/deferred-component.tsx'
 /** The toasts' two live regions (spec §9); in the HTML from the start, so screen readers follow them. */
 export const Toaster = deferredComponent(() => import('./toaster.tsx').then((m) => m.Toaster))
 
-/** The footer (site-footer.tsx), below every page's content: links that work as links until then. */
-export const SiteFooter = deferredComponent(() => import('./site-footer.tsx').then((m) => m.SiteFooter))
-
 /** The analytics question (issue 11, consent-banner.tsx). */
 export const ConsentBannerBody = deferredComponent(() => import('./consent-banner.tsx').then((m) => m.ConsentBanner))
 

@@ -1,11 +1,60 @@
 import { useTranslation } from 'react-i18next'
 import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
-import { SiteFooter } from '../components/shell-parts.tsx'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { SiteHeader } from '../components/site-header.tsx'
+import { useClientConfig } from '../lib/client-config.tsx'
 import type { RouteHandle } from '../lib/namespaces.ts'
+import type { RootData } from '../root.tsx'
 import type { SessionState } from '../../shared/session.ts'
+
+/**
+ * The chat links of spec §1: a messaging bot (SUPPORT_BOT_URL) and a chat app (SUPPORT_CHAT_URL),
+ * each only when configured. Here rather than in a module of their own: the footer is on every
+ * page, and a shared module would be one more request in the public pages' budget.
+ */
+export function SupportLinks({ className }: { className?: string }) {
+  const { t } = useTranslation()
+  const { botUrl, chatUrl } = useClientConfig().support
+  return (
+    <>
+      {botUrl ? (
+        <a href={botUrl} className={className} data-testid="support-bot">
+          {t('support.chat.bot')}
+        </a>
+      ) : null}
+      {chatUrl ? (
+        <a href={chatUrl} className={className} data-testid="support-chat">
+          {t('support.chat.app')}
+        </a>
+      ) : null}
+    </>
+  )
+}
+
+export function SiteFooter() {
+  const { t } = useTranslation()
+  const root = useRouteLoaderData('root') as RootData | undefined
+  const config = useClientConfig()
+  return (
+    <footer className="site-footer">
+      <nav aria-label={t('footer.legal')}>
+        <Link to="/terms">{t('footer.terms')}</Link>
+        <Link to="/privacy">{t('footer.privacy')}</Link>
+        <Link to="/cookie">{t('footer.cookie')}</Link>
+      </nav>
+      {config.support.botUrl || config.support.chatUrl ? (
+        <nav aria-label={t('support.chat.label')}>
+          <SupportLinks />
+        </nav>
+      ) : null}
+      <p>
+        {t('footer.copyright', { year: new Date().getUTCFullYear(), operator: config.operatorName })}
+        {root ? <span className="version"> · {t('footer.version', { version: root.version })}</span> : null}
+      </p>
+    </footer>
+  )
+}
 
 /** Sign-in links for visitors; a half-finished sign-in (code or email pending) can leave. */
 function AccountLinks() {

@@ -6,7 +6,7 @@ import { LanguageSwitcher, cookieLocale, switchTabLocale } from '../components/l
 import { onSignedOut } from '../lib/session-state.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { SiteHeader } from '../components/site-header.tsx'
-import { SiteFooter } from '../components/site-footer.tsx'
+import { SiteFooter } from './default-layout.tsx'
 
 /** Spec §2: the /@ pages use the logged-in layout (their scroll to the top is the root's ScrollRestoration). */
 export function SignedInLayout() {

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { BrandLink } from '../components/brand-link.tsx'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
-import { SiteFooter } from '../components/site-footer.tsx'
+import { SiteFooter } from '../layouts/default-layout.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
 import { ConsentSettings, useConsentCookieRow } from './legal/consent-settings.tsx'
 

@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { SupportLinks } from '../../components/site-footer.tsx'
+import { SupportLinks } from '../../layouts/default-layout.tsx'
 import { useClientConfig } from '../../lib/client-config.tsx'
 
 /** The profile's way to support (spec §1): the configured chat links; nothing when there are none. */
