@@ -1,5 +1,5 @@
 import { useLocation } from 'react-router'
-import { useConsent } from '../lib/consent/consent.tsx'
+import { useConsent, type ConsentState } from '../lib/consent/consent.tsx'
 import { deferredComponent } from '../lib/deferred-component.tsx'
 
 // Parts of every page's shell (client/root.tsx) that the server renders but that no page needs
@@ -15,10 +15,15 @@ export const ConsentBannerBody = deferredComponent(() => import('./consent-banne
 /**
  * The banner shows to a visitor who has not chosen, and only when a tag manager is configured
  * (nothing to ask otherwise); not on /cookie, whose own settings ask the same question (and would
- * sit under it). Its code loads only when it shows.
+ * sit under it). Its code loads only when it shows: before hydration when the first page shows it
+ * (client/entry-client.tsx), so its buttons work as soon as the page does.
  */
+export function consentBannerShows({ choice, asked }: Pick<ConsentState, 'choice' | 'asked'>, pathname: string): boolean {
+  return asked && choice === null && pathname !== '/cookie'
+}
+
 export function ConsentBanner() {
-  const { choice, asked } = useConsent()
+  const consent = useConsent()
   const { pathname } = useLocation()
-  return asked && choice === null && pathname !== '/cookie' ? <ConsentBannerBody /> : null
+  return consentBannerShows(consent, pathname) ? <ConsentBannerBody /> : null
 }

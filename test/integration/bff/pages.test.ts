@@ -123,7 +123,6 @@ t.test('server-rendered pages', async (t) => {
       t.notMatch(code, 'SoftwareApplication', `${url}: no head builder (the server wrote the head)`)
       t.notMatch(code, 'toast-close', `${url}: no toaster`)
       t.notMatch(code, 'consent-banner-actions', `${url}: no consent banner`)
-      t.notMatch(code, 'footer.copyright', `${url}: no footer`)
     }
   })
 
