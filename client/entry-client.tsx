@@ -4,6 +4,7 @@ import { I18nextProvider } from 'react-i18next'
 import { createBrowserRouter, matchRoutes, RouterProvider } from 'react-router'
 import { consentFromCookieHeader } from '../shared/consent.ts'
 import { BOOT_DATA_GLOBAL, type BootData } from '../shared/ssr-contract.ts'
+import { ConsentBannerBody, consentBannerShows } from './components/shell-parts.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { configureErrorReporting, startErrorReporting } from './lib/error-reporting/report.ts'
@@ -30,16 +31,20 @@ async function start(): Promise<void> {
   setNamespaceLoader((ns) => i18n.loadNamespaces([...ns]))
 
   // The server rendered the matched lazy pages; load their code before hydrating so the first
-  // client render is identical to the server's.
+  // client render is identical to the server's. The consent banner too when it is on the page: the
+  // visitor may answer it at once.
+  const consent = consentFromCookieHeader(document.cookie)
+  const asked = boot.config.support.tagManagerScriptUrl !== null
   const lazyMatches = matchRoutes(routes, window.location)?.filter((match) => match.route.lazy) ?? []
-  await Promise.all(
-    lazyMatches.map(async (match) => {
+  await Promise.all([
+    consentBannerShows({ choice: consent, asked }, window.location.pathname) ? ConsentBannerBody.preload() : null,
+    ...lazyMatches.map(async (match) => {
       const lazy = match.route.lazy
       if (typeof lazy !== 'function') return
       const module = await lazy()
       Object.assign(match.route, { ...module, lazy: undefined })
     }),
-  )
+  ])
 
   const router = createBrowserRouter(routes)
   hydrateRoot(
@@ -48,7 +53,7 @@ async function start(): Promise<void> {
       <I18nextProvider i18n={i18n}>
         <ClientConfigProvider value={boot.config}>
           {/* The same cookie the server rendered the banner (or not) from. */}
-          <ConsentProvider initial={consentFromCookieHeader(document.cookie)}>
+          <ConsentProvider initial={consent}>
             <RouterProvider router={router} />
           </ConsentProvider>
         </ClientConfigProvider>

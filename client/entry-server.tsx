@@ -8,14 +8,22 @@ import {
   type StaticHandlerContext,
 } from 'react-router'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
+import { ConsentBanner } from './components/consent-banner.tsx'
+import { ConsentBannerBody, Toaster as DeferredToaster } from './components/shell-parts.tsx'
+import { Toaster } from './components/toaster.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { errorHead, headTags, resolveHead, routeHead } from './lib/head.ts'
 import { createI18n } from './lib/i18n.ts'
 import { headersOf, modulesOf, namespacesOf } from './lib/namespaces.ts'
+import { pageHeads } from './page-heads.ts'
 import { routes } from './routes.tsx'
 
 const handler = createStaticHandler(routes)
+
+// The shell's parts the browser loads after hydration are in the server's HTML from the start.
+DeferredToaster.provide(Toaster)
+ConsentBannerBody.provide(ConsentBanner)
 
 /**
  * One i18next instance per language resources and namespace set, reused across requests: on the
@@ -99,6 +107,7 @@ export async function render(input: RenderInput): Promise<RenderResult> {
       ? errorHead(isRouteErrorResponse(firstError) ? firstError.status : 500)
       : routeHead(
           context.matches.map((match) => ({ handle: match.route.handle, data: context.loaderData[match.route.id], params: match.params })),
+          pageHeads,
           i18n.t,
           input.config.appUrl,
           input.config.logosVersion,

@@ -1,11 +1,12 @@
 import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory, type ProgramDetail } from '../shared/catalogue.ts'
 import { PAGE_TITLE, PRODUCT_NAME } from '../shared/constants.ts'
 import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH, ogImagePath } from '../shared/logos.ts'
-import type { HeadBuilder } from './lib/head.ts'
+import type { HeadBuilder, HeadBuilderName } from './lib/head.ts'
 import type { ListingData } from './pages/catalogue-listing.tsx'
 
-// The head of each public page (client/lib/head.ts): English titles (spec §1), descriptions in
-// the visitor's language, structured data where search engines use it.
+// The head of each public page built from its data (client/lib/head.ts): English titles (spec §1),
+// descriptions in the visitor's language, structured data where search engines use it. Routes name
+// their builder (`handle.head`); pages whose head never changes carry it in the route table.
 
 export const homeHead: HeadBuilder = ({ appUrl }) => ({
   title: PAGE_TITLE,
@@ -100,21 +101,13 @@ export const programHead: HeadBuilder = ({ data, appUrl, logosVersion }) => {
   }
 }
 
-export const legalHead = (title: string): HeadBuilder => () => ({ title })
-
-/** Not-found routes always error; their error page sets the head. */
-export const errorRouteHead: HeadBuilder = () => null
-
-/** Account pages and the signed-in area: English titles, never indexed. */
-export const privateHead =
-  (title: string): HeadBuilder =>
-  () => ({ title, noindex: true })
-
 /** Issue 12: the drive's public page. */
 export const filesHead: HeadBuilder = ({ t }) => ({ title: 'Files', description: t('files:meta.description') })
 
-/** Issue 13: the error-reporting test page, for operators; never indexed (the BFF also sends X-Robots-Tag). */
-export const sentryTestHead: HeadBuilder = () => ({ title: 'Error reporting test', noindex: true })
-
-/** A share link's page is someone's private file: never indexed (the BFF also sends X-Robots-Tag). */
-export const sharedLinkHead: HeadBuilder = () => ({ title: 'Shared with you', noindex: true })
+/** The builders by the name routes give them. */
+export const pageHeads: Readonly<Record<HeadBuilderName, HeadBuilder>> = {
+  home: homeHead,
+  listing: listingHead,
+  program: programHead,
+  files: filesHead,
+}

@@ -5,9 +5,15 @@ import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
 import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
+import type { PageHead } from './lib/head.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
-import { errorRouteHead, filesHead, homeHead, legalHead, listingHead, privateHead, programHead, sentryTestHead, sharedLinkHead } from './page-heads.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
+
+/** Legal pages: an English title (spec §1). */
+const legalHead = (title: string): PageHead => ({ title })
+
+/** Account pages and the signed-in area: English titles, never indexed. */
+const privateHead = (title: string): PageHead => ({ title, noindex: true })
 
 /** Errors of a page render inside its layout, so the visitor keeps the header and footer. */
 function PageErrorBoundary() {
@@ -23,10 +29,10 @@ function PageErrorBoundary() {
 function publicTwinRoutes(): RouteObject[] {
   const listing = () => import('./pages/catalogue-listing.tsx')
   const pages: Record<TwinKind, ReturnType<typeof page>> = {
-    listing: page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing, listingHead),
-    program: page(['catalogue', 'checkout'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), programHead),
+    listing: page(['catalogue'], 'client/pages/catalogue-listing.tsx', listing, 'listing'),
+    program: page(['catalogue', 'checkout'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), 'program'),
     // What the drive is, for visitors.
-    files: page(['files'], 'client/pages/files/files-intro.tsx', () => import('./pages/files/files-intro.tsx'), filesHead),
+    files: page(['files'], 'client/pages/files/files-intro.tsx', () => import('./pages/files/files-intro.tsx'), 'files'),
   }
   return SIGNED_IN_TWINS.map(({ path, kind }) => ({ path, ErrorBoundary: PageErrorBoundary, ...pages[kind] }))
 }
@@ -65,8 +71,8 @@ const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
 function signedInTwinRoutes(): RouteObject[] {
   const module = 'client/pages/signed-in-catalogue.tsx'
   const pages: Record<TwinKind, ReturnType<typeof page>> = {
-    listing: page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), listingHead),
-    program: page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), programHead),
+    listing: page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), 'listing'),
+    program: page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), 'program'),
     files: page(['files'], 'client/pages/files/drive.tsx', () => import('./pages/files/drive.tsx'), privateHead('My files')),
   }
   return SIGNED_IN_TWINS.map(({ twin, kind }) => ({ path: twin, id: routeName(twin), ErrorBoundary: PageErrorBoundary, ...pages[kind] }))
@@ -95,7 +101,7 @@ export const routes: RouteObject[] = [
             id: 'default-layout',
             Component: DefaultLayout,
             children: [
-              { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), homeHead) },
+              { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), 'home') },
               ...publicTwinRoutes(),
               accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
             ],
@@ -120,10 +126,10 @@ export const routes: RouteObject[] = [
               {
                 path: 'sentry-test',
                 ErrorBoundary: PageErrorBoundary,
-                ...withHeaders(page(['sentry'], 'client/pages/sentry-test.tsx', () => import('./pages/sentry-test.tsx'), sentryTestHead), { 'x-robots-tag': 'noindex' }),
+                ...withHeaders(page(['sentry'], 'client/pages/sentry-test.tsx', () => import('./pages/sentry-test.tsx'), { title: 'Error reporting test', noindex: true }), { 'x-robots-tag': 'noindex' }),
               },
-              { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
-              { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: errorRouteHead } },
+              { path: '404', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: null } },
+              { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: null } },
             ],
           },
           // Issue 15: the account forms' pages export the action that shows a form the BFF answered
@@ -144,7 +150,7 @@ export const routes: RouteObject[] = [
           {
             path: 'sharing/:link',
             ErrorBoundary: PageErrorBoundary,
-            ...withHeaders(page(['files'], 'client/pages/files/shared-link.tsx', () => import('./pages/files/shared-link.tsx'), sharedLinkHead), {
+            ...withHeaders(page(['files'], 'client/pages/files/shared-link.tsx', () => import('./pages/files/shared-link.tsx'), { title: 'Shared with you', noindex: true }), {
               'cache-control': 'no-store',
             }),
           },

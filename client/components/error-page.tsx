@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { isRouteErrorResponse, Link } from 'react-router'
 import type { ErrorBody } from '../../shared/types.ts'
 import { useSignedInPage } from '../lib/catalogue/twins.ts'
-import { useErrorHead } from '../lib/head.ts'
+import { useErrorHead } from '../lib/route-head.ts'
 
 /** What the generic error page shows for an error (spec §2: a status message and a cause). */
 export function describeError(error: unknown): { status: number; detail: string | null } {

@@ -1,6 +1,6 @@
 import type { LazyRouteFunction, NonIndexRouteObject } from 'react-router'
 import type { Namespace } from '../../shared/locales.ts'
-import type { HeadBuilder } from './head.ts'
+import type { RouteHeadSpec } from './head.ts'
 
 // A page declares the translation namespaces it needs once, in its route. The server embeds
 // exactly those in the HTML; in the browser they load together with the page's code.
@@ -15,12 +15,15 @@ export function setNamespaceLoader(loader: Loader): void {
 
 export interface RouteHandle {
   ns?: readonly Namespace[]
-  /** The page module's source path; the server preloads its built chunk so hydration need not wait. */
+  /**
+   * The page module's source path; the server preloads its built chunk so hydration need not
+   * wait. Server only: the browser's bundle leaves it out (vite.config.ts).
+   */
   module?: string
   /** The default layout shows its footer unless a page turns it off. */
   footer?: boolean
   /** Title, description and structured data of the page (client/lib/head.ts). */
-  head?: HeadBuilder
+  head?: RouteHeadSpec
   /** Response headers of the page's server render (issue 12: share links are neither referred nor indexed). */
   headers?: Record<string, string>
 }
@@ -28,9 +31,9 @@ export interface RouteHandle {
 type Lazy = LazyRouteFunction<NonIndexRouteObject>
 
 /** Route fields for a lazily loaded page that needs `ns`; `module` is the file `load` imports. */
-export function page(ns: readonly Namespace[], module: string, load: Lazy, head?: HeadBuilder): { handle: RouteHandle; lazy: Lazy } {
+export function page(ns: readonly Namespace[], module: string, load: Lazy, head?: RouteHeadSpec): { handle: RouteHandle; lazy: Lazy } {
   return {
-    handle: head ? { ns, module, head } : { ns, module },
+    handle: head === undefined ? { ns, module } : { ns, module, head },
     lazy: async () => {
       const [module] = await Promise.all([load(), loadNamespaces?.(ns)])
       return module

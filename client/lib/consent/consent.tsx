@@ -7,7 +7,7 @@ import { useClientConfig } from '../client-config.tsx'
 // loads nothing. The choice lives in the `consent` cookie (shared/consent.ts), which the server
 // reads too, so a page never flashes the banner at someone who has chosen.
 
-interface ConsentState {
+export interface ConsentState {
   /** null: not chosen yet. */
   choice: AnalyticsConsent | null
   /** Whether anything asks for consent: a tag manager is configured. */

@@ -112,6 +112,20 @@ t.test('server-rendered pages', async (t) => {
     t.equal(terms.body.split(`"${entry}"`).length - 1, 1, 'the entry script is not preloaded twice')
   })
 
+  t.test('a public page’s first JS leaves out what only the server reads and what loads after hydration (the 130 kB budget)', async (t) => {
+    for (const url of ['/', '/library', '/programs/blender']) {
+      const page = await bff.inject(url)
+      t.equal(page.statusCode, 200, url)
+      const files = [...page.body.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((match) => match[1]!)
+      t.ok(files.length >= 3, `${url}: the entry, the libraries and the page's chunk`)
+      const code = (await Promise.all(files.map((file) => bff.inject(file)))).map((response) => response.body).join('\n')
+      t.notMatch(code, 'client/pages/', `${url}: no page's source path (the server's preload list)`)
+      t.notMatch(code, 'SoftwareApplication', `${url}: no head builder (the server wrote the head)`)
+      t.notMatch(code, 'toast-close', `${url}: no toaster`)
+      t.notMatch(code, 'consent-banner-actions', `${url}: no consent banner`)
+    }
+  })
+
   t.test('hashed assets are immutable for a year', async (t) => {
     const page = await bff.inject('/')
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(page.body)?.[1]

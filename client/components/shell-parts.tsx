@@ -1,0 +1,29 @@
+import { useLocation } from 'react-router'
+import { useConsent, type ConsentState } from '../lib/consent/consent.tsx'
+import { deferredComponent } from '../lib/deferred-component.tsx'
+
+// Parts of every page's shell (client/root.tsx) that the server renders but that no page needs
+// before it is interactive: their code loads after hydration (client/lib/deferred-component.tsx),
+// out of every page's initial JS (issue 3). client/entry-server.tsx hands the server their code.
+
+/** The toasts' two live regions (spec §9); in the HTML from the start, so screen readers follow them. */
+export const Toaster = deferredComponent(() => import('./toaster.tsx').then((m) => m.Toaster))
+
+/** The analytics question (issue 11, consent-banner.tsx). */
+export const ConsentBannerBody = deferredComponent(() => import('./consent-banner.tsx').then((m) => m.ConsentBanner))
+
+/**
+ * The banner shows to a visitor who has not chosen, and only when a tag manager is configured
+ * (nothing to ask otherwise); not on /cookie, whose own settings ask the same question (and would
+ * sit under it). Its code loads only when it shows: before hydration when the first page shows it
+ * (client/entry-client.tsx), so its buttons work as soon as the page does.
+ */
+export function consentBannerShows({ choice, asked }: Pick<ConsentState, 'choice' | 'asked'>, pathname: string): boolean {
+  return asked && choice === null && pathname !== '/cookie'
+}
+
+export function ConsentBanner() {
+  const consent = useConsent()
+  const { pathname } = useLocation()
+  return consentBannerShows(consent, pathname) ? <ConsentBannerBody /> : null
+}
