@@ -193,6 +193,29 @@ test('the header is one row at every breakpoint, signed in and out, in the longe
   await expect(menu).toBeFocused()
 })
 
+// Issue 15: Blender's 19 interface languages stood in the narrow details column, one or two a line,
+// 11 lines tall at 1280 px. Now they are a list of their own that flows across the page.
+test("a program's interface languages flow in rows, a few at 1280 px and several a row on a phone", async ({ page, context }) => {
+  const rows = async () => {
+    const languages = page.getByRole('list', { name: 'Interface languages' })
+    await expect(languages.getByRole('listitem')).toHaveCount(19)
+    const tops = await languages.getByRole('listitem').evaluateAll((items) => items.map((item) => Math.round(item.getBoundingClientRect().top)))
+    return new Set(tops).size
+  }
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto('/programs/blender')
+  expect(await rows()).toBeLessThanOrEqual(3)
+  await page.setViewportSize({ width: 390, height: 844 })
+  expect(await rows()).toBeLessThanOrEqual(7)
+
+  // The names stay in the page's language.
+  await context.addCookies([{ name: 'lang', value: 'de', domain: '127.0.0.1', path: '/' }])
+  await page.goto('/programs/blender')
+  const german = page.getByRole('list', { name: 'Sprachen der Benutzeroberfläche' })
+  await expect(german.getByRole('listitem').first()).toHaveText('Englisch')
+  await expect(german.getByRole('listitem').last()).toHaveText('Indonesisch')
+})
+
 test.describe('without JavaScript', () => {
   test.use({ javaScriptEnabled: false })
 
