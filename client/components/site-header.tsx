@@ -4,16 +4,18 @@ import { useLocation } from 'react-router'
 import { BrandLink } from './brand-link.tsx'
 
 /**
- * The header of both layouts (issue 15): the brand and the navigation in one row. Below md (768 px)
- * the navigation folds behind a menu button, so a phone's header is one row instead of three.
+ * The header of both layouts (issue 15): the brand and the navigation in one row. On narrow screens
+ * the navigation folds behind a menu button, so the header stays one row instead of two or three:
+ * below lg (1024 px), or below xl (1280 px) with `fold="xl"` — the signed-in header's row of five
+ * links, the account, the language and "Log out" is wider than lg's in most languages.
  *
- * The menu is a <details> element, so it opens and closes before scripts run, or without them; from
- * md up the stylesheet hides its button and always shows the links (`.disclosure` in styles.css).
- * Scripts add what <details> lacks: `aria-expanded` for screen readers that do not announce a
- * summary's state, Escape closes the menu and gives the focus back to its button, and the menu
- * closes when the visitor navigates.
+ * The menu is a <details> element, so it opens and closes before scripts run, or without them; past
+ * its breakpoint the stylesheet hides its button and always shows the links (`.disclosure` in
+ * styles.css). Scripts add what <details> lacks: `aria-expanded` for screen readers that do not
+ * announce a summary's state, Escape closes the menu and gives the focus back to its button, and the
+ * menu closes when the visitor navigates.
  */
-export function SiteHeader({ children }: { children: ReactNode }) {
+export function SiteHeader({ children, fold = 'lg' }: { children: ReactNode; fold?: 'lg' | 'xl' }) {
   const { t } = useTranslation('common')
   const menu = useRef<HTMLDetailsElement>(null)
   // Unset on the server: without scripts nothing would keep `aria-expanded` true, and a summary
@@ -26,7 +28,7 @@ export function SiteHeader({ children }: { children: ReactNode }) {
     setOpen(false)
   }, [key])
   return (
-    <header className="site-header">
+    <header className={`site-header site-header-fold-${fold}`}>
       <BrandLink />
       <nav className="site-nav" aria-label={t('nav.main')}>
         <details

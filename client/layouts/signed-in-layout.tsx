@@ -25,7 +25,7 @@ export function SignedInLayout() {
       <a className="skip-link" href="#content">
         {t('common:nav.skipToContent')}
       </a>
-      <SiteHeader>
+      <SiteHeader fold="xl">
         <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
         <NavLink to="/@/programs" end={false}>
           {t('auth:nav.programs')}

@@ -94,15 +94,28 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
       </header>
 
       <div className="program-layout">
-        <section aria-labelledby="about-title" className="program-about">
-          <h2 id="about-title">{t('catalogue:program.about', { name: program.name })}</h2>
-          <p lang={textLang}>{program.description}</p>
-          <p>
-            <a href={program.homepage} rel="noopener noreferrer external" target="_blank" className="button">
-              {t('catalogue:program.homepage')}
-            </a>
-          </p>
-        </section>
+        <div className="program-main">
+          <section aria-labelledby="about-title" className="program-about">
+            <h2 id="about-title">{t('catalogue:program.about', { name: program.name })}</h2>
+            <p lang={textLang}>{program.description}</p>
+            <p>
+              <a href={program.homepage} rel="noopener noreferrer external" target="_blank" className="button">
+                {t('catalogue:program.homepage')}
+              </a>
+            </p>
+          </section>
+          {/* Issue 15: up to 19 names, one or two a line in the details column; here they flow in rows. */}
+          {program.languages.length > 0 ? (
+            <section aria-labelledby="languages-title" className="program-languages">
+              <h2 id="languages-title">{t('catalogue:program.languages')}</h2>
+              <ul className="chip-list" aria-labelledby="languages-title">
+                {program.languages.map((code) => (
+                  <li key={code}>{languageName(code, i18n.language)}</li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+        </div>
         <section aria-labelledby="details-title" className="program-details card">
           <h2 id="details-title">{t('catalogue:program.details')}</h2>
           <dl>
@@ -129,8 +142,6 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
             </dd>
             <dt>{t('catalogue:program.platforms')}</dt>
             <dd>{program.platforms.map((platform) => t(`catalogue:platforms.${platform}`)).join(', ')}</dd>
-            <dt>{t('catalogue:program.languages')}</dt>
-            <dd>{program.languages.map((code) => languageName(code, i18n.language)).join(', ')}</dd>
             <dt>{t('catalogue:program.version')}</dt>
             <dd>{program.version}</dd>
             <dt>{t('catalogue:program.updated')}</dt>

@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
@@ -148,19 +149,90 @@ test('the signed-in header folds the same way on a phone', async ({ page }) => {
   await expect(page.getByTestId('signed-in-as')).toHaveText(email)
 })
 
+// Issue 15: from md to lg the header wrapped onto two or three rows — signed in (113 px at 1024 px in
+// German, 154 px at 800 px in Hungarian; German and Romanian still two rows at 1280) and signed out
+// at 768–800 px in most languages. Now the menu stays folded until the row fits: below lg signed
+// out, below xl signed in. English, and the languages with the longest labels.
+test('the header is one row at every breakpoint, signed in and out, in the longest languages too', async ({ page, context }) => {
+  const heights = async (url: string) => {
+    const measured: string[] = []
+    for (const lang of ['en', 'de', 'ro']) {
+      await context.addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
+      for (const width of [390, 800, 1024, 1280]) {
+        await page.setViewportSize({ width, height: 800 })
+        await page.goto(url)
+        await hydrated(page)
+        const height = (await page.getByRole('banner').boundingBox())!.height
+        if (height > 72) measured.push(`${url} ${lang} ${width}px: ${Math.round(height)} px`)
+      }
+    }
+    return measured
+  }
+  const signedOut = await heights('/library')
+  await context.clearCookies()
+  await readyAccount(page, 'wide-header')
+  expect([...signedOut, ...(await heights('/@/library'))]).toEqual([])
+
+  // Where it is folded, the menu works as on a phone: it opens under its button and Escape closes it.
+  await context.addCookies([{ name: 'lang', value: 'en', domain: '127.0.0.1', path: '/' }])
+  await page.setViewportSize({ width: 1024, height: 800 })
+  await page.goto('/@/library')
+  await hydrated(page)
+  const nav = page.getByRole('navigation', { name: 'Main navigation' })
+  const menu = nav.locator('summary', { hasText: 'Menu' })
+  const profile = nav.getByRole('link', { name: 'My profile' })
+  await expect(profile).toBeHidden()
+  await menu.click()
+  await expect(menu).toHaveAttribute('aria-expanded', 'true')
+  await expect(profile).toBeInViewport()
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+  expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([])
+  await profile.focus()
+  await page.keyboard.press('Escape')
+  await expect(profile).toBeHidden()
+  await expect(menu).toBeFocused()
+})
+
+// Issue 15: Blender's 19 interface languages stood in the narrow details column, one or two a line,
+// 11 lines tall at 1280 px. Now they are a list of their own that flows across the page.
+test("a program's interface languages flow in rows, a few at 1280 px and several a row on a phone", async ({ page, context }) => {
+  const rows = async () => {
+    const languages = page.getByRole('list', { name: 'Interface languages' })
+    await expect(languages.getByRole('listitem')).toHaveCount(19)
+    const tops = await languages.getByRole('listitem').evaluateAll((items) => items.map((item) => Math.round(item.getBoundingClientRect().top)))
+    return new Set(tops).size
+  }
+  await page.setViewportSize({ width: 1280, height: 800 })
+  await page.goto('/programs/blender')
+  expect(await rows()).toBeLessThanOrEqual(3)
+  await page.setViewportSize({ width: 390, height: 844 })
+  expect(await rows()).toBeLessThanOrEqual(7)
+
+  // The names stay in the page's language.
+  await context.addCookies([{ name: 'lang', value: 'de', domain: '127.0.0.1', path: '/' }])
+  await page.goto('/programs/blender')
+  const german = page.getByRole('list', { name: 'Sprachen der Benutzeroberfläche' })
+  await expect(german.getByRole('listitem').first()).toHaveText('Englisch')
+  await expect(german.getByRole('listitem').last()).toHaveText('Indonesisch')
+})
+
 test.describe('without JavaScript', () => {
   test.use({ javaScriptEnabled: false })
 
-  test('the phone menu and the filters open and work', async ({ page }) => {
-    await page.setViewportSize({ width: 390, height: 844 })
-    await page.goto('/library')
+  test('the folded menu and the filters open and work', async ({ page }) => {
     const nav = page.getByRole('navigation', { name: 'Main navigation' })
     const menu = nav.locator('summary', { hasText: 'Menu' })
-    await menu.click()
-    // No script keeps an `aria-expanded` up to date here, so there is none: the summary says it.
-    await expect(menu).not.toHaveAttribute('aria-expanded')
-    await nav.getByRole('link', { name: 'Log in' }).click()
-    await expect(page).toHaveURL(/\/login$/)
+    // On a phone, and between md and lg, where the menu stays folded too.
+    for (const width of [390, 800]) {
+      await page.setViewportSize({ width, height: 844 })
+      await page.goto('/library')
+      await menu.click()
+      // No script keeps an `aria-expanded` up to date here, so there is none: the summary says it.
+      await expect(menu).not.toHaveAttribute('aria-expanded')
+      await nav.getByRole('link', { name: 'Log in' }).click()
+      await expect(page).toHaveURL(/\/login$/)
+    }
+    await page.setViewportSize({ width: 390, height: 844 })
     await page.goto('/library')
     const filters = page.locator('summary', { hasText: 'Filters' })
     await filters.click()
