@@ -103,6 +103,8 @@ export function problemOfHttp(status: number, body: unknown): AuthProblem {
   if (answer.code === 'BFF_RECOVERY_CODE_INVALID') return { kind: 'recoveryWrong' }
   if (answer.code === 'BFF_RECOVERY_CODE_BLOCKED') return { kind: 'recoveryLocked' }
   if (answer.code === 'BFF_CSRF_REJECTED') return { kind: 'refused' }
+  // An emailed link whose tenantId was mangled on its way: the link is what is wrong.
+  if (answer.code === 'BFF_TENANT_NOT_FOUND') return { kind: 'invalidToken' }
   if (status === 401) return { kind: 'signedOut' }
   if (status >= 500) return { kind: 'unavailable' }
   if (status >= 400) return { kind: 'badRequest' }

@@ -4,6 +4,13 @@ import { createError } from '../http/errors.ts'
 export const BffNotFound = createError<[string, string]>('BFF_NOT_FOUND', 'Nothing is served at %s %s.', 404)
 // Issue 15: a logo or link-preview image of a program the catalogue does not have.
 export const BffLogoNotFound = createError('BFF_LOGO_NOT_FOUND', 'No program in the catalogue has this id, so there is no image for it.', 404)
+// A tenant-prefixed /auth path (/auth/{tenantId}/…, the SDK's spelling) naming a tenant the auth
+// core does not have — a mangled emailed link's tenantId, usually. Was a 500 (the core's 400).
+export const BffTenantNotFound = createError(
+  'BFF_TENANT_NOT_FOUND',
+  'This address names a tenant that does not exist. Open the link from the email again, or ask for a new one.',
+  404,
+)
 export const BffBadPath = createError('BFF_BAD_PATH', 'The request path is not allowed.', 400)
 export const BffCsrfRejected = createError(
   'BFF_CSRF_REJECTED',

@@ -195,7 +195,9 @@ export function VerifyEmailPage() {
       setOutcome(result.status === 'OK' ? 'verified' : 'invalid')
       setSignedIn(await Session.doesSessionExist())
     } catch (failure) {
-      setError(problemMessage(await problemOfFailure(failure), t, i18n.language))
+      const problem = await problemOfFailure(failure)
+      if (problem.kind === 'invalidToken') return setOutcome('invalid')
+      setError(problemMessage(problem, t, i18n.language))
       setOutcome('error')
     }
   }

@@ -10,12 +10,12 @@ import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
 import { jwtParts, sessionTokenProblem, sessionIssuer } from '../../http/session-token.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
-import { BffNotFound } from '../errors.ts'
+import { BffNotFound, BffTenantNotFound } from '../errors.ts'
 import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
-import { authUnavailable } from './core-outage.ts'
+import { authUnavailable, isUnknownTenant } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
@@ -180,6 +180,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       // The SDK fails with a plain error on a client type it has no client for (ours is only
       // "web"): the caller's mistake, decided by the SDK's own lookup whatever the path's spelling.
       if (message.startsWith('Could not find client config for clientType')) return reply.code(400).send({ message: 'clientType must be "web" (or left out)' })
+      // /auth/{tenantId}/… naming a tenant the core does not have: the caller's address, not our fault.
+      if (isUnknownTenant(error)) throw new BffTenantNotFound()
       throw authUnavailable(error, { ownDatabase: true }) ?? error
     })
     scope.addHook('onRequest', async (request) => assertSameOriginWrite(request, appOrigin))

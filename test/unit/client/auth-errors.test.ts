@@ -93,9 +93,10 @@ t.test('statuses and error codes read in the page\'s language, never the SDK\'s 
     problemOfHttp(401, { message: 'unauthorised' }),
     problemOfHttp(502, { code: 'BFF_UPSTREAM_BAD_RESPONSE', message: 'The upstream service answered badly.' }),
     problemOfHttp(400, { code: 'BFF_RECOVERY_CODE_INVALID', message: 'That recovery code is not valid.' }),
+    problemOfHttp(404, { code: 'BFF_TENANT_NOT_FOUND', message: 'This address names a tenant that does not exist.' }),
     outcomeOfAnswer({ status: 'GENERAL_ERROR', message: 'Something the server said' }).problem!,
   ]
-  t.same(problems.map((problem) => problem.kind), ['wrongCredentials', 'notAllowed', 'notAllowed', 'notAllowed', 'notAllowed', 'invalidToken', 'wrongCode', 'codeLocked', 'blocked', 'tooManyRequests', 'mailUnavailable', 'refused', 'badRequest', 'signedOut', 'unavailable', 'recoveryWrong', 'generalError'])
+  t.same(problems.map((problem) => problem.kind), ['wrongCredentials', 'notAllowed', 'notAllowed', 'notAllowed', 'notAllowed', 'invalidToken', 'wrongCode', 'codeLocked', 'blocked', 'tooManyRequests', 'mailUnavailable', 'refused', 'badRequest', 'signedOut', 'unavailable', 'recoveryWrong', 'invalidToken', 'generalError'])
   t.equal(problemMessage(problems[1]!, en, 'en'), 'For security reasons you cannot log in this way. Try resetting your password, use another way to log in, or contact support. (ERR_CODE_008)', 'the support code is kept')
   t.equal(problemMessage(problems.at(-1)!, en, 'en'), 'Something the server said', 'spec §8: GENERAL_ERROR shows its message on English pages')
   const sdkEnglish = ['Cannot sign', 'Reset password link', 'Too many failed sign-in', 'Please wait 40 seconds', 'Mail cannot', 'Cross-site', 'formFields', 'unauthorised', 'upstream', 'recovery code is not valid', 'Something the server said']
