@@ -216,6 +216,16 @@ test("a program's interface languages flow in rows, a few at 1280 px and several
   await expect(german.getByRole('listitem').last()).toHaveText('Indonesisch')
 })
 
+test('a button looks like a link styled as one: the page\'s font, not the browser\'s smaller one', async ({ page }) => {
+  const fontOf = (selector: string) => page.locator(selector).first().evaluate((element) => getComputedStyle(element).fontSize)
+  await page.goto('/login')
+  const body = await page.locator('body').evaluate((element) => getComputedStyle(element).fontSize)
+  expect(await fontOf('main form button.button[type="submit"]'), 'the login form\'s button').toBe(body)
+  await page.goto('/programs/blender')
+  // A visitor's "Add to library" is a link; the same size as a button would be.
+  expect(await fontOf('.program-header .button'), 'a link styled as a button').toBe(body)
+})
+
 test.describe('without JavaScript', () => {
   test.use({ javaScriptEnabled: false })
 
