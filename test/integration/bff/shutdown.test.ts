@@ -24,7 +24,16 @@ t.test('closing the BFF lets an in-flight request finish and refuses new work', 
   const inFlight = fetch(`${url}/api/slow`).then(async (response) => ({ status: response.status, body: await response.json() }))
   await reached
   const closing = bff.close()
-  await t.rejects(fetch(`${url}/healthz`), 'new connections are refused while closing')
+  // The listener stays open until the BFF has been quiet for a moment (server/http/shutdown.ts):
+  // a request arriving meanwhile is refused in the BFF's error shape, and nothing of it is done.
+  const refused = await fetch(`${url}/healthz`)
+  t.equal(refused.status, 503, 'a request arriving while it closes is refused')
+  t.equal(refused.headers.get('connection'), 'close')
+  t.match(await refused.json(), { code: 'BFF_SHUTTING_DOWN' })
+  // Then the listener closes, the request in flight still running: a new connection is refused.
+  for (let look = 0; look < 500 && bff.server.listening; look++) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.notOk(bff.server.listening, 'the listener closes with a request still in flight')
+  await t.rejects(fetch(`${url}/healthz`), 'new connections are refused once it has')
   release?.()
   t.same(await inFlight, { status: 200, body: { done: true } }, 'the in-flight request completed')
   await closing
