@@ -34,6 +34,10 @@ export const BffUpstreamBadResponse = createError(
 )
 export const BffEmailRequired = createError('BFF_EMAIL_REQUIRED', 'Add ?email= with the address to check.', 400)
 export const BffMailUnavailable = createError('BFF_MAIL_UNAVAILABLE', 'We could not send the email right now. Please try again in a few minutes.', 503)
+/** What a mail that could not go out tells its asker to wait (the message says "a few minutes"). */
+export const MAIL_RETRY_AFTER_SECONDS = 60
+/** The 503 of a mail that could not go out, with its Retry-After. */
+export const mailUnavailable = () => Object.assign(new BffMailUnavailable(), { retryAfter: MAIL_RETRY_AFTER_SECONDS })
 export const BffNotReady = createError('BFF_NOT_READY', 'The app is not ready: %s.', 503)
 export const BffAuthCoreUnavailable = createError(
   'BFF_AUTH_CORE_UNAVAILABLE',

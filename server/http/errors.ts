@@ -95,7 +95,7 @@ const DATABASE_UNREACHABLE_MESSAGE = 'The service is unavailable right now. Plea
  * server/http/outage-log.ts, or the service behind, which logged its own), so a request adds no
  * error line and no error report of its own — an outage of 20 s under load was 6,000 of them.
  */
-const OUTAGE_CODES = new Set(['BFF_UPSTREAM_UNAVAILABLE', 'BFF_AUTH_CORE_UNAVAILABLE', 'API_AUTH_UNAVAILABLE', 'BFF_NOT_READY', 'API_NOT_READY'])
+const OUTAGE_CODES = new Set(['BFF_UPSTREAM_UNAVAILABLE', 'BFF_AUTH_CORE_UNAVAILABLE', 'API_AUTH_UNAVAILABLE', 'BFF_NOT_READY', 'API_NOT_READY', 'BFF_MAIL_UNAVAILABLE'])
 
 export function isOutageAnswer(code: unknown): boolean {
   return typeof code === 'string' && OUTAGE_CODES.has(code)

@@ -15,7 +15,7 @@ import {
   BffEmailLinkInvalid,
   BffEmailTaken,
   BffEmailUnchanged,
-  BffMailUnavailable,
+  mailUnavailable,
   BffNoPassword,
   BffNoPendingEmail,
   BffWrongPassword,
@@ -25,7 +25,7 @@ import type { EmailChanges, PendingEmailChange } from './email-change-store.ts'
 import type { EmailTexts } from './emails.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
-import type { MailOutbox } from './mail-outbox.ts'
+import { mailServerUnreachable, type MailOutbox } from './mail-outbox.ts'
 import { NoContent, documented } from '../../http/openapi.ts'
 import { EMAIL_MAX_LENGTH } from '../../../shared/sign-up.ts'
 
@@ -58,7 +58,7 @@ export interface EmailChangeOptions {
   attempts: LoginAttempts
   changes: EmailChanges
   /** Every mail goes through it (issue 18). */
-  outbox: Pick<MailOutbox, 'deliver' | 'mailer'>
+  outbox: Pick<MailOutbox, 'deliver' | 'checkMailer'>
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void> }
   emails: EmailTexts
   upstreamApi: UpstreamApi
@@ -104,10 +104,10 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
     if (!grant) {
       request.log.info({ event: 'mail-capped', kind: 'changeEmail', recipientHash: recipientHash(change.newEmail) }, 'mail not sent: the recipient has had the most mails an hour allows')
       try {
-        await options.outbox.mailer.check()
+        await options.outbox.checkMailer()
       } catch (err) {
-        request.log.error({ err }, 'the mail server does not answer')
-        throw new BffMailUnavailable()
+        if (!mailServerUnreachable(err)) request.log.error({ err }, 'the mail server refused the check')
+        throw mailUnavailable()
       }
       return
     }
@@ -116,8 +116,8 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
       await options.outbox.deliver(mail, { kind: 'changeEmail', locale, userId: change.userId }, 'fail')
     } catch (err) {
       await options.mailQuota.giveBack(grant)
-      request.log.error({ err }, 'the email change link could not be sent')
-      throw new BffMailUnavailable()
+      if (!mailServerUnreachable(err)) request.log.error({ err }, 'the email change link could not be sent')
+      throw mailUnavailable()
     }
   }
 

@@ -74,6 +74,14 @@ function isPermanent(err: unknown): boolean {
   return typeof e.responseCode === 'number' && e.responseCode >= 500 && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE')
 }
 
+/**
+ * The mail server could not be reached (no answer of its own): the outbox's outage log has said so,
+ * once per outage, so a request that fails for it writes no line of its own (issue 18).
+ */
+export function mailServerUnreachable(err: unknown): boolean {
+  return (err as { responseCode?: unknown } | null)?.responseCode === undefined
+}
+
 interface Row {
   id: string
   kind: MailKind
@@ -173,7 +181,7 @@ export class MailOutbox {
       try {
         await this.send(row)
       } catch (err) {
-        await this.finish(row, 'failed', describeFailure(err))
+        await this.finish(row, 'failed', describeFailure(err), { askerTold: true })
         throw err
       }
       await this.finish(row, 'sent', null)
@@ -298,7 +306,7 @@ export class MailOutbox {
       const error = describeFailure(err)
       if (isPermanent(err)) await this.finish(row, 'failed', error)
       else await this.afterFailure(row, error)
-      return { error, unreachable: !isPermanent(err) && (err as { responseCode?: unknown }).responseCode === undefined }
+      return { error, unreachable: !isPermanent(err) && mailServerUnreachable(err) }
     }
     await this.finish(row, 'sent', null)
     return 'sent'
@@ -309,11 +317,27 @@ export class MailOutbox {
     try {
       await this.mailer.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body, messageId: row.id })
     } catch (err) {
-      if ((err as { responseCode?: unknown }).responseCode === undefined) this.outage.unreachable(describeFailure(err))
-      else this.outage.reached()
+      this.heard(err)
       throw err
     }
     this.outage.reached()
+  }
+
+  /** Whether mail could go out now (the mailer's own check), said to the outage log like a send. */
+  async checkMailer(): Promise<void> {
+    try {
+      await this.mailer.check()
+    } catch (err) {
+      this.heard(err)
+      throw err
+    }
+    this.outage.reached()
+  }
+
+  /** A failure feeds the outage log: unreachable, or the server answered (it is up). */
+  private heard(err: unknown): void {
+    if (mailServerUnreachable(err)) this.outage.unreachable(describeFailure(err))
+    else this.outage.reached()
   }
 
   /** A failed try: again after the backoff, or given up once a day has passed. */
@@ -330,7 +354,7 @@ export class MailOutbox {
   }
 
   /** Sent or given up: the message (the link and its token) is cleared at once. */
-  private async finish(row: Row, status: 'sent' | 'failed', error: string | null): Promise<void> {
+  private async finish(row: Row, status: 'sent' | 'failed', error: string | null, options: { askerTold?: boolean } = {}): Promise<void> {
     const now = this.now()
     await this.db.query(
       `UPDATE bff.mail_outbox SET status = $2, ${status === 'sent' ? 'sent_at' : 'failed_at'} = $3, last_error = $4, claimed_until = NULL,
@@ -353,6 +377,10 @@ export class MailOutbox {
       return
     }
     this.failed.inc({ kind: row.kind })
-    this.log.error({ event: 'mail-given-up', kind: row.kind, messageId: row.id, recipientHash: recipientHash(row.recipient), attempts: row.attempts, error }, 'a mail will not be sent')
+    const about = { kind: row.kind, messageId: row.id, recipientHash: recipientHash(row.recipient), attempts: row.attempts, error }
+    // Its asker got 503 and may ask again: an answer, not a fault. The server out of reach is the
+    // outage log's; a server that refused it is said by the caller.
+    if (options.askerTold) this.log.info({ event: 'mail-not-sent', ...about }, 'a mail could not be sent; its asker was told')
+    else this.log.error({ event: 'mail-given-up', ...about }, 'a mail will not be sent')
   }
 }

@@ -11,11 +11,11 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { readReturn, returnSearch } from '../../../shared/return-path.ts'
-import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired } from '../errors.ts'
+import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, mailUnavailable } from '../errors.ts'
 import { afterTotpDeviceRemoved } from './authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
-import type { MailOutbox } from './mail-outbox.ts'
+import { mailServerUnreachable, type MailOutbox } from './mail-outbox.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
 import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
 
@@ -45,7 +45,7 @@ export interface AuthSettings {
   appUrl: string
   providers: ProviderSettings[]
   /** Every mail goes through it (issue 18); its mailer answers whether mail could go out now. */
-  outbox: Pick<MailOutbox, 'deliver' | 'mailer'>
+  outbox: Pick<MailOutbox, 'deliver' | 'checkMailer'>
   emails: EmailTexts
   /** The hourly cap per recipient (issue 17): a place for one mail, or null past the cap. */
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void>; count(address: string): Promise<number> }
@@ -134,17 +134,18 @@ export function initSupertokens(settings: AuthSettings): void {
       if (outcome === 'queued') request?.log.info({ event: 'mail-queued', kind, recipientHash: recipientHash(email) }, 'the verification email could not be sent at once: the outbox sends it when the mail server answers')
     } catch (err) {
       await settings.mailQuota.giveBack(grant)
-      request?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)
-      throw new BffMailUnavailable()
+      // The server out of reach is the outbox's outage, logged once; anything else is said here.
+      if (!mailServerUnreachable(err)) request?.log.error({ err }, `the ${kind === 'verify' ? 'verification' : 'password reset'} email could not be sent`)
+      throw mailUnavailable()
     }
   }
   /** Mail could go out now, else 503: asked when a request sends nothing, to answer as one that does. */
   const checkMailer = async (request: FastifyRequest | undefined) => {
     try {
-      await settings.outbox.mailer.check()
+      await settings.outbox.checkMailer()
     } catch (err) {
-      request?.log.error({ err }, 'the mail server does not answer')
-      throw new BffMailUnavailable()
+      if (!mailServerUnreachable(err)) request?.log.error({ err }, 'the mail server refused the check')
+      throw mailUnavailable()
     }
   }
   const https = settings.appUrl.startsWith('https:')

@@ -155,15 +155,25 @@ t.test('a mail that cannot go out for a day is given up; /check-email says so, a
 t.test('a resend or a reset while the server is down still answers 503, and leaves nothing to send later', async (t) => {
   const smtp = await startSmtpServer(t)
   let now = Date.parse('2026-11-27T09:00:00Z')
-  const stack = await buildStack(t, { auth: true, now: () => now, env: { SMTP_URL: smtp.url } })
+  const logs = new LogCapture()
+  const stack = await buildStack(t, { auth: true, now: () => now, bffLogStream: logs, env: { SMTP_URL: smtp.url, LOG_LEVEL: 'info' } })
   const tab = browser(stack.bff)
   t.equal((await tab.post('/auth/signup', { formFields: [{ id: 'email', value: 'lise@example.com' }, { id: 'password', value: PASSWORD }] })).json().status, 'OK')
   await smtp.stop()
   const resend = await tab.post('/auth/user/email/verify/token')
   t.equal(resend.statusCode, 503)
   t.equal(resend.json().code, 'BFF_MAIL_UNAVAILABLE')
+  t.equal(resend.headers['retry-after'], '60', 'with the minute its message speaks of')
   const reset = await browser(stack.bff).post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'lise@example.com' }] })
   t.equal(reset.statusCode, 503)
+  // An address without an account sends nothing, yet asks the mailer whether it could: the same 503.
+  const unknown = await browser(stack.bff).post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'nobody@example.com' }] })
+  t.equal(unknown.statusCode, 503)
+  t.equal((await tab.post('/auth/user/email/verify/token')).statusCode, 503)
+  // Issue 18: the outage is one warning when it begins, not an error line per request that met it.
+  const lines = logs.lines.map((line) => JSON.parse(line) as { level: number; msg: string; outage?: string })
+  t.same(lines.filter((line) => line.level >= 50).map((line) => line.msg), [], 'no error line for four refused requests')
+  t.equal(lines.filter((line) => line.outage === 'mail server' && line.level === 40).length, 1, 'one warning for the outage')
   await smtp.start()
   now += MAIL_GIVE_UP_AFTER_MS
   await stack.bff.mailOutbox.tick()
