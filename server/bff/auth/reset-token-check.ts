@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { request as undiciRequest } from 'undici'
+import { databaseUnreachable } from '../../db/reachability.ts'
 import { Failover, splitCoreUrls } from '../../http/core-urls.ts'
 import { BffAuthCoreUnavailable } from '../errors.ts'
 
@@ -39,14 +40,16 @@ export function resetTokenCheckRoute(scope: FastifyInstance, options: { coreUrl:
         })
         if (response.statusCode !== 200) {
           await response.body.dump()
-          throw new Error(`the auth core answered ${response.statusCode}`)
+          throw Object.assign(new Error(`the auth core answered ${response.statusCode}`), { coreStatus: response.statusCode })
         }
         const body = (await response.body.json()) as { status?: unknown }
         if (body.status !== 'OK' && body.status !== 'RESET_PASSWORD_INVALID_TOKEN_ERROR') throw new Error('the auth core answered something else than a token check')
         return { status: body.status }
       })
     } catch (err) {
-      request.log.warn({ err }, 'the reset link could not be checked')
+      // The core out of reach, or answering 503 (its database), is an outage the session
+      // revocation list's reader has already said, once (issue 18); anything else is said here.
+      if ((err as { coreStatus?: unknown }).coreStatus !== 503 && databaseUnreachable(err) === null) request.log.warn({ err }, 'the reset link could not be checked')
       throw new BffAuthCoreUnavailable()
     }
   })

@@ -104,6 +104,13 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   t.equal(signIn.json().code, 'BFF_AUTH_CORE_UNAVAILABLE')
   t.equal(signIn.headers['retry-after'], '2')
 
+  // The reset page asks whether its link is still good (issue 15): 503 too, and said once (below).
+  for (let i = 0; i < 2; i++) {
+    const check = await within(visitor.get('/auth/user/password/reset/token/check?token=some-token'))
+    t.equal(check.statusCode, 503, `the reset link check: ${check.body}`)
+    t.equal(check.json().code, 'BFF_AUTH_CORE_UNAVAILABLE')
+  }
+
   const refresh = await within(tab.post('/auth/session/refresh'))
   t.equal(refresh.statusCode, 503, `a refresh is 503, never 401 (the browser would sign out): ${refresh.body}`)
   t.equal(refresh.json().code, 'BFF_AUTH_CORE_UNAVAILABLE')
