@@ -158,13 +158,14 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
    * loop: every connection the kernel had queued by then has been accepted and seen above.
    */
   const drain = (done: () => void): void => {
-    const deadline = performance.now() + maxMs
+    const began = performance.now()
+    const deadline = began + maxMs
     const look = (): void => {
       setImmediate(() => {
         const now = performance.now()
         const quietFor = now - lastActivity
         if (quietFor >= quietMs || now >= deadline) {
-          drainedMs = Math.round(now - (deadline - maxMs))
+          drainedMs = Math.round(now - began)
           return done()
         }
         setTimeout(look, Math.min(quietMs - quietFor, deadline - now))

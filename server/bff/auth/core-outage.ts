@@ -33,15 +33,3 @@ export function authUnavailable(error: unknown, options: { ownDatabase: boolean 
   unavailable.cause = error
   return unavailable
 }
-
-/** supertokens-node's querier, when the core does not have the tenant (or app) a path named: the core's 400. */
-const UNKNOWN_TENANT = /^SuperTokens core threw an error .* with status code: 400 and message: AppId or tenantId not found/
-
-/** supertokens-node's own, when its tenant lookup found nothing (login methods; sign-up's first-factor check). */
-const SDK_UNKNOWN_TENANT = /^Tenant not found( error\.)?$/
-
-/** Whether `error` says that the tenant of an /auth/{tenantId}/… call does not exist (the core's answer, or the SDK's lookup). */
-export function isUnknownTenant(error: unknown): boolean {
-  const message = (error as { message?: unknown } | null)?.message
-  return typeof message === 'string' && (UNKNOWN_TENANT.test(message) || SDK_UNKNOWN_TENANT.test(message))
-}

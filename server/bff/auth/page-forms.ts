@@ -160,7 +160,8 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
     return answerWith(isOk(answer) ? { done: true } : outcomeOf(answer))
   }
 
-  const forms: Record<string, (request: FastifyRequest, jar: CookieJar, fields: Fields, target: ReturnTarget | null) => Promise<PageFormAnswer>> = {
+  /** A page's form: the fields posted, the page's return target, and its own address's query. */
+  const forms: Record<string, (request: FastifyRequest, jar: CookieJar, fields: Fields, target: ReturnTarget | null, query: URLSearchParams) => Promise<PageFormAnswer>> = {
     async '/login'(request, jar, fields, target) {
       const email = (fields.email ?? '').trim()
       const answer = await call(request, jar, 'POST', '/auth/signin', { formFields: [{ id: 'email', value: email }, { id: 'password', value: fields.password ?? '' }] })
@@ -194,10 +195,10 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
       return answerWith(isOk(answer) ? { done: true } : { ...outcomeOf(answer), values: { email } })
     },
 
-    async '/reset-password'(request, jar, fields) {
+    async '/reset-password'(request, jar, fields, _target, query) {
       const password = fields.password ?? ''
       if (password !== (fields.confirm ?? '')) return answerWith({ fields: { confirm: PASSWORD_ERRORS.mismatch } })
-      const token = new URL(request.url, 'http://page.invalid').searchParams.get('token') ?? ''
+      const token = query.get('token') ?? ''
       const answer = await call(request, jar, 'POST', '/auth/user/password/reset', { method: 'token', token, formFields: [{ id: 'password', value: password }] })
       return answerWith(isOk(answer) ? { done: true } : outcomeOf(answer))
     },
@@ -215,8 +216,7 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
     },
 
     // The emailed link's page: the token and tenant come from the page's own address, as the SDK reads them.
-    async '/verify-email'(request, jar) {
-      const query = new URL(request.url, 'http://page.invalid').searchParams
+    async '/verify-email'(request, jar, _fields, _target, query) {
       const tenant = encodeURIComponent(query.get('tenantId') || 'public')
       const answer = await call(request, jar, 'POST', `/auth/${tenant}/user/email/verify`, { method: 'token', token: query.get('token') ?? '' })
       // The script asks the SDK whether a session exists (its front token): on to the target, or to log in.
@@ -245,7 +245,7 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
     }
     const fields = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Fields
     const jar = new CookieJar(request.headers.cookie)
-    const answer = await form(request, jar, fields, readReturn(url.searchParams))
+    const answer = await form(request, jar, fields, readReturn(url.searchParams), url.searchParams)
     if (jar.setCookies.length > 0) {
       const already = reply.getHeader('set-cookie')
       reply.header('set-cookie', [...(Array.isArray(already) ? already : already === undefined ? [] : [String(already)]), ...jar.setCookies])

@@ -15,7 +15,7 @@ import { accountDeletionRoute } from './account-deletion.ts'
 import { avatarUploadRoute } from './avatar-upload.ts'
 import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
-import { authUnavailable, isUnknownTenant } from './core-outage.ts'
+import { authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
@@ -31,6 +31,19 @@ import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
 import { resetTokenCheckRoute } from './reset-token-check.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
+
+
+/** supertokens-node's querier, when the core does not have the tenant (or app) a path named: the core's 400. */
+const UNKNOWN_TENANT = /^SuperTokens core threw an error .* with status code: 400 and message: AppId or tenantId not found/
+
+/** supertokens-node's own, when its tenant lookup found nothing (login methods; sign-up's first-factor check). */
+const SDK_UNKNOWN_TENANT = /^Tenant not found( error\.)?$/
+
+/** Whether `error` says that the tenant of an /auth/{tenantId}/… call does not exist (the core's answer, or the SDK's lookup). */
+function isUnknownTenant(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message
+  return typeof message === 'string' && (UNKNOWN_TENANT.test(message) || SDK_UNKNOWN_TENANT.test(message))
+}
 
 export interface AuthPluginOptions {
   config: Config
