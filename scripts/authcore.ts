@@ -1,5 +1,5 @@
 // Operator commands of the auth core (issue 4 §7):
-//   npm run authcore -- rotate-keys [--app <id>]                  a new signing key now (it signs after one minute)
+//   npm run authcore -- rotate-keys [--app <id>]                  a new signing key now (it signs 90 s later)
 //   npm run authcore -- export-users [--app <id>] [--out <file>]  users in SuperTokens' bulk-import format
 // With DATABASE_URL they work on PostgreSQL directly (every core instance picks the change up).
 // With the embedded PGlite database they ask the running core, or open the database themselves
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   if (config.authCoreUrl) fail('AUTH_CORE_URL is set: this core is not ours to run commands on.')
   const result = config.databaseUrl ? await viaDatabase(config, action, appId) : ((await viaRunningCore(config, action, appId)) ?? (await viaDatabase(config, action, appId)))
   if (action === 'rotate-keys') {
-    console.log(`New signing key ${(result as { kid: string }).kid}: published now, signing new tokens in one minute.`)
+    console.log(`New signing key ${(result as { kid: string }).kid}: published now, signing new tokens in 90 seconds.`)
     return
   }
   const out = path.resolve(option(args, '--out') ?? `authcore-users-${appId}-${new Date().toISOString().slice(0, 10)}.json`)

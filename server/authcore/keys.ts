@@ -5,28 +5,31 @@ import { uuid, type SecretBox } from './crypto.ts'
 import type { CoreSettings } from './settings.ts'
 
 // Access-token signing keys (AUTH-CORE.md §5.3 "Signing keys / JWKS"). Dynamic keys ("d-<ms>")
-// rotate lazily: a new one is made when the newest is about to reach the update interval, is
-// not used for signing until it is a minute old (JWKS caches learn it first), and stays in the
-// JWKS for the interval plus two access-token lifetimes. The static key ("s-<uuid>") never
-// rotates. Keys live in the database, shared by every core instance; each instance caches them.
+// rotate lazily, as the real core's do: a new one is made when the newest is within the lead of
+// its update interval, is published at once but signs only once it is the lead old (the previous
+// key signs until its own interval ends), and stays in the JWKS for the interval plus two
+// access-token lifetimes. The static key ("s-<uuid>") never rotates. Keys live in the database,
+// shared by every core instance; each instance caches them.
 
 const generateRsa = promisify(generateKeyPair)
 
-/** A new key is published this long before it signs. */
-export const KEY_OVERLAP_MS = 60_000
+/**
+ * How long a new key is published before it signs (with an update interval of 7.5 minutes or
+ * more; a shorter one, as the SDK's own tests use, has a fifth of it, as the real core does in its
+ * test mode). The real core waits 60 s; ours waits longer because its JWKS answer may be cached
+ * for JWKS_MAX_AGE_S and an instance may learn of a key another one made KEY_CACHE_MS late:
+ * 60 + 5 < 90 leaves 25 s for clocks and slow fetches.
+ */
+export const KEY_OVERLAP_MS = 90_000
 /** How long an instance trusts its key cache before looking for keys another instance made. */
 export const KEY_CACHE_MS = 5_000
 /**
- * The longest a client may cache the JWKS (its `Cache-Control: max-age`). A key is published
- * KEY_OVERLAP_MS before it signs, and an instance may learn of a key another one made KEY_CACHE_MS
- * late: a set fetched just before a rotation, kept this long, is refreshed by
- * KEY_CACHE_MS + JWKS_MAX_AGE_S < KEY_OVERLAP_MS — before the first token the new key signs, with
- * half a minute to spare for clocks and slow fetches. It was the time until the next scheduled key
- * (up to 7 days), so after a manual rotation such a cache did not know the key that signed
- * (issue 18).
+ * The longest a client may cache the JWKS (its `Cache-Control: max-age`): the real core's
+ * 60 s, which supertokens-node also assumes when the header is missing (issue 26). Never longer
+ * than the time until the next scheduled key, nor than the lead minus the key cache, so a set
+ * fetched just before a rotation is fetched again before the new key signs (issue 18).
  */
-export const JWKS_MAX_AGE_S = 30
-
+export const JWKS_MAX_AGE_S = 60
 export interface Jwk {
   kty: 'RSA'
   kid: string
@@ -110,9 +113,19 @@ export class KeyStore {
     return settings.signingKeyUpdateInterval * 3_600_000
   }
 
+  /** How long a new key is published before it signs (KEY_OVERLAP_MS, or a fifth of a short interval). */
+  static leadMs(settings: CoreSettings): number {
+    return Math.min(KEY_OVERLAP_MS, KeyStore.intervalMs(settings) / 5)
+  }
+
+  /**
+   * A new key is due when the newest would reach its interval before the new one may sign. With
+   * a fixed minute's lead, an interval shorter than the lead (the SDK's tests use 0.001 h) made
+   * every call a new key and every refresh sign with another one (issue 26).
+   */
   private needsNewKey(keys: AppKeys, settings: CoreSettings): boolean {
     const newest = keys.dynamic[0]
-    return !newest || this.now() + KEY_OVERLAP_MS > newest.createdAt + KeyStore.intervalMs(settings)
+    return !newest || this.now() + KeyStore.leadMs(settings) > newest.createdAt + KeyStore.intervalMs(settings)
   }
 
   private static async newKeyPair(): Promise<{ publicPem: string; privatePem: string }> {
@@ -158,7 +171,7 @@ export class KeyStore {
     if (this.needsNewKey(keys, settings)) keys = await this.ensure(appId, settings, 'dynamic')
     const [newest, previous] = keys.dynamic
     // A key younger than the overlap signs only when there is no older key still valid.
-    if (newest && previous && this.now() - newest.createdAt < KEY_OVERLAP_MS && this.now() < previous.createdAt + KeyStore.intervalMs(settings)) {
+    if (newest && previous && this.now() - newest.createdAt < KeyStore.leadMs(settings) && this.now() < previous.createdAt + KeyStore.intervalMs(settings)) {
       return previous
     }
     return newest!
@@ -184,8 +197,10 @@ export class KeyStore {
     const interval = KeyStore.intervalMs(settings)
     const retention = interval + 2 * settings.accessTokenValidity * 1000
     const live = keys.dynamic.filter((k) => this.now() < k.createdAt + retention)
-    const nextKeyAt = (keys.dynamic[0]?.createdAt ?? this.now()) + interval - KEY_OVERLAP_MS
-    const maxAgeSec = Math.max(1, Math.min(JWKS_MAX_AGE_S, Math.floor((nextKeyAt - this.now()) / 1000)))
+    const lead = KeyStore.leadMs(settings)
+    const nextKeyAt = (keys.dynamic[0]?.createdAt ?? this.now()) + interval - lead
+    const cacheableMs = Math.min(JWKS_MAX_AGE_S * 1000, lead - KEY_CACHE_MS, nextKeyAt - this.now())
+    const maxAgeSec = Math.max(1, Math.floor(cacheableMs / 1000))
     return { keys: [...live, ...(keys.staticKey ? [keys.staticKey] : [])].map((k) => k.jwk), maxAgeSec }
   }
 }

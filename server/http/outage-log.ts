@@ -38,11 +38,14 @@ export class OutageLog implements ReachabilityListener {
   /**
    * @param what the dependency, as the lines name it: "database", "product API", "auth core"
    * @param now the clock (tests move it)
+   * @param effect what the outage means for callers, said on each line ("rate limits count per
+   *   instance" / "rate limits are shared again"), when the service carries on without `what`
    */
   constructor(
     private readonly log: OutageLogger,
     private readonly what: string,
     private readonly now: () => number = Date.now,
+    private readonly effect?: { down: string; back: string },
   ) {}
 
   /** Whether an outage is going on (begun and not yet ended). */
@@ -60,7 +63,7 @@ export class OutageLog implements ReachabilityListener {
     if (this.endedAt !== null && now - this.endedAt < FLAP_MS) return
     this.outage = { since: now, failures: 1 }
     this.endedAt = null
-    this.log.warn({ outage: this.what, cause }, `${this.what} unreachable`)
+    this.log.warn({ outage: this.what, cause }, this.effect ? `${this.what} unreachable: ${this.effect.down}` : `${this.what} unreachable`)
   }
 
   /** A call reached `what`. */
@@ -70,6 +73,7 @@ export class OutageLog implements ReachabilityListener {
     const now = this.now()
     this.outage = null
     this.endedAt = now
-    this.log.info({ outage: this.what, downMs: now - outage.since, failures: outage.failures }, `${this.what} reachable again`)
+    const message = this.effect ? `${this.what} reachable again: ${this.effect.back}` : `${this.what} reachable again`
+    this.log.info({ outage: this.what, downMs: now - outage.since, failures: outage.failures }, message)
   }
 }

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt, JWKS_MAX_AGE_S, KEY_CACHE_MS, KEY_OVERLAP_MS } from '../../../server/authcore/keys.ts'
@@ -10,12 +11,14 @@ import { TEST_SECRET } from './harness.ts'
 // published a minute before it signs: a cache honouring the header must have it by then. The clock
 // is the core's, moved a second at a time across a rotation; at every second a new session's token
 // must verify against the set the cache holds at that moment.
+// Issue 26: the answer is the real core's `max-age=60` (what supertokens-node assumes and its
+// tests read), not 30 s; a key is published 90 s before it signs, so the guarantee holds.
 
 let now = Date.UTC(2026, 10, 27, 9)
 const operatorToken = 'operator-token-for-the-jwks-test-0123456789'
 const db = await openTestDatabase(t)
 // A short scheduled interval (6 minutes) to cross a scheduled key as well as a manual one.
-const core = await buildAuthCore({
+const coreOptions = {
   config: { logLevel: 'silent', nodeEnv: 'test' },
   db,
   secret: TEST_SECRET,
@@ -23,11 +26,18 @@ const core = await buildAuthCore({
   operatorToken,
   publicDefaults: { signingKeyUpdateInterval: 0.1 },
   now: () => now,
-})
+} as const
+const core = await buildAuthCore(coreOptions)
 t.teardown(() => core.close())
 
 /** A cache that does what the JWKS answer's Cache-Control says: kept until max-age, then fetched again. */
 class HonouringCache {
+  /** `prefix`: the app (`/appid-x`); `instance`: the core instance it asks. */
+  constructor(
+    private readonly prefix = '',
+    private readonly instance: FastifyInstance = core,
+  ) {}
+
   kids = new Set<string>()
   private expiresAt = Number.NEGATIVE_INFINITY
   fetches = 0
@@ -35,7 +45,12 @@ class HonouringCache {
 
   async keys(): Promise<Set<string>> {
     if (now < this.expiresAt) return this.kids
-    const response = await core.inject({ method: 'GET', url: '/.well-known/jwks.json' })
+    return this.fetch()
+  }
+
+  /** Fetches the set now, whatever the cached one's age. */
+  async fetch(): Promise<Set<string>> {
+    const response = await this.instance.inject({ method: 'GET', url: `${this.prefix}/.well-known/jwks.json` })
     const control = String(response.headers['cache-control'])
     const maxAge = Number(/(?:^|,)\s*max-age=(\d+)/.exec(control)?.[1])
     if (!Number.isInteger(maxAge)) throw new Error(`no max-age in ${control}`)
@@ -47,10 +62,10 @@ class HonouringCache {
   }
 }
 
-async function newSessionKid(): Promise<string> {
+async function newSessionKid(prefix = ''): Promise<string> {
   const response = await core.inject({
     method: 'POST',
-    url: '/recipe/session',
+    url: `${prefix}/recipe/session`,
     headers: { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' },
     payload: JSON.stringify({ userId: 'user-1', userDataInJWT: {}, userDataInDatabase: {}, useDynamicSigningKey: true, enableAntiCsrf: false }),
   })
@@ -59,11 +74,11 @@ async function newSessionKid(): Promise<string> {
 }
 
 /** Moves the clock a second at a time for `seconds`, checking at each one that the cache knows the key that signs now. */
-async function walk(t: Test, cache: HonouringCache, seconds: number, at?: { second: number; action: () => Promise<void> }): Promise<Set<string>> {
+async function walk(t: Test, cache: HonouringCache, seconds: number, at?: { second: number; action: () => Promise<void> }, prefix = ''): Promise<Set<string>> {
   const signers = new Set<string>()
   for (let second = 0; second < seconds; second++) {
     if (at?.second === second) await at.action()
-    const kid = await newSessionKid()
+    const kid = await newSessionKid(prefix)
     signers.add(kid)
     const known = await cache.keys()
     if (!known.has(kid)) {
@@ -100,4 +115,52 @@ t.test('across a scheduled key too, and the answer keeps its shape', async (t) =
   t.ok(signers.size >= 2 && signers.has(first), `keys that signed: ${[...signers].join(', ')}`)
   const response = await core.inject({ method: 'GET', url: '/.well-known/jwks.json' })
   t.match(response.headers['cache-control'], /^max-age=\d+, must-revalidate$/)
+})
+
+t.test('with the default interval: the real core\'s max-age=60, and a rotated key reaches a cache before it signs, even through an instance that has not seen it', async (t) => {
+  // An app with the default settings (a key a week), and a second core instance on the same
+  // database whose key cache (KEY_CACHE_MS) is loaded just before the rotation.
+  const created = await core.inject({ method: 'PUT', url: '/recipe/multitenancy/app/v2', headers: { 'cdi-version': '5.4', 'content-type': 'application/json' }, payload: { appId: 'weekly', coreConfig: {} } })
+  t.equal(created.statusCode, 200, created.body)
+  const other = await buildAuthCore(coreOptions)
+  t.teardown(() => other.close())
+  const prefix = '/appid-weekly'
+  const before = await newSessionKid(prefix)
+  const direct = new HonouringCache(prefix, core)
+  const throughOther = new HonouringCache(prefix, other)
+  await direct.keys()
+  await throughOther.keys()
+  t.same(direct.maxAges, [60], 'the real core\'s 60 s, not 30')
+  const answer = await core.inject({ method: 'GET', url: `${prefix}/.well-known/jwks.json` })
+  t.equal(answer.headers['cache-control'], 'max-age=60, must-revalidate')
+
+  // The other instance loads its key cache the millisecond before the rotation...
+  now += 59_999
+  await throughOther.fetch()
+  now += 1
+  const rotatedAt = now
+  const rotation = await core.inject({ method: 'POST', url: `${prefix}/internal/keys/rotate`, headers: { authorization: `Bearer ${operatorToken}` } })
+  const rotated = (rotation.json() as { kid: string }).kid
+  // ...and answers a client from it, without the new key, at the last moment its cache is trusted.
+  now = rotatedAt + KEY_CACHE_MS - 2
+  t.notOk((await throughOther.fetch()).has(rotated), 'an instance whose key cache predates the rotation answers without the new key')
+  t.equal(throughOther.maxAges.at(-1), 60)
+
+  // Past the edges: the old key signs up to the last millisecond of the lead, the new one from then on.
+  now = rotatedAt + KEY_OVERLAP_MS - 1
+  t.equal(await newSessionKid(prefix), before, 'the old key signs until the new one is 90 s old')
+  t.ok((await throughOther.keys()).has(rotated) && (await direct.keys()).has(rotated), 'by then both caches, honouring max-age=60, hold the new key')
+  now = rotatedAt + KEY_OVERLAP_MS
+  t.equal(await newSessionKid(prefix), rotated, 'the new key signs from the 90th second')
+  t.ok(KEY_OVERLAP_MS > 60_000 + KEY_CACHE_MS, 'the lead covers the max-age and the instance cache')
+
+  // A walk of three minutes around a second rotation, every second, through the other instance.
+  const signers = await walk(t, throughOther, 3 * 60, {
+    second: 20,
+    action: async () => {
+      await core.inject({ method: 'POST', url: `${prefix}/internal/keys/rotate`, headers: { authorization: `Bearer ${operatorToken}` } })
+    },
+  }, prefix)
+  t.equal(signers.size, 2, `the walk crossed the rotation: ${[...signers].join(', ')}`)
+  t.ok(throughOther.maxAges.every((maxAge) => maxAge === 60), 'every answer said 60 s')
 })
