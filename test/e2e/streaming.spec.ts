@@ -51,6 +51,8 @@ test('a user assigns a cluster with a chosen layout, opens it with the grant, an
   await readyAccount(page, 'streamer')
   await addToLibrary(page, 'blender')
   await addToLibrary(page, 'penpot')
+  // Paid, added to the library for free, not bought (issue 26).
+  await addToLibrary(page, 'autocad')
   // Found from the signed-in menu, as a person finds it.
   await page.goto('/@/library')
   await hydrated(page)
@@ -60,6 +62,12 @@ test('a user assigns a cluster with a chosen layout, opens it with the grant, an
 
   const program = page.getByLabel('Program')
   await expect(program.locator('option')).toHaveText(['Blender'], { useInnerText: true })
+  // Not offered, and the page says why and where to buy it.
+  const unowned = page.getByTestId('streaming-unowned')
+  await expect(unowned.getByRole('heading', { name: 'Buy these to stream them' })).toBeVisible()
+  await expect(unowned).toContainText('you have not bought them')
+  await expect(unowned.getByRole('listitem')).toHaveText(['AutoCAD Buy'], { useInnerText: true })
+  await expect(unowned.getByRole('link', { name: 'Buy AutoCAD' })).toHaveAttribute('href', '/@/programs/autocad')
   await expect(page.getByLabel('Keyboard layout')).toHaveValue('en-US')
   await page.getByLabel('Region').selectOption('us-east')
   await page.getByLabel('Keyboard layout').selectOption({ label: 'German (QWERTZ)' })

@@ -52,6 +52,31 @@ export async function activePurchases(db: Queryable, userId: string): Promise<Pu
   return rows.map(view)
 }
 
+/**
+ * The paid programs among `programIds` the user may not use at `now` (issue 26): a program is paid
+ * as checkout sells it (a priced program of a paid licence); it may be used with an active one-time
+ * purchase, or an active subscription whose recorded paid period has not ended (a period end not
+ * known yet counts as running). Our purchase records only, never what the browser says. Free and
+ * unknown ids are never in the answer.
+ */
+export async function unentitledPaidPrograms(db: Queryable, userId: string, programIds: readonly string[], now: Date): Promise<Set<string>> {
+  if (programIds.length === 0) return new Set()
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT p.id FROM api.programs p JOIN api.license_types lt ON lt.id = p.license_type
+      WHERE p.id = ANY($2::text[]) AND NOT lt.is_free AND p.price_amount IS NOT NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM api.purchases pu
+           WHERE pu.user_id = $1 AND pu.program_id = p.id AND pu.status = 'active'
+             AND (pu.kind = 'payment' OR pu.current_period_end IS NULL OR pu.current_period_end > $3))`,
+    [userId, [...programIds], now],
+  )
+  return new Set(rows.map((row) => row.id))
+}
+
+/**
+ * An active purchase of the program, its period ended or not: checkout does not sell it again. (A
+ * subscription past its recorded period end whose renewal event is late is still billed by Stripe.)
+ */
 export async function ownsProgram(db: Queryable, userId: string, programId: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM api.purchases WHERE user_id = $1 AND program_id = $2 AND status = $3 LIMIT 1', [userId, programId, 'active'])
   return rows.length > 0
