@@ -124,6 +124,8 @@ export const CHECKOUT_SESSION_EVENTS: ReadonlySet<string> = new Set(['checkout.s
  * program, or Stripe's amount or currency is not what this app asked for it.
  */
 export type SessionRefusal = 'unknown-session' | 'other-user-or-program' | 'amount-mismatch'
+const REFUSALS: ReadonlySet<string> = new Set<SessionRefusal>(['unknown-session', 'other-user-or-program', 'amount-mismatch'])
+export const isRefusal = (outcome: string): outcome is SessionRefusal => REFUSALS.has(outcome)
 
 /** Whether a Checkout session of this id is one this app made (api.checkout_sessions). */
 export async function isSessionOfOurs(db: Queryable, sessionId: string): Promise<boolean> {

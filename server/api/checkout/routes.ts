@@ -16,6 +16,7 @@ import {
   applyEvent,
   grantPaidSession,
   isPaid,
+  isRefusal,
   isSessionOfOurs,
   markCancelAtPeriodEnd,
   ownsProgram,
@@ -208,12 +209,13 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
       // A Checkout session's facts are read back from Stripe, and only for a session this app
       // made: the event's copy is not trusted, even signed (issue 26).
       let session: SessionFacts | null = null
-      const sessionId = CHECKOUT_SESSION_EVENTS.has(event.type) ? (event.data.object as { id?: unknown }).id : undefined
-      if (typeof sessionId === 'string' && (await isSessionOfOurs(db, sessionId))) session = await provider().retrieveSession(sessionId)
+      const named = CHECKOUT_SESSION_EVENTS.has(event.type) ? (event.data.object as { id?: unknown }).id : undefined
+      const sessionId = typeof named === 'string' && SESSION_ID.test(named) ? named : undefined
+      if (sessionId !== undefined && (await isSessionOfOurs(db, sessionId))) session = await provider().retrieveSession(sessionId)
       const outcome = await applyEvent(db, event, new Date(opts.now()), session)
-      if (outcome === 'unknown-session' || outcome === 'other-user-or-program' || outcome === 'amount-mismatch') {
+      if (isRefusal(outcome)) {
         // Acknowledged all the same: Stripe would deliver a refused event again and again for days.
-        warnRefused(request.log, { sessionId: String(sessionId), reason: outcome, via: 'webhook', type: event.type, stripeEvent: event.id })
+        warnRefused(request.log, { sessionId: sessionId ?? String(named).slice(0, 300), reason: outcome, via: 'webhook', type: event.type, stripeEvent: event.id })
       } else {
         request.log.info({ event: 'stripe-webhook', type: event.type, stripeEvent: event.id, outcome }, 'a Stripe event was received')
       }
