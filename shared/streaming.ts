@@ -87,8 +87,11 @@ export interface StreamingState {
   regions: StreamingRegion[]
   /** The account's remembered layout, else the one of its language. */
   keyboardLayout: string
-  /** The programs of the library that can be streamed (they run on a desktop system). */
-  programs: Array<{ id: string; name: string }>
+  /**
+   * The programs of the library that run on a desktop system. `entitled: false`: a paid program
+   * the user has not bought (or whose subscription has ended): it cannot be streamed until bought.
+   */
+  programs: Array<{ id: string; name: string; entitled: boolean }>
   assignment: StreamingAssignment | null
 }
 

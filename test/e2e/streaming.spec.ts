@@ -51,6 +51,8 @@ test('a user assigns a cluster with a chosen layout, opens it with the grant, an
   await readyAccount(page, 'streamer')
   await addToLibrary(page, 'blender')
   await addToLibrary(page, 'penpot')
+  // Paid, added to the library for free, not bought (issue 26).
+  await addToLibrary(page, 'autocad')
   // Found from the signed-in menu, as a person finds it.
   await page.goto('/@/library')
   await hydrated(page)
@@ -60,6 +62,12 @@ test('a user assigns a cluster with a chosen layout, opens it with the grant, an
 
   const program = page.getByLabel('Program')
   await expect(program.locator('option')).toHaveText(['Blender'], { useInnerText: true })
+  // Not offered, and the page says why and where to buy it.
+  const unowned = page.getByTestId('streaming-unowned')
+  await expect(unowned.getByRole('heading', { name: 'Buy these to stream them' })).toBeVisible()
+  await expect(unowned).toContainText('you have not bought them')
+  await expect(unowned.getByRole('listitem')).toHaveText(['AutoCAD Buy'], { useInnerText: true })
+  await expect(unowned.getByRole('link', { name: 'Buy AutoCAD' })).toHaveAttribute('href', '/@/programs/autocad')
   await expect(page.getByLabel('Keyboard layout')).toHaveValue('en-US')
   await page.getByLabel('Region').selectOption('us-east')
   await page.getByLabel('Keyboard layout').selectOption({ label: 'German (QWERTZ)' })
@@ -101,6 +109,8 @@ for (const lang of ['en', 'de']) {
   test(`the page at 390 and 1280 px (${lang}), form and assignment, passes axe`, async ({ page }) => {
     await readyAccount(page, `stream-shot-${lang}`)
     await addToLibrary(page, 'blender')
+    // A paid one not bought: listed apart, with the way to buy it (issue 26).
+    await addToLibrary(page, 'autocad')
     // Analytics declined, so the consent banner does not cover the page in the screenshots.
     await page.context().addCookies([
       { name: 'lang', value: lang, domain: '127.0.0.1', path: '/' },
@@ -113,6 +123,8 @@ for (const lang of ['en', 'de']) {
       await page.screenshot({ path: path.join(shots, `streaming-form-${lang}-${width}.png`), fullPage: true })
     }
     await expect(page.getByLabel('Region')).toHaveValue('eu-central')
+    await expect(page.getByTestId('streaming-unowned').getByRole('link', { name: lang === 'en' ? 'Buy AutoCAD' : 'AutoCAD kaufen' })).toBeVisible()
+    expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([])
     await page.getByRole('button', { name: lang === 'en' ? 'Start streaming' : 'Streaming starten' }).click()
     await expect(page.getByTestId('streaming-assignment')).toBeVisible()
     expect((await new AxeBuilder({ page }).analyze()).violations).toEqual([])

@@ -9,7 +9,9 @@ import { apiGet, apiSend, loaderLocale, type ApiResult } from '../../lib/api.ts'
 // a region and a keyboard layout; the API assigns a cluster and a signed grant. The grant goes to
 // the cluster in the URL's fragment, which browsers send to no server and put in no Referer, so
 // it stays out of logs; the cluster's page reads it and verifies it against our JWKS. No
-// maintenance or version polling runs here (spec §2; client/lib/version-watch.ts).
+// maintenance or version polling runs here (spec §2; client/lib/version-watch.ts). Only what the
+// user may stream is offered; a paid program not bought is listed apart, with the way to buy it
+// (issue 26: the API refuses it with STREAMING_NOT_OWNED anyway).
 
 interface StreamingData {
   state: StreamingState
@@ -29,6 +31,7 @@ const ERROR_CODES = [
   'STREAMING_UNKNOWN_LAYOUT',
   'STREAMING_UNKNOWN_REGION',
   'STREAMING_ALREADY_ASSIGNED',
+  'STREAMING_NOT_OWNED',
 ] as const
 type ErrorCode = (typeof ERROR_CODES)[number]
 
@@ -55,7 +58,9 @@ export function Component() {
   const [busy, setBusy] = useState(false)
   const [region, setRegion] = useState(() => suggestRegion(state.regions, { languages: [locale] }) ?? '')
   const [regionChosen, setRegionChosen] = useState(false)
-  const ids = { program: useId(), region: useId(), layout: useId(), heading: useId() }
+  const ids = { program: useId(), region: useId(), layout: useId(), heading: useId(), unowned: useId() }
+  const offered = state.programs.filter((program) => program.entitled)
+  const unowned = state.programs.filter((program) => !program.entitled)
 
   // The browser knows its time zone; the server only knew the language. Refined once after
   // hydration, unless the person already chose.
@@ -166,7 +171,7 @@ export function Component() {
             </button>
           </p>
         </section>
-      ) : state.programs.length === 0 ? (
+      ) : offered.length === 0 ? (
         <section className="profile-section" aria-labelledby={ids.heading} data-testid="streaming-empty">
           <h2 id={ids.heading}>{t('streaming:empty.title')}</h2>
           <p>{t('streaming:empty.body')}</p>
@@ -182,8 +187,8 @@ export function Component() {
           <form className="profile-form" method="post" onSubmit={(event) => void start(event)}>
             <div className="field">
               <label htmlFor={ids.program}>{t('streaming:form.program')}</label>
-              <select id={ids.program} name="programId" defaultValue={(state.programs.find((program) => program.id === wanted) ?? state.programs[0]!).id}>
-                {state.programs.map((program) => (
+              <select id={ids.program} name="programId" defaultValue={(offered.find((program) => program.id === wanted) ?? offered[0]!).id}>
+                {offered.map((program) => (
                   <option key={program.id} value={program.id}>
                     {program.name}
                   </option>
@@ -233,6 +238,23 @@ export function Component() {
           </form>
         </section>
       )}
+
+      {state.available && !assignment && unowned.length > 0 ? (
+        <section className="profile-section" aria-labelledby={ids.unowned} data-testid="streaming-unowned">
+          <h2 id={ids.unowned}>{t('streaming:unowned.title')}</h2>
+          <p>{t('streaming:unowned.body')}</p>
+          <ul>
+            {unowned.map((program) => (
+              <li key={program.id}>
+                <span>{program.name}</span>{' '}
+                <Link to={`/@/programs/${encodeURIComponent(program.id)}`} aria-label={t('streaming:unowned.buyNamed', { name: program.name })}>
+                  {t('streaming:unowned.buy')}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
     </main>
   )
 }

@@ -2,7 +2,7 @@ import type Stripe from 'stripe'
 import type { Database, Queryable } from '../../db/database.ts'
 import type { PurchaseView } from '../../../shared/checkout.ts'
 import type { SessionFacts } from './card-provider.ts'
-import { periodEnd, sessionFacts } from './card-provider.ts'
+import { periodEnd } from './card-provider.ts'
 
 // Purchases and the entitlements they give (issue 13, decision 018). A program is owned while one
 // of the user's purchases of it is active. Rows come only from server-side facts: a Checkout
@@ -52,6 +52,31 @@ export async function activePurchases(db: Queryable, userId: string): Promise<Pu
   return rows.map(view)
 }
 
+/**
+ * The paid programs among `programIds` the user may not use at `now` (issue 26): a program is paid
+ * as checkout sells it (a priced program of a paid licence); it may be used with an active one-time
+ * purchase, or an active subscription whose recorded paid period has not ended (a period end not
+ * known yet counts as running). Our purchase records only, never what the browser says. Free and
+ * unknown ids are never in the answer.
+ */
+export async function unentitledPaidPrograms(db: Queryable, userId: string, programIds: readonly string[], now: Date): Promise<Set<string>> {
+  if (programIds.length === 0) return new Set()
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT p.id FROM api.programs p JOIN api.license_types lt ON lt.id = p.license_type
+      WHERE p.id = ANY($2::text[]) AND NOT lt.is_free AND p.price_amount IS NOT NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM api.purchases pu
+           WHERE pu.user_id = $1 AND pu.program_id = p.id AND pu.status = 'active'
+             AND (pu.kind = 'payment' OR pu.current_period_end IS NULL OR pu.current_period_end > $3))`,
+    [userId, [...programIds], now],
+  )
+  return new Set(rows.map((row) => row.id))
+}
+
+/**
+ * An active purchase of the program, its period ended or not: checkout does not sell it again. (A
+ * subscription past its recorded period end whose renewal event is late is still billed by Stripe.)
+ */
 export async function ownsProgram(db: Queryable, userId: string, programId: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM api.purchases WHERE user_id = $1 AND program_id = $2 AND status = $3 LIMIT 1', [userId, programId, 'active'])
   return rows.length > 0
@@ -90,18 +115,57 @@ export async function markCancelAtPeriodEnd(db: Queryable, subscriptionId: strin
   ])
 }
 
+/** The webhook events that grant a Checkout session. */
+export const CHECKOUT_SESSION_EVENTS: ReadonlySet<string> = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded'])
+
+/**
+ * Why a session must not grant (issue 26): Stripe holds it, but this app never made it (another
+ * integration on the account, a Payment Link, the dashboard), or made it for another user or
+ * program, or Stripe's amount or currency is not what this app asked for it.
+ */
+export type SessionRefusal = 'unknown-session' | 'other-user-or-program' | 'amount-mismatch'
+const REFUSALS: ReadonlySet<string> = new Set<SessionRefusal>(['unknown-session', 'other-user-or-program', 'amount-mismatch'])
+export const isRefusal = (outcome: string): outcome is SessionRefusal => REFUSALS.has(outcome)
+
+/** Whether a Checkout session of this id is one this app made (api.checkout_sessions). */
+export async function isSessionOfOurs(db: Queryable, sessionId: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM api.checkout_sessions WHERE id = $1', [sessionId])).rows.length > 0
+}
+
+/**
+ * The one rule for which sessions may grant: one this app made (its record of the session) for
+ * the user and program Stripe's facts name, at the amount and currency it asked for. null: it may.
+ */
+export async function refusalOf(db: Queryable, facts: SessionFacts): Promise<SessionRefusal | null> {
+  const { rows } = await db.query<{ user_id: string; program_id: string; amount_minor: string | number | null; currency: string | null }>(
+    'SELECT user_id, program_id, amount_minor, currency FROM api.checkout_sessions WHERE id = $1',
+    [facts.id],
+  )
+  const made = rows[0]
+  if (!made) return 'unknown-session'
+  if (facts.metadata.userId !== made.user_id || facts.clientReferenceId !== made.user_id || facts.metadata.programId !== made.program_id) return 'other-user-or-program'
+  if (made.amount_minor === null || made.currency === null || facts.amountTotal !== Number(made.amount_minor) || facts.currency?.toLowerCase() !== made.currency.toLowerCase()) {
+    return 'amount-mismatch'
+  }
+  return null
+}
+
+/** 'granted': the session's purchase exists (made now or before); 'ignored': nothing to grant. */
+export type GrantOutcome = 'granted' | 'ignored' | SessionRefusal
+
 /**
  * Records the purchase a paid session made, once: the first caller (the success page or the
- * webhook) inserts it, any later one finds it. The buyer and the program come from the session's
- * metadata, which only our server wrote. The program joins the user's library, where owned
- * programs are listed. false when the session is not one of ours (no such user or program).
+ * webhook) inserts it, any later one finds it. `facts` are Stripe's, retrieved by id — never an
+ * event's payload — and the session must be one this app made for that user and program at that
+ * price (refusalOf). The program joins the user's library, where owned programs are listed.
  */
-export async function grantSession(tx: Queryable, facts: SessionFacts, now: Date): Promise<boolean> {
-  const userId = facts.metadata.userId
-  const programId = facts.metadata.programId
-  if (!userId || !programId || facts.clientReferenceId !== userId) return false
+export async function grantSession(tx: Queryable, facts: SessionFacts, now: Date): Promise<GrantOutcome> {
+  const refusal = await refusalOf(tx, facts)
+  if (refusal) return refusal
+  const userId = facts.metadata.userId!
+  const programId = facts.metadata.programId!
   const kind = facts.mode === 'subscription' ? 'subscription' : 'payment'
-  if (kind === 'subscription' && !facts.subscriptionId) return false
+  if (kind === 'subscription' && !facts.subscriptionId) return 'ignored'
   const inserted = await tx.query<{ id: string }>(
     `INSERT INTO api.purchases (user_id, program_id, checkout_session_id, kind, amount_minor, currency, period, payment_intent_id, subscription_id, status, purchased_at, current_period_end)
      SELECT u.id, p.id, $3, $4, $5, $6, p.price_period, $7, $8, 'active', $9, $10
@@ -113,19 +177,19 @@ export async function grantSession(tx: Queryable, facts: SessionFacts, now: Date
   )
   if (inserted.rows.length > 0) {
     await tx.query('INSERT INTO api.user_programs (user_id, program_id, added_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [userId, programId, now])
-    return true
+    return 'granted'
   }
   // Granted already (the webhook's event names the subscription only): the period end, once known, is kept.
   const existing = await tx.query(
     'UPDATE api.purchases SET current_period_end = coalesce(current_period_end, $2) WHERE checkout_session_id = $1 RETURNING id',
     [facts.id, facts.currentPeriodEnd],
   )
-  return existing.rows.length > 0
+  return existing.rows.length > 0 ? 'granted' : 'ignored'
 }
 
-/** Grants a paid session in its own transaction (the success page's path). */
-export async function grantPaidSession(db: Database, facts: SessionFacts, now: Date): Promise<boolean> {
-  if (!isPaid(facts)) return false
+/** Grants a paid session retrieved from Stripe in its own transaction (the success page's path). */
+export async function grantPaidSession(db: Database, facts: SessionFacts, now: Date): Promise<GrantOutcome> {
+  if (!isPaid(facts)) return 'ignored'
   return db.transaction((tx) => grantSession(tx, facts, now))
 }
 
@@ -134,21 +198,25 @@ async function endSubscription(tx: Queryable, subscriptionId: string, now: Date)
   return rows.length
 }
 
-export type EventOutcome = 'applied' | 'ignored' | 'duplicate'
+export type EventOutcome = 'applied' | 'ignored' | 'duplicate' | SessionRefusal
 
 /**
  * Applies one verified Stripe event, once: its id is recorded in the same transaction as its
- * effect, so a replay (or a redelivery after we answered) finds it and changes nothing.
+ * effect, so a replay (or a redelivery after we answered) finds it and changes nothing. For a
+ * Checkout session's event, `session` is the session as Stripe holds it, retrieved by id (null
+ * when it is not one this app made, or Stripe knows none): the event's own copy is not trusted.
  */
-export async function applyEvent(db: Database, event: Stripe.Event, now: Date): Promise<EventOutcome> {
+export async function applyEvent(db: Database, event: Stripe.Event, now: Date, session: SessionFacts | null = null): Promise<EventOutcome> {
   return db.transaction(async (tx) => {
     const fresh = await tx.query('INSERT INTO api.stripe_events (id, type, processed_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type, now])
     if (fresh.rows.length === 0) return 'duplicate'
     switch (event.type) {
       case 'checkout.session.completed':
       case 'checkout.session.async_payment_succeeded': {
-        const facts = sessionFacts(event.data.object)
-        return isPaid(facts) && (await grantSession(tx, facts, now)) ? 'applied' : 'ignored'
+        if (session === null || session.id !== event.data.object.id) return 'unknown-session'
+        if (!isPaid(session)) return 'ignored'
+        const granted = await grantSession(tx, session, now)
+        return granted === 'granted' ? 'applied' : granted
       }
       case 'charge.refunded': {
         const charge = event.data.object

@@ -1,23 +1,28 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { getProgram } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 import { Id } from '../routes/catalogue.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CheckoutStatus } from '../../../shared/checkout.ts'
-import { minorUnits, type CardProvider } from './card-provider.ts'
+import { minorUnits, type CardProvider, type SessionFacts } from './card-provider.ts'
 import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotPaid, CheckoutSessionNotFound, CheckoutUnavailable } from './errors.ts'
 import {
+  CHECKOUT_SESSION_EVENTS,
   activePurchases,
   activeSubscription,
   applyEvent,
   grantPaidSession,
   isPaid,
+  isRefusal,
+  isSessionOfOurs,
   markCancelAtPeriodEnd,
   ownsProgram,
   purchaseOfSession,
+  refusalOf,
+  type SessionRefusal,
 } from './purchases.ts'
 
 // Card checkout (issue 13, decision 018): a Checkout session for a paid program, the return from
@@ -59,6 +64,11 @@ const WEBHOOK_DOCS = {
       additionalProperties: true,
     },
   },
+}
+
+/** A session that may not grant is a warning: a misconfigured Stripe account, or someone trying. */
+function warnRefused(log: FastifyBaseLogger, fields: { sessionId: string; reason: SessionRefusal; via: 'webhook' | 'success-page'; type?: string; stripeEvent?: string }): void {
+  log.warn({ event: 'checkout-session-refused', ...fields }, 'a Checkout session this app did not make for this user, program and price granted nothing')
 }
 
 export default async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions): Promise<void> {
@@ -106,25 +116,24 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
           return { url: earlier[0].url }
         }
       }
+      const amountMinor = minorUnits(program.price.amount, program.price.currency)
       const session = await provider().createSession({
         userId: user.id,
         email: user.email,
         programId: program.id,
         programName: program.name,
-        amountMinor: minorUnits(program.price.amount, program.price.currency),
+        amountMinor,
         currency: program.price.currency,
         period: program.price.period,
         successUrl: `${opts.appUrl}/stripe/success?session_id={CHECKOUT_SESSION_ID}`,
         cancelUrl: `${opts.appUrl}/stripe/cancel?program=${encodeURIComponent(program.id)}`,
         idempotencyKey: `checkout-${randomUUID()}`,
       })
-      await db.query('INSERT INTO api.checkout_sessions (id, user_id, program_id, url, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING', [
-        session.id,
-        user.id,
-        program.id,
-        session.url,
-        new Date(opts.now()),
-      ])
+      // The record a grant is checked against (issue 26): who, what, and what we asked Stripe to charge.
+      await db.query(
+        'INSERT INTO api.checkout_sessions (id, user_id, program_id, url, created_at, amount_minor, currency) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING',
+        [session.id, user.id, program.id, session.url, new Date(opts.now()), amountMinor, program.price.currency.toUpperCase()],
+      )
       request.log.info({ event: 'checkout-started', programId: program.id, sessionId: session.id }, 'a Checkout session was made')
       return { url: session.url }
     },
@@ -149,8 +158,14 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
       // Someone else's session answers exactly like one that does not exist.
       if (!facts || facts.metadata.userId !== user.id || facts.clientReferenceId !== user.id || !facts.metadata.programId) throw new CheckoutSessionNotFound()
       const programId = facts.metadata.programId
+      // Not made by this app for this user and program at this price: it does not exist for us either.
+      const refusal = await refusalOf(db, facts)
+      if (refusal) {
+        warnRefused(request.log, { sessionId, reason: refusal, via: 'success-page' })
+        throw new CheckoutSessionNotFound()
+      }
       if (isPaid(facts)) {
-        if (await grantPaidSession(db, facts, new Date(opts.now()))) request.log.info({ event: 'checkout-returned', programId, sessionId }, 'a paid session was read')
+        if ((await grantPaidSession(db, facts, new Date(opts.now()))) === 'granted') request.log.info({ event: 'checkout-returned', programId, sessionId }, 'a paid session was read')
         const purchase = await purchaseOfSession(db, sessionId)
         const status: CheckoutStatus = purchase?.status === 'refunded' ? 'refunded' : purchase?.status === 'ended' ? 'ended' : 'paid'
         return { status, programId }
@@ -191,8 +206,19 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
       const signature = request.headers['stripe-signature']
       const body = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
       const event = provider().verifyEvent(body, typeof signature === 'string' ? signature : undefined, opts.now())
-      const outcome = await applyEvent(db, event, new Date(opts.now()))
-      request.log.info({ event: 'stripe-webhook', type: event.type, stripeEvent: event.id, outcome }, 'a Stripe event was received')
+      // A Checkout session's facts are read back from Stripe, and only for a session this app
+      // made: the event's copy is not trusted, even signed (issue 26).
+      let session: SessionFacts | null = null
+      const named = CHECKOUT_SESSION_EVENTS.has(event.type) ? (event.data.object as { id?: unknown }).id : undefined
+      const sessionId = typeof named === 'string' && SESSION_ID.test(named) ? named : undefined
+      if (sessionId !== undefined && (await isSessionOfOurs(db, sessionId))) session = await provider().retrieveSession(sessionId)
+      const outcome = await applyEvent(db, event, new Date(opts.now()), session)
+      if (isRefusal(outcome)) {
+        // Acknowledged all the same: Stripe would deliver a refused event again and again for days.
+        warnRefused(request.log, { sessionId: sessionId ?? String(named).slice(0, 300), reason: outcome, via: 'webhook', type: event.type, stripeEvent: event.id })
+      } else {
+        request.log.info({ event: 'stripe-webhook', type: event.type, stripeEvent: event.id, outcome }, 'a Stripe event was received')
+      }
       return { received: true }
     })
   })

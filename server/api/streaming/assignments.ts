@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { StreamingCluster } from '../../config.ts'
 import type { Database, Queryable } from '../../db/database.ts'
 import { STREAMABLE_PLATFORMS, defaultLayoutFor, isKeyboardLayout, type StreamingRegion } from '../../../shared/streaming.ts'
-import { StreamingAlreadyAssigned, StreamingClustersFull, StreamingNotInLibrary, StreamingNotStreamable, StreamingProgramNotFound, StreamingUnknownRegion } from './errors.ts'
+import { unentitledPaidPrograms } from '../checkout/purchases.ts'
+import { StreamingAlreadyAssigned, StreamingClustersFull, StreamingNotInLibrary, StreamingNotOwned, StreamingNotStreamable, StreamingProgramNotFound, StreamingUnknownRegion } from './errors.ts'
 
 // Which cluster streams to whom (issue 13, decision 017). Every change of assignments happens in
 // one transaction under one advisory lock, so the places counted are those in PostgreSQL at that
@@ -101,7 +102,8 @@ export class StreamingAssignments {
 
   /**
    * Checks that the program may be streamed by this user: it exists (404), it is in the library
-   * and runs on a desktop system (400).
+   * and runs on a desktop system (400), and a paid one is bought (403; issue 26): adding a program
+   * to the library is free, so the library alone proves nothing.
    */
   async checkProgram(userId: string, programId: string): Promise<{ name: string }> {
     const { rows } = await this.db.query<{ name: string; platforms: string[]; in_library: boolean }>(
@@ -113,17 +115,19 @@ export class StreamingAssignments {
     if (!program) throw new StreamingProgramNotFound(programId)
     if (!program.in_library) throw new StreamingNotInLibrary()
     if (!program.platforms.some((platform) => (STREAMABLE_PLATFORMS as readonly string[]).includes(platform))) throw new StreamingNotStreamable()
+    if ((await unentitledPaidPrograms(this.db, userId, [programId], new Date(this.now()))).size > 0) throw new StreamingNotOwned(program.name)
     return { name: program.name }
   }
 
-  /** The library's programs that can be streamed, by name. */
-  async streamablePrograms(userId: string): Promise<Array<{ id: string; name: string }>> {
+  /** The library's programs that run on a desktop system, by name; `entitled: false` for a paid one not bought. */
+  async streamablePrograms(userId: string): Promise<Array<{ id: string; name: string; entitled: boolean }>> {
     const { rows } = await this.db.query<{ id: string; name: string }>(
       `SELECT p.id, p.name FROM api.user_programs l JOIN api.programs p ON p.id = l.program_id
        WHERE l.user_id = $1 AND p.platforms && $2::text[] ORDER BY lower(p.name), p.id`,
       [userId, [...STREAMABLE_PLATFORMS]],
     )
-    return rows
+    const unentitled = await unentitledPaidPrograms(this.db, userId, rows.map((row) => row.id), new Date(this.now()))
+    return rows.map((row) => ({ id: row.id, name: row.name, entitled: !unentitled.has(row.id) }))
   }
 
   /**

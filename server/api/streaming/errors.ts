@@ -7,6 +7,11 @@ export const StreamingNotConfigured = createError('STREAMING_NOT_CONFIGURED', 'S
 export const StreamingClustersFull = createError('STREAMING_CLUSTERS_FULL', 'Every streaming cluster is full right now. Please try again in a few minutes.', 503)
 export const StreamingProgramNotFound = createError<[string]>('STREAMING_PROGRAM_NOT_FOUND', 'There is no program "%s" in the catalogue.', 404)
 export const StreamingNotInLibrary = createError('STREAMING_NOT_IN_LIBRARY', 'Add this program to your library before you stream it.', 400)
+export const StreamingNotOwned = createError<[string]>(
+  'STREAMING_NOT_OWNED',
+  '"%s" is a paid program: buy it (or renew its subscription) before you stream it.',
+  403,
+)
 export const StreamingNotStreamable = createError('STREAMING_NOT_STREAMABLE', 'This program runs in a web browser, so there is nothing to stream: open it from its website.', 400)
 export const StreamingUnknownLayout = createError<[string]>('STREAMING_UNKNOWN_LAYOUT', 'There is no keyboard layout "%s". Choose one from the list (GET /api/streaming/keyboard-layouts).', 400)
 export const StreamingUnknownRegion = createError<[string]>('STREAMING_UNKNOWN_REGION', 'There is no streaming region "%s". Choose one of the regions offered.', 400)

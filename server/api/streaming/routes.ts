@@ -33,7 +33,14 @@ const StreamingState = Type.Object({
   available: Type.Boolean({ description: 'False when no cluster is configured: nothing can be started.' }),
   regions: Type.Array(Type.Object({ id: Type.String(), free: Type.Integer({ description: 'Places free right now across the region\'s clusters.' }) })),
   keyboardLayout: Type.String({ description: 'The account\'s remembered layout, else the one of its language.' }),
-  programs: Type.Array(Type.Object({ id: Type.String(), name: Type.String() }), { description: 'The programs of the library that can be streamed.' }),
+  programs: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      entitled: Type.Boolean({ description: 'False for a paid program without a completed purchase or a running subscription: assigning it answers 403 STREAMING_NOT_OWNED until it is bought.' }),
+    }),
+    { description: 'The programs of the library that run on a desktop system.' },
+  ),
   assignment: Type.Union([AssignmentBody, Type.Null()]),
 })
 

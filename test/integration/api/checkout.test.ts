@@ -2,7 +2,7 @@ import http from 'node:http'
 import type net from 'node:net'
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { TEST_AUTH_CORE_API_KEY, buildStack, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
+import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent, type FakeSession } from '../../stripe-fake.ts'
 
 // Card checkout (issue 13): Checkout sessions, the success page's grant, the webhook and
@@ -12,9 +12,11 @@ import { signedDelivery, startStripeFake, stripeEvent, type FakeSession } from '
 const SECRET_KEY = 'sk_test_softshelf0123456789'
 const WEBHOOK_SECRET = 'whsec_softshelf0123456789abcdef'
 const fake = await startStripeFake(t, { secretKey: SECRET_KEY })
+const apiLog = new LogCapture()
 const stack = await buildStack(t, {
   auth: true,
-  env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: fake.url },
+  env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', STRIPE_SECRET_KEY: SECRET_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: fake.url, LOG_LEVEL: 'warn' },
+  apiLogStream: apiLog,
 })
 const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.AddressInfo).port}`
 
@@ -207,8 +209,134 @@ t.test('webhook: grants without the user coming back; replay, tampered body, old
     const notOurs = { ...unpaid, id: 'cs_test_forgedmetadata', payment_status: 'paid', client_reference_id: 'someone-else' }
     t.equal((await deliver(stripeEvent('checkout.session.completed', notOurs))).statusCode, 200)
     t.same(await owned(other.tab), [])
-    t.equal((await deliver(stripeEvent('checkout.session.async_payment_succeeded', { ...unpaid, payment_status: 'paid' }))).statusCode, 200)
+    // The async payment succeeds: Stripe's record of the session says paid, and that is what counts.
+    fake.sessions.get(unpaid.id)!.payment_status = 'paid'
+    t.equal((await deliver(stripeEvent('checkout.session.async_payment_succeeded', unpaid))).statusCode, 200)
     t.same(await owned(other.tab), [ONE_TIME], 'the async payment succeeding grants')
+  })
+})
+
+/** A session made on the same Stripe account by something else than this app (another integration, the dashboard). */
+async function madeElsewhere(params: Record<string, string>): Promise<FakeSession> {
+  const answer = await fetch(`${fake.url}/v1/checkout/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${SECRET_KEY}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      mode: 'payment',
+      success_url: 'https://elsewhere.example/done',
+      'line_items[0][quantity]': '1',
+      'line_items[0][price_data][currency]': 'usd',
+      'line_items[0][price_data][unit_amount]': '1',
+      'line_items[0][price_data][product_data][name]': 'Anything',
+      ...params,
+    }),
+  })
+  if (answer.status !== 200) throw new Error(`fake create: ${await answer.text()}`)
+  return fake.complete(((await answer.json()) as FakeSession).id)
+}
+
+/** The API's warnings about refused sessions since `from` (a line count). */
+const refusals = (from: number) =>
+  apiLog.lines
+    .slice(from)
+    .map((line) => JSON.parse(line) as { level: number; event?: string; reason?: string; sessionId?: string; via?: string })
+    .filter((line) => line.event === 'checkout-session-refused')
+
+t.test('webhook (issue 26): a signed event grants only a session this app made for that user and program at its price, read back from Stripe', async (t) => {
+  const { tab, userId } = await person()
+  const stripeReads = (id: string) => fake.calls.filter((c) => c.method === 'GET' && c.path === `/v1/checkout/sessions/${id}`).length
+
+  t.test('a made-up session id, amount_total 1: acknowledged, nothing granted, a warning, and Stripe not even asked', async (t) => {
+    const from = apiLog.lines.length
+    const madeUp = {
+      id: 'cs_test_madeup0123456789', object: 'checkout.session', status: 'complete', payment_status: 'paid', mode: 'payment',
+      client_reference_id: userId, metadata: { userId, programId: ONE_TIME }, payment_intent: 'pi_test_madeup', subscription: null, amount_total: 1, currency: 'usd',
+    }
+    for (const type of ['checkout.session.completed', 'checkout.session.async_payment_succeeded']) {
+      const answer = await deliver(stripeEvent(type, madeUp))
+      t.equal(answer.statusCode, 200, `${type}: acknowledged, so Stripe stops delivering it`)
+      t.same(answer.json(), { received: true })
+    }
+    // Other spellings of an id, and ids that are no session id at all: acknowledged, never a 5xx.
+    const ours = await started(tab, ONE_TIME)
+    for (const id of [ours.id.toUpperCase(), ` ${ours.id}`, `${ours.id} `, `${ours.id}/`, `${ours.id}\u0000`, 'cs_test_x/../y', 12345, null]) {
+      const answer = await deliver(stripeEvent('checkout.session.completed', { ...madeUp, id }))
+      t.equal(answer.statusCode, 200, `id ${JSON.stringify(id)}: acknowledged`)
+    }
+    t.same(await owned(tab), [], 'nothing granted')
+    t.equal(await rows(madeUp.id), 0)
+    t.equal(stripeReads(madeUp.id), 0, 'a session we never made is not looked up')
+    t.match(refusals(from).slice(0, 2), [
+      { level: 40, reason: 'unknown-session', sessionId: madeUp.id, via: 'webhook' },
+      { level: 40, reason: 'unknown-session', sessionId: madeUp.id, via: 'webhook' },
+    ])
+    t.equal(refusals(from).length, 10, 'one warning per refused event')
+  })
+
+  t.test('a real session on our Stripe account that this app did not make: nothing granted', async (t) => {
+    const from = apiLog.lines.length
+    const elsewhere = await madeElsewhere({ client_reference_id: userId, 'metadata[userId]': userId, 'metadata[programId]': ONE_TIME })
+    t.equal((await deliver(stripeEvent('checkout.session.completed', elsewhere))).statusCode, 200)
+    t.same(await owned(tab), [])
+    t.match(refusals(from), [{ reason: 'unknown-session', sessionId: elsewhere.id }])
+    t.equal((await returned(tab, elsewhere.id)).statusCode, 404, 'nor through the success page')
+    t.same(await owned(tab), [])
+  })
+
+  t.test('the event claims another user or program than the session this app made: the session as Stripe holds it decides', async (t) => {
+    const stranger = await person()
+    const session = await started(tab, ONE_TIME)
+    // Unpaid at Stripe: an event that says "paid, for the stranger" changes nothing.
+    const forged = { ...session, status: 'complete', payment_status: 'paid', client_reference_id: stranger.userId, metadata: { userId: stranger.userId, programId: YEARLY } }
+    const reads = stripeReads(session.id)
+    t.equal((await deliver(stripeEvent('checkout.session.completed', forged))).statusCode, 200)
+    t.same(await owned(stranger.tab), [], 'the stranger owns nothing')
+    t.same(await owned(tab), [], 'and the session, not paid at Stripe, grants nobody')
+    t.equal(stripeReads(session.id), reads + 1, 'its facts were read back from Stripe')
+
+    // Stripe's own record names another program than the one this app made the session for.
+    const from = apiLog.lines.length
+    const other = await started(tab, MONTHLY)
+    fake.sessions.get(other.id)!.metadata = { userId, programId: YEARLY }
+    const paid = fake.complete(other.id)
+    t.equal((await deliver(stripeEvent('checkout.session.completed', paid))).statusCode, 200)
+    t.same(await owned(tab), [], 'neither program granted')
+    t.match(refusals(from), [{ level: 40, reason: 'other-user-or-program', sessionId: other.id }])
+    t.equal((await returned(tab, other.id)).statusCode, 404, 'the success page refuses it too')
+    t.equal(await rows(other.id), 0)
+  })
+
+  t.test('Stripe charged another amount or currency than this app asked for: nothing granted', async (t) => {
+    for (const [field, value] of [['amount_total', 1], ['currency', 'jpy']] as const) {
+      const buyer = await person()
+      const from = apiLog.lines.length
+      const session = await started(buyer.tab, ONE_TIME)
+      Object.assign(fake.sessions.get(session.id)!, { [field]: value })
+      const paid = fake.complete(session.id)
+      t.equal((await deliver(stripeEvent('checkout.session.completed', paid))).statusCode, 200, field)
+      t.same(await owned(buyer.tab), [], `${field} ${value}: nothing granted`)
+      t.match(refusals(from), [{ level: 40, reason: 'amount-mismatch', sessionId: session.id, via: 'webhook' }])
+      const back = await returned(buyer.tab, session.id)
+      t.equal(back.statusCode, 404, 'the success page refuses it too')
+      t.same(await owned(buyer.tab), [])
+    }
+  })
+
+  t.test('the real flow still grants, once: webhook, its replay, the second event type and the success page', async (t) => {
+    const from = apiLog.lines.length
+    const session = fake.complete((await started(tab, ONE_TIME)).id)
+    // The event's copy says 1 cent: it is not what is read.
+    const answers = await Promise.all([
+      deliver(stripeEvent('checkout.session.completed', { ...session, amount_total: 1 })),
+      deliver(stripeEvent('checkout.session.async_payment_succeeded', session)),
+      returned(tab, session.id),
+    ])
+    t.same(answers.map((answer) => answer.statusCode), [200, 200, 200])
+    t.same(await owned(tab), [ONE_TIME])
+    t.equal(await rows(session.id), 1, 'one purchase')
+    const [purchase] = (await stack.db.query<{ amount_minor: string | number; currency: string }>('SELECT amount_minor, currency FROM api.purchases WHERE checkout_session_id = $1', [session.id])).rows
+    t.same({ amount: Number(purchase!.amount_minor), currency: purchase!.currency }, { amount: 6000, currency: 'USD' }, 'recorded at what Stripe charged, which is what we asked')
+    t.same(refusals(from), [], 'no warning')
   })
 })
 

@@ -4,6 +4,7 @@ import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
 import { KEYBOARD_LAYOUTS } from '../../../shared/streaming.ts'
 import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
+import { signedDelivery, startStripeFake, stripeEvent } from '../../stripe-fake.ts'
 
 // Streaming (issue 13, decision 017) through the BFF as the page calls it, and on the API itself
 // where a second instance is the point: the contract, least-loaded choice and fallback, the
@@ -19,9 +20,21 @@ const CAPACITY = CLUSTERS.reduce((sum, cluster) => sum + cluster.capacity, 0)
 const MINUTE = 60_000
 let clockOffset = 0
 const now = () => Date.now() + clockOffset
+// Paid programs are bought through the real checkout, against the local Stripe fake (issue 26).
+const STRIPE_SECRET_KEY = 'sk_test_streaming0123456789'
+const STRIPE_WEBHOOK_SECRET = 'whsec_streaming0123456789abcdef'
+const stripe = await startStripeFake(t, { secretKey: STRIPE_SECRET_KEY })
 const stack = await buildStack(t, {
   auth: true,
-  env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', STREAMING_CLUSTERS: JSON.stringify(CLUSTERS), STREAMING_ASSIGNMENT_MINUTES: '10' },
+  env: {
+    AUTH_RATE_LIMIT_MAX: '1000',
+    RATE_LIMIT_MAX: '100000',
+    STREAMING_CLUSTERS: JSON.stringify(CLUSTERS),
+    STREAMING_ASSIGNMENT_MINUTES: '10',
+    STRIPE_SECRET_KEY,
+    STRIPE_WEBHOOK_SECRET,
+    STRIPE_API_URL: stripe.url,
+  },
   now,
 })
 const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.AddressInfo).port}`
@@ -123,7 +136,7 @@ t.test('assign: the least-loaded cluster of the region, a grant a cluster verifi
       { id: 'us-east', free: 1 },
     ],
     keyboardLayout: 'en-US',
-    programs: [{ id: 'blender', name: 'Blender' }],
+    programs: [{ id: 'blender', name: 'Blender', entitled: true }],
     assignment: null,
   }, 'the default layout is the one of the account\'s language; a web-only program is not offered')
 
@@ -217,6 +230,96 @@ t.test('errors: each with its stable code and a sentence a person understands', 
     t.match(answer.json().message, /^[A-Z].+\.$/, 'a full sentence')
   }
   t.equal(await liveCount(), 0, 'nothing was assigned')
+})
+
+/** Buys a paid program through the real checkout: Stripe's page paid, the success page read. */
+async function buy(who: Person, programId: string): Promise<{ sessionId: string; paymentIntent: string | null; subscription: string | null }> {
+  const started = await call(who, 'POST', '/api/user/checkout', { programId })
+  if (started.statusCode !== 200) throw new Error(`checkout ${programId}: ${started.body}`)
+  const session = stripe.complete(/\/pay\/([^/?]+)$/.exec(started.json().url as string)![1]!)
+  const back = await call(who, 'GET', `/api/user/checkout/${session.id}`)
+  if (back.json().status !== 'paid') throw new Error(`success page: ${back.body}`)
+  return { sessionId: session.id, paymentIntent: session.payment_intent, subscription: session.subscription }
+}
+
+/** Stripe delivering a signed event, stamped with the API's (moved) clock. */
+function deliver(event: object) {
+  const { payload, signature } = signedDelivery(event, STRIPE_WEBHOOK_SECRET, Math.floor(now() / 1000))
+  return stack.bff.inject({ method: 'POST', url: '/api/stripe/webhook', headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature }, payload })
+}
+
+const streamingPrograms = async (who: Person) => (await call(who, 'GET', '/api/user/streaming')).json().programs as Array<{ id: string; name: string; entitled: boolean }>
+
+t.test('a paid program in the library but not bought: not offered, and assigning it is 403 STREAMING_NOT_OWNED (issue 26)', async (t) => {
+  const buyer = await person()
+  // Adding to the library is free, whatever the price.
+  for (const program of ['autocad', 'houdini']) t.equal((await buyer.tab.post(`/api/user/program/${program}`)).statusCode, 200, `${program} added to the library`)
+  t.same(await streamingPrograms(buyer), [
+    { id: 'autocad', name: 'AutoCAD', entitled: false },
+    { id: 'blender', name: 'Blender', entitled: true },
+    { id: 'houdini', name: 'Houdini', entitled: false },
+  ], 'the page learns which it may offer')
+
+  for (const programId of ['autocad', 'houdini']) {
+    const refused = await assign(buyer, { programId, keyboardLayout: 'en-US' })
+    t.equal(refused.statusCode, 403, programId)
+    t.equal(refused.json().code, 'STREAMING_NOT_OWNED')
+    t.match(refused.json().message, /^".+" is a paid program: buy it/)
+    t.match(refused.json(), { statusCode: 403, error: 'Forbidden', requestId: /./ })
+  }
+  // Every spelling the router accepts reaches the same check; other ids are other (unknown) programs.
+  const spellings: Array<[string, Record<string, unknown>]> = [
+    ['/api/user/assign-cluster?programId=blender', { programId: 'autocad', keyboardLayout: 'en-US' }],
+    ['/api/user/assign-cluster/', { programId: 'autocad', keyboardLayout: 'en-US' }],
+    ['/api/user/assign-cluster', { programId: 'autocad', region: 'eu-central', keyboardLayout: 'en-US' }],
+    ['/api/user/assign-cluster', { programId: 'AutoCAD', keyboardLayout: 'en-US' }],
+    ['/api/user/assign-cluster', { programId: 'autocad ', keyboardLayout: 'en-US' }],
+  ]
+  for (const [url, body] of spellings) {
+    const answer = await call(buyer, 'POST', url, body)
+    t.ok(answer.statusCode >= 400 && answer.statusCode < 500, `${url} ${JSON.stringify(body)} → ${answer.statusCode}`)
+  }
+  t.equal(await liveCount(), 0, 'no grant was handed out')
+  t.equal((await assign(buyer, { programId: 'blender', keyboardLayout: 'en-US' })).statusCode, 201, 'a free program streams as before')
+  t.equal((await stop(buyer)).statusCode, 204)
+
+  t.test('bought once: it streams; refunded in full: it no longer does', async (t) => {
+    const { paymentIntent } = await buy(buyer, 'houdini')
+    t.same((await streamingPrograms(buyer)).find((program) => program.id === 'houdini'), { id: 'houdini', name: 'Houdini', entitled: true })
+    const started = await assign(buyer, { programId: 'houdini', keyboardLayout: 'en-US' })
+    t.equal(started.statusCode, 201, started.body)
+    t.equal((await stop(buyer)).statusCode, 204)
+    const charge = { id: 'ch_test_streaming', object: 'charge', payment_intent: paymentIntent, amount: 449_500, amount_refunded: 449_500, refunded: true }
+    t.equal((await deliver(stripeEvent('charge.refunded', charge))).statusCode, 200)
+    t.equal((await assign(buyer, { programId: 'houdini', keyboardLayout: 'en-US' })).json().code, 'STREAMING_NOT_OWNED', 'refunded: refused')
+    t.equal((await streamingPrograms(buyer)).find((program) => program.id === 'houdini')!.entitled, false)
+  })
+
+  t.test('a subscription streams until its paid period ends, on the API\'s clock, whatever the webhook says', async (t) => {
+    const { subscription } = await buy(buyer, 'autocad')
+    const end = stripe.subscriptions.get(subscription!)!.items.data[0]!.current_period_end * 1000
+    clockOffset += end - now() - 60_000
+    const before = await assign(buyer, { programId: 'autocad', keyboardLayout: 'en-US' })
+    t.equal(before.statusCode, 201, 'a minute before the period ends')
+    t.equal((await stop(buyer)).statusCode, 204)
+    t.equal((await streamingPrograms(buyer)).find((program) => program.id === 'autocad')!.entitled, true)
+
+    clockOffset += end - now()
+    const atEnd = await assign(buyer, { programId: 'autocad', keyboardLayout: 'en-US' })
+    t.equal(atEnd.statusCode, 403, 'at the period end (no deletion event has come): refused')
+    t.equal(atEnd.json().code, 'STREAMING_NOT_OWNED')
+    t.equal((await streamingPrograms(buyer)).find((program) => program.id === 'autocad')!.entitled, false)
+    clockOffset += 3_600_000
+    t.equal((await assign(buyer, { programId: 'autocad', keyboardLayout: 'en-US' })).statusCode, 403, 'and after it')
+
+    // Stripe renewed it: its update moves the period end, and it streams again.
+    const renewed = stripe.subscriptions.get(subscription!)!
+    renewed.items.data[0]!.current_period_end = Math.floor(now() / 1000) + 30 * 86_400
+    t.equal((await deliver(stripeEvent('customer.subscription.updated', renewed))).statusCode, 200)
+    t.equal((await assign(buyer, { programId: 'autocad', keyboardLayout: 'en-US' })).statusCode, 201, 'renewed: streams again')
+    t.equal((await stop(buyer)).statusCode, 204)
+    endAll()
+  })
 })
 
 t.test('the anti-forgery rule: a write without the custom header, from another origin or as a form changes nothing', async (t) => {
