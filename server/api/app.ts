@@ -12,6 +12,7 @@ import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } fro
 import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
@@ -123,7 +124,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     logger: loggerOptions(config, 'api', options.logStream),
     frameworkErrors: frameworkErrorHandler('API'),
     genReqId: requestIdFromUpstream,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,

@@ -10,6 +10,7 @@ import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
+import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
@@ -124,7 +125,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const app = Fastify({
     logger: loggerOptions(options.config, 'authcore', options.logStream),
     rewriteUrl: rewrite,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 30_000,
     // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
     return503OnClosing: false,
