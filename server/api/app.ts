@@ -8,7 +8,7 @@ import { bearerMatches } from '../operator-token.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
-import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
+import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
@@ -123,6 +123,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),
     frameworkErrors: frameworkErrorHandler('API'),
+    clientErrorHandler: clientErrorHandler('API'),
     genReqId: requestIdFromUpstream,
     bodyLimit: JSON_BODY_LIMIT,
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
-import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
+import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { loggerOptions } from '../http/logger.ts'
@@ -125,6 +125,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const app = Fastify({
     logger: loggerOptions(options.config, 'authcore', options.logStream),
     rewriteUrl: rewrite,
+    // What Node's parser refuses: the error shape its shutdown answers use too (issue 26 §6).
+    clientErrorHandler: clientErrorHandler('AUTHCORE'),
     bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 30_000,
     // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).

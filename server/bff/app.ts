@@ -14,7 +14,7 @@ import { watchReachability } from '../db/reachability.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
-import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
+import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
@@ -86,6 +86,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config, 'bff', options.logStream),
     frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
+    clientErrorHandler: clientErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
     // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
