@@ -90,6 +90,25 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
 }
 
 async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
+  try {
+    return await forward(app, request, reply, https)
+  } catch (error) {
+    if (!clientWentAway(request)) throw error
+    // Issue 26 §8: the browser went away with its body half sent (a tab closed mid-upload), so the
+    // upstream call failed for want of the rest. Not a fault of the API nor of ours — a tus upload
+    // resumes from what arrived — and there is no one left to answer: an info line, no error line,
+    // no error report, no 502 counted.
+    request.log.info({ event: 'client-gone', method: request.method }, "the client's connection closed before its request body had all arrived")
+    return reply.hijack()
+  }
+}
+
+/** Whether the client's connection closed before its request had all arrived. */
+function clientWentAway(request: FastifyRequest): boolean {
+  return !request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)
+}
+
+async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
   const headers = upstreamHeaders(request)
