@@ -114,6 +114,17 @@ t.test('a 9 MB PATCH /api/user is refused with 413 before it reaches the API, wi
   t.notMatch(apiLogs.text, /"method":"PATCH","url":"\/api\/user"/, 'nothing reached the API')
 })
 
+t.test('every spelling of a JSON route the router takes is held to the limit, and any proxied write', async (t) => {
+  const spellings = ['/api/user/', '/api/user?x=1', '/api/user/?a=%2F', '/api/user/email', '/api/library/some-program', '/api/nowhere']
+  for (const url of spellings) {
+    for (const method of ['PATCH', 'POST', 'PUT', 'DELETE']) {
+      const answer = await within(exchange(port, `${method} ${url} HTTP/1.1\r\nHost: localhost:3000\r\n${WRITE_HEADERS}Content-Length: ${9 * MB}\r\n\r\n`, []))
+      t.equal(answer.status, 413, `${method} ${url}`)
+      t.equal((JSON.parse(answer.body) as { code?: string }).code, 'BFF_BODY_TOO_LARGE', `${method} ${url}`)
+    }
+  }
+})
+
 t.test("each proxied family has the API's own limit: a 600 KB webhook is refused, a 4 MiB tus PATCH still streams", async (t) => {
   const webhook = await stack.bff.inject({ method: 'POST', url: '/api/stripe/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, payload: `{"x":"${'x'.repeat(600_000)}"}` })
   t.equal(webhook.statusCode, 413)

@@ -5,6 +5,7 @@ import t from 'tap'
 import { Upload } from 'tus-js-client'
 import type { FileItem } from '../../../server/api/files/repository.ts'
 import { buildStack, LogCapture, signedInTab, waitUntil, within } from '../../helpers.ts'
+import { startSentrySink } from '../../sentry-sink.ts'
 
 // Resumable uploads through the BFF (issue 12): the tus requests reach the API streaming, with
 // the protocol's headers both ways and the BFF's anti-forgery rule on every write; Location is a
@@ -12,9 +13,11 @@ import { buildStack, LogCapture, signedInTab, waitUntil, within } from '../../he
 // browser's client, here over Node's HTTP — against the BFF listening on loopback.
 
 const MiB = 1024 * 1024
+const tracker = await startSentrySink()
+t.teardown(() => tracker.close())
 const bffLogs = new LogCapture()
 const apiLogs = new LogCapture()
-const stack = await buildStack(t, { auth: true, bffLogStream: bffLogs, apiLogStream: apiLogs, coreLogStream: new LogCapture(), env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'info' } })
+const stack = await buildStack(t, { auth: true, bffLogStream: bffLogs, apiLogStream: apiLogs, coreLogStream: new LogCapture(), env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'info', SENTRY_DSN: tracker.dsn() } })
 await stack.bff.listen({ host: '127.0.0.1', port: 0 })
 const bffPort = (stack.bff.server.address() as AddressInfo).port
 const bffUrl = `http://127.0.0.1:${bffPort}`
@@ -195,6 +198,11 @@ t.test('a client that goes away in the middle of a PATCH is an info line, not a 
   t.ok(ofPatch().some((line) => line.level === 30 && line.event === 'client-gone'), 'an info line says the client went away')
   t.notOk(ofPatch().some((line) => line.res?.statusCode === 502), 'not answered as an upstream failure')
   t.same(linesOf(apiLogs).filter((line) => line.level >= 50), [], 'no error line in the API either')
+  await stack.bff.errorReporter!.flush()
+  await stack.api.errorReporter!.flush()
+  t.equal(tracker.events().length, 0, 'no error report')
+  const metrics = await stack.bff.inject({ url: '/metrics', headers: { authorization: `Bearer ${stack.operatorToken}` } })
+  t.notMatch(metrics.body, /softshelf_http_requests_total\{[^}]*status="502"/, 'no 502 counted')
 
   // The upload goes on from what arrived.
   const resumed = await tusCall(tab, 'HEAD', location)
