@@ -8,10 +8,11 @@ import { bearerMatches } from '../operator-token.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
-import { frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
+import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
+import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
@@ -122,8 +123,9 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config, 'api', options.logStream),
     frameworkErrors: frameworkErrorHandler('API'),
+    clientErrorHandler: clientErrorHandler('API'),
     genReqId: requestIdFromUpstream,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,

@@ -3,13 +3,14 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
-import { DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
+import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
+import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
@@ -124,7 +125,9 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const app = Fastify({
     logger: loggerOptions(options.config, 'authcore', options.logStream),
     rewriteUrl: rewrite,
-    bodyLimit: 1024 * 1024,
+    // What Node's parser refuses: the error shape its shutdown answers use too (issue 26 §6).
+    clientErrorHandler: clientErrorHandler('AUTHCORE'),
+    bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 30_000,
     // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
     return503OnClosing: false,

@@ -12,8 +12,9 @@ import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { watchReachability } from '../db/reachability.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
+import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
-import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
+import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installMetrics } from '../http/metrics.ts'
@@ -85,10 +86,11 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config, 'bff', options.logStream),
     frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
+    clientErrorHandler: clientErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
     // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: JSON_BODY_LIMIT,
     // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
     // body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,

@@ -1,6 +1,8 @@
 import createError from '@fastify/error'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { ERROR_EVENT_HEADER } from '../../shared/error-reporting.ts'
 import type { ErrorBody } from '../../shared/types.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
@@ -121,6 +123,51 @@ export function frameworkErrorHandler(prefix: string, headers: Record<string, st
     // 414 is Fastify's own status for an over-long parameter, and what it is: a URI too long.
     const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400
     void reply.code(status).send(errorBody(status, `${prefix}_${known}`, FRIENDLY[error.code!] ?? 'The request URL is malformed.', request.id))
+  }
+}
+
+/** What a request Node's parser refused is answered (issue 26 §6), by the parser's error code. */
+const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  // Node's headers timeout (server-options.ts): the same words as the body's deadline.
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive. Please try again.' },
+  // The request line and headers past Node's 16 KiB: a 70,000-byte path is one.
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'HEADERS_TOO_LARGE', message: 'The request address or its headers are longer than this service accepts.' },
+}
+const MALFORMED = { status: 400, code: 'MALFORMED_REQUEST', message: 'The request is not well-formed HTTP and could not be read.' }
+
+/**
+ * Fastify's `clientErrorHandler` option for a service: a request Node's HTTP parser refuses — a
+ * control byte in the path, a header line without a colon, `HTTP/9.9`, Content-Length with
+ * Transfer-Encoding, a head past 16 KiB, a head not finished in time — never reaches Fastify, and
+ * its default answer had neither our shape nor a charset, the request id or `headers` (the BFF's
+ * security headers). Answered here in the error shape, written on the socket as Node's own
+ * handler does, when the connection still allows it (no answer of an earlier request on it under
+ * way); the connection is then closed. A caller's mistake: an info line, never an error line.
+ */
+export function clientErrorHandler(prefix: string, headers: Record<string, string> = {}) {
+  return function onClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
+    // A reset connection has gone: there is no one to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return
+    const kind = (error.code !== undefined ? CLIENT_ERRORS[error.code] : undefined) ?? MALFORMED
+    const requestId = randomUUID()
+    this.log.info({ event: 'client-error', parserCode: error.code, requestId, status: kind.status }, 'a request could not be read')
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
+    if (socket.writable && !inFlight?.headersSent) {
+      const body = JSON.stringify(errorBody(kind.status, `${prefix}_${kind.code}`, kind.message, requestId))
+      const head = {
+        ...headers,
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        'cache-control': 'no-store',
+        'x-request-id': requestId,
+        connection: 'close',
+      }
+      const lines = Object.entries(head).map(([name, value]) => `${name}: ${value}\r\n`).join('')
+      // Written and then the socket destroyed, as Node's and Fastify's own handlers do: the answer
+      // is small enough to leave at once, and what the client still sends is not read.
+      socket.write(`HTTP/1.1 ${kind.status} ${STATUS_CODES[kind.status]}\r\n${lines}\r\n${body}`)
+    }
+    socket.destroy()
   }
 }
 

@@ -7,6 +7,7 @@ import { ApiCatalogueNotFound } from '../errors.ts'
 import { Id } from '../routes/catalogue.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CheckoutStatus } from '../../../shared/checkout.ts'
+import { STRIPE_WEBHOOK_BODY_LIMIT } from '../../http/body-limits.ts'
 import { minorUnits, type CardProvider, type SessionFacts } from './card-provider.ts'
 import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotPaid, CheckoutSessionNotFound, CheckoutUnavailable } from './errors.ts'
 import {
@@ -201,8 +202,8 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
   // after the database has the effect; a failure answers 5xx and Stripe delivers again.
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 512 * 1024 }, (_request, body, done) => done(null, body))
-    scope.post('/api/stripe/webhook', { bodyLimit: 512 * 1024, schema: { response: { 200: Type.Object({ received: Type.Literal(true) }) } }, config: { openapi: WEBHOOK_DOCS } }, async (request) => {
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STRIPE_WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body))
+    scope.post('/api/stripe/webhook', { bodyLimit: STRIPE_WEBHOOK_BODY_LIMIT, schema: { response: { 200: Type.Object({ received: Type.Literal(true) }) } }, config: { openapi: WEBHOOK_DOCS } }, async (request) => {
       const signature = request.headers['stripe-signature']
       const body = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
       const event = provider().verifyEvent(body, typeof signature === 'string' ? signature : undefined, opts.now())

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
+import { JSON_BODY_LIMIT, STRIPE_WEBHOOK_BODY_LIMIT } from '../../http/body-limits.ts'
 import { ERROR_EVENT_HEADER } from '../../http/errors.ts'
 import { assertSameOriginWrite } from '../csrf.ts'
 import { isDeliberateServerError } from '../../http/errors.ts'
@@ -89,6 +90,25 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
 }
 
 async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
+  try {
+    return await forward(app, request, reply, https)
+  } catch (error) {
+    if (!clientWentAway(request)) throw error
+    // Issue 26 §8: the browser went away with its body half sent (a tab closed mid-upload), so the
+    // upstream call failed for want of the rest. Not a fault of the API nor of ours — a tus upload
+    // resumes from what arrived — and there is no one left to answer: an info line, no error line,
+    // no error report, no 502 counted.
+    request.log.info({ event: 'client-gone', method: request.method }, "the client's connection closed before its request body had all arrived")
+    return reply.hijack()
+  }
+}
+
+/** Whether the client's connection closed before its request had all arrived. */
+function clientWentAway(request: FastifyRequest): boolean {
+  return !request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)
+}
+
+async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
   const headers = upstreamHeaders(request)
@@ -96,13 +116,20 @@ async function proxy(app: FastifyInstance, request: FastifyRequest, reply: Fasti
   if (app.upstreamApi.cacheable({ method: request.method, path, headers })) {
     return relayUpstream(request, reply, await app.upstreamApi.request({ method: request.method, path, headers }))
   }
-  // Everything else streams both ways: the request body as it arrives, the answer as it comes.
-  const body = request.body instanceof Readable ? request.body : undefined
-  if (body) {
+  // Everything else streams both ways: an upload's body as it arrives (a JSON body was read here
+  // within its limit), the answer as it comes.
+  const body = requestBody(request)
+  if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length)
+  else if (body) {
     const length = request.headers['content-length']
     if (typeof length === 'string') headers['content-length'] = length
   }
   return relayStream(request, reply, await app.upstreamApi.stream({ method: request.method, path, headers, body }), https)
+}
+
+/** The body to send upstream: bytes read within the route's limit, or an upload's stream. */
+function requestBody(request: FastifyRequest): Buffer | Readable | undefined {
+  return Buffer.isBuffer(request.body) || request.body instanceof Readable ? request.body : undefined
 }
 
 async function relayStream(request: FastifyRequest, reply: FastifyReply, response: UpstreamStream, https: boolean): Promise<FastifyReply> {
@@ -181,9 +208,14 @@ export function relayUpstream(request: FastifyRequest, reply: FastifyReply, resp
 
 /** /api/* → the product API, with the anti-forgery check on every write; bodies stream both ways. */
 export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; rateLimitMax: number }): Promise<void> {
-  // Bodies are not read here: they stream to the API, whose routes set their own limits.
+  // Issue 26 §5: a body goes no further than the API route would read it. The API reads JSON
+  // whole up to JSON_BODY_LIMIT (and the webhook's bytes up to its own), so those are read here
+  // within the same limit — a declared Content-Length over it is refused before any byte is read,
+  // a chunked body as soon as it passes it — and refused with 413 BFF_BODY_TOO_LARGE (Fastify's
+  // FST_ERR_CTP_BODY_TOO_LARGE, closing the connection), instead of streaming on until the API cut
+  // it: that was a 502 and an error line. Uploads (below) stream with no limit of ours.
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: JSON_BODY_LIMIT }, (_request, body, done) => done(null, body))
   app.addHook('onRequest', (request, _reply, done) => {
     // Decided by the route the router chose, not by comparing strings: whatever spelling reaches
     // the webhook route is the webhook (and goes upstream as its one canonical path), whatever
@@ -199,23 +231,28 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   const https = opts.appOrigin.startsWith('https:')
   // The proxied routes are described by the API's own document (decision 023): hidden here.
   const hide = { hide: true }
-  app.all('/api/*', { schema: hide }, (request, reply) => proxy(app, request, reply, https))
+  app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls,
-  // with ten times the allowance.
+  // with ten times the allowance. Their bodies stream to the API as they arrive, whatever their
+  // size: the tus server there keeps each upload within its declared length and the quota.
   const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax * UPLOAD_RATE_FACTOR, timeWindow: 60_000 } }
-  for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) app.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https))
-  // Stripe's webhook: no cookie, token or anti-forgery header; the raw body streams to the API,
-  // which verifies its signature. Only POST: any other method is an ordinary /api call.
-  app.post(STRIPE_WEBHOOK_PATH, { config: { stripeWebhook: true }, schema: hide }, async (request, reply) => {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
+    for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) scope.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https))
+  })
+  // Stripe's webhook: no cookie, token or anti-forgery header; the raw body (read within the API's
+  // own limit for it) goes to the API, which verifies its signature. Only POST: any other method is
+  // an ordinary /api call.
+  app.post(STRIPE_WEBHOOK_PATH, { bodyLimit: STRIPE_WEBHOOK_BODY_LIMIT, config: { stripeWebhook: true }, schema: hide }, async (request, reply) => {
     const headers: Record<string, string> = { 'x-request-id': request.id, 'x-forwarded-for': request.ip, 'x-forwarded-proto': request.protocol }
     for (const name of WEBHOOK_REQUEST_HEADERS) {
       const value = request.headers[name]
       if (typeof value === 'string') headers[name] = value
     }
-    const length = request.headers['content-length']
-    if (typeof length === 'string') headers['content-length'] = length
-    const body = request.body instanceof Readable ? request.body : undefined
+    const body = Buffer.isBuffer(request.body) ? request.body : undefined
+    if (body) headers['content-length'] = String(body.length)
     return relayStream(request, reply, await app.upstreamApi.stream({ method: 'POST', path: STRIPE_WEBHOOK_PATH, headers, body }), https)
   })
 }

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto'
+import net from 'node:net'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { Upload } from 'tus-js-client'
 import type { FileItem } from '../../../server/api/files/repository.ts'
-import { buildStack, signedInTab, within } from '../../helpers.ts'
+import { buildStack, LogCapture, signedInTab, waitUntil, within } from '../../helpers.ts'
+import { startSentrySink } from '../../sentry-sink.ts'
 
 // Resumable uploads through the BFF (issue 12): the tus requests reach the API streaming, with
 // the protocol's headers both ways and the BFF's anti-forgery rule on every write; Location is a
@@ -11,7 +13,14 @@ import { buildStack, signedInTab, within } from '../../helpers.ts'
 // browser's client, here over Node's HTTP — against the BFF listening on loopback.
 
 const MiB = 1024 * 1024
-const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000' } })
+const tracker = await startSentrySink()
+t.teardown(() => tracker.close())
+const bffLogs = new LogCapture()
+const apiLogs = new LogCapture()
+const stack = await buildStack(t, { auth: true, bffLogStream: bffLogs, apiLogStream: apiLogs, coreLogStream: new LogCapture(), env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'info', SENTRY_DSN: tracker.dsn() } })
+await stack.bff.listen({ host: '127.0.0.1', port: 0 })
+const bffPort = (stack.bff.server.address() as AddressInfo).port
+const bffUrl = `http://127.0.0.1:${bffPort}`
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64')
 
@@ -92,8 +101,6 @@ t.test('a 20 MiB upload in chunks through the BFF, resumed after a HEAD; writes 
 
 t.test('tus-js-client, the browser\'s client, uploads through the BFF over HTTP and resumes an interrupted upload', async (t) => {
   const tab = await signedInTab(stack, 'tus-client@example.com')
-  await stack.bff.listen({ host: '127.0.0.1', port: 0 })
-  const bffUrl = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
   const bytes = randomBytes(3 * MiB + 123)
   const common = {
     endpoint: `${bffUrl}/api/files/uploads`,
@@ -140,6 +147,73 @@ t.test('tus-js-client, the browser\'s client, uploads through the BFF over HTTP 
   const inside = (await tab.get(`/api/files?folder=${folder.id}`)).json() as { items: FileItem[] }
   t.match(inside.items, [{ name: 'client.bin', size: bytes.length }])
   t.equal(sha256((await tab.get(`/api/files/${inside.items[0]!.id}/content`)).rawPayload), sha256(bytes))
+})
+
+interface LogLine {
+  level: number
+  reqId?: string
+  msg?: string
+  event?: string
+  req?: { method?: string; url?: string }
+  res?: { statusCode?: number }
+}
+const linesOf = (logs: LogCapture) => logs.lines.map((line) => JSON.parse(line) as LogLine)
+
+t.test('a client that goes away in the middle of a PATCH is an info line, not a server error; the upload resumes from its offset', async (t) => {
+  // Issue 26 §8: every interrupted PATCH was logged at level 50 ("request failed", 502
+  // BFF_UPSTREAM_BAD_RESPONSE) and counted as the API's failure.
+  const tab = await signedInTab(stack, 'tus-gone@example.com')
+  const bytes = randomBytes(3 * MiB)
+  const creation = await tusCall(tab, 'POST', '/api/files/uploads', { 'upload-length': String(bytes.length), 'upload-metadata': `filename ${b64('gone.bin')}` })
+  t.equal(creation.statusCode, 201)
+  const location = creation.headers.location as string
+
+  // A tab closed mid-upload: the PATCH's headers and part of its body, then the connection is gone.
+  const socket = net.connect(bffPort, '127.0.0.1')
+  socket.on('error', () => {})
+  await new Promise<void>((resolve) => socket.once('connect', resolve))
+  const head = [
+    `PATCH ${location} HTTP/1.1`,
+    'Host: localhost:3000',
+    `Cookie: ${tab.jar.header(location)}`,
+    'rid: anti-csrf',
+    'Origin: http://localhost:3000',
+    'Tus-Resumable: 1.0.0',
+    'Upload-Offset: 0',
+    'Content-Type: application/offset+octet-stream',
+    `Content-Length: ${bytes.length}`,
+  ].join('\r\n')
+  await new Promise<void>((resolve) => socket.write(`${head}\r\n\r\n`, () => resolve()))
+  await new Promise<void>((resolve) => socket.write(bytes.subarray(0, MiB), () => resolve()))
+  // The PATCH is under way at the API before the client goes.
+  await waitUntil(() => linesOf(apiLogs).some((line) => line.req?.method === 'PATCH' && line.req.url === location))
+  socket.destroy()
+
+  const patch = linesOf(bffLogs).find((line) => line.req?.method === 'PATCH' && line.req.url === location)!
+  t.ok(patch, 'the BFF saw the PATCH')
+  const ofPatch = () => linesOf(bffLogs).filter((line) => line.reqId === patch.reqId)
+  // Whatever the BFF makes of it, it says so in a line of this request's.
+  await waitUntil(() => ofPatch().some((line) => line.event === 'client-gone' || line.msg === 'request completed' || line.level >= 40))
+  t.same(ofPatch().filter((line) => line.level >= 40), [], 'no warning or error line for it')
+  t.ok(ofPatch().some((line) => line.level === 30 && line.event === 'client-gone'), 'an info line says the client went away')
+  t.notOk(ofPatch().some((line) => line.res?.statusCode === 502), 'not answered as an upstream failure')
+  t.same(linesOf(apiLogs).filter((line) => line.level >= 50), [], 'no error line in the API either')
+  await stack.bff.errorReporter!.flush()
+  await stack.api.errorReporter!.flush()
+  t.equal(tracker.events().length, 0, 'no error report')
+  const metrics = await stack.bff.inject({ url: '/metrics', headers: { authorization: `Bearer ${stack.operatorToken}` } })
+  t.notMatch(metrics.body, /softshelf_http_requests_total\{[^}]*status="502"/, 'no 502 counted')
+
+  // The upload goes on from what arrived.
+  const resumed = await tusCall(tab, 'HEAD', location)
+  t.equal(resumed.statusCode, 200)
+  const offset = Number(resumed.headers['upload-offset'])
+  t.ok(offset >= 0 && offset <= MiB, `the offset is what arrived (${offset})`)
+  const rest = await tusCall(tab, 'PATCH', location, { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, bytes.subarray(offset))
+  t.equal(rest.statusCode, 204)
+  t.equal(rest.headers['upload-offset'], String(bytes.length))
+  const item = (await listRoot(tab)).items.find((entry) => entry.name === 'gone.bin')!
+  t.equal(sha256((await tab.get(`/api/files/${item.id}/content`)).rawPayload), sha256(bytes), 'the same bytes, finished')
 })
 
 t.test('upload requests count apart in the per-IP limit, with ten times the allowance', async (t) => {
