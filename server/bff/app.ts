@@ -16,6 +16,7 @@ import { createErrorReporter, installErrorReporter } from '../http/error-reporti
 import { frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { openApiOptions } from '../http/openapi.ts'
@@ -25,7 +26,7 @@ import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.
 import { MailOutbox } from './auth/mail-outbox.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { pageForms } from './auth/page-forms.ts'
-import { BffNotFound } from './errors.ts'
+import { BffNotFound, BffValidation } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
 import { catalogueLogos } from './logos/logo-set.ts'
 import logoRoutes from './logos/routes.ts'
@@ -108,6 +109,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
+  // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
+  installStorableTextCheck(app, (message) => new BffValidation(message))
   installBodyDeadline(app, 'BFF')
   const metrics = installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
   if (options.shedLoad ?? true) {
