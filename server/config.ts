@@ -606,6 +606,16 @@ export function isLoopbackHttpUrl(url: string): boolean {
 }
 
 /**
+ * Development conveniences — the local mailbox page at /dev/mail, Vite's middleware (`--dev`) —
+ * exist only outside production: with NODE_ENV=production none is served, whatever the request's
+ * headers say (issue 26 §3: a same-host proxy that adds no forwarding header keeps the client's
+ * loopback Host, so a header check alone let anyone read the reset links).
+ */
+export function servesDevConveniences(config: Pick<Config, 'nodeEnv'>): boolean {
+  return config.nodeEnv !== 'production'
+}
+
+/**
  * The BFF's mail settings, checked when the BFF starts: a deployment must really send mail. The
  * local mailbox answers only a browser on this machine (dev-mail.ts), so an https or public
  * APP_URL without SMTP would leave every verification and reset link unreachable.

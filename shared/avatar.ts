@@ -1,6 +1,7 @@
-// Avatars (issue 11, spec §9 "Avatar max"): what an upload may be, decided by its bytes alone —
-// never by a declared type or a file name. Shared by the BFF (which refuses before the product API
-// sees a byte), the API (which decodes and re-encodes) and the profile page (which says so before
+// Avatars (issue 11, spec §9 "Avatar max"): what an upload may be, decided by its bytes — never by
+// a file name, and a declared type may only refuse it (SECURITY.md "Uploads": a declared type
+// outside PNG, JPEG and WebP is 415). Shared by the BFF (which refuses before the product API sees
+// a byte), the API (which decodes and re-encodes) and the profile page (which says so before
 // sending).
 
 export type AvatarImageType = 'png' | 'jpeg' | 'webp'
@@ -33,6 +34,20 @@ export function avatarImageType(bytes: Uint8Array): AvatarImageType | null {
   if (startsWith(bytes, [0xff, 0xd8, 0xff]) && bytes.length > 3 && bytes[3]! >= 0xc0 && bytes[3]! < 0xff) return 'jpeg'
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WEBP' && ['VP8 ', 'VP8L', 'VP8X'].includes(ascii(bytes, 12, 4))) return 'webp'
   return null
+}
+
+/**
+ * The declared types an upload may carry: the three images, `application/octet-stream` (bytes of
+ * no declared type: what the profile page sends) or no Content-Type at all. The bytes still
+ * decide which of the three it is (a PNG sent as image/jpeg is a PNG); any other declaration —
+ * image/svg+xml, text/html, image/gif — is refused whatever the bytes (issue 26 §7).
+ */
+const DECLARABLE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'application/octet-stream'])
+
+/** Whether a Content-Type header (its media type, any case, parameters aside) is one an avatar upload may declare. */
+export function avatarDeclaredTypeAllowed(contentType: string | undefined): boolean {
+  if (contentType === undefined) return true
+  return DECLARABLE_TYPES.has((contentType.split(';')[0] ?? '').trim().toLowerCase())
 }
 
 /** The path an avatar is served at: its content hash, so a new one is a new URL and old ones can be cached for ever. */

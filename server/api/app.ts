@@ -11,6 +11,7 @@ import { createErrorReporter, installErrorReporter } from '../http/error-reporti
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
@@ -18,7 +19,7 @@ import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { ReadinessCache } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
-import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
+import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound, ApiValidation } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
 import { coreAccounts } from './core-accounts.ts'
@@ -144,6 +145,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const reporter = await createErrorReporter(config.sentry, 'api', buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'API', ApiNotFound, reporter)
+  // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
+  installStorableTextCheck(app, (message) => new ApiValidation(message))
   installBodyDeadline(app, 'API')
   const metrics = installMetrics(app, { service: 'api', prefix: 'API', operatorToken: options.operatorToken, db })
   if (options.shedLoad) {

@@ -7,6 +7,7 @@ import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS } from '../http/errors
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
@@ -85,6 +86,19 @@ interface Routed {
 
 const routedOf = new WeakMap<object, Routed>()
 
+/**
+ * A path segment decoded; one that is not valid percent-encoded UTF-8 stays as sent. This runs
+ * before routing, where a throw is no answer but an uncaught exception: `/appid-%ED%A0%80/hello`
+ * stopped the core (issue 26 §4). The request is then refused by the storable-text check.
+ */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 /** Moves "/appid-<id>" and the tenant segment out of the path, remembering them for the request. */
 function rewrite(raw: { url?: string }): string {
   const url = raw.url ?? '/'
@@ -96,7 +110,7 @@ function rewrite(raw: { url?: string }): string {
   let tenantId = 'public'
   if (segments[0]?.startsWith('appid-')) appId = segments.shift()!.slice('appid-'.length)
   if (segments[0] !== undefined && !TOP_LEVEL.has(segments[0]) && segments.length > 1) tenantId = segments.shift()!
-  routedOf.set(raw, { appId: decodeURIComponent(appId), tenantId: decodeURIComponent(tenantId) })
+  routedOf.set(raw, { appId: decodedSegment(appId), tenantId: decodedSegment(tenantId) })
   return `/${segments.join('/')}${search}`
 }
 
@@ -154,6 +168,11 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   // Refused while it closes with a JSON body like /metrics' 401: supertokens-node reads any status
   // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.
   installShutdown(app, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
+
+  // Issue 26 §4: a NUL or a broken surrogate in the URL or the body is the caller's mistake, a 400
+  // in plain text like the core's other refusals, before anything reaches the database — the app
+  // and tenant ids of the path included.
+  installStorableTextCheck(app, (message) => new BadRequest(message))
 
   // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
   app.addHook('onRequest', async (request, reply) => {

@@ -7,7 +7,7 @@ import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { BuildInfo } from '../build-info.ts'
 import { projectRoot } from '../build-info.ts'
-import { authCoreUrlOf, outsideOrigins, publicConfig, type Config } from '../config.ts'
+import { authCoreUrlOf, ConfigError, outsideOrigins, publicConfig, servesDevConveniences, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { watchReachability } from '../db/reachability.ts'
@@ -17,6 +17,7 @@ import { createErrorReporter, installErrorReporter } from '../http/error-reporti
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { loggerOptions } from '../http/logger.ts'
+import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { openApiOptions } from '../http/openapi.ts'
@@ -26,7 +27,7 @@ import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.
 import { MailOutbox } from './auth/mail-outbox.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { pageForms } from './auth/page-forms.ts'
-import { BffNotFound } from './errors.ts'
+import { BffNotFound, BffValidation } from './errors.ts'
 import { busyPages, loadLocaleCatalog } from './locales.ts'
 import { catalogueLogos } from './logos/logo-set.ts'
 import logoRoutes from './logos/routes.ts'
@@ -77,6 +78,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const { config } = options
   const root = options.root ?? projectRoot()
   const dev = options.dev ?? false
+  if (dev && !servesDevConveniences(config)) {
+    throw new ConfigError(['--dev (Vite serving the client from its sources) is a development convenience and is not served with NODE_ENV=production; build the client (node scripts/build.mjs) and start without --dev'])
+  }
   await migrate(options.db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
   const catalog = loadLocaleCatalog(root)
   // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
@@ -107,6 +111,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
+  // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
+  installStorableTextCheck(app, (message) => new BffValidation(message))
   installBodyDeadline(app, 'BFF')
   const metrics = installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
   if (options.shedLoad ?? true) {
@@ -164,6 +170,10 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(logoRoutes, { logos })
   // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
   const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
+  if (!config.smtpUrl && !servesDevConveniences(config)) {
+    // Said once, at start (issue 26 §3): in production the mailbox page is not served, so the operator must know where mail goes.
+    app.log.warn({ mailFolder: path.join(config.dataDir, 'mail') }, `No mail leaves this machine: SMTP_URL is not set, so every email (verification, password reset, email change) is only written to ${path.join(config.dataDir, 'mail')}, one JSON file per message, and /dev/mail is not served with NODE_ENV=production. Set SMTP_URL to send mail.`)
+  }
   app.decorate('mailOutbox', outbox)
   app.addHook('onReady', async () => outbox.start())
   app.addHook('onClose', async () => {

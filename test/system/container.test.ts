@@ -88,14 +88,16 @@ class Tab {
 
 const form = (fields: Record<string, string>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 
-/** The verification token mailed to `to`, read from the local mailbox at /dev/mail (loopback only). */
-async function verificationToken(base: string, to: string): Promise<string> {
-  const list = await (await fetch(`${base}/dev/mail`, { signal: AbortSignal.timeout(10_000) })).text()
-  const row = list.split('<tr>').find((cells) => cells.includes(`<td>${to}</td>`))
-  const id = row && /href="\/dev\/mail\/([^"]+)"/.exec(row)?.[1]
-  if (!id) throw new Error(`no mail to ${to} in /dev/mail`)
-  const mail = await (await fetch(`${base}/dev/mail/${id}`, { signal: AbortSignal.timeout(10_000) })).text()
-  const token = /verify-email\?token=([^&"\s]+)/.exec(mail)?.[1]
+/**
+ * The verification token mailed to `to`. The image runs with NODE_ENV=production, so /dev/mail is
+ * not served (issue 26 §3): the operator reads the mail where it is kept, DATA_DIR/mail.
+ */
+async function verificationToken(container: string, to: string): Promise<string> {
+  const script = "const fs=require('fs');for(const f of fs.readdirSync('/data/mail').sort())if(f.endsWith('.json'))console.log(fs.readFileSync('/data/mail/'+f,'utf8').replace(/\\n/g,' '))"
+  const listed = await podman(['exec', container, 'node', '-e', script])
+  const mail = listed.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { to: string; text: string }).filter((m) => m.to === to).at(-1)
+  if (!mail) throw new Error(`no mail to ${to} in /data/mail`)
+  const token = /verify-email\?token=([^&"\s]+)/.exec(mail.text)?.[1]
   if (!token) throw new Error('no verification link in the mail')
   return decodeURIComponent(token)
 }
@@ -160,8 +162,9 @@ const test = async (t: Test) => {
   const tab = new Tab(base, appUrl)
   const signUp = await tab.json('POST', '/auth/signup', form({ email, password }))
   t.match(signUp, { status: 200, body: { status: 'OK' } }, 'signed up')
-  const verified = await tab.json('POST', '/auth/user/email/verify', { method: 'token', token: await verificationToken(base, email) })
+  const verified = await tab.json('POST', '/auth/user/email/verify', { method: 'token', token: await verificationToken(first, email) })
   t.match(verified, { status: 200, body: { status: 'OK' } }, 'the mailed link verifies the address')
+  t.equal((await fetch(`${base}/dev/mail`, { signal: AbortSignal.timeout(10_000) })).status, 404, 'no local mailbox page in production, though every header is local')
   t.equal((await tab.request('POST', '/api/user/accept-tos', { isInMailList: false })).status, 200, 'terms accepted')
   t.match(await tab.json('GET', '/api/user'), { status: 200, body: { email } }, 'the signed-in user reads their account')
   t.ok(fs.readdirSync(dataDir).includes('pglite'), 'the database is in the mounted folder')

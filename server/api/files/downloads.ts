@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { zipStream, type ArchiveEntry } from './archive.ts'
 import { FilesRangeNotSatisfiable } from './errors.ts'
 import { contentDisposition, ifRangeHolds, noneMatchHolds, parseRange, type RangeAnswer } from './http-content.ts'
-import { DEFAULT_MIME_TYPE } from './mime-types.ts'
+import { downloadContentType } from './mime-types.ts'
 import type { StoredFile } from './repository.ts'
 import type { FileStorage } from './storage.ts'
 
@@ -49,7 +49,7 @@ export async function sendStoredFile(request: FastifyRequest, reply: FastifyRepl
   const body = await storage.get(storageKey, range)
   reply.header('content-disposition', contentDisposition(disposition, item.name))
   userContentHeaders(reply)
-  reply.header('content-type', item.mimeType ?? DEFAULT_MIME_TYPE)
+  reply.header('content-type', downloadContentType(item.mimeType))
   if (range) {
     reply.code(206)
     reply.header('content-range', `bytes ${range.start}-${range.end}/${item.size}`)

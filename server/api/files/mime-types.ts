@@ -76,3 +76,18 @@ export function mimeTypeOf(name: string): string {
   if (dot <= 0) return DEFAULT_MIME_TYPE
   return BY_EXTENSION[name.slice(dot + 1).toLowerCase()] ?? DEFAULT_MIME_TYPE
 }
+
+/**
+ * The download's Content-Type for a file labelled `mimeType`: text types carry `charset=utf-8`
+ * (issue 26 §7; SECURITY.md "every body has a Content-Type with a charset"), so a browser or a
+ * program opening a .txt, .csv, .html or .svg reads it as UTF-8 — what the app and its users
+ * write — rather than guessing. The listing's `mimeType` stays the bare type.
+ */
+export function downloadContentType(mimeType: string | null): string {
+  const type = mimeType ?? DEFAULT_MIME_TYPE
+  return isText(type) ? `${type}; charset=utf-8` : type
+}
+
+function isText(type: string): boolean {
+  return type.startsWith('text/') || type.endsWith('+xml') || type === 'application/xml' || type === 'application/json'
+}

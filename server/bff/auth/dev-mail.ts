@@ -13,7 +13,10 @@ import type { MailboxMailer } from './mailer.ts'
 // - the Host is a loopback name, so a page on another domain that rebinds its DNS to 127.0.0.1
 //   cannot read it from the visitor's own browser;
 // - APP_URL is a loopback http:// address: a deployment never has a mailbox (and cannot start
-//   without SMTP_URL, config.ts mailProblem).
+//   without SMTP_URL, config.ts mailProblem);
+// - and never with NODE_ENV=production (issue 26 §3, plugin.ts does not register these routes):
+//   a proxy on the same host that adds no forwarding header passes the client's loopback Host
+//   on, and nothing here can tell that request from the operator's own browser.
 // Anything else is the ordinary not-found answer: nothing tells that the mailbox exists.
 
 export const BffDevMailNotFound = createError('BFF_DEV_MAIL_NOT_FOUND', 'There is no such message in the local mailbox.', 404)

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
 import Session from 'supertokens-node/recipe/session'
-import type { Config } from '../../config.ts'
+import { servesDevConveniences, type Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
 import { EMAIL_CHANGE_LINK_VALIDITY_MS, LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
 import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
@@ -222,5 +222,6 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     })
   })
 
-  if (mailer instanceof MailboxMailer) await app.register(devMailRoutes, { mailbox: mailer, appUrl: config.appUrl })
+  // Never in production (issue 26 §3): the mail is still kept in DATA_DIR/mail, and the start-up log says so (app.ts).
+  if (mailer instanceof MailboxMailer && servesDevConveniences(config)) await app.register(devMailRoutes, { mailbox: mailer, appUrl: config.appUrl })
 }

@@ -134,8 +134,9 @@ function requestBody(request: FastifyRequest): Buffer | Readable | undefined {
 
 async function relayStream(request: FastifyRequest, reply: FastifyReply, response: UpstreamStream, https: boolean): Promise<FastifyReply> {
   // The API's JSON is read whole first, so a stalled or cut answer is a clean 502/504 rather than
-  // a cut reply; anything else (downloads) streams as it comes.
-  if (response.status < 500 && isJsonAnswer(response.headers)) {
+  // a cut reply; anything else (downloads) streams as it comes. A user's own .json file is a
+  // download (the API sandboxes user content), and keeps its sandbox and length (issue 26 §7).
+  if (response.status < 500 && isJsonAnswer(response.headers) && !isSandboxed(response.headers['content-security-policy'])) {
     const whole = { status: response.status, headers: response.headers, body: await readBody(response.body) }
     return relayUpstream(request, reply, rememberUnlock(request, reply, whole, https))
   }
@@ -177,9 +178,13 @@ function forwardHeader(reply: FastifyReply, name: string, value: string | string
   reply.header(name, value)
 }
 
+function isSandboxed(upstreamPolicy: string | string[] | undefined): boolean {
+  return typeof upstreamPolicy === 'string' && /(^|;)\s*sandbox\b/.test(upstreamPolicy)
+}
+
 /** User content the API marks `sandbox` keeps it here too, on top of the BFF's own strict policy. */
 function sandboxLike(reply: FastifyReply, upstreamPolicy: string | string[] | undefined): void {
-  if (typeof upstreamPolicy !== 'string' || !/(^|;)\s*sandbox\b/.test(upstreamPolicy)) return
+  if (!isSandboxed(upstreamPolicy)) return
   const own = String(reply.getHeader('content-security-policy') ?? "default-src 'none'")
   if (!/(^|;)\s*sandbox\b/.test(own)) reply.header('content-security-policy', `${own}; sandbox`)
 }

@@ -38,7 +38,9 @@ t.test('the reason, the comment and the typed email are checked; a refusal delet
     [{ reason: 'other', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /comment/],
     [{ reason: 'other', comment: '   ', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED'],
     [{ reason: 'other', comment: 'x'.repeat(1001), confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /at most 1000 characters/],
-    [{ reason: 'too-expensive', comment: 'bad\u0000byte', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /control or invisible/],
+    [{ reason: 'too-expensive', comment: 'bad\u0007byte', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /control or invisible/],
+    // A NUL is refused before any route, by the BFF's edge (issue 26 §4).
+    [{ reason: 'too-expensive', comment: 'bad\u0000byte', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /character that cannot be accepted/],
     [{ reason: 'too-expensive', confirmEmail: 'someone@example.com' }, 400, 'BFF_CONFIRM_EMAIL_MISMATCH', /not the one of this account/],
     [{ reason: 'too-expensive' }, 400, 'BFF_CONFIRM_EMAIL_MISMATCH'],
   ]

@@ -62,14 +62,15 @@ t.test('a PNG, JPEG or WebP becomes a 256 px square WebP at a content-hash URL; 
   t.match(page.body, new RegExp(`<img[^>]+src="${(await tab.get('/api/user')).json().avatarUrl}"`), 'the header of every signed-in page shows it')
 })
 
-t.test('the type is decided by the bytes, never the declared type or name', async (t) => {
+t.test('the type is decided by the bytes; a declared type may only refuse it', async (t) => {
   const tab = await signedInTab(stack, 'types@example.com')
   const png = await red().png().toBuffer()
-  t.equal((await upload(tab, png, { 'content-type': 'image/gif' })).statusCode, 200, 'a PNG sent as a .gif is a PNG')
-  t.equal((await upload(tab, png, { 'content-type': 'text/html' })).statusCode, 200)
+  t.equal((await upload(tab, png, { 'content-type': 'image/jpeg' })).statusCode, 200, 'a PNG declared as a JPEG is a PNG: the bytes decide among the three')
+  t.equal((await upload(tab, png, { 'content-type': 'IMAGE/WEBP; q=1' })).statusCode, 200, 'any case, parameters aside')
+  t.equal((await upload(tab, png, { 'content-type': 'application/octet-stream' })).statusCode, 200, 'bytes of no declared type, as the profile page sends them')
   const before = (await tab.get('/api/user')).json().avatarUrl
   const seen = apiSawAvatar()
-  t.ok(seen >= 2, 'the accepted uploads reached the API (its log names them)')
+  t.ok(seen >= 3, 'the accepted uploads reached the API (its log names them)')
   const refused: Array<[string, Buffer | string]> = [
     ['HTML', '<!doctype html><script>alert(1)</script>'],
     ['SVG', '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><rect width="10" height="10"/></svg>'],
@@ -86,6 +87,26 @@ t.test('the type is decided by the bytes, never the declared type or name', asyn
   }
   t.equal(apiSawAvatar(), seen, 'the product API saw none of them')
   t.equal((await tab.get('/api/user')).json().avatarUrl, before, 'a refused upload leaves the old avatar')
+})
+
+// Issue 26 §7: SECURITY.md says a declared type outside PNG, JPEG and WebP is 415. A real PNG
+// declared as SVG, HTML or GIF used to be stored (the bytes alone decided); the declaration is
+// now refused before the body is read, whatever the bytes.
+t.test('a declared type outside PNG, JPEG and WebP is 415, even with a real PNG body', async (t) => {
+  const tab = await signedInTab(stack, 'declared@example.com')
+  const png = await red().png().toBuffer()
+  t.equal((await upload(tab, png)).statusCode, 200, 'the PNG itself is fine')
+  const before = (await tab.get('/api/user')).json().avatarUrl
+  const seen = apiSawAvatar()
+  // (text/plain and form types are a simple form's, refused earlier by the anti-forgery rule: 403.)
+  const declared = ['image/svg+xml', 'text/html', 'text/html; charset=utf-8', 'image/gif', 'image/GIF', 'text/css', 'application/xml', 'application/json', 'multipart/form-data; boundary=x', 'image/png, text/html', 'image/pngx', 'image/*', 'IMAGE/SVG+XML']
+  for (const type of declared) {
+    const answer = await upload(tab, png, { 'content-type': type })
+    t.equal(answer.statusCode, 415, type)
+    t.match(answer.json(), { statusCode: 415, code: 'AVATAR_UNSUPPORTED_TYPE', message: 'The picture must be a PNG, JPEG or WebP image.', requestId: String }, type)
+  }
+  t.equal(apiSawAvatar(), seen, 'the product API saw none of them')
+  t.equal((await tab.get('/api/user')).json().avatarUrl, before, 'the old avatar stays')
 })
 
 t.test('exactly 5 MiB is accepted, one byte more is 413, from Content-Length before the body is read', async (t) => {

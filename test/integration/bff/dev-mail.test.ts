@@ -1,8 +1,9 @@
 import path from 'node:path'
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
+import { buildBff } from '../../../server/bff/app.ts'
 import { MailboxMailer } from '../../../server/bff/auth/mailer.ts'
-import { buildStack, type Stack } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, LogCapture, openTestDatabase, testBuildInfo, testConfig, type Stack } from '../../helpers.ts'
 
 // The local mailbox (issue 17): it holds sign-in links, so it answers only this machine's own
 // browser — a loopback socket, no forwarding header (behind a proxy on the same host the socket is
@@ -71,4 +72,55 @@ t.test('with an APP_URL that is not a loopback http:// address the mailbox never
     assertHidden(t, await stack.bff.inject({ url: '/dev/mail', headers: { host: 'localhost:3000' } }), `list, APP_URL ${appUrl}`)
     assertHidden(t, await stack.bff.inject({ url: `/dev/mail/${id}`, headers: { host: 'localhost:3000' } }), `message, APP_URL ${appUrl}`)
   }
+})
+
+// Issue 26 §3: with NODE_ENV=production, a loopback APP_URL and no SMTP_URL the mailbox answered,
+// and a proxy on the same host that adds no forwarding header (HAProxy without `option
+// forwardfor`, nginx's default proxy_pass) keeps the client's loopback Host: anyone read every
+// reset link. In production no development convenience is served, whatever the headers; the mail
+// is still kept in DATA_DIR/mail, and the start-up log says once that no mail leaves the machine.
+t.test('with NODE_ENV=production the mailbox is never served, in any spelling, though every header looks local', async (t) => {
+  const logs = new LogCapture()
+  const stack = await buildStack(t, { auth: true, bffLogStream: logs, env: { NODE_ENV: 'production', LOG_LEVEL: 'info', APP_URL: 'http://localhost:3000' } })
+  const id = await withMessage(stack)
+  const local = { host: 'localhost:3000' }
+  const spellings = [
+    '/dev/mail', '/dev/mail/', '/dev/mail?', '/dev/mail?page=1', '/DEV/MAIL', '/Dev/Mail/', '/dev//mail', '/dev/mail#x', '/dev/%6Dail',
+    `/dev/mail/${id}`, `/dev/mail/${id}/`, `/dev/mail/${id}?raw=1`, `/DEV/MAIL/${id}`, `/dev//mail/${id}`,
+  ]
+  for (const url of spellings) {
+    for (const method of ['GET', 'HEAD'] as const) {
+      for (const [host, remoteAddress] of [['localhost:3000', '127.0.0.1'], ['127.0.0.1:3000', '127.0.0.1'], ['[::1]:3000', '::1']] as const) {
+        const response = await stack.bff.inject({ method, url, headers: { host }, remoteAddress })
+        t.equal(response.statusCode, 404, `${method} ${url}, Host ${host}`)
+        t.notMatch(response.body, /secret-token|Local mailbox|Reset your Softshelf/i, `${method} ${url}: nothing of the mailbox`)
+      }
+    }
+  }
+
+  // The mail still goes somewhere the operator can read it: DATA_DIR/mail.
+  const signUp = await browser(stack.bff).post('/auth/signup', { formFields: [{ id: 'email', value: 'grace@example.com' }, { id: 'password', value: 'correct horse battery' }] }, local)
+  t.equal(signUp.json().status, 'OK')
+  t.equal(lastMailLink(stack, 'grace@example.com').pathname, '/verify-email', 'the verification mail is in DATA_DIR/mail')
+
+  const lines = logs.lines.map((line) => JSON.parse(line) as { level: number; msg?: string; mailFolder?: string })
+  const notice = lines.filter((line) => /No mail leaves this machine/.test(line.msg ?? ''))
+  t.equal(notice.length, 1, 'the start-up log says it once, not per mail or request')
+  t.equal(notice[0]?.level, 40, 'as a warning')
+  t.equal(notice[0]?.mailFolder, path.join(stack.config.dataDir, 'mail'), 'naming the folder')
+  t.match(notice[0]?.msg, /SMTP_URL is not set/)
+})
+
+t.test('outside production the start-up log has no such warning, and with SMTP_URL in production neither', async (t) => {
+  const logs = new LogCapture()
+  await buildStack(t, { bffLogStream: logs, env: { LOG_LEVEL: 'info' } })
+  t.notMatch(logs.text, /No mail leaves this machine/)
+  const smtpLogs = new LogCapture()
+  await buildStack(t, { bffLogStream: smtpLogs, env: { NODE_ENV: 'production', LOG_LEVEL: 'info', SMTP_URL: 'smtp://127.0.0.1:9' } })
+  t.notMatch(smtpLogs.text, /No mail leaves this machine/)
+})
+
+t.test('with NODE_ENV=production the BFF refuses to serve the client through Vite (--dev)', async (t) => {
+  const config = testConfig(t, { NODE_ENV: 'production' })
+  await t.rejects(buildBff({ config, db: await openTestDatabase(t), buildInfo: testBuildInfo, upstreamApiUrl: 'http://127.0.0.1:9', dev: true }), { name: 'ConfigError', message: /--dev .* not served with NODE_ENV=production/ })
 })

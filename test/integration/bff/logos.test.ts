@@ -70,7 +70,6 @@ t.test('logos and link-preview cards', async (t) => {
       '/logos/3d/blender.svg',
       '/logos/%2e%2e%2fblender.svg',
       '/logos/..%2Fapi%2Fprograms.svg',
-      '/logos/blender%00.svg',
       '/og/programs/no-such-program.png',
       '/og/programs/blender.svg',
       '/og/programs/Blender.png',
@@ -82,6 +81,10 @@ t.test('logos and link-preview cards', async (t) => {
       t.match(response.headers['content-type'], /^application\/json/, url)
       t.equal(response.json().code, 'BFF_LOGO_NOT_FOUND', url)
     }
+    // A NUL in the path is refused at the edge, before any route (issue 26 §4).
+    const nul = await bff.inject('/logos/blender%00.svg')
+    t.equal(nul.statusCode, 400)
+    t.equal(nul.json().code, 'BFF_VALIDATION_FAILED')
   })
 
   t.test('GET /og/programs/<id>.png: a 1200 × 630 PNG of the logo and the name, rendered once', async (t) => {
