@@ -398,7 +398,9 @@ export function initSupertokens(settings: AuthSettings): void {
             createDevicePOST: async (input) => {
               const userId = input.session.getUserId()
               const devices = await Totp.listDevices(userId, input.userContext)
-              if (devices.devices.some((device) => device.verified)) {
+              const confirmed = devices.devices.filter((device) => device.verified)
+              // A confirmed device's own name makes nothing (DEVICE_ALREADY_EXISTS_ERROR): no code is spent on it.
+              if (confirmed.length > 0 && !confirmed.some((device) => device.name === input.deviceName)) {
                 const request = input.options.req.original as FastifyRequest
                 await MultiFactorAuth.assertAllowedToSetupFactorElseThrowInvalidClaimError(input.session, 'totp', input.userContext)
                 const body = (await input.options.req.getJSONBody()) as FactorProof | undefined

@@ -113,6 +113,11 @@ t.test('issue 26 §1: another authenticator with a current code or a recovery co
   t.equal((await tab.post('/auth/totp/device/remove', { deviceName: 'owner-phone' })).json().status, 'OK')
   const { secret: owner, codes } = await setUpTotp(tab)
 
+  // The confirmed device's own name makes nothing, so it asks for no code (none spent).
+  const same = await tab.post('/auth/totp/device', { deviceName: 'owner-phone' })
+  t.equal(same.statusCode, 200)
+  t.same(same.json(), { status: 'DEVICE_ALREADY_EXISTS_ERROR' })
+
   const wrong = await tab.post('/auth/totp/device', { deviceName: 'tablet', totp: wrongCode(owner) })
   t.equal(wrong.statusCode, 400)
   t.equal(wrong.json().code, 'BFF_TOTP_INVALID')
@@ -243,4 +248,21 @@ t.test('issue 26 §7: both kinds count in one run, a right code ends it, a confi
   for (let i = 0; i < 4; i++) after.push((await redeem(other, `again-${i}`)).statusCode)
   t.same(after, [400, 400, 400, 400])
   t.match((await other.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'OK' }, 'the fifth try, a right one, passes')
+})
+
+t.test('issue 26 §7: parallel wrong codes of both kinds cannot exceed the one limit', async (t) => {
+  const email = 'parallel-mixed@example.com'
+  const owner = await signedInTab(stack, email, PASSWORD)
+  const { secret } = await setUpTotp(owner)
+  const attacker = await signIn(email)
+  const wrong = wrongCode(secret)
+  const answers = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? attacker.post('/auth/totp/verify', { totp: wrong }).then((a) => a.json().status as string) : redeem(attacker, `guess-number-${i}`).then((a) => String(a.statusCode)))),
+  )
+  const checkedWrong = answers.filter((answer) => answer === 'INVALID_TOTP_ERROR' || answer === '400').length
+  t.ok(checkedWrong >= 4 && checkedWrong <= 5, `at most five were checked (${answers.join(', ')})`)
+  t.same(answers.filter((answer) => !['INVALID_TOTP_ERROR', '400', 'LIMIT_REACHED_ERROR', '429'].includes(answer)), [], 'the rest were refused unchecked')
+  const { rows } = await stack.db.query<{ failures: number }>('SELECT failures FROM bff.recovery_code_attempts WHERE user_id = (SELECT id FROM api.users WHERE email = $1)', [email])
+  t.same(rows, [{ failures: 5 }])
+  t.match((await attacker.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'LIMIT_REACHED_ERROR' }, 'and the right code waits')
 })
