@@ -141,7 +141,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   })
 
   // A confirmed device goes only with proof of the factor: a current code of the account's
-  // authenticator (checked and limited by the core, the attempts shared with sign-in), or a
+  // authenticator (checked by the core, under the second factor's one attempt limit), or a
   // recovery code — the way out for someone whose phone is lost, who could otherwise never set up
   // a new one. Without a verified device left, TOTP is off (afterTotpDeviceRemoved).
   app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', { ...documented(writes, { body: { 'application/json': PROOF_BODY } }), schema: { response: { 204: NoContent } } }, async (request, reply) => {
