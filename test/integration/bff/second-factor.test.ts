@@ -266,3 +266,30 @@ t.test('issue 26 §7: parallel wrong codes of both kinds cannot exceed the one l
   t.same(rows, [{ failures: 5 }])
   t.match((await attacker.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'LIMIT_REACHED_ERROR' }, 'and the right code waits')
 })
+
+t.test('issue 26 §7: the /mfa form without script shares the one limit', async (t) => {
+  const email = 'no-script@example.com'
+  const owner = await signedInTab(stack, email, PASSWORD)
+  const { secret } = await setUpTotp(owner)
+  const attacker = await signIn(email)
+  const postForm = async (fields: Record<string, string>) => {
+    const response = await stack.bff.inject({
+      method: 'POST',
+      url: '/mfa',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin', cookie: attacker.jar.header('/mfa') },
+      payload: new URLSearchParams(fields).toString(),
+    })
+    attacker.jar.store(response)
+    return response
+  }
+  const statuses: number[] = []
+  for (let i = 0; i < 4; i++) statuses.push((await postForm({ recoveryCode: `wrong-code-${i}` })).statusCode)
+  statuses.push((await postForm({ totp: wrongCode(secret) })).statusCode)
+  t.same(statuses, [400, 400, 400, 400, 400], 'four wrong recovery codes and a wrong TOTP code, each in the page')
+  const right = await postForm({ totp: totpCode(secret, period() + 1) })
+  t.equal(right.statusCode, 403, 'the fifth wrong code of either kind locked: the right one waits (the page\'s "locked" answer)')
+  t.match(String(right.headers['content-type']), /^text\/html/)
+  t.match(right.body, /data-testid="mfa-error"/, 'the page says so')
+  t.notOk(right.headers.location, 'and goes nowhere')
+  t.equal((await attacker.get('/api/user')).statusCode, 403)
+})
