@@ -80,9 +80,16 @@ export function Component() {
       if (created.status !== 'OK') throw new Error('Unable to create TOTP device')
       setMode({ kind: 'setup', secret: created.secret, qr: await QRCode.toDataURL(created.qrCodeString, { margin: 1, width: 220 }) })
     } catch (failure) {
+      // Confirmed in the meantime (another tab): another one would take a current code (issue 26),
+      // and this page only sets up a first one — it shows the account's as it would on a new visit.
+      const list = await Totp.listDevices().catch(() => null)
+      if (list?.devices.some((device) => device.verified)) {
+        setMode({ kind: state === 'MFA_REQUIRED' ? 'code' : 'manage' })
+        return
+      }
       await fail(failure, t('auth:mfa.cannotCreate'))
     }
-  }, [fail, t])
+  }, [fail, t, state])
 
   useEffect(() => {
     void (async () => {

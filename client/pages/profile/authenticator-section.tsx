@@ -9,10 +9,17 @@ import { reloadSecuritySummary, useSecuritySummary } from './security-summary.ts
 
 // The profile's authenticator (issue 11): whether a TOTP app protects the account, adding one
 // (the /mfa set-up, which comes back here), removing one with a current code or a recovery code,
-// and a new set of recovery codes, shown once.
+// and a new set of recovery codes, shown once — also only with a code (issue 26).
 
 /** Where the set-up returns once the authenticator is confirmed and its recovery codes are shown. */
 const SET_UP_LINK = `/mfa?redirectToPath=${encodeURIComponent('/@/my-profile')}`
+
+/** What the person typed, as the BFF takes proof of the factor: six to eight digits come from the app; anything else is taken as a recovery code. */
+function proofOf(form: HTMLFormElement): { totp: string } | { recoveryCode: string } {
+  const typed = String(new FormData(form).get('code') ?? '').trim()
+  const digits = typed.replace(/\s+/g, '')
+  return /^\d{6,8}$/.test(digits) ? { totp: digits } : { recoveryCode: typed }
+}
 
 function errorCode(result: ApiResult<unknown>): string | undefined {
   const body = result.body as { code?: unknown } | null
@@ -24,10 +31,12 @@ export function AuthenticatorSection() {
   const summary = useSecuritySummary()
   const id = useId()
   const [removing, setRemoving] = useState<string | null>(null)
+  const [renewing, setRenewing] = useState(false)
   const [codes, setCodes] = useState<string[] | null>(null)
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
   const focusCode = () => document.getElementById(`${id}-code`)?.focus()
+  const focusRenewCode = () => document.getElementById(`${id}-renew-code`)?.focus()
 
   // The code field takes the focus when it appears, and the Remove button when it goes, so the
   // keyboard goes on where it was.
@@ -36,6 +45,12 @@ export function AuthenticatorSection() {
     if (removing) document.getElementById(`${id}-code`)?.focus()
     else if (returnTo !== null) document.getElementById(`${id}-remove-button-${returnTo}`)?.focus()
   }, [removing, returnTo, id])
+  // Likewise for the new codes' form and its button.
+  const [renewOpened, setRenewOpened] = useState(false)
+  useEffect(() => {
+    if (renewing) document.getElementById(`${id}-renew-code`)?.focus()
+    else if (renewOpened) document.getElementById(`${id}-regenerate`)?.focus()
+  }, [renewing, renewOpened, id])
 
   const failureText = (result: ApiResult<unknown>): string => {
     switch (errorCode(result)) {
@@ -54,10 +69,7 @@ export function AuthenticatorSection() {
   const remove = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (!removing) return
-    const typed = String(new FormData(event.currentTarget).get('code') ?? '').trim()
-    // Six to eight digits come from the app; anything else is taken as a recovery code.
-    const digits = typed.replace(/\s+/g, '')
-    const body = /^\d{6,8}$/.test(digits) ? { totp: digits } : { recoveryCode: typed }
+    const body = proofOf(event.currentTarget)
     setBusy(true)
     setStatus(null)
     const result = await apiSend('DELETE', `/api/user/totp/devices/${encodeURIComponent(removing)}`, body)
@@ -74,15 +86,19 @@ export function AuthenticatorSection() {
     await reloadSecuritySummary()
   }
 
-  const regenerate = async () => {
+  const regenerate = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    const body = proofOf(event.currentTarget)
     setBusy(true)
     setStatus(null)
-    const result = await apiSend<{ codes: string[] }>('POST', '/api/user/recovery-codes')
+    const result = await apiSend<{ codes: string[] }>('POST', '/api/user/recovery-codes', body)
     setBusy(false)
     if (!result.ok) {
       setStatus({ kind: 'error', text: failureText(result) })
+      focusRenewCode()
       return
     }
+    setRenewing(false)
     setCodes((result.body as { codes: string[] }).codes)
     await reloadSecuritySummary()
   }
@@ -161,11 +177,54 @@ export function AuthenticatorSection() {
         <p data-testid="recovery-codes-remaining">{t('profile:authenticator.codesRemaining', { count: summary.recoveryCodes.remaining })}</p>
         <p className="hint">{t('profile:authenticator.codesLead')}</p>
         {codes ? <RecoveryCodeList codes={codes} heading="h3" /> : null}
-        <p className="actions">
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void regenerate()}>
-            {t('profile:authenticator.regenerate')}
-          </button>
-        </p>
+        {renewing ? (
+          <form className="profile-form" method="post" onSubmit={(event) => void regenerate(event)} aria-labelledby={`${id}-renew`} noValidate>
+            <p id={`${id}-renew`}>{t('profile:authenticator.regenerateLead')}</p>
+            <Field
+              id={`${id}-renew-code`}
+              label={t('profile:authenticator.code')}
+              name="code"
+              type="text"
+              autoComplete="one-time-code"
+              spellCheck={false}
+              autoCapitalize="off"
+              required
+              maxLength={64}
+            />
+            <p className="actions">
+              <button type="submit" className="button" disabled={busy}>
+                {t('profile:authenticator.regenerateConfirm')}
+              </button>
+              <button
+                type="button"
+                className="button button-secondary"
+                onClick={() => {
+                  setRenewing(false)
+                  setStatus(null)
+                }}
+              >
+                {t('profile:authenticator.cancel')}
+              </button>
+            </p>
+          </form>
+        ) : (
+          <p className="actions">
+            <button
+              type="button"
+              className="button button-secondary"
+              id={`${id}-regenerate`}
+              disabled={busy}
+              onClick={() => {
+                setStatus(null)
+                setCodes(null)
+                setRenewing(true)
+                setRenewOpened(true)
+              }}
+            >
+              {t('profile:authenticator.regenerate')}
+            </button>
+          </p>
+        )}
       </>
     )
   }

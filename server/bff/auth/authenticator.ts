@@ -11,6 +11,7 @@ import {
   BffRecoveryCodeInvalid,
   BffTotpBlocked,
   BffTotpCodeRequired,
+  BffTotpCodeToRenew,
   BffTotpDeviceNotFound,
   BffTotpInvalid,
   BffTotpNotEnabled,
@@ -40,8 +41,8 @@ const SecuritySummarySchema = Type.Object({
 })
 // The bodies are checked by the routes themselves, each problem with its own code: documented only.
 const Code = (description: string) => Type.String({ maxLength: CODE_MAX_LENGTH, description })
-const REMOVE_DEVICE_BODY = Type.Object(
-  { totp: Type.Optional(Code('A current code of the account\'s authenticator.')), recoveryCode: Type.Optional(Code('Or an unused recovery code.')) },
+const PROOF_BODY = Type.Object(
+  { totp: Type.Optional(Code('A current code of one of the account\'s confirmed authenticators.')), recoveryCode: Type.Optional(Code('Or an unused recovery code (spent).')) },
   { description: 'One of the two.' },
 )
 const REDEEM_BODY = Type.Object({ code: Code('An unused recovery code (spaces and dashes as shown are fine).') })
@@ -74,17 +75,48 @@ function redemptionError(result: Exclude<Redemption, { status: 'OK' }>): Error {
 }
 
 /**
- * A current code of the account's authenticator, checked by the auth core (its attempt limit is
- * the one sign-in shares). Throws BffTotpInvalid, or BffTotpBlocked with retry-after past the limit.
+ * A current code of one of the account's confirmed devices (the core checks none other), under
+ * the second factor's one attempt limit (second-factor-attempts.ts, through the TOTP recipe's
+ * verifyTOTP). Throws BffTotpInvalid, or BffTotpBlocked with retry-after past the limit.
  */
-export async function checkTotpCode(tenantId: string, userId: string, code: string): Promise<void> {
-  const checked = await Totp.verifyTOTP(tenantId, userId, code.replace(/\s+/g, ''))
+export async function checkTotpCode(tenantId: string, userId: string, code: string, userContext?: Record<string, unknown>): Promise<void> {
+  const checked = await Totp.verifyTOTP(tenantId, userId, code.replace(/\s+/g, ''), userContext)
   if (checked.status === 'LIMIT_REACHED_ERROR') throw Object.assign(new BffTotpBlocked(), { retryAfter: secondsOf(checked.retryAfterMs) })
   if (checked.status !== 'OK') throw new BffTotpInvalid()
 }
 
 function codeOf(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' && value.length <= CODE_MAX_LENGTH ? value : null
+}
+
+/** The body fields that prove the second factor, as every route that asks for it carries them. */
+export interface FactorProof {
+  totp?: unknown
+  recoveryCode?: unknown
+}
+
+/**
+ * Proof of the second factor the account already has, for a change to it (issue 26 §1): a current
+ * code of a confirmed device, or an unused recovery code, which is spent. Wrong ones count toward
+ * the one attempt limit. Throws `missing` without either, else the code's own error.
+ */
+export async function proveSecondFactor(
+  recoveryCodes: Pick<RecoveryCodes, 'redeem'>,
+  account: { tenantId: string; userId: string },
+  proof: FactorProof | undefined,
+  missing: () => Error,
+  userContext?: Record<string, unknown>,
+): Promise<'totp' | 'recovery-code'> {
+  const totp = codeOf(proof?.totp)
+  const recoveryCode = codeOf(proof?.recoveryCode)
+  if (totp === null && recoveryCode === null) throw missing()
+  if (totp !== null) {
+    await checkTotpCode(account.tenantId, account.userId, totp, userContext)
+    return 'totp'
+  }
+  const redeemed = await recoveryCodes.redeem(account.userId, recoveryCode!)
+  if (redeemed.status !== 'OK') throw redemptionError(redeemed)
+  return 'recovery-code'
 }
 
 export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number; recoveryCodes: RecoveryCodes }): void {
@@ -109,49 +141,53 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   })
 
   // A confirmed device goes only with proof of the factor: a current code of the account's
-  // authenticator (checked and limited by the core, the attempts shared with sign-in), or a
+  // authenticator (checked by the core, under the second factor's one attempt limit), or a
   // recovery code — the way out for someone whose phone is lost, who could otherwise never set up
   // a new one. Without a verified device left, TOTP is off (afterTotpDeviceRemoved).
-  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', { ...documented(writes, { body: { 'application/json': REMOVE_DEVICE_BODY } }), schema: { response: { 204: NoContent } } }, async (request, reply) => {
+  app.delete<{ Params: { name: string }; Body: { totp?: unknown; recoveryCode?: unknown } | undefined }>('/api/user/totp/devices/:name', { ...documented(writes, { body: { 'application/json': PROOF_BODY } }), schema: { response: { 204: NoContent } } }, async (request, reply) => {
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const userId = session.getUserId()
-    const totp = codeOf(request.body?.totp)
-    const recoveryCode = codeOf(request.body?.recoveryCode)
-    if (totp === null && recoveryCode === null) throw new BffTotpCodeRequired()
+    if (codeOf(request.body?.totp) === null && codeOf(request.body?.recoveryCode) === null) throw new BffTotpCodeRequired()
     const { name } = request.params
     if (!(await verifiedDevices(userId)).some((device) => device.name === name)) throw new BffTotpDeviceNotFound()
 
-    if (totp !== null) {
-      try {
-        await checkTotpCode(session.getTenantId(), userId, totp)
-      } catch (error) {
-        request.log.info({ event: 'totp-device-remove', outcome: 'wrong-code' }, 'authenticator not removed: wrong code')
-        throw error
-      }
-    } else {
-      const redeemed = await recoveryCodes.redeem(userId, recoveryCode!)
-      if (redeemed.status !== 'OK') {
-        request.log.info({ event: 'totp-device-remove', outcome: 'wrong-recovery-code' }, 'authenticator not removed: wrong recovery code')
-        throw redemptionError(redeemed)
-      }
+    let by: 'totp' | 'recovery-code'
+    try {
+      by = await proveSecondFactor(recoveryCodes, { tenantId: session.getTenantId(), userId }, request.body, () => new BffTotpCodeRequired())
+    } catch (error) {
+      const recovery = error instanceof BffRecoveryCodeInvalid || error instanceof BffRecoveryCodeBlocked
+      request.log.info({ event: 'totp-device-remove', outcome: recovery ? 'wrong-recovery-code' : 'wrong-code' }, `authenticator not removed: wrong ${recovery ? 'recovery code' : 'code'}`)
+      throw error
     }
     await Totp.removeDevice(userId, name)
     const turnedOff = await afterTotpDeviceRemoved(userId, recoveryCodes)
-    request.log.info({ event: 'totp-device-remove', outcome: 'removed', totpOff: turnedOff, by: totp !== null ? 'totp' : 'recovery-code' }, 'authenticator removed')
+    request.log.info({ event: 'totp-device-remove', outcome: 'removed', totpOff: turnedOff, by }, 'authenticator removed')
     return reply.code(204).send()
   })
 
-  // A new set; the old one stops working. Shown once: nothing can read them again.
-  app.post('/api/user/recovery-codes', { ...writes, schema: { response: { 200: Type.Object({ codes: Type.Array(Type.String(), { description: 'Shown once: nothing can read them again.' }) }) } } }, async (request, reply) => {
-    reply.header('cache-control', 'no-store')
-    const session = await Session.getSession(request, reply)
-    const userId = session.getUserId()
-    if ((await verifiedDevices(userId)).length === 0) throw new BffTotpNotEnabled()
-    const codes = await recoveryCodes.issue(userId)
-    request.log.info({ event: 'recovery-codes', outcome: 'issued' }, 'recovery codes issued')
-    return { codes }
-  })
+  // A new set; the old one stops working. Shown once: nothing can read them again. Only with
+  // proof of the factor (issue 26 §1): a session alone must not get codes that remove the device.
+  app.post<{ Body: FactorProof | undefined }>(
+    '/api/user/recovery-codes',
+    { ...documented(writes, { body: { 'application/json': PROOF_BODY } }), schema: { response: { 200: Type.Object({ codes: Type.Array(Type.String(), { description: 'Shown once: nothing can read them again.' }) }) } } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store')
+      const session = await Session.getSession(request, reply)
+      const userId = session.getUserId()
+      if ((await verifiedDevices(userId)).length === 0) throw new BffTotpNotEnabled()
+      let by: 'totp' | 'recovery-code'
+      try {
+        by = await proveSecondFactor(recoveryCodes, { tenantId: session.getTenantId(), userId }, request.body, () => new BffTotpCodeToRenew())
+      } catch (error) {
+        request.log.info({ event: 'recovery-codes', outcome: 'refused', code: (error as { code?: string }).code }, 'recovery codes not issued: no proof of the factor')
+        throw error
+      }
+      const codes = await recoveryCodes.issue(userId)
+      request.log.info({ event: 'recovery-codes', outcome: 'issued', by }, 'recovery codes issued')
+      return { codes }
+    },
+  )
 
   // Instead of a TOTP code at /mfa: a session that has its first factor and still owes the second.
   // The MFA claim is the one global validator left out, here only.

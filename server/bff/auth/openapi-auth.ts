@@ -177,9 +177,9 @@ export function authPaths(): Record<string, OpenApiPathItem> {
       }),
     },
     '/auth/totp/device': {
-      post: operation('authCreateTotpDevice', 'Create an authenticator (not yet verified): its secret and QR code string.', {
+      post: operation('authCreateTotpDevice', 'Create an authenticator (not yet verified): its secret and QR code string. An account with a confirmed one must prove it: a current code in `totp` or a recovery code (spent) in `recoveryCode`; else 400 BFF_TOTP_CODE_REQUIRED (issue 26).', {
         session: true,
-        body: obj({ deviceName: str() }, []),
+        body: obj({ deviceName: str(), totp: str(), recoveryCode: str() }, []),
         ok: oneOf(obj({ status: status('OK'), deviceName: str(), secret: str(), qrCodeString: str() }), obj({ status: status('DEVICE_ALREADY_EXISTS_ERROR') })),
       }),
     },

@@ -29,6 +29,7 @@ import { MailQuota } from './mail-quota.ts'
 import type { MailOutbox } from './mail-outbox.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
+import { SecondFactorAttempts } from './second-factor-attempts.ts'
 import { resetTokenCheckRoute } from './reset-token-check.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
@@ -85,8 +86,10 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const mailer = outbox.mailer
   const attempts = new LoginAttempts(options.db, config.login)
   const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
-  // The TOTP factor's limits, which the auth core's default app keeps too (issue 11).
-  const recoveryCodes = new RecoveryCodes(options.db, { maxFailures: TOTP_MAX_ATTEMPTS, cooldownMs: TOTP_COOLDOWN_S * 1000 }, options.now)
+  // The TOTP factor's limits, which the auth core's default app keeps too (issue 11), for TOTP
+  // and recovery codes together (issue 26 §7).
+  const secondFactor = new SecondFactorAttempts(options.db, { maxFailures: TOTP_MAX_ATTEMPTS, cooldownMs: TOTP_COOLDOWN_S * 1000 }, options.now)
+  const recoveryCodes = new RecoveryCodes(options.db, secondFactor, options.now)
   const emails = new EmailTexts(options.root, APP_NAME)
   const emailChanges = new EmailChanges(options.db, EMAIL_CHANGE_LINK_VALIDITY_MS, options.now)
   const coreApiKey = options.coreApiKey
@@ -147,6 +150,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     providers: providersOf(config),
     outbox,
     recoveryCodes,
+    secondFactor,
     mailQuota,
     emails,
   })

@@ -11,12 +11,14 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { readReturn, returnSearch } from '../../../shared/return-path.ts'
-import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, mailUnavailable } from '../errors.ts'
-import { afterTotpDeviceRemoved } from './authenticator.ts'
+import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, BffTotpCodeToAdd, mailUnavailable } from '../errors.ts'
+import { afterTotpDeviceRemoved, proveSecondFactor, type FactorProof } from './authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from './emails.ts'
 import { mailServerUnreachable, type MailOutbox } from './mail-outbox.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
+import type { RecoveryCodes } from './recovery-codes.ts'
+import type { SecondFactorAttempts } from './second-factor-attempts.ts'
 import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
 
 // supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
@@ -71,7 +73,9 @@ export interface AuthSettings {
   /** This BFF ended the session itself (sign-out, theft): refused here at once. */
   sessionEnded(sessionHandle: string): void
   /** Recovery codes (issue 11): a set issued when the first authenticator is confirmed, dropped with the last one. */
-  recoveryCodes: { issue(userId: string): Promise<string[]>; clear(userId: string): Promise<void> }
+  recoveryCodes: Pick<RecoveryCodes, 'issue' | 'clear' | 'redeem'>
+  /** The second factor's one attempt limit (issue 26 §7): every TOTP code is checked under it. */
+  secondFactor: Pick<SecondFactorAttempts, 'checkTotp'>
 }
 
 /** The language of the request an SDK call runs for; English outside a request. */
@@ -372,8 +376,44 @@ export function initSupertokens(settings: AuthSettings): void {
       Totp.init({
         issuer: APP_NAME,
         override: {
+          // Every TOTP code the BFF has checked — sign-in's, a device's confirmation, and the
+          // current code the profile's changes ask for (Totp.verifyTOTP goes through here too) —
+          // counts toward the one limit recovery codes share (issue 26 §7). A right code ends a run
+          // of wrong ones, as in the core — but not the OK for a device confirmed already, for
+          // which the core checks no code.
+          functions: (original) => ({
+            ...original,
+            verifyTOTP: async (input) => settings.secondFactor.checkTotp(input.userId, () => original.verifyTOTP(input), () => true),
+            verifyDevice: async (input) => settings.secondFactor.checkTotp(input.userId, () => original.verifyDevice(input), (answer) => answer.status === 'OK' && !answer.wasAlreadyVerified),
+          }),
           apis: (original) => ({
             ...original,
+            // Another authenticator for an account that has one takes proof of the factor it
+            // already has: a current code of a confirmed device, or a recovery code (spent), in the
+            // body as `totp` or `recoveryCode` beside `deviceName` — otherwise a signed-in session
+            // alone could add a device and use its codes to remove the owner's and delete the
+            // account (issue 26 §1). Here, in the API the SDK calls for every spelling of the path
+            // it routes; a first authenticator needs no code. The SDK's own check that the session
+            // may set the factor up comes first, so a refused session spends no code.
+            createDevicePOST: async (input) => {
+              const userId = input.session.getUserId()
+              const devices = await Totp.listDevices(userId, input.userContext)
+              const confirmed = devices.devices.filter((device) => device.verified)
+              // A confirmed device's own name makes nothing (DEVICE_ALREADY_EXISTS_ERROR): no code is spent on it.
+              if (confirmed.length > 0 && !confirmed.some((device) => device.name === input.deviceName)) {
+                const request = input.options.req.original as FastifyRequest
+                await MultiFactorAuth.assertAllowedToSetupFactorElseThrowInvalidClaimError(input.session, 'totp', input.userContext)
+                const body = (await input.options.req.getJSONBody()) as FactorProof | undefined
+                try {
+                  const by = await proveSecondFactor(settings.recoveryCodes, { tenantId: input.session.getTenantId(), userId }, body, () => new BffTotpCodeToAdd(), input.userContext)
+                  request.log.info({ event: 'totp-device-add', outcome: 'proved', by }, 'another authenticator may be added')
+                } catch (error) {
+                  request.log.info({ event: 'totp-device-add', outcome: 'refused', code: (error as { code?: string }).code }, 'another authenticator refused: no proof of the one the account has')
+                  throw error
+                }
+              }
+              return original.createDevicePOST!(input)
+            },
             // A confirmed authenticator protects the account from then on: every sign-in asks for
             // a code. The first one also brings a set of recovery codes, in this answer only: the
             // set-up page shows them once (issue 11).

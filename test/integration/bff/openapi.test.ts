@@ -22,7 +22,6 @@ const WRITES_WITHOUT_BODY = [
   'POST /api/user/email/resend',
   'POST /api/user/program/{id}',
   'POST /api/user/purchases/{programId}/cancel',
-  'POST /api/user/recovery-codes',
   'PUT /auth/mfa/info',
   'POST /auth/session/refresh',
   'POST /auth/signout',
