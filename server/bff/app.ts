@@ -172,7 +172,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
   if (!config.smtpUrl && !servesDevConveniences(config)) {
     // Said once, at start (issue 26 §3): in production the mailbox page is not served, so the operator must know where mail goes.
-    app.log.warn({ mailFolder: path.join(config.dataDir, 'mail') }, `No mail leaves this machine: SMTP_URL is not set, so every email (verification, password reset, email change) is only written to ${path.join(config.dataDir, 'mail')}, one JSON file per message, and /dev/mail is not served with NODE_ENV=production. Set SMTP_URL to send mail.`)
+    app.log.warn({ mailFolder: path.join(config.dataDir, 'mail') }, `No mail leaves this machine: SMTP_URL is not set, so every email (verification, password reset, email change) is only written to ${path.join(config.dataDir, 'mail')}, one JSON file per message ('npm run mail' prints them), and /dev/mail is not served with NODE_ENV=production. Set SMTP_URL to send mail.`)
   }
   app.decorate('mailOutbox', outbox)
   app.addHook('onReady', async () => outbox.start())
