@@ -4,6 +4,7 @@ import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error
 import type { SupportSettings } from '../shared/ssr-contract.ts'
 import { parseApiKeys } from './authcore/settings.ts'
 import { splitCoreUrls } from './http/core-urls.ts'
+import { parseTrustProxy, type TrustProxySetting } from './http/trust-proxy.ts'
 
 // Configuration is read from the environment once, at boot, and validated as a whole: a bad or
 // missing value stops the process with a message naming the variable and what it expects.
@@ -39,7 +40,8 @@ export interface Config {
   appUrl: string
   logLevel: LogLevel
   rateLimitMax: number
-  trustProxy: boolean | string | number
+  /** TRUST_PROXY: no proxy (false), any (true), the nearest N hops, or their addresses (server/http/trust-proxy.ts). */
+  trustProxy: TrustProxySetting
   buildId: string | undefined
   operatorToken: string | undefined
   operatorName: string
@@ -457,15 +459,6 @@ function readStreamingClusters(r: Reader): StreamingCluster[] {
   return clusters
 }
 
-function parseTrustProxy(reader: Reader, value: string | undefined): boolean | string | number {
-  if (value === undefined || value === 'false') return false
-  if (value === 'true') return true
-  if (/^\d+$/.test(value)) return Number(value)
-  if (/^[0-9a-fA-F.:/,\s]+$/.test(value)) return value
-  reader.problems.push(`TRUST_PROXY must be false, true, a hop count or a comma-separated list of addresses/CIDRs (got "${value}")`)
-  return false
-}
-
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env)
   const nodeEnv = r.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development')
@@ -548,7 +541,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (oidc && !issuer) r.problems.push('OIDC_ISSUER is required with OIDC_CLIENT_ID (the provider\'s issuer URL; its /.well-known/openid-configuration is read)')
   if (oidc && issuer) config.providers.oidc = { ...oidc, issuer, name: r.string('OIDC_NAME', 'OpenID Connect') }
 
-  config.trustProxy = parseTrustProxy(r, r.optional('TRUST_PROXY'))
+  const trustProxy = parseTrustProxy(r.optional('TRUST_PROXY'))
+  if ('problem' in trustProxy) r.problems.push(trustProxy.problem)
+  else config.trustProxy = trustProxy.setting
   const apiKeys = r.optional('AUTH_CORE_API_KEYS')
   if (apiKeys === 'none') config.authCoreOpen = true
   else if (apiKeys !== undefined) {

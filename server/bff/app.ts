@@ -22,6 +22,7 @@ import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
+import { fastifyTrustProxy } from '../http/trust-proxy.ts'
 import { MailOutbox } from './auth/mail-outbox.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { pageForms } from './auth/page-forms.ts'
@@ -86,8 +87,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     logger: loggerOptions(config, 'bff', options.logStream),
     frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
-    // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
-    trustProxy: config.trustProxy as boolean | string,
+    // A hop count is handed over as a function: Fastify 5.12 trusts no hop for a number (issue 26).
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: 1024 * 1024,
     // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
     // body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.

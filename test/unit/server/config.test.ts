@@ -42,9 +42,19 @@ t.test('load shedding and the idle timeout: defaults, off switches and bounds', 
 })
 
 t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (t) => {
+  t.equal(loadConfig({}).trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+  t.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false, 'no hop is no proxy')
   t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+  t.equal(loadConfig({ TRUST_PROXY: '10' }).trustProxy, 10)
   t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1')
-  t.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY must be/)
+  t.equal(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , ::1, fd00::/8, 192.168.0.0/255.255.0.0 ' }).trustProxy, '10.0.0.0/8,::1,fd00::/8,192.168.0.0/255.255.0.0')
+  t.equal(loadConfig({ TRUST_PROXY: 'loopback,uniquelocal' }).trustProxy, 'loopback,uniquelocal', 'proxy-addr\'s names for ranges')
+  // Issue 26: refused at start rather than started with a setting that trusts something else.
+  for (const value of ['everyone', '11', '1.5', '10.1', '10.0.0.0/33', '10.0.0.0/8/8', '::g', '10.0.0.1,', '10.0.0.1,,::1', 'True', '-1', '1e2']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY must be false, true, a hop count from 0 to 10, or a comma-separated list/, value)
+  }
 })
 
 t.test('the browser sees only the public allow-list', async (t) => {
