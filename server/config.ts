@@ -48,6 +48,11 @@ export interface Config {
   contactEmail: string
   upstream: { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number }
   shutdownTimeoutMs: number
+  /**
+   * SHUTDOWN_READINESS_DELAY_MS: on SIGTERM, how long /readyz fails while requests are still served,
+   * before the drain (issue 26); undefined: by role (readinessDelayMs).
+   */
+  shutdownReadinessDelayMs: number | undefined
   /** Load shedding (issue 14): event-loop delay (ms) past which new requests get 503 (0: never), and the cap on requests waiting for their answers (0: none). */
   overload: { eventLoopDelayMs: number; maxInFlight: number }
   /** A connection with no bytes either way for this long is closed (BFF and API). */
@@ -496,6 +501,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyTimeoutMs: r.integer('UPSTREAM_BODY_TIMEOUT_MS', 10_000, 1, 300_000),
     },
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
+    shutdownReadinessDelayMs: r.optional('SHUTDOWN_READINESS_DELAY_MS') === undefined ? undefined : r.integer('SHUTDOWN_READINESS_DELAY_MS', 0, 0, 60_000),
     overload: {
       eventLoopDelayMs: r.integer('OVERLOAD_EVENT_LOOP_DELAY_MS', 50, 0, 10_000),
       maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 128, 0, 100_000),
@@ -560,11 +566,34 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.databaseUrl && !config.authCoreUrl && config.authCoreSecret === undefined) {
     r.problems.push('AUTH_CORE_SECRET is required when DATABASE_URL is set and the auth core runs here (at least 32 characters; keep it stable, it encrypts signing keys and TOTP secrets)')
   }
+  if (config.shutdownReadinessDelayMs !== undefined && config.shutdownReadinessDelayMs > config.shutdownTimeoutMs - SHUTDOWN_DRAIN_ALLOWANCE_MS) {
+    r.problems.push(`SHUTDOWN_READINESS_DELAY_MS must leave ${SHUTDOWN_DRAIN_ALLOWANCE_MS} ms of SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) for the drain (got "${config.shutdownReadinessDelayMs}")`)
+  }
   if (config.contactEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(config.contactEmail)) {
     r.problems.push(`CONTACT_EMAIL must be an email address (got "${config.contactEmail}")`)
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems)
   return config
+}
+
+/** What a stop needs after the readiness delay: the drain (at most 2 s) and a second for answers in flight. */
+const SHUTDOWN_DRAIN_ALLOWANCE_MS = 3_000
+
+/**
+ * The readiness delay when SHUTDOWN_READINESS_DELAY_MS is unset: long enough for deploy/haproxy.cfg's
+ * checks of the BFFs and APIs (every second, 250 ms apart once one failed, two failures) to take
+ * the instance out.
+ */
+export const DEFAULT_READINESS_DELAY_MS = 3_000
+
+/**
+ * The readiness delay of a process running `role` (issue 26): SHUTDOWN_READINESS_DELAY_MS, else
+ * 0 for the embedded default (`all`: no load balancer in front of it) and, for a role running alone
+ * (behind a balancer), DEFAULT_READINESS_DELAY_MS, at most half of SHUTDOWN_TIMEOUT_MS.
+ */
+export function readinessDelayMs(config: Config, role: string): number {
+  if (config.shutdownReadinessDelayMs !== undefined) return config.shutdownReadinessDelayMs
+  return role === 'all' ? 0 : Math.min(DEFAULT_READINESS_DELAY_MS, Math.floor(config.shutdownTimeoutMs / 2))
 }
 
 /** The settings a browser may see. Nothing else from Config is ever sent to the client. */

@@ -35,7 +35,7 @@ import { securityHeaders, securityHeadersPlugin } from './plugins/security-heade
 import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
-import healthRoutes from './routes/health.ts'
+import healthRoutes, { bffReadiness } from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
 import openApiRoutes from './routes/openapi.ts'
 import seoRoutes from './routes/seo.ts'
@@ -157,7 +157,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     })
   }
 
-  await app.register(healthRoutes, { db, now: options.now })
+  const readiness = bffReadiness(app, db, options.now)
+  app.decorate('readiness', readiness)
+  await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(logoRoutes, { logos })
