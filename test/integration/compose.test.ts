@@ -128,7 +128,7 @@ t.test('HAProxy sends each backend to the services where they listen, checked on
     const server = /^server \S+ ([a-z0-9-]+):(\d+)/.exec(line)
     if (server) entry.servers.push({ host: server[1]!, port: server[2]! })
   }
-  const expected = { bff: '/readyz', api: '/readyz', authcore: '/hello' }
+  const expected = { bff: '/readyz', api: '/readyz', authcore: '/readyz' }
   for (const [role, check] of Object.entries(expected)) {
     const backend = backends.get(role)
     t.equal(backend?.check, check, `${role}: checked on ${check}`)

@@ -65,3 +65,18 @@ t.test('the API\'s /readyz reports its database and file storage, and an outage 
   t.equal(down.statusCode, 200)
   t.same(down.json(), { status: 'ok', dependencies: { database: 'unreachable', fileStorage: 'ok' } })
 })
+
+t.test('the auth core\'s /readyz: no API key, its database reported, an outage without failing', async (t) => {
+  const probed = probedDatabase(await openTestDatabase(t))
+  let now = Date.now()
+  const stack = await buildStack(t, { db: probed.db, auth: true, coreNow: () => now })
+  const ready = await stack.authCore!.inject('/readyz')
+  t.equal(ready.statusCode, 200, 'answered without the API key the CDI asks for')
+  t.same(ready.json(), { status: 'ok', dependencies: { database: 'ok' } })
+  t.equal((await stack.authCore!.inject('/apiversion')).statusCode, 401, 'the CDI still asks for it')
+  probed.down(true)
+  now += 1_001
+  const down = await stack.authCore!.inject('/readyz')
+  t.equal(down.statusCode, 200)
+  t.same(down.json(), { status: 'ok', dependencies: { database: 'unreachable' } })
+})

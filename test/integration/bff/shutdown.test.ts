@@ -41,7 +41,7 @@ t.test('closing the BFF lets an in-flight request finish and refuses new work', 
 })
 
 t.test('a planned stop: /readyz fails first while every other request is still served, then the drain (issue 26)', async (t) => {
-  const { bff, api } = await buildStack(t)
+  const { bff, api, authCore } = await buildStack(t, { auth: true })
   await bff.listen({ host: '127.0.0.1', port: 0 })
   const url = `http://127.0.0.1:${(bff.server.address() as AddressInfo).port}`
   t.equal((await fetch(`${url}/readyz`)).status, 200, 'ready before')
@@ -49,7 +49,7 @@ t.test('a planned stop: /readyz fails first while every other request is still s
   // The delay's timer is the test's: the stop waits until the test lets it go on.
   let delayed: number | undefined
   let goOn: (() => void) | undefined
-  const stopped = stopServices([bff, api], {
+  const stopped = stopServices([bff, api, authCore!], {
     readinessDelayMs: 4_000,
     wait: (ms) => {
       delayed = ms
@@ -65,6 +65,10 @@ t.test('a planned stop: /readyz fails first while every other request is still s
   const apiReady = await api.inject('/readyz')
   t.equal(apiReady.statusCode, 503, 'the API\'s too')
   t.equal(apiReady.json().code, 'API_NOT_READY')
+  const coreReady = await authCore!.inject('/readyz')
+  t.equal(coreReady.statusCode, 503, 'and the auth core\'s')
+  t.equal(coreReady.json().code, 'AUTHCORE_NOT_READY')
+  t.equal(coreReady.headers['retry-after'], '2')
   for (let i = 0; i < 3; i++) {
     const served = await fetch(`${url}/api/version`)
     t.equal(served.status, 200, 'what the balancer still sends is served normally')
