@@ -51,7 +51,7 @@ export interface ReadyReport<Name extends string = string> {
 
 /** Whether this instance takes traffic: from its start until it is told to stop. */
 export class InstanceReadiness<Name extends string = string> {
-  private stoppingSince: number | undefined
+  private told = false
   private readonly probes: ReadinessCache<Record<Name, DependencyState>>
 
   /** `probes`: the shared dependencies, by name, each resolving to what it found. */
@@ -65,11 +65,11 @@ export class InstanceReadiness<Name extends string = string> {
 
   /** From now on /readyz fails; everything else is still served (the drain begins later). */
   stop(): void {
-    this.stoppingSince ??= Date.now()
+    this.told = true
   }
 
   get stopping(): boolean {
-    return this.stoppingSince !== undefined
+    return this.told
   }
 
   /** The report of a ready instance, or undefined once it is stopping. */
@@ -81,7 +81,7 @@ export class InstanceReadiness<Name extends string = string> {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** /readyz's view of this instance (issue 26; the BFF and the API); stopServices stops it before the service closes. */
+    /** /readyz's view of this instance (issue 26); stopServices stops it before the service closes. */
     readiness?: InstanceReadiness
   }
 }
