@@ -6,7 +6,9 @@ import proxyAddr from '@fastify/proxy-addr'
 // hop at all (it cannot check the nearest peer's address, so it fails closed), which left a hop
 // count — compose.yaml's default — counting every visitor as the load balancer: one set of rate
 // limits for the whole site. A hop count is therefore handed to Fastify as the function
-// Express and proxy-addr give it: the `count` addresses nearest the BFF are proxies.
+// Express and proxy-addr give it: the `count` addresses nearest the BFF are proxies. As there, a
+// client reaching the BFF directly would be believed too, so the README keeps hop counts to BFFs
+// only their proxies can reach (compose.yaml's); addresses are the form safe everywhere.
 
 /** What TRUST_PROXY says, read once at boot (config.ts). */
 export type TrustProxySetting = boolean | number | string
