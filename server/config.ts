@@ -4,6 +4,7 @@ import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error
 import type { SupportSettings } from '../shared/ssr-contract.ts'
 import { parseApiKeys } from './authcore/settings.ts'
 import { splitCoreUrls } from './http/core-urls.ts'
+import { parseTrustProxy, type TrustProxySetting } from './http/trust-proxy.ts'
 
 // Configuration is read from the environment once, at boot, and validated as a whole: a bad or
 // missing value stops the process with a message naming the variable and what it expects.
@@ -39,13 +40,19 @@ export interface Config {
   appUrl: string
   logLevel: LogLevel
   rateLimitMax: number
-  trustProxy: boolean | string | number
+  /** TRUST_PROXY: no proxy (false), any (true), the nearest N hops, or their addresses (server/http/trust-proxy.ts). */
+  trustProxy: TrustProxySetting
   buildId: string | undefined
   operatorToken: string | undefined
   operatorName: string
   contactEmail: string
   upstream: { connectTimeoutMs: number; headersTimeoutMs: number; bodyTimeoutMs: number }
   shutdownTimeoutMs: number
+  /**
+   * SHUTDOWN_READINESS_DELAY_MS: on SIGTERM, how long /readyz fails while requests are still served,
+   * before the drain (issue 26); undefined: by role (readinessDelayMs).
+   */
+  shutdownReadinessDelayMs: number | undefined
   /** Load shedding (issue 14): event-loop delay (ms) past which new requests get 503 (0: never), and the cap on requests waiting for their answers (0: none). */
   overload: { eventLoopDelayMs: number; maxInFlight: number }
   /** A connection with no bytes either way for this long is closed (BFF and API). */
@@ -457,15 +464,6 @@ function readStreamingClusters(r: Reader): StreamingCluster[] {
   return clusters
 }
 
-function parseTrustProxy(reader: Reader, value: string | undefined): boolean | string | number {
-  if (value === undefined || value === 'false') return false
-  if (value === 'true') return true
-  if (/^\d+$/.test(value)) return Number(value)
-  if (/^[0-9a-fA-F.:/,\s]+$/.test(value)) return value
-  reader.problems.push(`TRUST_PROXY must be false, true, a hop count or a comma-separated list of addresses/CIDRs (got "${value}")`)
-  return false
-}
-
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env)
   const nodeEnv = r.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development')
@@ -503,6 +501,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyTimeoutMs: r.integer('UPSTREAM_BODY_TIMEOUT_MS', 10_000, 1, 300_000),
     },
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
+    shutdownReadinessDelayMs: r.optional('SHUTDOWN_READINESS_DELAY_MS') === undefined ? undefined : r.integer('SHUTDOWN_READINESS_DELAY_MS', 0, 0, 60_000),
     overload: {
       eventLoopDelayMs: r.integer('OVERLOAD_EVENT_LOOP_DELAY_MS', 50, 0, 10_000),
       maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 128, 0, 100_000),
@@ -548,7 +547,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (oidc && !issuer) r.problems.push('OIDC_ISSUER is required with OIDC_CLIENT_ID (the provider\'s issuer URL; its /.well-known/openid-configuration is read)')
   if (oidc && issuer) config.providers.oidc = { ...oidc, issuer, name: r.string('OIDC_NAME', 'OpenID Connect') }
 
-  config.trustProxy = parseTrustProxy(r, r.optional('TRUST_PROXY'))
+  const trustProxy = parseTrustProxy(r.optional('TRUST_PROXY'))
+  if ('problem' in trustProxy) r.problems.push(trustProxy.problem)
+  else config.trustProxy = trustProxy.setting
   const apiKeys = r.optional('AUTH_CORE_API_KEYS')
   if (apiKeys === 'none') config.authCoreOpen = true
   else if (apiKeys !== undefined) {
@@ -565,11 +566,34 @@ export function loadConfig(env: Env = process.env): Config {
   if (config.databaseUrl && !config.authCoreUrl && config.authCoreSecret === undefined) {
     r.problems.push('AUTH_CORE_SECRET is required when DATABASE_URL is set and the auth core runs here (at least 32 characters; keep it stable, it encrypts signing keys and TOTP secrets)')
   }
+  if (config.shutdownReadinessDelayMs !== undefined && config.shutdownReadinessDelayMs > config.shutdownTimeoutMs - SHUTDOWN_DRAIN_ALLOWANCE_MS) {
+    r.problems.push(`SHUTDOWN_READINESS_DELAY_MS must leave ${SHUTDOWN_DRAIN_ALLOWANCE_MS} ms of SHUTDOWN_TIMEOUT_MS (${config.shutdownTimeoutMs}) for the drain (got "${config.shutdownReadinessDelayMs}")`)
+  }
   if (config.contactEmail !== undefined && !/^[^\s@]+@[^\s@]+$/.test(config.contactEmail)) {
     r.problems.push(`CONTACT_EMAIL must be an email address (got "${config.contactEmail}")`)
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems)
   return config
+}
+
+/** What a stop needs after the readiness delay: the drain (at most 2 s) and a second for answers in flight. */
+const SHUTDOWN_DRAIN_ALLOWANCE_MS = 3_000
+
+/**
+ * The readiness delay when SHUTDOWN_READINESS_DELAY_MS is unset: long enough for deploy/haproxy.cfg's
+ * checks of the BFFs and APIs (every second, 250 ms apart once one failed, two failures) to take
+ * the instance out.
+ */
+export const DEFAULT_READINESS_DELAY_MS = 3_000
+
+/**
+ * The readiness delay of a process running `role` (issue 26): SHUTDOWN_READINESS_DELAY_MS, else
+ * 0 for the embedded default (`all`: no load balancer in front of it) and, for a role running alone
+ * (behind a balancer), DEFAULT_READINESS_DELAY_MS, at most half of SHUTDOWN_TIMEOUT_MS.
+ */
+export function readinessDelayMs(config: Config, role: string): number {
+  if (config.shutdownReadinessDelayMs !== undefined) return config.shutdownReadinessDelayMs
+  return role === 'all' ? 0 : Math.min(DEFAULT_READINESS_DELAY_MS, Math.floor(config.shutdownTimeoutMs / 2))
 }
 
 /** The settings a browser may see. Nothing else from Config is ever sent to the client. */

@@ -4,9 +4,10 @@ import { buildApi } from './api/app.ts'
 import { buildAuthCore } from './authcore/app.ts'
 import { buildBff } from './bff/app.ts'
 import { readBuildInfo } from './build-info.ts'
-import { ConfigError, loadConfig, mailProblem, type Config } from './config.ts'
+import { ConfigError, loadConfig, mailProblem, readinessDelayMs, type Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { openDatabase } from './db/open.ts'
+import { stopServices } from './http/shutdown.ts'
 import { embeddedOperatorToken, embeddedSecret } from './operator-token.ts'
 
 // Process entry: `node dist/server/main.js [all|bff|api|authcore] [--dev]`. Reads the configuration,
@@ -80,8 +81,9 @@ async function main(): Promise<void> {
       apps.find((app) => app.errorReporter)?.errorReporter?.captureBackgroundError(err, 'process')
     }
     else if (signal) apps[0]?.log.info({ signal }, 'shutting down')
-    // The public edge stops first, so nothing new reaches the API while it drains.
-    for (const app of [...apps].reverse()) await app.close()
+    // A planned stop fails /readyz first and serves on until the load balancer has seen it (issue
+    // 26). The public edge closes first, so nothing new reaches the API while it drains.
+    await stopServices([...apps].reverse(), { readinessDelayMs: err ? 0 : readinessDelayMs(config, role) })
     await db.close()
   })
 

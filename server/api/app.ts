@@ -17,7 +17,7 @@ import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
-import { ReadinessCache } from '../http/readiness.ts'
+import { InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound, ApiValidation } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
@@ -181,25 +181,39 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     status: 'ok' as const,
   }))
 
-  const readiness = new ReadinessCache(async () => {
-    try {
-      await db.query('SELECT 1')
-    } catch (err) {
-      // An outage is the outage log's to tell, once (issue 18); anything else is said here.
-      if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'database not usable')
-      return { ok: false, reason: 'the database is unreachable' }
-    }
-    try {
-      await storage.check?.()
-    } catch (err) {
-      app.log.warn({ err }, 'file storage not usable')
-      return { ok: false, reason: 'the file storage is unreachable' }
-    }
-    return { ok: true }
-  }, options.now)
-  app.get('/readyz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }), 503: ErrorSchema } } }, async () => {
-    if (!(await readiness.get()).ok) throw new ApiNotReady()
-    return { status: 'ok' as const }
+  // Readiness (issue 26): this instance takes traffic until it is told to stop; the database and
+  // the file storage, shared by every instance, are probed (at most once a second) and reported.
+  const readiness = new InstanceReadiness(
+    {
+      database: async () => {
+        try {
+          await db.query('SELECT 1')
+          return 'ok'
+        } catch (err) {
+          // An outage is the outage log's to tell, once (issue 18); anything else is said here.
+          if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'database not usable')
+          return 'unreachable'
+        }
+      },
+      fileStorage: async () => {
+        try {
+          await storage.check?.()
+          return 'ok'
+        } catch (err) {
+          app.log.warn({ err }, 'file storage not usable')
+          return 'unreachable'
+        }
+      },
+    },
+    options.now,
+  )
+  app.decorate('readiness', readiness)
+  const dependencyState = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])
+  const readySchema = Type.Object({ status: Type.Literal('ok'), dependencies: Type.Object({ database: dependencyState, fileStorage: dependencyState }) })
+  app.get('/readyz', { schema: { response: { 200: readySchema, 503: ErrorSchema } } }, async () => {
+    const report = await readiness.report()
+    if (!report) throw new ApiNotReady('it is stopping')
+    return report
   })
 
   app.get(

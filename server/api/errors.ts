@@ -2,7 +2,7 @@ import { createError } from '../http/errors.ts'
 
 // The product API's error catalogue. Codes are stable: clients and the API reference rely on them.
 export const ApiNotFound = createError<[string, string]>('API_NOT_FOUND', 'No API endpoint matches %s %s.', 404)
-export const ApiNotReady = createError('API_NOT_READY', 'The API cannot reach its database right now.', 503)
+export const ApiNotReady = createError<[string]>('API_NOT_READY', 'The API is not ready: %s.', 503)
 export const ApiUnauthorized = createError('API_UNAUTHORIZED', 'A valid operator token is required.', 401)
 export const ApiBackupNotEmbedded = createError(
   'API_BACKUP_NOT_EMBEDDED',

@@ -3,13 +3,14 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
-import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS } from '../http/errors.ts'
+import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS, errorBody } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { loggerOptions } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
+import { InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
@@ -176,6 +177,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
 
   // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
   app.addHook('onRequest', async (request, reply) => {
+    // The load balancer's probe is not the CDI's: no app, no key, and no database read to fail it.
+    if (request.routeOptions.url === '/readyz') return undefined
     const routed = routedOf.get(request.raw) ?? { appId: 'public', tenantId: 'public' }
     const settings = await services.apps.settings(routed.appId)
     if (!settings) return reply.code(400).type('text/plain; charset=utf-8').send('AppId or tenantId not found')
@@ -239,6 +242,26 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
       internal.get('/internal/users/export', { config: { open: true } }, async (request) => exportUsers(db, box, request.core.appId))
     })
   }
+
+  // /readyz (issue 26), what deploy/haproxy.cfg checks: the core takes traffic until it is told to
+  // stop; its database, every core's, is probed (at most once a second) and reported.
+  const readiness = new InstanceReadiness({
+    database: async () => {
+      try {
+        await db.query('SELECT 1')
+        return 'ok'
+      } catch (err) {
+        if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'readiness: database not usable')
+        return 'unreachable'
+      }
+    },
+  }, options.now)
+  app.decorate('readiness', readiness)
+  app.get('/readyz', async (request, reply) => {
+    const report = await readiness.report()
+    if (report) return report
+    return reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).send(errorBody(503, 'AUTHCORE_NOT_READY', 'The auth core is not ready: it is stopping.', request.id))
+  })
 
   await app.register(coreRoutes, { services })
   await app.register(sessionRoutes, { services })

@@ -24,6 +24,7 @@ import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
+import { fastifyTrustProxy } from '../http/trust-proxy.ts'
 import { MailOutbox } from './auth/mail-outbox.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { pageForms } from './auth/page-forms.ts'
@@ -36,7 +37,7 @@ import { securityHeaders, securityHeadersPlugin } from './plugins/security-heade
 import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
-import healthRoutes from './routes/health.ts'
+import healthRoutes, { bffReadiness } from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
 import openApiRoutes from './routes/openapi.ts'
 import seoRoutes from './routes/seo.ts'
@@ -92,8 +93,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
     clientErrorHandler: clientErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
-    // A hop count is valid for proxy-addr; Fastify's types only list the other forms.
-    trustProxy: config.trustProxy as boolean | string,
+    // A hop count is handed over as a function: Fastify 5.12 trusts no hop for a number (issue 26).
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: JSON_BODY_LIMIT,
     // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
     // body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
@@ -164,7 +165,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     })
   }
 
-  await app.register(healthRoutes, { db, now: options.now })
+  const readiness = bffReadiness(app, db, options.now)
+  app.decorate('readiness', readiness)
+  await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
   await app.register(logoRoutes, { logos })

@@ -198,3 +198,24 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
     done()
   })
 }
+
+/**
+ * A planned stop (SIGTERM; issue 26). A load balancer keeps sending to an instance until its
+ * health check has failed — HAProxy, `fall` checks `fastinter` apart after the next `inter` — and
+ * every request it sends to a service already draining is refused with 503. So first every
+ * service's /readyz fails while all of them go on serving normally for `readinessDelayMs`
+ * (SHUTDOWN_READINESS_DELAY_MS, longer than the balancer takes to see it), and only then does
+ * each close — `apps` in the order given, each once the one before has finished (installShutdown
+ * drains it). `wait` is the delay's timer; tests hand in their own.
+ */
+export async function stopServices(
+  apps: FastifyInstance[],
+  options: { readinessDelayMs: number; wait?: (ms: number) => Promise<void> },
+): Promise<void> {
+  for (const app of apps) app.readiness?.stop()
+  if (options.readinessDelayMs > 0 && apps.some((app) => app.readiness)) {
+    apps[0]?.log.info({ event: 'shutdown', readinessDelayMs: options.readinessDelayMs }, 'stopping: /readyz fails, requests are still served until the load balancer has seen it')
+    await (options.wait ?? ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))))(options.readinessDelayMs)
+  }
+  for (const app of apps) await app.close()
+}

@@ -128,7 +128,7 @@ t.test('HAProxy sends each backend to the services where they listen, checked on
     const server = /^server \S+ ([a-z0-9-]+):(\d+)/.exec(line)
     if (server) entry.servers.push({ host: server[1]!, port: server[2]! })
   }
-  const expected = { bff: '/readyz', api: '/readyz', authcore: '/hello' }
+  const expected = { bff: '/readyz', api: '/readyz', authcore: '/readyz' }
   for (const [role, check] of Object.entries(expected)) {
     const backend = backends.get(role)
     t.equal(backend?.check, check, `${role}: checked on ${check}`)
@@ -151,8 +151,17 @@ t.test('HAProxy sends each backend to the services where they listen, checked on
 
 const haproxy = spawnSync('haproxy', ['-v'], { encoding: 'utf8' })
 t.test('haproxy accepts deploy/haproxy.cfg', { skip: haproxy.error ? 'haproxy is not installed (apt-get install haproxy)' : false }, async (t) => {
-  const result = spawnSync('haproxy', ['-c', '-q', '-f', haproxyFile], { encoding: 'utf8', timeout: 30_000 })
+  // From another folder: the files it names (errors/*.json) are found beside it (issue 26).
+  const result = spawnSync('haproxy', ['-c', '-q', '-f', haproxyFile], { encoding: 'utf8', timeout: 30_000, cwd: tempDir(t) })
   t.equal(result.status, 0, result.stderr)
+})
+
+t.test('the load balancer gets deploy/ whole: its configuration and the error answers it names', async (t) => {
+  t.same(services.lb?.volumes, ['./deploy:/usr/local/etc/haproxy:ro'], 'the official image reads /usr/local/etc/haproxy/haproxy.cfg')
+  const named = [...haproxyText.matchAll(/\blf-file (\S+)/g)].map((match) => match[1]!)
+  t.same(named.sort(), ['errors/502.json', 'errors/503.json', 'errors/504.json'])
+  for (const file of named) t.ok(fs.existsSync(path.join(root, 'deploy', file)), `deploy/${file} is there`)
+  t.match(haproxyText, /^\s*default-path config$/m, 'and found beside the configuration')
 })
 
 t.test('the public frontend holds one address to 100 connections at once', { skip: haproxy.error ? 'haproxy is not installed (apt-get install haproxy)' : false }, async (t) => {

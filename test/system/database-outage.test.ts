@@ -145,8 +145,14 @@ async function outage(t: Test): Promise<void> {
     t.same(tab.setCookies, [], 'and sets or clears no cookie')
     t.same(new Map(tab.cookies), cookies)
   }
-  const ready = await until('/readyz says 503', async () => ((await fetch(`${appUrl}/readyz`)).status === 503 ? true : undefined), 10_000)
-  t.ok(ready, '/readyz 503')
+  // Issue 26: the outage is every instance's; /readyz stays 200 (the balancer keeps the instance,
+  // whose own 503s answer) and reports it.
+  const ready = await until('/readyz reports the database unreachable', async () => {
+    const answer = await fetch(`${appUrl}/readyz`)
+    const report = (await answer.json()) as { dependencies?: { database?: string } }
+    return report.dependencies?.database === 'unreachable' ? answer.status : undefined
+  }, 10_000)
+  t.equal(ready, 200, '/readyz 200, the outage reported')
 
   for (const service of services) {
     const lines = during(service)
@@ -183,7 +189,7 @@ async function outage(t: Test): Promise<void> {
   await until('/api/programs answers', async () => ((await visitor.send('GET', `/api/programs?pageSize=${pageSize + 1}`)).status === 200 ? true : undefined), 15_000)
   t.comment(`/api answers again ${Date.now() - restarted} ms after PostgreSQL accepted connections`)
   // Readiness is kept for a second (server/http/readiness.ts).
-  await until('/readyz says 200', async () => ((await fetch(`${appUrl}/readyz`)).ok ? true : undefined), 15_000)
+  await until('/readyz reports the database', async () => (((await (await fetch(`${appUrl}/readyz`)).json()) as { dependencies?: { database?: string } }).dependencies?.database === 'ok' ? true : undefined), 15_000)
   const refreshed = await tab.send('POST', '/auth/session/refresh')
   t.equal(refreshed.status, 200, `the session refreshes: ${refreshed.text}`)
   // Past 10 s of outage the revocation list is stale until its next read, within half a second.

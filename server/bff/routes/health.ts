@@ -2,33 +2,47 @@ import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../db/database.ts'
 import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import { isOutageAnswer } from '../../http/errors.ts'
-import { ReadinessCache } from '../../http/readiness.ts'
+import { InstanceReadiness } from '../../http/readiness.ts'
 import { BffNotReady } from '../errors.ts'
 
-/** /healthz: the process answers. /readyz: its database and the product API answer too (kept for a second). */
-export default async function healthRoutes(app: FastifyInstance, opts: { db: Database; now?: (() => number) | undefined }): Promise<void> {
-  const readiness = new ReadinessCache(async () => {
-    // An outage (the database's, the API's) is its outage log's to tell, once (issue 18); anything else is said here.
-    try {
-      await opts.db.query('SELECT 1')
-    } catch (err) {
-      if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'readiness: database not usable')
-      return { ok: false, reason: 'the database is unreachable' }
-    }
-    try {
-      const response = await app.upstreamApi.request({ method: 'GET', path: '/healthz', signal: AbortSignal.timeout(2_000) })
-      if (response.status !== 200) throw new Error(`HTTP ${response.status}`)
-    } catch (err) {
-      if (!isOutageAnswer((err as { code?: unknown }).code)) app.log.warn({ err }, 'readiness: product API not usable')
-      return { ok: false, reason: 'the product API is unreachable' }
-    }
-    return { ok: true }
-  }, opts.now)
+/**
+ * The BFF's readiness (issue 26): it takes traffic until it is told to stop; its database and the
+ * product API are probed (at most once a second) and reported, never a reason to fail.
+ */
+export function bffReadiness(app: FastifyInstance, db: Database, now?: () => number): InstanceReadiness {
+  return new InstanceReadiness(
+    {
+      // An outage (the database's, the API's) is its outage log's to tell, once (issue 18); anything else is said here.
+      database: async () => {
+        try {
+          await db.query('SELECT 1')
+          return 'ok'
+        } catch (err) {
+          if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'readiness: database not usable')
+          return 'unreachable'
+        }
+      },
+      productApi: async () => {
+        try {
+          const response = await app.upstreamApi.request({ method: 'GET', path: '/healthz', signal: AbortSignal.timeout(2_000) })
+          if (response.status !== 200) throw new Error(`HTTP ${response.status}`)
+          return 'ok'
+        } catch (err) {
+          if (!isOutageAnswer((err as { code?: unknown }).code)) app.log.warn({ err }, 'readiness: product API not usable')
+          return 'unreachable'
+        }
+      },
+    },
+    now,
+  )
+}
 
+/** /healthz: the process answers. /readyz: this instance takes traffic (it is not stopping), with what it sees of its dependencies. */
+export default async function healthRoutes(app: FastifyInstance, { readiness }: { readiness: InstanceReadiness }): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }))
   app.get('/readyz', async () => {
-    const answer = await readiness.get()
-    if (!answer.ok) throw new BffNotReady(answer.reason)
-    return { status: 'ok' }
+    const report = await readiness.report()
+    if (!report) throw new BffNotReady('it is stopping')
+    return report
   })
 }

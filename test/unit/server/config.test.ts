@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ConfigError, authCoreUrlOf, loadConfig, outsideOrigins, publicConfig, mailProblem } from '../../../server/config.ts'
+import { ConfigError, DEFAULT_READINESS_DELAY_MS, authCoreUrlOf, loadConfig, outsideOrigins, publicConfig, mailProblem, readinessDelayMs } from '../../../server/config.ts'
 import { Failover, splitCoreUrls } from '../../../server/http/core-urls.ts'
 
 t.test('defaults need no environment at all', async (t) => {
@@ -41,10 +41,33 @@ t.test('load shedding and the idle timeout: defaults, off switches and bounds', 
   t.throws(() => loadConfig({ IDLE_TIMEOUT_MS: '10' }), /IDLE_TIMEOUT_MS must be a whole number from 1000/)
 })
 
+t.test('SHUTDOWN_READINESS_DELAY_MS: 0 for the embedded default, the balancer\'s default for a role alone, within the shutdown timeout', async (t) => {
+  t.equal(readinessDelayMs(loadConfig({}), 'all'), 0, 'one process, no balancer in front')
+  t.equal(readinessDelayMs(loadConfig({}), 'bff'), DEFAULT_READINESS_DELAY_MS, 'a BFF alone is behind a balancer')
+  t.equal(readinessDelayMs(loadConfig({}), 'api'), DEFAULT_READINESS_DELAY_MS)
+  t.equal(readinessDelayMs(loadConfig({ SHUTDOWN_TIMEOUT_MS: '3000' }), 'bff'), 1_500, 'never more than half the shutdown timeout by default')
+  t.equal(readinessDelayMs(loadConfig({ SHUTDOWN_READINESS_DELAY_MS: '0' }), 'bff'), 0, 'as set')
+  t.equal(readinessDelayMs(loadConfig({ SHUTDOWN_READINESS_DELAY_MS: '2500' }), 'all'), 2_500)
+  t.equal(readinessDelayMs(loadConfig({ SHUTDOWN_READINESS_DELAY_MS: '7000' }), 'bff'), 7_000, 'up to the timeout less the drain')
+  t.throws(() => loadConfig({ SHUTDOWN_READINESS_DELAY_MS: '7001' }), /SHUTDOWN_READINESS_DELAY_MS must leave 3000 ms of SHUTDOWN_TIMEOUT_MS \(10000\) for the drain/)
+  t.doesNotThrow(() => loadConfig({ SHUTDOWN_READINESS_DELAY_MS: '20000', SHUTDOWN_TIMEOUT_MS: '30000' }))
+  t.throws(() => loadConfig({ SHUTDOWN_READINESS_DELAY_MS: 'soon' }), /SHUTDOWN_READINESS_DELAY_MS must be a whole number/)
+})
+
 t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (t) => {
+  t.equal(loadConfig({}).trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false)
+  t.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true)
+  t.equal(loadConfig({ TRUST_PROXY: '0' }).trustProxy, false, 'no hop is no proxy')
   t.equal(loadConfig({ TRUST_PROXY: '1' }).trustProxy, 1)
+  t.equal(loadConfig({ TRUST_PROXY: '10' }).trustProxy, 10)
   t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1')
-  t.throws(() => loadConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY must be/)
+  t.equal(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , ::1, fd00::/8, 192.168.0.0/255.255.0.0 ' }).trustProxy, '10.0.0.0/8,::1,fd00::/8,192.168.0.0/255.255.0.0')
+  t.equal(loadConfig({ TRUST_PROXY: 'loopback,uniquelocal' }).trustProxy, 'loopback,uniquelocal', 'proxy-addr\'s names for ranges')
+  // Issue 26: refused at start rather than started with a setting that trusts something else.
+  for (const value of ['everyone', '11', '1.5', '10.1', '10.0.0.0/33', '10.0.0.0/8/8', '::g', '10.0.0.1,', '10.0.0.1,,::1', 'True', '-1', '1e2']) {
+    t.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY must be false, true, a hop count from 0 to 10, or a comma-separated list/, value)
+  }
 })
 
 t.test('the browser sees only the public allow-list', async (t) => {
