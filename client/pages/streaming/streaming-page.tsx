@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
 import { KEYBOARD_LAYOUTS, suggestRegion, type StreamingAssignment, type StreamingState } from '../../../shared/streaming.ts'
 import { Notice } from '../../components/auth-shell.tsx'
+import { ProgramIcon } from '../../components/program-icon.tsx'
 import { apiGet, apiSend, loaderLocale, type ApiResult } from '../../lib/api.ts'
 
 // /streaming (issue 13, spec §2 route "streaming", decision 017): pick a program of the library,
@@ -242,12 +243,15 @@ export function Component() {
       {state.available && !assignment && unowned.length > 0 ? (
         <section className="profile-section" aria-labelledby={ids.unowned} data-testid="streaming-unowned">
           <h2 id={ids.unowned}>{t('streaming:unowned.title')}</h2>
-          <p>{t('streaming:unowned.body')}</p>
-          <ul>
+          <p className="hint">{t('streaming:unowned.body')}</p>
+          <ul className="device-list streaming-unowned">
             {unowned.map((program) => (
-              <li key={program.id}>
-                <span>{program.name}</span>{' '}
-                <Link to={`/@/programs/${encodeURIComponent(program.id)}`} aria-label={t('streaming:unowned.buyNamed', { name: program.name })}>
+              <li key={program.id} className="device">
+                <span className="streaming-unowned-name">
+                  <ProgramIcon id={program.id} />
+                  <strong>{program.name}</strong>
+                </span>
+                <Link className="button button-secondary button-small" to={`/@/programs/${encodeURIComponent(program.id)}`} aria-label={t('streaming:unowned.buyNamed', { name: program.name })}>
                   {t('streaming:unowned.buy')}
                 </Link>
               </li>
