@@ -19,6 +19,8 @@ import type { MailOutbox } from './mail-outbox.ts'
 
 /** The language the account's mail is in, kept with the account in the core's user metadata. */
 const LANGUAGE_KEY = 'language'
+/** How long the change's answer may wait for the product API's record: past it, the kept language. */
+export const LANGUAGE_LOOKUP_MS = 1_500
 
 export interface SecurityNoticeOptions {
   outbox: Pick<MailOutbox, 'deliver'>
@@ -97,12 +99,16 @@ export class SecurityNotices {
   private async localeOf(request: FastifyRequest, target: NoticeTarget): Promise<Locale> {
     if (target.accessToken) {
       try {
-        const response = await this.options.upstreamApi.request({
+        const asked = this.options.upstreamApi.request({
           method: 'GET',
           path: '/api/user',
           headers: { authorization: `Bearer ${target.accessToken}`, accept: 'application/json', 'x-request-id': request.id },
         })
-        if (response.status === 200) {
+        asked.catch(() => undefined) // answered late, or failed after the deadline: nobody waits for it
+        let timer: NodeJS.Timeout | undefined
+        const response = await Promise.race([asked, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LANGUAGE_LOOKUP_MS)))]).finally(() => clearTimeout(timer))
+        if (response === null) request.log.warn({ event: 'security-notice' }, 'the product API did not answer in time: the account\'s kept language is used')
+        else if (response.status === 200) {
           const language = (JSON.parse(response.body.toString('utf8')) as { language?: unknown }).language
           if (typeof language === 'string' && isLocale(language)) {
             await rememberAccountLanguage(target.userId, language).catch((err: unknown) => request.log.warn({ err }, 'the account\'s language could not be kept'))
