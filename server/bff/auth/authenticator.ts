@@ -17,6 +17,7 @@ import {
   BffTotpNotEnabled,
 } from '../errors.ts'
 import type { RecoveryCodes, Redemption } from './recovery-codes.ts'
+import type { SecurityNotices } from './security-notices.ts'
 import { NoContent, documented } from '../../http/openapi.ts'
 
 // The profile's authenticator (issue 11): whether TOTP protects the account and with which
@@ -119,7 +120,7 @@ export async function proveSecondFactor(
   return 'recovery-code'
 }
 
-export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number; recoveryCodes: RecoveryCodes }): void {
+export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number; recoveryCodes: RecoveryCodes; notices: Pick<SecurityNotices, 'send'> }): void {
   const { recoveryCodes } = options
   const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
 
@@ -163,6 +164,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
     await Totp.removeDevice(userId, name)
     const turnedOff = await afterTotpDeviceRemoved(userId, recoveryCodes)
     request.log.info({ event: 'totp-device-remove', outcome: 'removed', totpOff: turnedOff, by }, 'authenticator removed')
+    await options.notices.send(request, 'authenticatorRemoved', { userId, accessToken: session.getAccessToken() })
     return reply.code(204).send()
   })
 
@@ -185,6 +187,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
       }
       const codes = await recoveryCodes.issue(userId)
       request.log.info({ event: 'recovery-codes', outcome: 'issued', by }, 'recovery codes issued')
+      await options.notices.send(request, 'recoveryCodesRenewed', { userId, accessToken: session.getAccessToken() })
       return { codes }
     },
   )

@@ -4,11 +4,12 @@ import { Type } from 'typebox'
 import { guardedWrite } from '../csrf.ts'
 import { BffSessionIsCurrent, BffSessionNotFound } from '../errors.ts'
 import { NoContent } from '../../http/openapi.ts'
+import type { SecurityNotices } from './security-notices.ts'
 
 // The signed-in devices of the profile (issue 11): every live session of the account, when it
 // began and was last used, the browser it began in, "this device"; end one, or all the others.
 // Answered by the BFF from the auth core (the SDK). An ended session is refused everywhere within
-// a second (decision 009).
+// a second (decision 009). Ending any is told to the account's address (issue 26 §1).
 
 /** What the BFF keeps in a session's database data (supertokens.ts sets it). */
 export interface DeviceData {
@@ -33,7 +34,7 @@ const DeviceSessionSchema = Type.Object({
   userAgent: Type.Union([Type.String(), Type.Null()]),
 })
 
-export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
+export function deviceSessionRoutes(app: FastifyInstance, options: { notices: Pick<SecurityNotices, 'send'>; appOrigin: string; rateLimitMax: number }): void {
   const writes = guardedWrite(options.appOrigin, options.rateLimitMax)
 
   app.get('/api/user/sessions', { schema: { response: { 200: Type.Array(DeviceSessionSchema, { description: 'This device first, then the most recently used.' }) } } }, async (request, reply) => {
@@ -68,6 +69,8 @@ export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: 
     const info = handle.length <= 200 ? await Session.getSessionInformation(handle) : undefined
     if (!info || info.userId !== session.getUserId()) throw new BffSessionNotFound()
     await Session.revokeSession(handle)
+    // An ended session is not found the next time: one notice per session ended.
+    await options.notices.send(request, 'sessionEnded', { userId: session.getUserId(), accessToken: session.getAccessToken() })
     return reply.code(204).send()
   })
 
@@ -76,6 +79,8 @@ export function deviceSessionRoutes(app: FastifyInstance, options: { appOrigin: 
     const session = await Session.getSession(request, reply)
     const others = (await Session.getAllSessionHandlesForUser(session.getUserId())).filter((handle) => handle !== session.getHandle())
     const ended = others.length > 0 ? await Session.revokeMultipleSessions(others) : []
+    // Nothing ended (no other device, or asked again): nothing to tell.
+    if (ended.length > 0) await options.notices.send(request, 'otherSessionsEnded', { userId: session.getUserId(), accessToken: session.getAccessToken() })
     return { sessionsEnded: ended.length }
   })
 }

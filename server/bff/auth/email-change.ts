@@ -23,6 +23,7 @@ import {
 import { checkCurrentPassword } from './current-password.ts'
 import type { EmailChanges, PendingEmailChange } from './email-change-store.ts'
 import type { EmailTexts } from './emails.ts'
+import type { SecurityNotices } from './security-notices.ts'
 import type { LoginAttempts } from './login-attempts.ts'
 import { recipientHash, type MailGrant } from './mail-quota.ts'
 import { mailServerUnreachable, type MailOutbox } from './mail-outbox.ts'
@@ -61,10 +62,11 @@ export interface EmailChangeOptions {
   outbox: Pick<MailOutbox, 'deliver' | 'checkMailer'>
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void> }
   emails: EmailTexts
+  /** The note to the old address is the security notice of an email change (issue 26 §1). */
+  notices: Pick<SecurityNotices, 'send'>
   upstreamApi: UpstreamApi
   appOrigin: string
   appUrl: string
-  contactEmail: string
   rateLimitMax: number
 }
 
@@ -291,13 +293,17 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
         if (response.status !== 200) throw new Error(`the product API answered ${response.status}`)
       })
     }
-    await step('telling the old address', async () => {
-      const locale = isLocale(change.locale) ? change.locale : 'en'
-      const mail = options.emails.renderEmailChanged(locale, oldEmail, { newEmail: change.newEmail, contact: options.contactEmail })
-      // Not under the hourly cap: it can only reach an address the account proved it owned, and
-      // someone who filled that address's cap first must not keep its owner from hearing of this.
-      // Nobody waits for it, and it must arrive: while mail is down it waits in the outbox (issue 18).
-      await options.outbox.deliver(mail, { kind: 'emailChanged', locale, userId: change.userId }, 'queue')
+    // The old address is told, as every change to the account's security is (issue 26 §1): what
+    // changed (the new address masked), when, from which device, whom to write to if it was not
+    // the owner. Not under the hourly cap: it can only reach an address the account proved it
+    // owned, and someone who filled that address's cap first must not keep its owner from hearing
+    // of this. It never fails the change (SecurityNotices.send logs instead).
+    await options.notices.send(request, 'emailChanged', {
+      userId: change.userId,
+      to: oldEmail,
+      newEmail: change.newEmail,
+      accessToken: here?.getAccessToken(),
+      fallbackLocale: isLocale(change.locale) ? change.locale : undefined,
     })
   }
 }

@@ -3,6 +3,7 @@ import path from 'node:path'
 import i18next from 'i18next'
 import { escapeHtml } from '../../../shared/html.ts'
 import { DEFAULT_LOCALE, LOCALES, type Locale } from '../../../shared/locales.ts'
+import type { DeviceName } from '../../../shared/user-agent.ts'
 import type { OutgoingMail } from './mailer.ts'
 
 // The emails the auth flows send, in the language of the person who asked for them (DESIGN.md
@@ -10,6 +11,32 @@ import type { OutgoingMail } from './mailer.ts'
 
 /** Mails with a link: verification, password reset, and the link that confirms a new email address. */
 export type EmailKind = 'verify' | 'reset' | 'changeEmail'
+
+/** What changed in the account's security: the parameter of the one security notice (issue 26 §1). */
+export const SECURITY_CHANGES = [
+  'authenticatorAdded',
+  'authenticatorRemoved',
+  'recoveryCodesRenewed',
+  'passwordChanged',
+  'passwordReset',
+  'emailChanged',
+  'sessionEnded',
+  'otherSessionsEnded',
+] as const
+export type SecurityChange = (typeof SECURITY_CHANGES)[number]
+
+export interface NoticeValues {
+  /** When the change was made. */
+  at: Date
+  /** The browser and system of the request that made it (shared/user-agent.ts). */
+  device: DeviceName
+  ip: string
+  forgotPasswordUrl: string
+  profileUrl: string
+  contact: string
+  /** The address an email change made the account's (shown masked). */
+  newEmail?: string
+}
 
 export class EmailTexts {
   private readonly i18n = i18next.createInstance()
@@ -38,13 +65,27 @@ export class EmailTexts {
   }
 
   /**
-   * To the address an account had, once a new one was confirmed (issue 11): what changed (the new
-   * address masked), and whom to write to if it was not the owner.
+   * A security notice (issue 26 §1, security-notices.ts): what changed — in the subject and the
+   * first line — when (UTC, written the language's way), from which device and IP, and what to do
+   * if it was not the owner: reset the password, then review the devices and authenticators on
+   * the profile. The email change tells the address the account had, with the new one masked,
+   * and whom to write to (issue 11).
    */
-  renderEmailChanged(locale: Locale, to: string, values: { newEmail: string; contact: string }): OutgoingMail {
+  renderSecurityNotice(locale: Locale, to: string, change: SecurityChange, values: NoticeValues): OutgoingMail {
     const t = this.translator(locale)
-    const all = { appName: this.appName, email: to, newEmail: maskEmail(values.newEmail), contact: values.contact }
-    return this.compose(locale, to, t('emailChanged.subject', all), [t('greeting'), t('emailChanged.intro', all)], null, [t('emailChanged.ifYou', all), t('emailChanged.ifNotYou', all)])
+    const when = new Intl.DateTimeFormat(locale, { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' }).format(values.at)
+    const device = t('notice.deviceName', { browser: values.device.browser ?? t('notice.unknownBrowser'), system: values.device.system ?? t('notice.unknownSystem') })
+    const all = { appName: this.appName, email: to, newEmail: values.newEmail ? maskEmail(values.newEmail) : '', contact: values.contact, profileUrl: values.profileUrl }
+    const details = [t('notice.when', { time: when }), t('notice.device', { device }), t('notice.ip', { ip: values.ip })]
+    const ifNotYou = change === 'emailChanged' ? t('notice.ifNotYouEmail', all) : t('notice.ifNotYou', all)
+    return this.compose(
+      locale,
+      to,
+      t(`notice.subject.${change}`, all),
+      [t('greeting'), t(`notice.intro.${change}`, all), ...details],
+      { link: values.forgotPasswordUrl, label: t('notice.action') },
+      [t('notice.ifYou'), ifNotYou],
+    )
   }
 
   private compose(locale: Locale, to: string, subject: string, paragraphs: string[], action: { link: string; label: string } | null, after: string[]): OutgoingMail {

@@ -16,18 +16,26 @@ import type { Mailer, OutgoingMail } from './mailer.ts'
 //   'fail': when the try fails the caller is told (503) and nothing is left to send later;
 // - a mail nobody can ask for again in that moment (the verification mail of a sign-up, the note
 //   to an old address) is 'queue': when the try fails, or takes longer than a moment, the worker
-//   sends it later, with exponential backoff and jitter, for at most a day.
+//   sends it later, with exponential backoff and jitter, for at most a day;
+// - a mail that must not delay what it tells of (a security notice, issue 26 §1) is 'later': as
+//   'queue', but the caller waits only for the row to be written, not for the first try.
 // Delivery is at least once (a sender that dies after the server took the mail leaves it to be
 // sent again); every try carries the same Message-ID. Several BFF instances share the table: a
 // sender claims rows with FOR UPDATE SKIP LOCKED and holds them for a lease, so one mail goes to
 // one sender at a time. The message holds a link with its token: it is cleared once the mail is
 // sent or given up, the row a day later, and the body is never logged.
 
-export type MailKind = 'verify' | 'reset' | 'changeEmail' | 'emailChanged'
+/** 'emailChanged' is the old note to a former address, now a 'securityNotice' (rows written before may still wait). */
+export type MailKind = 'verify' | 'reset' | 'changeEmail' | 'emailChanged' | 'securityNotice'
+/** Mails with a link: a newer one sent makes the older ones still waiting pointless. */
+const LINK_KINDS: ReadonlySet<MailKind> = new Set(['verify', 'reset', 'changeEmail'])
 /** What /check-email shows of the verification mail (docs/API.md). */
 export type MailState = 'sent' | 'queued' | 'failed'
-/** 'fail': the caller is told when the first try fails. 'queue': the worker tries again. */
-export type WhenNotSent = 'fail' | 'queue'
+/**
+ * 'fail': the caller is told when the first try fails. 'queue': the worker tries again. 'later':
+ * as 'queue', without waiting for the first try.
+ */
+export type WhenNotSent = 'fail' | 'queue' | 'later'
 
 /** How long a sign-up waits for the first try before leaving the mail to the worker. */
 export const MAIL_INLINE_WAIT_MS = 3_000
@@ -165,7 +173,7 @@ export class MailOutbox {
 
   /**
    * Writes the mail and tries it at once. Resolves 'sent', or 'queued' when the worker will send
-   * it ('queue' only); throws the transport's error when the try failed ('fail': the row is marked
+   * it ('queue'; always for 'later', which resolves once the row is written); throws the transport's error when the try failed ('fail': the row is marked
    * failed and nothing more is tried, the caller answers it).
    */
   async deliver(mail: OutgoingMail, about: { kind: MailKind; locale: Locale; userId?: string | undefined }, whenNotSent: WhenNotSent): Promise<'sent' | 'queued'> {
@@ -197,6 +205,7 @@ export class MailOutbox {
     )
     this.pending.add(settled)
     void settled.finally(() => this.pending.delete(settled))
+    if (whenNotSent === 'later') return 'queued'
     let timer: NodeJS.Timeout | undefined
     const outcome = await Promise.race([attempt, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), MAIL_INLINE_WAIT_MS)))])
     clearTimeout(timer)
@@ -366,7 +375,8 @@ export class MailOutbox {
       this.sent.inc({ kind: row.kind })
       // A newer link went out: older ones of its kind still waiting for this account would only
       // confuse (and their tokens need not be kept). One a sender holds right now may still go out.
-      if (row.user_id !== null) {
+      // Notices are not links: each tells of its own change, and every one must arrive.
+      if (row.user_id !== null && LINK_KINDS.has(row.kind)) {
         await this.db.query(`DELETE FROM bff.mail_outbox WHERE user_id = $1 AND kind = $2 AND status = 'queued' AND id <> $3 AND created_at <= $4`, [
           row.user_id,
           row.kind,

@@ -10,11 +10,13 @@ import { BffNoPassword, BffPasswordBlocked, BffPasswordInvalid, BffWrongPassword
 import { commonPasswordProblem } from './common-passwords.ts'
 import { checkCurrentPassword } from './current-password.ts'
 import type { LoginAttempts } from './login-attempts.ts'
+import type { SecurityNotices } from './security-notices.ts'
 
 // POST /api/user/password (issue 11): a signed-in user changes their password. The current one
 // is checked like a sign-in — counted by login-attempt blocking, so this cannot be used to guess
 // it — and once the new one is stored every other session of the account ends (SECURITY.md: a
-// password change ends every other session); this one lives on. Answered by the BFF, which holds
+// password change ends every other session); this one lives on, and the account's address is told
+// (issue 26 §1). Answered by the BFF, which holds
 // the SDK; the product API never sees a password.
 
 interface Body {
@@ -29,7 +31,7 @@ const BODY = Type.Object({
 })
 const ANSWER = Type.Object({ status: Type.Literal('OK'), sessionsEnded: Type.Integer({ description: 'The other sessions of the account, all ended.' }) })
 
-export function passwordChangeRoute(app: FastifyInstance, options: { attempts: LoginAttempts; appOrigin: string; rateLimitMax: number }): void {
+export function passwordChangeRoute(app: FastifyInstance, options: { attempts: LoginAttempts; notices: Pick<SecurityNotices, 'send'>; appOrigin: string; rateLimitMax: number }): void {
   app.post<{ Body: Body }>(
     '/api/user/password',
     { ...documented(guardedWrite(options.appOrigin, options.rateLimitMax), { body: { 'application/json': BODY } }), schema: { response: { 200: ANSWER } } },
@@ -65,6 +67,7 @@ export function passwordChangeRoute(app: FastifyInstance, options: { attempts: L
       const others = (await Session.getAllSessionHandlesForUser(session.getUserId())).filter((handle) => handle !== session.getHandle())
       const ended = others.length > 0 ? await Session.revokeMultipleSessions(others) : []
       request.log.info({ event: 'password-change', outcome: 'changed', sessionsEnded: ended.length }, 'password changed')
+      await options.notices.send(request, 'passwordChanged', { userId: session.getUserId(), to: method.email, accessToken: session.getAccessToken() })
       return { status: 'OK', sessionsEnded: ended.length }
     },
   )

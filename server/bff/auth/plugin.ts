@@ -31,6 +31,7 @@ import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
 import { SecondFactorAttempts } from './second-factor-attempts.ts'
 import { resetTokenCheckRoute } from './reset-token-check.ts'
+import { rememberAccountLanguage, SecurityNotices } from './security-notices.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 
@@ -92,6 +93,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   const recoveryCodes = new RecoveryCodes(options.db, secondFactor, options.now)
   const emails = new EmailTexts(options.root, APP_NAME)
   const emailChanges = new EmailChanges(options.db, EMAIL_CHANGE_LINK_VALIDITY_MS, options.now)
+  const notices = new SecurityNotices({ outbox, emails, upstreamApi: app.upstreamApi, appUrl: config.appUrl, contactEmail: config.contactEmail, now: options.now })
   const coreApiKey = options.coreApiKey
   const revocations = new RevokedSessions({ coreUrl: options.coreUrl, apiKey: coreApiKey, log: app.log })
   app.addHook('onReady', () => revocations.startAndWait())
@@ -128,6 +130,10 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
         if (record.languageChosen === true && typeof record.language === 'string' && isLocale(record.language)) {
           reply.setCookie(LOCALE_COOKIE_NAME, record.language, { path: '/', maxAge: LOCALE_COOKIE_MAX_AGE_S, sameSite: 'lax', secure: https, httpOnly: false })
         }
+        // The account's language, for the mails sent without a session (a reset's security notice).
+        if (typeof record.id === 'string' && typeof record.language === 'string') {
+          await rememberAccountLanguage(record.id, record.language).catch((err: unknown) => request.log.warn({ err }, 'the account\'s language could not be kept'))
+        }
       } catch (err) {
         request.log.error({ err }, 'the product API did not make the user record')
       }
@@ -153,6 +159,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     secondFactor,
     mailQuota,
     emails,
+    notices,
   })
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)
@@ -168,22 +175,22 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       if (!Session.Error.isErrorFromSuperTokens(error)) throw error
       await sdkErrors(error as never, request as never, reply as never)
     })
-    passwordChangeRoute(scope, { attempts, appOrigin, rateLimitMax: config.authRateLimitMax })
-    deviceSessionRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
+    passwordChangeRoute(scope, { attempts, notices, appOrigin, rateLimitMax: config.authRateLimitMax })
+    deviceSessionRoutes(scope, { notices, appOrigin, rateLimitMax: config.authRateLimitMax })
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
-    authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes })
+    authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes, notices })
     verificationMailRoute(scope, outbox)
     emailChangeRoutes(scope, {
       attempts,
       changes: emailChanges,
       outbox,
+      notices,
       mailQuota,
       emails,
       upstreamApi: app.upstreamApi,
       appOrigin,
       appUrl: config.appUrl,
-      contactEmail: config.contactEmail,
       rateLimitMax: config.authRateLimitMax,
     })
   })

@@ -10,6 +10,7 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import type { SecurityNotices } from './security-notices.ts'
 import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, BffTotpCodeToAdd, mailUnavailable } from '../errors.ts'
 import { afterTotpDeviceRemoved, proveSecondFactor, type FactorProof } from './authenticator.ts'
@@ -76,6 +77,8 @@ export interface AuthSettings {
   recoveryCodes: Pick<RecoveryCodes, 'issue' | 'clear' | 'redeem'>
   /** The second factor's one attempt limit (issue 26 §7): every TOTP code is checked under it. */
   secondFactor: Pick<SecondFactorAttempts, 'checkTotp'>
+  /** Tells the account of a change to its security (issue 26 §1): an authenticator confirmed, a password reset. */
+  notices: Pick<SecurityNotices, 'send'>
 }
 
 /** The language of the request an SDK call runs for; English outside a request. */
@@ -249,7 +252,12 @@ export function initSupertokens(settings: AuthSettings): void {
             // A new password ends every session of the account, the thief's first (issue 17 §4).
             passwordResetPOST: async (input) => {
               const result = await original.passwordResetPOST!(input)
-              if (result.status === 'OK') await Session.revokeAllSessionsForUser(result.user.id, true, undefined, input.userContext)
+              if (result.status === 'OK') {
+                await Session.revokeAllSessionsForUser(result.user.id, true, undefined, input.userContext)
+                // A spent link cannot reset twice: one notice per reset.
+                const request = input.options.req.original as FastifyRequest
+                await settings.notices.send(request, 'passwordReset', { userId: result.user.id, to: result.email })
+              }
               return result
             },
             // The verification mail leaves with the sign-up itself; /email-not-verified resends.
@@ -422,10 +430,13 @@ export function initSupertokens(settings: AuthSettings): void {
               if (result.status !== 'OK') return result
               const userId = input.session.getUserId()
               await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(userId, 'totp', input.userContext)
+              // The same device confirmed again changes nothing, and tells nothing (issue 26 §1).
               if (result.wasAlreadyVerified) return result
               const devices = await Totp.listDevices(userId, input.userContext)
-              if (devices.devices.filter((device) => device.verified).length !== 1) return result
-              return { ...result, recoveryCodes: await settings.recoveryCodes.issue(userId) } as typeof result
+              const first = devices.devices.filter((device) => device.verified).length === 1
+              const answer = first ? ({ ...result, recoveryCodes: await settings.recoveryCodes.issue(userId) } as typeof result) : result
+              await settings.notices.send(input.options.req.original as FastifyRequest, 'authenticatorAdded', { userId, accessToken: input.session.getAccessToken() })
+              return answer
             },
             // Only a set-up that was never confirmed goes without a code (the set-up page abandons
             // one this way); a confirmed device takes a current code, at DELETE /api/user/totp/devices/:name.

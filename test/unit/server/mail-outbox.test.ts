@@ -1,3 +1,4 @@
+import net from 'node:net'
 import pino from 'pino'
 import t from 'tap'
 import { migrate, readMigrations } from '../../../server/db/migrate.ts'
@@ -5,6 +6,7 @@ import type { Database } from '../../../server/db/database.ts'
 import {
   MAIL_CLAIM_LEASE_MS,
   MAIL_GIVE_UP_AFTER_MS,
+  MAIL_INLINE_WAIT_MS,
   MAIL_PURGE_AFTER_MS,
   MAIL_RETRY_BASE_MS,
   MAIL_RETRY_MAX_MS,
@@ -12,7 +14,7 @@ import {
   retryDelayMs,
 } from '../../../server/bff/auth/mail-outbox.ts'
 import { SmtpMailer, type OutgoingMail } from '../../../server/bff/auth/mailer.ts'
-import { openTestDatabase, secondConnection } from '../../helpers.ts'
+import { openTestDatabase, secondConnection, within } from '../../helpers.ts'
 import { startSmtpServer } from '../../smtp-server.ts'
 
 // The outbox's clock (issue 18): retries come at their time and not a millisecond before, the
@@ -135,4 +137,41 @@ t.test('two senders on one database send each mail once', async (t) => {
   const recipients = smtp.received.map((mail) => mail.to[0])
   t.equal(recipients.length, count, 'every mail sent')
   t.equal(new Set(recipients).size, count, 'none twice')
+})
+
+t.test("'later' answers once the row is written, without waiting for the server; a sent notice leaves the other queued ones", async (t) => {
+  const db = await database(t)
+  // A server that takes the connection and never answers: a try that would hold its caller.
+  const sockets = new Set<net.Socket>()
+  const silentServer = net.createServer((socket) => sockets.add(socket))
+  await new Promise<void>((resolve) => silentServer.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy()
+    silentServer.close()
+  })
+  const port = (silentServer.address() as net.AddressInfo).port
+  const outbox = new MailOutbox({ db, mailer: new SmtpMailer(`smtp://127.0.0.1:${port}`, 'Softshelf <no-reply@softshelf.test>'), log: silent })
+  t.teardown(() => outbox.stop())
+  const delivered = outbox.deliver({ ...MAIL, subject: 'Your password was changed' }, { kind: 'securityNotice', locale: 'en', userId: 'u1' }, 'later')
+  // 'queue' would hold the caller for MAIL_INLINE_WAIT_MS on this server: 'later' answers well before.
+  await within(delivered, MAIL_INLINE_WAIT_MS - 1_000)
+  await new Promise<void>((resolve) => {
+    const check = () => (sockets.size > 0 ? resolve() : setImmediate(check))
+    check()
+  })
+  t.equal(await delivered, 'queued', 'while the server holds the try')
+  t.same((await db.query<{ status: string }>('SELECT status FROM bff.mail_outbox')).rows, [{ status: 'queued' }], 'written before the answer')
+
+  // Two notices to one account: sending the newer one does not discard the older (links only).
+  const smtp = await startSmtpServer(t)
+  const now = Date.now()
+  const sender = new MailOutbox({ db: await database(t), mailer: new SmtpMailer(smtp.url, 'Softshelf <no-reply@softshelf.test>'), log: silent, now: () => now })
+  t.teardown(() => sender.stop())
+  await smtp.stop()
+  t.equal(await sender.deliver({ ...MAIL, subject: 'An authenticator was added' }, { kind: 'securityNotice', locale: 'en', userId: 'u2' }, 'queue'), 'queued')
+  await smtp.start()
+  t.equal(await sender.deliver({ ...MAIL, subject: 'Your password was changed' }, { kind: 'securityNotice', locale: 'en', userId: 'u2' }, 'queue'), 'sent')
+  t.equal(smtp.received.length, 1)
+  const left = await sender.stats()
+  t.equal(left.queued, 1, 'the older notice still waits for its retry')
 })
