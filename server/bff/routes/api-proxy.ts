@@ -8,6 +8,8 @@ import { assertSameOriginWrite } from '../csrf.ts'
 import { isDeliberateServerError } from '../../http/errors.ts'
 import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
+import type { UserRecord } from '../../../shared/types.ts'
+import { rememberAccountLanguage } from '../auth/security-notices.ts'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
@@ -103,6 +105,23 @@ async function proxy(app: FastifyInstance, request: FastifyRequest, reply: Fasti
   }
 }
 
+/** The profile's own path, as the API's router takes it (with a query; a trailing slash is its 404). */
+const PROFILE_PATH = /^\/api\/user(?:\?|$)/
+
+/**
+ * A language chosen on the profile is the account's language for the mails sent without a
+ * session too (a password reset's security notice, issue 26 §1): kept with the account as soon as
+ * the API has it, not only at the next sign-in.
+ */
+async function keepProfileLanguage(request: FastifyRequest, body: Buffer): Promise<void> {
+  try {
+    const record = JSON.parse(body.toString('utf8')) as Partial<UserRecord>
+    if (typeof record.id === 'string' && typeof record.language === 'string') await rememberAccountLanguage(record.id, record.language)
+  } catch (err) {
+    request.log.warn({ err }, "the account's language could not be kept")
+  }
+}
+
 /** Whether the client's connection closed before its request had all arrived. */
 function clientWentAway(request: FastifyRequest): boolean {
   return !request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)
@@ -138,6 +157,7 @@ async function relayStream(request: FastifyRequest, reply: FastifyReply, respons
   // download (the API sandboxes user content), and keeps its sandbox and length (issue 26 §7).
   if (response.status < 500 && isJsonAnswer(response.headers) && !isSandboxed(response.headers['content-security-policy'])) {
     const whole = { status: response.status, headers: response.headers, body: await readBody(response.body) }
+    if (request.method === 'PATCH' && whole.status === 200 && PROFILE_PATH.test(request.raw.url ?? '')) await keepProfileLanguage(request, whole.body)
     return relayUpstream(request, reply, rememberUnlock(request, reply, whole, https))
   }
   if (response.status >= 500) {

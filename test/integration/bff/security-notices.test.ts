@@ -228,6 +228,22 @@ t.test('a password reset through the emailed link is told, once, in the account\
   t.match(notice.text, FORGOT)
 })
 
+t.test('a language chosen on the profile is the reset notice\'s language at once, before any other sign-in (no seam)', async (t) => {
+  const tab = await signedInTab(stack, 'polyglot@example.com')
+  await chooseLanguage(tab, 'pl')
+  // The profile's path with a query, as the API's router also takes it: the language follows.
+  await chooseLanguage(tab, 'de')
+  const again = await send(tab, 'PATCH', '/api/user?from=profile', { language: 'pl' })
+  t.equal(again.statusCode, 200)
+  // Signed out, from an English browser: the reset's notice is in the language the profile says.
+  const stranger = browser(stack.bff)
+  t.equal((await stranger.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'polyglot@example.com' }] })).json().status, 'OK')
+  const token = lastMailLink(stack, 'polyglot@example.com').searchParams.get('token')
+  t.equal((await stranger.post('/auth/user/password/reset', { method: 'token', token, formFields: [{ id: 'password', value: 'a brand new password' }] }, FROM)).json().status, 'OK')
+  const notice = await newestNotice('polyglot@example.com', 'Twoje hasło w Softshelf zostało zresetowane')
+  t.match(notice.text, /^Urządzenie: Firefox/m)
+})
+
 t.test('an email change is told to the old address, as every other change is', async (t) => {
   const tab = await signedInTab(stack, 'moving@example.com')
   const userId = await userIdOf('moving@example.com')
