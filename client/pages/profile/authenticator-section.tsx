@@ -26,6 +26,25 @@ function errorCode(result: ApiResult<unknown>): string | undefined {
   return typeof body?.code === 'string' ? body.code : undefined
 }
 
+/** A change that needs proof of the factor (removal, new recovery codes): a lead, the code field, confirm and cancel. */
+function CodeForm(props: { id: string; fieldId: string; lead: string; confirm: string; busy: boolean; onSubmit: (event: FormEvent<HTMLFormElement>) => void; onCancel: () => void }) {
+  const { t } = useTranslation('profile')
+  return (
+    <form className="profile-form" method="post" onSubmit={props.onSubmit} aria-labelledby={props.id} noValidate>
+      <p id={props.id}>{props.lead}</p>
+      <Field id={props.fieldId} label={t('authenticator.code')} name="code" type="text" autoComplete="one-time-code" spellCheck={false} autoCapitalize="off" required maxLength={64} />
+      <p className="actions">
+        <button type="submit" className="button" disabled={props.busy}>
+          {props.confirm}
+        </button>
+        <button type="button" className="button button-secondary" onClick={props.onCancel}>
+          {t('authenticator.cancel')}
+        </button>
+      </p>
+    </form>
+  )
+}
+
 export function AuthenticatorSection() {
   const { t } = useTranslation(['profile', 'auth', 'common'])
   const summary = useSecuritySummary()
@@ -143,70 +162,36 @@ export function AuthenticatorSection() {
           ))}
         </ul>
         {removing ? (
-          <form className="profile-form" method="post" onSubmit={(event) => void remove(event)} aria-labelledby={`${id}-remove`} noValidate>
-            <p id={`${id}-remove`}>{t('profile:authenticator.removeLead', { name: removing })}</p>
-            <Field
-              id={`${id}-code`}
-              label={t('profile:authenticator.code')}
-              name="code"
-              type="text"
-              autoComplete="one-time-code"
-              spellCheck={false}
-              autoCapitalize="off"
-              required
-              maxLength={64}
-            />
-            <p className="actions">
-              <button type="submit" className="button" disabled={busy}>
-                {t('profile:authenticator.removeConfirm')}
-              </button>
-              <button
-                type="button"
-                className="button button-secondary"
-                onClick={() => {
-                  setRemoving(null)
-                  setStatus(null)
-                }}
-              >
-                {t('profile:authenticator.cancel')}
-              </button>
-            </p>
-          </form>
+          <CodeForm
+            id={`${id}-remove`}
+            fieldId={`${id}-code`}
+            lead={t('profile:authenticator.removeLead', { name: removing })}
+            confirm={t('profile:authenticator.removeConfirm')}
+            busy={busy}
+            onSubmit={(event) => void remove(event)}
+            onCancel={() => {
+              setRemoving(null)
+              setStatus(null)
+            }}
+          />
         ) : null}
         <h3 id={`${id}-codes`}>{t('profile:authenticator.codesHeading')}</h3>
         <p data-testid="recovery-codes-remaining">{t('profile:authenticator.codesRemaining', { count: summary.recoveryCodes.remaining })}</p>
         <p className="hint">{t('profile:authenticator.codesLead')}</p>
         {codes ? <RecoveryCodeList codes={codes} heading="h3" /> : null}
         {renewing ? (
-          <form className="profile-form" method="post" onSubmit={(event) => void regenerate(event)} aria-labelledby={`${id}-renew`} noValidate>
-            <p id={`${id}-renew`}>{t('profile:authenticator.regenerateLead')}</p>
-            <Field
-              id={`${id}-renew-code`}
-              label={t('profile:authenticator.code')}
-              name="code"
-              type="text"
-              autoComplete="one-time-code"
-              spellCheck={false}
-              autoCapitalize="off"
-              required
-              maxLength={64}
-            />
-            <p className="actions">
-              <button type="submit" className="button" disabled={busy}>
-                {t('profile:authenticator.regenerateConfirm')}
-              </button>
-              <button
-                type="button"
-                className="button button-secondary"
-                onClick={() => {
-                  setRenewing(false)
-                  setStatus(null)
-                }}
-              >
-                {t('profile:authenticator.cancel')}
-              </button>
-            </p>
-          </form>
+          <CodeForm
+            id={`${id}-renew`}
+            fieldId={`${id}-renew-code`}
+            lead={t('profile:authenticator.regenerateLead')}
+            confirm={t('profile:authenticator.regenerateConfirm')}
+            busy={busy}
+            onSubmit={(event) => void regenerate(event)}
+            onCancel={() => {
+              setRenewing(false)
+              setStatus(null)
+            }}
+          />
         ) : (
           <p className="actions">
             <button
