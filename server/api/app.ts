@@ -17,7 +17,7 @@ import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
-import { InstanceReadiness } from '../http/readiness.ts'
+import { databaseProbe, InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound, ApiValidation } from './errors.ts'
 import { applySeed } from './catalogue-seed.ts'
@@ -185,16 +185,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // the file storage, shared by every instance, are probed (at most once a second) and reported.
   const readiness = new InstanceReadiness(
     {
-      database: async () => {
-        try {
-          await db.query('SELECT 1')
-          return 'ok'
-        } catch (err) {
-          // An outage is the outage log's to tell, once (issue 18); anything else is said here.
-          if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'database not usable')
-          return 'unreachable'
-        }
-      },
+      database: databaseProbe(db, app.log),
       fileStorage: async () => {
         try {
           await storage.check?.()

@@ -10,7 +10,7 @@ import { loggerOptions } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
-import { InstanceReadiness } from '../http/readiness.ts'
+import { databaseProbe, InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
@@ -246,15 +246,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   // /readyz (issue 26), what deploy/haproxy.cfg checks: the core takes traffic until it is told to
   // stop; its database, every core's, is probed (at most once a second) and reported.
   const readiness = new InstanceReadiness({
-    database: async () => {
-      try {
-        await db.query('SELECT 1')
-        return 'ok'
-      } catch (err) {
-        if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'readiness: database not usable')
-        return 'unreachable'
-      }
-    },
+    database: databaseProbe(db, app.log),
   }, options.now)
   app.decorate('readiness', readiness)
   app.get('/readyz', async (request, reply) => {

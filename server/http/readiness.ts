@@ -1,3 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database } from '../db/database.ts'
+import { isDatabaseUnreachable } from '../db/reachability.ts'
+
 // /readyz of every service is exempt from rate limits (probes must never be refused), so its
 // probes' answer is kept for a moment: however often it is asked, the database and the services
 // behind it see one probe a second. A failure is kept as long as a success, or a flood of probes during an
@@ -83,5 +87,22 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** /readyz's view of this instance (issue 26); stopServices stops it before the service closes. */
     readiness?: InstanceReadiness
+  }
+}
+
+/**
+ * The probe of a service's database: 'unreachable' when a trivial query fails. An outage is the
+ * outage log's to tell, once (issue 18); anything else (a database that answers but refuses) is
+ * a warning here.
+ */
+export function databaseProbe(db: Pick<Database, 'query'>, log: Pick<FastifyBaseLogger, 'warn'>): () => Promise<DependencyState> {
+  return async () => {
+    try {
+      await db.query('SELECT 1')
+      return 'ok'
+    } catch (err) {
+      if (!isDatabaseUnreachable(err)) log.warn({ err }, 'readiness: database not usable')
+      return 'unreachable'
+    }
   }
 }

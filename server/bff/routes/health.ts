@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../db/database.ts'
-import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import { isOutageAnswer } from '../../http/errors.ts'
-import { InstanceReadiness } from '../../http/readiness.ts'
+import { databaseProbe, InstanceReadiness } from '../../http/readiness.ts'
 import { BffNotReady } from '../errors.ts'
 
 /**
@@ -13,15 +12,7 @@ export function bffReadiness(app: FastifyInstance, db: Database, now?: () => num
   return new InstanceReadiness(
     {
       // An outage (the database's, the API's) is its outage log's to tell, once (issue 18); anything else is said here.
-      database: async () => {
-        try {
-          await db.query('SELECT 1')
-          return 'ok'
-        } catch (err) {
-          if (!isDatabaseUnreachable(err)) app.log.warn({ err }, 'readiness: database not usable')
-          return 'unreachable'
-        }
-      },
+      database: databaseProbe(db, app.log),
       productApi: async () => {
         try {
           const response = await app.upstreamApi.request({ method: 'GET', path: '/healthz', signal: AbortSignal.timeout(2_000) })
