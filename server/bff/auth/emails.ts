@@ -82,16 +82,17 @@ export class EmailTexts {
       locale,
       to,
       t(`notice.subject.${change}`, all),
-      [t('greeting'), t(`notice.intro.${change}`, all), ...details],
+      // What to do comes before the button it points to ("with the button below").
+      [t('greeting'), t(`notice.intro.${change}`, all), ...details, t('notice.ifYou'), ifNotYou],
       { link: values.forgotPasswordUrl, label: t('notice.action') },
-      [t('notice.ifYou'), ifNotYou],
+      [],
     )
   }
 
   private compose(locale: Locale, to: string, subject: string, paragraphs: string[], action: { link: string; label: string } | null, after: string[]): OutgoingMail {
     const t = this.translator(locale)
     const footer = t('footer', { appName: this.appName })
-    const text = [...paragraphs, '', ...(action ? [`${action.label}: ${action.link}`, ''] : []), ...after, '', '--', footer].join('\n')
+    const text = [...paragraphs, '', ...(action ? [`${action.label}: ${action.link}`, ''] : []), ...(after.length > 0 ? [...after, ''] : []), '--', footer].join('\n')
     const p = (value: string) => `<p style="margin:0 0 16px">${escapeHtml(value)}</p>`
     const button = action
       ? `<p style="margin:24px 0"><a href="${escapeHtml(action.link)}" style="display:inline-block;background:#3346d3;color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(action.label)}</a></p>\n`

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { EmailTexts, SECURITY_CHANGES } from '../../../server/bff/auth/emails.ts'
+import { escapeHtml } from '../../../shared/html.ts'
 import { LOCALES } from '../../../shared/locales.ts'
 import { deviceName } from '../../../shared/user-agent.ts'
 import { root } from '../../helpers.ts'
@@ -36,6 +37,9 @@ t.test('every change, in every language, says what changed, when, where from and
       t.match(mail.text, '2001:db8::7', `${where}: the IP`)
       t.match(mail.text, values.forgotPasswordUrl, `${where}: the way to reset the password`)
       t.match(mail.text, values.profileUrl, `${where}: and to the profile`)
+      // "Reset your password with the button below": the advice comes before the button, in both forms.
+      t.ok(mail.text.indexOf(values.profileUrl) < mail.text.indexOf(values.forgotPasswordUrl), `${where}: the advice, then the reset link`)
+      t.ok(mail.html.indexOf(escapeHtml(values.profileUrl)) < mail.html.indexOf(`href="${values.forgotPasswordUrl}"`), `${where}: the advice, then the button`)
       t.match(mail.html, `<html lang="${locale}">`)
       if (change === 'emailChanged') {
         t.match(mail.text, 'n***@example.com', `${where}: the new address masked`)
