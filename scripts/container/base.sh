@@ -61,8 +61,9 @@ install -m 0755 "$work/node/package/bin/node" "$rootfs/usr/local/bin/node"
 tar -xzf "$npm_tgz" -C "$rootfs/usr/local/lib/node_modules/npm" --strip-components=1
 ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
 ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
-node_version="$(chroot "$rootfs" /usr/local/bin/node --version)"
-npm_version="$(chroot "$rootfs" /usr/local/bin/node /usr/local/lib/node_modules/npm/bin/npm-cli.js --version)"
+# The host's NODE_OPTIONS names host paths (a test runner's --import hooks): not inside the chroot.
+node_version="$(env -u NODE_OPTIONS chroot "$rootfs" /usr/local/bin/node --version)"
+npm_version="$(env -u NODE_OPTIONS chroot "$rootfs" /usr/local/bin/node /usr/local/lib/node_modules/npm/bin/npm-cli.js --version)"
 
 # uid/gid 1000 as in the official node images.
 chroot "$rootfs" groupadd --gid 1000 node
