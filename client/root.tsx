@@ -1,5 +1,5 @@
 import { useEffect } from 'react'
-import { Outlet, UNSAFE_useScrollRestoration as useScrollRestoration, useLocation, useRouteError, type LoaderFunctionArgs } from 'react-router'
+import { Outlet, UNSAFE_useScrollRestoration as useScrollRestoration, useLocation, useRouteError, useRouteLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { VersionResponse } from '../shared/types.ts'
 import { ErrorPage } from './components/error-page.tsx'
 import { ConsentBanner, Toaster } from './components/shell-parts.tsx'
@@ -54,7 +54,7 @@ function useGlobalErrorHandlers(): void {
 export function RootLayout() {
   const location = useLocation()
   const fatal = useFatalError()
-  useVersionPolling(location.pathname)
+  useVersionPolling(location.pathname, (useRouteLoaderData('root') as RootData | undefined)?.version ?? null)
   useGlobalErrorHandlers()
   useRouteHead()
   useChatWidget()

@@ -11,10 +11,13 @@ export function isPollingExcluded(pathname: string): boolean {
 /**
  * Polls /api/version on mount and every 6 s (spec §4, §9), except on /streaming and /sharing.
  * The polling (version-polling.ts) loads after the mount, outside the page's first JS.
+ * `renderedVersion`: the version the page was rendered with (the root loader's, in its footer) —
+ * the first version this tab saw, so a deploy between the page's load and the first poll, which
+ * comes only once the polling's code has loaded, is announced too.
  */
-export function useVersionPolling(pathname: string): void {
+export function useVersionPolling(pathname: string, renderedVersion: string | null): void {
   const { t, i18n } = useTranslation()
-  const state = useRef<VersionWatchState>({ firstVersion: null, versionNoticeShown: false })
+  const state = useRef<VersionWatchState>({ firstVersion: renderedVersion, versionNoticeShown: false })
   const excluded = isPollingExcluded(pathname)
 
   useEffect(() => {
