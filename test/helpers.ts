@@ -274,7 +274,7 @@ export class CookieJar {
 
 /** A browser tab talking to the SDK app: requests carry and update the jar. */
 export function browser(app: FastifyInstance, jar = new CookieJar()) {
-  const request = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
+  const request = async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) => {
     const response = await app.inject({
       method,
       url,
@@ -290,6 +290,8 @@ export function browser(app: FastifyInstance, jar = new CookieJar()) {
     post: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('POST', url, payload, headers),
     put: (url: string, payload: unknown = {}, headers?: Record<string, string>) => request('PUT', url, payload, headers),
     delete: (url: string, headers?: Record<string, string>) => request('DELETE', url, undefined, headers),
+    /** Any method, with a body for any of them (`delete` above sends none). */
+    send: (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => request(method, url, payload, headers),
   }
 }
 
@@ -298,16 +300,28 @@ export function lastMailLink(stack: Stack, to: string): URL {
   return lastMailLinkIn(stack.config.dataDir, to)
 }
 
-/** The newest link mailed to `to` through the embedded mailbox of a DATA_DIR (a process the test started). */
-export function lastMailLinkIn(dataDir: string, to: string): URL {
+/** A message of the embedded mailbox (DATA_DIR/mail), as the app wrote it. */
+export interface MailboxMessage {
+  to: string
+  subject: string
+  text: string
+  html: string
+}
+
+/** Every mail sent to `to` through the embedded mailbox of a DATA_DIR, oldest first. */
+export function mailsIn(dataDir: string, to: string): MailboxMessage[] {
   const folder = path.join(dataDir, 'mail')
-  const mails = fs
+  return fs
     .readdirSync(folder)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as { to: string; text: string })
+    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as MailboxMessage)
     .filter((mail) => mail.to === to)
-  return new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0])
+}
+
+/** The newest link mailed to `to` through the embedded mailbox of a DATA_DIR (a process the test started). */
+export function lastMailLinkIn(dataDir: string, to: string): URL {
+  return new URL(/https?:\/\/\S+/.exec(mailsIn(dataDir, to).at(-1)!.text)![0])
 }
 
 /**

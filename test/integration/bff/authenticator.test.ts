@@ -28,17 +28,7 @@ const period = () => Math.floor(Date.now() / 30_000)
 /** A code no window the core accepts (period −1…+1) would take. */
 const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code) => ![-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code))!
 
-/** Any request from the tab, with a body for any method (the helper's `delete` sends none). */
-async function send(tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) {
-  const response = await stack.bff.inject({
-    method,
-    url,
-    headers: { cookie: tab.jar.header(url), rid: 'anti-csrf', origin: 'http://localhost:3000', ...headers },
-    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
-  })
-  tab.jar.store(response)
-  return response
-}
+const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
 /** A confirmed authenticator on a fully signed-in tab: its secret and the recovery codes the set-up showed. */
 async function setUpTotp(tab: Tab): Promise<{ secret: Buffer; codes: string[] }> {

@@ -1,7 +1,5 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import t from 'tap'
-import { browser, buildStack, lastMailLink, signedInTab, waitUntil } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, mailsIn, signedInTab, waitUntil } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
 // Changing the account's email (issue 11): the current password asked and counted like a sign-in;
@@ -29,21 +27,7 @@ const signIn = async (email: string, password = PASSWORD) => (await browser(stac
 const change = (tab: Tab, newEmail: unknown, currentPassword: unknown = PASSWORD, headers: Record<string, string> = {}) => tab.post('/api/user/email', { newEmail, currentPassword }, headers)
 const confirm = (tab: Tab, token: string | null) => tab.post('/api/user/email/confirm', { token })
 
-interface StoredMail {
-  to: string
-  subject: string
-  text: string
-}
-/** Every mail sent to `to` through the embedded mailbox, oldest first. */
-function mailsTo(to: string): StoredMail[] {
-  const folder = path.join(stack.config.dataDir, 'mail')
-  return fs
-    .readdirSync(folder)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as StoredMail)
-    .filter((mail) => mail.to === to)
-}
+const mailsTo = (to: string) => mailsIn(stack.config.dataDir, to)
 const linkToken = (to: string) => lastMailLink(stack, to).searchParams.get('token')
 const tokenEmail = (tab: Tab) => (JSON.parse(Buffer.from(tab.jar.get('sAccessToken')!.split('.')[1]!, 'base64url').toString('utf8')) as { email?: string }).email
 

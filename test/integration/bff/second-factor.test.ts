@@ -22,17 +22,7 @@ const period = () => Math.floor(Date.now() / 30_000)
 /** A code no window the core accepts (period −1…+1) would take for any of these secrets. */
 const wrongCode = (...secrets: Buffer[]) => ['000000', '111111', '222222', '333333'].find((code) => !secrets.some((secret) => [-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code)))!
 
-/** Any request from the tab, with a JSON body for any method. */
-async function send(tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) {
-  const response = await stack.bff.inject({
-    method,
-    url,
-    headers: { cookie: tab.jar.header(url), rid: 'anti-csrf', 'fdi-version': '4.2', origin: 'http://localhost:3000', ...headers },
-    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
-  })
-  tab.jar.store(response)
-  return response
-}
+const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
 /** A confirmed authenticator named `name` on a fully signed-in tab that has none yet. */
 async function setUpTotp(tab: Tab, name = 'owner-phone'): Promise<{ secret: Buffer; codes: string[] }> {

@@ -1,9 +1,7 @@
-import fs from 'node:fs'
-import path from 'node:path'
 import t, { type Test } from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
 import { MAIL_RETRY_BASE_MS } from '../../../server/bff/auth/mail-outbox.ts'
-import { browser, buildStack, lastMailLink, signedInTab, waitUntil } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, mailsIn, signedInTab, waitUntil, type MailboxMessage } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
 // Security notices (issue 26 §1): every change to an account's security — an authenticator added
@@ -31,22 +29,8 @@ const period = () => Math.floor(Date.now() / 30_000)
 /** A code no window the core accepts (period −1…+1) would take. */
 const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code) => ![-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code))!
 
-interface StoredMail {
-  to: string
-  subject: string
-  text: string
-  html: string
-}
-/** Every mail sent to `to` through the embedded mailbox, oldest first. */
-function mailsTo(to: string): StoredMail[] {
-  const folder = path.join(stack.config.dataDir, 'mail')
-  return fs
-    .readdirSync(folder)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(fs.readFileSync(path.join(folder, name), 'utf8')) as StoredMail)
-    .filter((mail) => mail.to === to)
-}
+type StoredMail = MailboxMessage
+const mailsTo = (to: string) => mailsIn(stack.config.dataDir, to)
 
 async function userIdOf(email: string): Promise<string> {
   const { rows } = await stack.db.query<{ id: string }>('SELECT id FROM api.users WHERE email = $1', [email])
@@ -66,17 +50,7 @@ async function newestNotice(email: string, subject: string): Promise<StoredMail>
   return mailsTo(email).filter((mail) => mail.subject === subject).at(-1)!
 }
 
-/** Any request from the tab, with a body for any method (the helper's `delete` sends none). */
-async function send(tab: Tab, method: 'POST' | 'DELETE' | 'PATCH', url: string, payload?: unknown, headers: Record<string, string> = {}) {
-  const response = await stack.bff.inject({
-    method,
-    url,
-    headers: { cookie: tab.jar.header(url), rid: 'anti-csrf', origin: 'http://localhost:3000', ...headers },
-    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
-  })
-  tab.jar.store(response)
-  return response
-}
+const send = (tab: Tab, method: 'POST' | 'DELETE' | 'PATCH', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
 /** The language the user chooses on the profile. */
 async function chooseLanguage(tab: Tab, language: string): Promise<void> {
