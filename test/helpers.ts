@@ -9,6 +9,7 @@ import pg from 'pg'
 import type { Test } from 'tap'
 import { buildApi } from '../server/api/app.ts'
 import { buildAuthCore } from '../server/authcore/app.ts'
+import { base32Decode, totpCode } from '../server/authcore/totp.ts'
 import { buildBff } from '../server/bff/app.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
 import { loadConfig, type Config } from '../server/config.ts'
@@ -293,6 +294,20 @@ export function browser(app: FastifyInstance, jar = new CookieJar()) {
     /** Any method, with a body for any of them (`delete` above sends none). */
     send: (method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => request(method, url, payload, headers),
   }
+}
+
+/**
+ * A confirmed authenticator on a signed-in tab, set up as the app does (create, then verify with
+ * the current code): its secret and the recovery codes the set-up showed. `headers` go with the
+ * confirmation (a User-Agent for the notice it sends).
+ */
+export async function confirmedAuthenticator(tab: ReturnType<typeof browser>, deviceName = 'Softshelf', headers: Record<string, string> = {}): Promise<{ secret: Buffer; codes: string[] }> {
+  const created = await tab.post('/auth/totp/device', { deviceName })
+  if (created.json().status !== 'OK') throw new Error(`no device: ${created.body}`)
+  const secret = base32Decode(created.json().secret)
+  const verified = await tab.post('/auth/totp/device/verify', { deviceName, totp: totpCode(secret, Math.floor(Date.now() / 30_000)) }, headers)
+  if (verified.json().status !== 'OK') throw new Error(`not verified: ${verified.body}`)
+  return { secret, codes: verified.json().recoveryCodes as string[] }
 }
 
 /** The newest link mailed to `to` through the embedded mailbox (DATA_DIR/mail). */

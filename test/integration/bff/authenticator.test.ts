@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { browser, buildStack, signedInTab } from '../../helpers.ts'
+import { totpCode } from '../../../server/authcore/totp.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
 // The profile's authenticator (issue 11): the security summary, removing a device with a current
@@ -30,15 +30,7 @@ const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code)
 
 const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
-/** A confirmed authenticator on a fully signed-in tab: its secret and the recovery codes the set-up showed. */
-async function setUpTotp(tab: Tab): Promise<{ secret: Buffer; codes: string[] }> {
-  const created = await tab.post('/auth/totp/device', { deviceName: 'Softshelf' })
-  if (created.json().status !== 'OK') throw new Error(`no device: ${created.body}`)
-  const secret = base32Decode(created.json().secret)
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName: 'Softshelf', totp: totpCode(secret, period()) })
-  if (verified.json().status !== 'OK') throw new Error(`not verified: ${verified.body}`)
-  return { secret, codes: verified.json().recoveryCodes as string[] }
-}
+const setUpTotp = (tab: Tab) => confirmedAuthenticator(tab)
 
 /** A new sign-in with the password: the first factor done, the second owed. */
 async function signIn(email: string): Promise<Tab> {

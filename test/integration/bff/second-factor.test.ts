@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { browser, buildStack, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab } from '../../helpers.ts'
 
 // Issue 26: the second factor the account has guards every change to it.
 // §1 — another authenticator is added only with a current code of a confirmed device or a
@@ -24,15 +24,7 @@ const wrongCode = (...secrets: Buffer[]) => ['000000', '111111', '222222', '3333
 
 const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
-/** A confirmed authenticator named `name` on a fully signed-in tab that has none yet. */
-async function setUpTotp(tab: Tab, name = 'owner-phone'): Promise<{ secret: Buffer; codes: string[] }> {
-  const created = await tab.post('/auth/totp/device', { deviceName: name })
-  if (created.json().status !== 'OK') throw new Error(`no device: ${created.body}`)
-  const secret = base32Decode(created.json().secret)
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName: name, totp: totpCode(secret, period()) })
-  if (verified.json().status !== 'OK') throw new Error(`not verified: ${verified.body}`)
-  return { secret, codes: verified.json().recoveryCodes as string[] }
-}
+const setUpTotp = (tab: Tab, name = 'owner-phone') => confirmedAuthenticator(tab, name)
 
 /** A new sign-in with the password: the first factor done, the second owed. */
 async function signIn(email: string): Promise<Tab> {

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
 import { MAIL_RETRY_BASE_MS } from '../../../server/bff/auth/mail-outbox.ts'
-import { browser, buildStack, lastMailLink, mailsIn, signedInTab, waitUntil, type MailboxMessage } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, waitUntil, type MailboxMessage } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
 // Security notices (issue 26 §1): every change to an account's security — an authenticator added
@@ -59,14 +59,7 @@ async function chooseLanguage(tab: Tab, language: string): Promise<void> {
 }
 
 /** A confirmed authenticator (the account's first): its secret. */
-async function setUpTotp(tab: Tab, headers: Record<string, string> = {}): Promise<Buffer> {
-  const created = await tab.post('/auth/totp/device', { deviceName: 'Phone' })
-  if (created.json().status !== 'OK') throw new Error(`no device: ${created.body}`)
-  const secret = base32Decode(created.json().secret)
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: totpCode(secret, period()) }, headers)
-  if (verified.json().status !== 'OK') throw new Error(`not verified: ${verified.body}`)
-  return secret
-}
+const setUpTotp = async (tab: Tab, headers: Record<string, string> = {}) => (await confirmedAuthenticator(tab, 'Phone', headers)).secret
 
 /** What every notice says besides what changed, in English. */
 function saysTheRest(t: Test, mail: StoredMail): void {
