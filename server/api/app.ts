@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
-import { loggerOptions } from '../http/logger.ts'
+import { loggerOptions, quietPolledRoutes } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
@@ -137,6 +137,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     http: HTTP_SERVER_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  quietPolledRoutes(app)
   // The database as the API sees it: an outage is logged once, begun and ended (issue 18).
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   app.decorate('db', db)
