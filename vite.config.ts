@@ -75,7 +75,7 @@ export default defineConfig(({ command, isSsrBuild }) => ({
     ? {
         outDir: 'dist/ssr',
         emptyOutDir: true,
-        target: 'node22',
+        target: 'node20',
         sourcemap: true,
         copyPublicDir: false,
         // The server renders every part of a page at once (client/entry-server.tsx hands the deferred
