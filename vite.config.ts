@@ -45,6 +45,17 @@ const serverOnlyModulePaths: Plugin = {
   },
 }
 
+/**
+ * A dynamic import is there to move a module out of the first load (the browser build) and must do
+ * so: one that a static import elsewhere keeps in the same chunk (INEFFECTIVE_DYNAMIC_IMPORT) fails
+ * the build rather than printing a warning nobody reads (issue 27). Other warnings keep Vite's
+ * handling.
+ */
+export function failOnIneffectiveDynamicImport(warning: { code?: string; message: string }, warn: (warning: { code?: string; message: string }) => void): void {
+  if (warning.code === 'INEFFECTIVE_DYNAMIC_IMPORT') throw new Error(`${warning.message} (a dynamic import must split a chunk, or be a static import)`)
+  warn(warning)
+}
+
 // One config for the browser bundle (dist/client) and the server-rendering bundle (dist/ssr,
 // built with --ssr). In development the BFF runs Vite in middleware mode.
 export default defineConfig(({ command, isSsrBuild }) => ({
@@ -61,7 +72,17 @@ export default defineConfig(({ command, isSsrBuild }) => ({
         }
       : {},
   build: isSsrBuild
-    ? { outDir: 'dist/ssr', emptyOutDir: true, target: 'node20', sourcemap: true, copyPublicDir: false }
+    ? {
+        outDir: 'dist/ssr',
+        emptyOutDir: true,
+        target: 'node20',
+        sourcemap: true,
+        copyPublicDir: false,
+        // The server renders every part of a page at once (client/entry-server.tsx hands the deferred
+        // parts their code, and the page heads are built on the server): the splits the browser
+        // bundle makes buy it nothing, so its bundle is one file and every dynamic import is inlined.
+        rolldownOptions: { output: { codeSplitting: false }, onwarn: failOnIneffectiveDynamicImport },
+      }
     : {
         outDir: 'dist/client',
         emptyOutDir: true,
@@ -74,7 +95,7 @@ export default defineConfig(({ command, isSsrBuild }) => ({
         // issue 15). An older browser still runs every page; it fetches a page's chunks after the
         // entry rather than beside it.
         modulePreload: { polyfill: false },
-        rolldownOptions: { output: { codeSplitting: initialChunks } },
+        rolldownOptions: { output: { codeSplitting: initialChunks }, onwarn: failOnIneffectiveDynamicImport },
       },
   ssr: { noExternal: [] },
   server: { middlewareMode: true },

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/database.ts'
 import type { DeletionReason } from '../../shared/profile.ts'
 import { isDatabaseUnreachable } from '../db/reachability.ts'
+import { RepeatedFailureLog } from '../http/outage-log.ts'
 
 // Account deletion (issue 11), in an order that a crash cannot leave half-done:
 //   1. the request is written (who, why, the language);
@@ -26,6 +27,9 @@ export const DELETION_SWEEP_INTERVAL_MS = 60_000
 
 export class AccountDeletions {
   private timer: NodeJS.Timeout | undefined
+  /** Requests that cannot be finished yet, or a sweep that fails: one line when it begins, one when it ends (issue 27). */
+  private readonly unfinished: RepeatedFailureLog
+  private readonly sweeps: RepeatedFailureLog
 
   constructor(
     private readonly db: Database,
@@ -35,7 +39,10 @@ export class AccountDeletions {
     private readonly removeFiles: (userId: string) => Promise<void>,
     /** Cancels every subscription the user is still billed for; may be repeated. */
     private readonly cancelSubscriptions: (userId: string) => Promise<void> = async () => {},
-  ) {}
+  ) {
+    this.unfinished = new RepeatedFailureLog(log, 'finishing account deletions')
+    this.sweeps = new RepeatedFailureLog(log, 'the account-deletion sweep')
+  }
 
   /** Steps 1–5 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */
   async delete(userId: string, reason: DeletionReason, comment: string | null): Promise<boolean> {
@@ -73,24 +80,27 @@ export class AccountDeletions {
   async resume(): Promise<number> {
     const { rows } = await this.db.query<{ user_id: string }>('SELECT user_id FROM api.account_deletions ORDER BY requested_at LIMIT 100')
     let finished = 0
+    let stuck: unknown = null
     for (const { user_id: userId } of rows) {
       try {
         await this.finish(userId)
         finished += 1
       } catch (err) {
-        this.log.warn({ err }, 'an account deletion could not be finished yet; it is tried again in a minute')
+        stuck ??= err
       }
     }
     if (finished > 0) this.log.info({ finished }, 'unfinished account deletions finished')
+    if (stuck === null) this.unfinished.succeeded()
+    else this.unfinished.failed(stuck, 'an account deletion could not be finished yet; it is tried again every minute')
     return finished
   }
 
   start(): void {
     // A database out of reach is its outage log's to tell, once (issue 18); the sweep just runs again.
     const failed = (err: unknown) => {
-      if (!isDatabaseUnreachable(err)) this.log.warn({ err }, 'the account-deletion sweep failed')
+      if (!isDatabaseUnreachable(err)) this.sweeps.failed(err, 'the account-deletion sweep failed')
     }
-    this.timer = setInterval(() => void this.resume().catch(failed), DELETION_SWEEP_INTERVAL_MS)
+    this.timer = setInterval(() => void this.resume().then(() => this.sweeps.succeeded(), failed), DELETION_SWEEP_INTERVAL_MS)
     this.timer.unref()
   }
 

@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
-import { loggerOptions } from '../http/logger.ts'
+import { loggerOptions, quietPolledRoutes } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
@@ -31,7 +31,7 @@ import userRoutes from './routes/user.ts'
 import avatarRoutes from './routes/avatars.ts'
 import { migrateApiSchema } from './schema.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
-import { OutageLog } from '../http/outage-log.ts'
+import { OutageLog, RepeatedFailureLog } from '../http/outage-log.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
 import { setDisabled } from './users-repository.ts'
 import { AccountDeletions, deletionReasons } from './account-deletions.ts'
@@ -137,6 +137,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     http: HTTP_SERVER_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  quietPolledRoutes(app)
   // The database as the API sees it: an outage is logged once, begun and ended (issue 18).
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   app.decorate('db', db)
@@ -291,13 +293,18 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined
+  // A sweep that keeps failing is one line when it begins and one when it works again (issue 27).
+  const sweepFailures = new RepeatedFailureLog(app.log, 'the drive sweep')
   const sweepFiles = () =>
-    files.sweep().catch((err: unknown) => {
-      // A database out of reach is its outage log's to tell (issue 18).
-      if (isDatabaseUnreachable(err)) return
-      app.log.warn({ err }, 'the drive sweep failed; it runs again within the hour')
-      reporter?.captureBackgroundError(err, 'files-sweep')
-    })
+    files.sweep().then(
+      () => sweepFailures.succeeded(),
+      (err: unknown) => {
+        // A database out of reach is its outage log's to tell (issue 18).
+        if (isDatabaseUnreachable(err)) return
+        sweepFailures.failed(err, 'the drive sweep failed; it runs again within the hour')
+        reporter?.captureBackgroundError(err, 'files-sweep')
+      },
+    )
   app.addHook('onReady', async () => {
     await sweepFiles()
     filesSweep = setInterval(() => void sweepFiles(), FILES_SWEEP_INTERVAL_MS)

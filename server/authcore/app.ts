@@ -6,7 +6,7 @@ import { DatabaseTimeoutError } from '../db/guard.ts'
 import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS, errorBody } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
-import { loggerOptions } from '../http/logger.ts'
+import { loggerOptions, quietPolledRoutes } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
@@ -152,6 +152,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     http: HTTP_SERVER_OPTIONS,
   })
 
+  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  quietPolledRoutes(app)
   // The database as the core sees it: an outage is logged once, begun and ended (issue 18).
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   const box = new SecretBox(options.secret)

@@ -16,7 +16,7 @@ import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
-import { loggerOptions } from '../http/logger.ts'
+import { loggerOptions, quietPolledRoutes } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
@@ -105,6 +105,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     http: HTTP_SERVER_OPTIONS,
   })
+  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  quietPolledRoutes(app)
   // The database as the BFF sees it: an outage is logged once, begun and ended (issue 18).
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
 

@@ -77,3 +77,33 @@ export class OutageLog implements ReachabilityListener {
     this.log.info({ outage: this.what, downMs: now - outage.since, failures: outage.failures }, message)
   }
 }
+
+/**
+ * Work that runs on a timer (the mail outbox's rounds, the account-deletion sweep, readiness
+ * probes) and fails for another reason than an outage (issue 27): one warn line, with the error,
+ * when a run of failures begins, and one info line when the work next succeeds, with how many runs
+ * failed. The runs in between write nothing, so a fault that lasts writes two lines, not one per poll.
+ */
+export class RepeatedFailureLog {
+  private failures = 0
+
+  /** @param what the work, as the lines name it: "the mail outbox", "the account-deletion sweep" */
+  constructor(
+    private readonly log: OutageLogger,
+    private readonly what: string,
+    private readonly fields: Record<string, unknown> = {},
+  ) {}
+
+  /** A run failed; `message` says so on the first of a series. */
+  failed(err: unknown, message: string): void {
+    this.failures += 1
+    if (this.failures === 1) this.log.warn({ ...this.fields, err }, message)
+  }
+
+  /** A run succeeded. */
+  succeeded(): void {
+    if (this.failures === 0) return
+    this.log.info({ ...this.fields, failures: this.failures }, `${this.what} works again`)
+    this.failures = 0
+  }
+}

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/database.ts'
 import { isDatabaseUnreachable } from '../db/reachability.ts'
+import { RepeatedFailureLog } from './outage-log.ts'
 
 // /readyz of every service is exempt from rate limits (probes must never be refused), so its
 // probes' answer is kept for a moment: however often it is asked, the database and the services
@@ -95,13 +96,16 @@ declare module 'fastify' {
  * outage log's to tell, once (issue 18); anything else (a database that answers but refuses) is
  * a warning here.
  */
-export function databaseProbe(db: Pick<Database, 'query'>, log: Pick<FastifyBaseLogger, 'warn'>): () => Promise<DependencyState> {
+export function databaseProbe(db: Pick<Database, 'query'>, log: Pick<FastifyBaseLogger, 'warn' | 'info'>): () => Promise<DependencyState> {
+  // Probed every second while it lasts: one line when it begins, one when it ends (issue 27).
+  const failures = new RepeatedFailureLog(log, 'readiness: the database')
   return async () => {
     try {
       await db.query('SELECT 1')
+      failures.succeeded()
       return 'ok'
     } catch (err) {
-      if (!isDatabaseUnreachable(err)) log.warn({ err }, 'readiness: database not usable')
+      if (!isDatabaseUnreachable(err)) failures.failed(err, 'readiness: database not usable')
       return 'unreachable'
     }
   }

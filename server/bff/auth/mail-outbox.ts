@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { Counter, Gauge, type Registry } from 'prom-client'
 import type { Database } from '../../db/database.ts'
 import { isDatabaseUnreachable } from '../../db/reachability.ts'
-import { OutageLog } from '../../http/outage-log.ts'
+import { OutageLog, RepeatedFailureLog } from '../../http/outage-log.ts'
 import type { Locale } from '../../../shared/locales.ts'
 import { redactText } from '../../../shared/redaction.ts'
 import { recipientHash } from './mail-quota.ts'
@@ -124,6 +124,8 @@ export class MailOutbox {
   private readonly failed: Counter<'kind'>
   /** A mail server that does not answer is one warn line when it begins and one when it ends. */
   private readonly outage: OutageLog
+  /** A round that keeps failing (not for an outage) is one line when it begins and one when it ends. */
+  private readonly rounds: RepeatedFailureLog
   private timer: NodeJS.Timeout | undefined
   private round: Promise<void> | undefined
   /** Sends started inline that outlived the wait: their outcome is still recorded. */
@@ -136,6 +138,7 @@ export class MailOutbox {
     this.now = options.now ?? Date.now
     this.random = options.random ?? Math.random
     this.outage = new OutageLog(this.log, 'mail server', this.now)
+    this.rounds = new RepeatedFailureLog(this.log, 'the mail outbox', { event: 'mail-outbox' })
     const registers = options.registry ? [options.registry] : []
     this.sent = new Counter({ name: 'softshelf_mail_sent_total', help: 'Mails handed to the mail server, by kind.', labelNames: ['kind'], registers })
     this.failed = new Counter({
@@ -256,10 +259,13 @@ export class MailOutbox {
     if (this.timer) return
     this.timer = setInterval(() => {
       if (this.round) return
-      this.tick().catch((err: unknown) => {
-        // A database outage has its own log (one line when it begins); anything else is said here.
-        if (!isDatabaseUnreachable(err)) this.log.warn({ err, event: 'mail-outbox' }, 'the mail outbox could not be read')
-      })
+      this.tick().then(
+        () => this.rounds.succeeded(),
+        (err: unknown) => {
+          // A database outage has its own log (one line when it begins); anything else is said here, once while it lasts.
+          if (!isDatabaseUnreachable(err)) this.rounds.failed(err, 'the mail outbox could not be read')
+        },
+      )
     }, intervalMs)
     this.timer.unref()
   }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../db/database.ts'
 import { isOutageAnswer } from '../../http/errors.ts'
+import { RepeatedFailureLog } from '../../http/outage-log.ts'
 import { databaseProbe, InstanceReadiness } from '../../http/readiness.ts'
 import { BffNotReady } from '../errors.ts'
 
@@ -9,6 +10,8 @@ import { BffNotReady } from '../errors.ts'
  * product API are probed (at most once a second) and reported, never a reason to fail.
  */
 export function bffReadiness(app: FastifyInstance, db: Database, now?: () => number): InstanceReadiness {
+  // Probed every second while it lasts: one line when it begins, one when it ends (issue 27).
+  const apiFailures = new RepeatedFailureLog(app.log, 'readiness: the product API')
   return new InstanceReadiness(
     {
       // An outage (the database's, the API's) is its outage log's to tell, once (issue 18); anything else is said here.
@@ -17,9 +20,10 @@ export function bffReadiness(app: FastifyInstance, db: Database, now?: () => num
         try {
           const response = await app.upstreamApi.request({ method: 'GET', path: '/healthz', signal: AbortSignal.timeout(2_000) })
           if (response.status !== 200) throw new Error(`HTTP ${response.status}`)
+          apiFailures.succeeded()
           return 'ok'
         } catch (err) {
-          if (!isOutageAnswer((err as { code?: unknown }).code)) app.log.warn({ err }, 'readiness: product API not usable')
+          if (!isOutageAnswer((err as { code?: unknown }).code)) apiFailures.failed(err, 'readiness: product API not usable')
           return 'unreachable'
         }
       },
