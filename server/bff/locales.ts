@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
 import { escapeHtml } from '../../shared/html.ts'
+import { safeReturnPath } from '../../shared/return-path.ts'
 import { DEFAULT_LOCALE, LOCALES, NAMESPACES, negotiateLocale, type Locale } from '../../shared/locales.ts'
 import type { NamespaceResources } from '../../shared/ssr-contract.ts'
 
@@ -82,4 +83,31 @@ export function busyPages(catalog: LocaleCatalog, retryAfterSeconds = 2, text: '
     )
   }
   return (request) => pages.get(negotiateLocale(langCookie(request.headers.cookie), request.headers['accept-language']))!
+}
+
+/**
+ * The page a browser gets when a page load is over the rate limit (decision 027): in the visitor's
+ * language, saying when it will try again, and doing so by itself once Retry-After has passed (a
+ * meta refresh: no script, so the strict CSP of every answer holds). Cheap: a template per language,
+ * made at boot; only the seconds and the address to reload are filled in.
+ */
+export function rateLimitedPages(catalog: LocaleCatalog): (request: { headers: IncomingMessage['headers']; url: string }, retryAfterSeconds: number) => string {
+  const pages = new Map<Locale, (seconds: number, url: string) => string>()
+  for (const lng of LOCALES) {
+    const texts = (catalog.resources[lng].common as { errors?: Record<string, { title?: string; cause?: string; retry?: string } | undefined> }).errors?.rateLimited
+    const title = escapeHtml(texts?.title ?? 'Please wait a moment')
+    const cause = escapeHtml(texts?.cause ?? '')
+    const retry = escapeHtml(texts?.retry ?? '')
+    pages.set(
+      lng,
+      (seconds, url) =>
+        `<!doctype html><html lang="${lng}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta http-equiv="refresh" content="${seconds}"><title>${title}</title></head>` +
+        `<body><main><p>429</p><h1>${title}</h1><p>${cause.replace('{{seconds}}', String(seconds))}</p><p><a href="${escapeHtml(url)}">${retry}</a></p></main></body></html>`,
+    )
+  }
+  return (request, retryAfterSeconds) => {
+    // The link goes back to the page asked for; a request line's "//host" is no page of ours.
+    const url = safeReturnPath(request.url) ?? '/'
+    return pages.get(negotiateLocale(langCookie(request.headers.cookie), request.headers['accept-language']))!(retryAfterSeconds, url)
+  }
 }
