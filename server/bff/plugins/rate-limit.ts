@@ -26,14 +26,9 @@ const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set([
   '/metrics',
 ])
 
-/** The route pattern that answers a request (none: the not-found handler). */
-function routeOf(request: FastifyRequest): string | undefined {
-  return request.routeOptions.url
-}
-
 /** Whether a refused request is a browser's page load, answered with a page rather than JSON. */
 function wantsPage(request: FastifyRequest): boolean {
-  const route = routeOf(request) ?? ''
+  const route = request.routeOptions.url ?? ''
   return asksForPage(request.raw) && !/^\/(?:api|auth)(?:\/|$)/.test(route)
 }
 
@@ -116,11 +111,7 @@ export const rateLimitPlugin = fp(
       return reply.code(429).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(opts.page(request, retryAfter))
     }
 
-    app.addHook('onRequest', async (request, reply) => {
-      const route = routeOf(request)
-      if (route !== undefined && UNCOUNTED_ROUTES.has(route)) return
-      // A route with a limit of its own is counted by it alone, as before.
-      if (request.routeOptions.config?.rateLimit) return
+    const count = async (request: FastifyRequest, reply: FastifyReply) => {
       // Only a session the BFF verified names an account: a forged or garbled cookie is just the address.
       const accountId = await opts.accountOf(request)
       if (accountId !== undefined) {
@@ -130,6 +121,15 @@ export const rateLimitPlugin = fp(
       }
       const address = await byAddress(request)
       if (!address.isAllowed && address.isExceeded) return refuse(request, reply, address.ttlInSeconds, address.max)
+    }
+
+    // Decided once per route, when it is added: its own hook runs after the hooks of its scope,
+    // as the plugin's did (in development Vite's middleware answers its modules before it).
+    app.addHook('onRoute', (route) => {
+      if (UNCOUNTED_ROUTES.has(route.url ?? route.path)) return
+      // A route with a limit of its own is counted by it alone, as before.
+      if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit) return
+      route.onRequest = [...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : []), count]
     })
   },
   { name: 'rate-limit' },
