@@ -5,6 +5,7 @@ import { errorBody } from '../../http/errors.ts'
 import { routeLabel } from '../../http/metrics.ts'
 import { OutageLog } from '../../http/outage-log.ts'
 import { asksForPage } from '../../http/refusal.ts'
+import { RATE_LIMITED_PAGE_CSP } from '../locales.ts'
 import { redisCause, sharedOrLocalStore } from './shared-rate-limit-store.ts'
 
 const WINDOW_MS = 60_000
@@ -108,7 +109,7 @@ export const rateLimitPlugin = fp(
       reply.header('retry-after', String(retryAfter)).header('x-ratelimit-limit', String(max)).header('x-ratelimit-remaining', '0').header('x-ratelimit-reset', String(retryAfter))
       if (!wantsPage(request)) throw limitedError(request, retryAfter)
       // A person's browser: a page in their language that tries again by itself.
-      return reply.code(429).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(opts.page(request, retryAfter))
+      return reply.code(429).header('cache-control', 'no-store').header('content-security-policy', RATE_LIMITED_PAGE_CSP).type('text/html; charset=utf-8').send(opts.page(request, retryAfter))
     }
 
     const count = async (request: FastifyRequest, reply: FastifyReply) => {
