@@ -11,9 +11,9 @@ import { redisCause, sharedOrLocalStore } from './shared-rate-limit-store.ts'
 const WINDOW_MS = 60_000
 
 /**
- * Routes whose answers are static and cacheable, probes and the operator's metrics: never counted (decision 027). Decided
- * by the route that answers, never by the URL's spelling: whatever spelling reaches the logo
- * route is a logo, and no spelling of an /api path reaches one of these.
+ * Routes whose answers are static and cacheable, the probes and the operator's metrics: never
+ * counted (decision 027). Decided by the route that answers, never by the URL's spelling: whatever
+ * spelling reaches the logo route is a logo, and no spelling of an /api path reaches one of these.
  */
 const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set([
   '/assets/*',
@@ -23,7 +23,7 @@ const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set([
   '/favicon.svg',
   '/healthz',
   '/readyz',
-  // The operator's scrape, answered only to their token.
+  // The operator's scrape, answered only to their token (added before this plugin; named should that change).
   '/metrics',
 ])
 
