@@ -25,6 +25,9 @@
 //   and `bff` on PostgreSQL — pages, search, library reads and writes, sign-out and in, terms —
 //   every answer 2xx and no acknowledged library write lost; then again with the API restarted
 //   mid-run: 502/503/504 only while it is down (scripts/bench-load.ts).
+// - office (issue 27): `npm start` with the shipped rate limits; 50 people behind one address
+//   browse for a minute (pages with their logos, assets and locale files, the version poll): no 429,
+//   no socket error (scripts/bench-office.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -40,6 +43,7 @@ import { benchAvatar, printAvatar } from './bench-avatar.ts'
 import { benchFiles, printFiles } from './bench-files.ts'
 import { benchOverload, printOverload } from './bench-overload.ts'
 import { benchLoad, printLoad } from './bench-load.ts'
+import { benchOffice, printOffice } from './bench-office.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -55,7 +59,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load', 'office'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -674,12 +678,20 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
       return result.pass
     },
   ],
+  [
+    'office',
+    async () => {
+      const result = await benchOffice(cleanups)
+      printOffice(result)
+      return result.pass
+    },
+  ],
 ]
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`)
 const results: Array<[Section, boolean]> = []
 try {
-  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload', 'load'] as const).some(selected)) ensureBuilt()
+  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload', 'load', 'office'] as const).some(selected)) ensureBuilt()
   for (const [section, run] of sectionRuns) {
     if (!selected(section)) continue
     const started = performance.now()

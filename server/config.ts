@@ -39,7 +39,13 @@ export interface Config {
   redisUrl: string | undefined
   appUrl: string
   logLevel: LogLevel
+  /**
+   * RATE_LIMIT_MAX: counted requests (pages, API calls, writes; decision 027) per address per
+   * minute, from everyone behind it, signed in or not.
+   */
   rateLimitMax: number
+  /** RATE_LIMIT_ACCOUNT_MAX: counted requests per signed-in account per minute (decision 027); a tenth of RATE_LIMIT_MAX by default. */
+  rateLimitAccountMax: number
   /** TRUST_PROXY: no proxy (false), any (true), the nearest N hops, or their addresses (server/http/trust-proxy.ts). */
   trustProxy: TrustProxySetting
   buildId: string | undefined
@@ -469,6 +475,8 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = r.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development')
   const port = r.integer('PORT', 3000, 0, 65535)
   const apiPort = r.integer('API_PORT', 3001, 0, 65535)
+  // Decision 027: an address may be a school or an office; one account is one person.
+  const rateLimitMax = r.integer('RATE_LIMIT_MAX', 3000, 1, 1_000_000)
   const config: Config = {
     nodeEnv,
     host: r.string('HOST', '0.0.0.0'),
@@ -489,7 +497,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     appUrl: r.url('APP_URL', ['http:', 'https:'], `http://localhost:${port}`) ?? `http://localhost:${port}`,
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-    rateLimitMax: r.integer('RATE_LIMIT_MAX', 300, 1, 1_000_000),
+    rateLimitMax,
+    rateLimitAccountMax: r.integer('RATE_LIMIT_ACCOUNT_MAX', Math.ceil(rateLimitMax / 10), 1, 1_000_000),
     trustProxy: false,
     buildId: r.optional('BUILD_ID'),
     operatorToken: r.optional('OPERATOR_TOKEN'),

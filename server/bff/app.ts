@@ -27,9 +27,10 @@ import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.
 import { fastifyTrustProxy } from '../http/trust-proxy.ts'
 import { MailOutbox } from './auth/mail-outbox.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
+import { verifiedAccount } from './auth/page-session.ts'
 import { pageForms } from './auth/page-forms.ts'
 import { BffNotFound, BffValidation } from './errors.ts'
-import { busyPages, loadLocaleCatalog } from './locales.ts'
+import { busyPages, loadLocaleCatalog, rateLimitedPages } from './locales.ts'
 import { catalogueLogos } from './logos/logo-set.ts'
 import logoRoutes from './logos/routes.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
@@ -146,7 +147,13 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(securityHeadersPlugin, { https, dev, outside: outsideOrigins(config) })
   await app.register(cookie)
   await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] })
-  await app.register(rateLimitPlugin, { max: config.rateLimitMax, redisUrl: config.redisUrl })
+  await app.register(rateLimitPlugin, {
+    addressMax: config.rateLimitMax,
+    accountMax: config.rateLimitAccountMax,
+    redisUrl: config.redisUrl,
+    accountOf: verifiedAccount,
+    page: rateLimitedPages(catalog),
+  })
   await app.register(upstreamApiPlugin, { url: options.upstreamApiUrl, timeouts: config.upstream })
 
   if (!dev) {

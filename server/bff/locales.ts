@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
 import { escapeHtml } from '../../shared/html.ts'
+import { safeReturnPath } from '../../shared/return-path.ts'
 import { DEFAULT_LOCALE, LOCALES, NAMESPACES, negotiateLocale, type Locale } from '../../shared/locales.ts'
 import type { NamespaceResources } from '../../shared/ssr-contract.ts'
 
@@ -82,4 +83,39 @@ export function busyPages(catalog: LocaleCatalog, retryAfterSeconds = 2, text: '
     )
   }
   return (request) => pages.get(negotiateLocale(langCookie(request.headers.cookie), request.headers['accept-language']))!
+}
+
+/**
+ * The page a browser gets when a page load is over the rate limit (decision 027): in the visitor's
+ * language, saying when it will try again, and doing so by itself once Retry-After has passed (a
+ * meta refresh: no script; the strict CSP of every answer, plus its one style by hash). Cheap: a template per language,
+ * made at boot; only the seconds and the address to reload are filled in.
+ */
+const RATE_LIMITED_STYLE =
+  'body{margin:0;padding:3rem 1.25rem;font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2937;background:#f8fafc}' +
+  'main{max-width:34rem;margin:0 auto}p:first-child{margin:0;color:#64748b;font-weight:600}h1{margin:.25rem 0 1rem;font-size:1.6rem;line-height:1.25}' +
+  'a{display:inline-block;margin-top:.5rem;padding:.6rem 1rem;border-radius:.5rem;background:#2563eb;color:#fff;text-decoration:none;font-weight:600}a:focus-visible{outline:3px solid #93c5fd;outline-offset:2px}'
+
+/** The rate-limit page's CSP: the strict one of every answer, and its one inline style by hash. */
+export const RATE_LIMITED_PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(RATE_LIMITED_STYLE).digest('base64')}'; frame-ancestors 'none'; base-uri 'none'`
+
+export function rateLimitedPages(catalog: LocaleCatalog): (request: { headers: IncomingMessage['headers']; url: string }, retryAfterSeconds: number) => string {
+  const pages = new Map<Locale, (seconds: number, url: string) => string>()
+  for (const lng of LOCALES) {
+    const texts = (catalog.resources[lng].common as { errors?: Record<string, { title?: string; cause?: string; retry?: string } | undefined> }).errors?.rateLimited
+    const title = escapeHtml(texts?.title ?? 'Please wait a moment')
+    const cause = escapeHtml(texts?.cause ?? '')
+    const retry = escapeHtml(texts?.retry ?? '')
+    pages.set(
+      lng,
+      (seconds, url) =>
+        `<!doctype html><html lang="${lng}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta http-equiv="refresh" content="${seconds}"><title>${title}</title><style>${RATE_LIMITED_STYLE}</style></head>` +
+        `<body><main><p>429</p><h1>${title}</h1><p>${cause.replace('{{seconds}}', String(seconds))}</p><p><a href="${escapeHtml(url)}">${retry}</a></p></main></body></html>`,
+    )
+  }
+  return (request, retryAfterSeconds) => {
+    // The link goes back to the page asked for; a request line's "//host" is no page of ours.
+    const url = safeReturnPath(request.url) ?? '/'
+    return pages.get(negotiateLocale(langCookie(request.headers.cookie), request.headers['accept-language']))!(retryAfterSeconds, url)
+  }
 }

@@ -22,7 +22,7 @@ export interface Refusal {
   close?: boolean
 }
 
-function asksForPage(request: IncomingMessage): boolean {
+export function asksForPage(request: IncomingMessage): boolean {
   return (request.method === 'GET' || request.method === 'HEAD') && /\btext\/html\b/.test(request.headers.accept ?? '')
 }
 

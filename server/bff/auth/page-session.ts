@@ -68,3 +68,20 @@ export async function pageSession(request: FastifyRequest, reply: FastifyReply):
     return LOGGED_OUT
   }
 }
+
+/**
+ * The account a request's session belongs to, for counting its requests (decision 027). Only an
+ * access token the BFF verified (signature, expiry) names one; no cookie, an expired, forged or
+ * garbled one names none, so a made-up cookie can never buy a counter of its own. No claim is
+ * checked and nothing is written to the answer: it is read again, fully, where it is used.
+ */
+export async function verifiedAccount(request: FastifyRequest): Promise<string | undefined> {
+  const token = request.cookies?.sAccessToken
+  if (!token) return undefined
+  try {
+    const session = await Session.getSessionWithoutRequestResponse(token, undefined, { antiCsrfCheck: false, sessionRequired: false, overrideGlobalClaimValidators: () => [] })
+    return session?.getUserId()
+  } catch {
+    return undefined
+  }
+}

@@ -1,22 +1,62 @@
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { errorBody } from '../../http/errors.ts'
 import { routeLabel } from '../../http/metrics.ts'
 import { OutageLog } from '../../http/outage-log.ts'
+import { asksForPage } from '../../http/refusal.ts'
+import { RATE_LIMITED_PAGE_CSP } from '../locales.ts'
 import { redisCause, sharedOrLocalStore } from './shared-rate-limit-store.ts'
 
-/** Requests that never count: hashed assets, locale files and probes. */
-const EXEMPT = /^\/(?:assets\/|locales\/|favicon\.svg$|healthz$|readyz$)/
+const WINDOW_MS = 60_000
 
 /**
- * Per-IP limits (DESIGN.md §2): in memory for one instance, in Redis when REDIS_URL is set so
- * every instance shares the counters (each instance's memory while Redis is away). Behind a
- * proxy the IP is trusted only when TRUST_PROXY names it, so a forged X-Forwarded-For changes
- * nothing.
+ * Routes whose answers are static and cacheable, the probes and the operator's metrics: never
+ * counted (decision 027). Decided by the route that answers, never by the URL's spelling: whatever
+ * spelling reaches the logo route is a logo, and no spelling of an /api path reaches one of these.
+ */
+const UNCOUNTED_ROUTES: ReadonlySet<string> = new Set([
+  '/assets/*',
+  '/locales/:hash/:lng/:ns',
+  '/logos/*',
+  '/og/programs/*',
+  '/favicon.svg',
+  '/healthz',
+  '/readyz',
+  // The operator's scrape, answered only to their token (added before this plugin; named should that change).
+  '/metrics',
+])
+
+/** Whether a refused request is a browser's page load, answered with a page rather than JSON. */
+function wantsPage(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url ?? ''
+  return asksForPage(request.raw) && !/^\/(?:api|auth)(?:\/|$)/.test(route)
+}
+
+export interface RateLimitOptions {
+  /** Counted requests per address per minute, everyone behind it (RATE_LIMIT_MAX). */
+  addressMax: number
+  /** Counted requests per signed-in account per minute (RATE_LIMIT_ACCOUNT_MAX). */
+  accountMax: number
+  redisUrl: string | undefined
+  /** The account of the request's verified session; undefined for none, an expired, forged or garbled one. */
+  accountOf: (request: FastifyRequest) => Promise<string | undefined>
+  /** The page a browser's refused page load gets, in its language, reloading after `retryAfterSeconds`. */
+  page: (request: FastifyRequest, retryAfterSeconds: number) => string
+}
+
+/**
+ * Rate limits (DESIGN.md §2, decision 027). Only what costs is counted: pages, API calls and
+ * writes; static answers and probes never. Every counted request counts against its address;
+ * one with a verified session also against its account, with a budget of its own, so one busy
+ * person behind a shared address (a school, an office) cannot use up everyone's. Routes with a
+ * limit of their own (`config.rateLimit`: /auth writes, uploads, page forms…) keep it, per address.
+ * In memory for one instance, in Redis when REDIS_URL is set so every instance shares the counters
+ * (each instance's memory while Redis is away). Behind a proxy the address is trusted only when
+ * TRUST_PROXY names it, so a forged X-Forwarded-For changes nothing.
  */
 export const rateLimitPlugin = fp(
-  async (app: FastifyInstance, opts: { max: number; redisUrl: string | undefined }) => {
+  async (app: FastifyInstance, opts: RateLimitOptions) => {
     let store: FastifyRateLimitStoreCtor | undefined
     if (opts.redisUrl) {
       const ioredis = await import('ioredis')
@@ -43,20 +83,60 @@ export const rateLimitPlugin = fp(
         else redis.disconnect()
       })
     }
+    // The plugin itself only applies the routes' own limits (`config.rateLimit`); the general
+    // limit is the hook below, which needs two counters for a signed-in request.
     await app.register(rateLimit, {
-      global: true,
-      max: opts.max,
-      timeWindow: 60_000,
+      global: false,
+      max: opts.addressMax,
+      timeWindow: WINDOW_MS,
       ...(store ? { store } : {}),
-      allowList: (request: FastifyRequest) => EXEMPT.test(request.url),
       // Limit headers only once the limit is reached (with retry-after): every other answer stays lean.
       addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
       errorResponseBuilder: (request, context) => {
         request.server.metrics?.rateLimited.inc({ route: routeLabel(request) })
-        const body = errorBody(429, 'BFF_RATE_LIMITED', `Too many requests. Please wait ${Math.ceil(context.ttl / 1000)} seconds and try again.`, request.id)
-        return Object.assign(new Error(body.message), body, { retryAfter: Math.ceil(context.ttl / 1000) })
+        return limitedError(request, Math.ceil(context.ttl / 1000))
       },
+    })
+
+    // The account each counted request was found to be, verified once per request.
+    const accounts = new WeakMap<FastifyRequest, string>()
+    // Keys carry their kind, so no account id can name an address's counter or the reverse.
+    const byAddress = app.createRateLimit({ max: opts.addressMax, timeWindow: WINDOW_MS, keyGenerator: (request) => `address:${request.ip}` })
+    const byAccount = app.createRateLimit({ max: opts.accountMax, timeWindow: WINDOW_MS, keyGenerator: (request) => `account:${accounts.get(request)}` })
+
+    const refuse = (request: FastifyRequest, reply: FastifyReply, retryAfter: number, max: number) => {
+      request.server.metrics?.rateLimited.inc({ route: routeLabel(request) })
+      reply.header('retry-after', String(retryAfter)).header('x-ratelimit-limit', String(max)).header('x-ratelimit-remaining', '0').header('x-ratelimit-reset', String(retryAfter))
+      if (!wantsPage(request)) throw limitedError(request, retryAfter)
+      // A person's browser: a page in their language that tries again by itself.
+      return reply.code(429).header('cache-control', 'no-store').header('content-security-policy', RATE_LIMITED_PAGE_CSP).type('text/html; charset=utf-8').send(opts.page(request, retryAfter))
+    }
+
+    const count = async (request: FastifyRequest, reply: FastifyReply) => {
+      // Only a session the BFF verified names an account: a forged or garbled cookie is just the address.
+      const accountId = await opts.accountOf(request)
+      if (accountId !== undefined) {
+        accounts.set(request, accountId)
+        const account = await byAccount(request)
+        if (!account.isAllowed && account.isExceeded) return refuse(request, reply, account.ttlInSeconds, account.max)
+      }
+      const address = await byAddress(request)
+      if (!address.isAllowed && address.isExceeded) return refuse(request, reply, address.ttlInSeconds, address.max)
+    }
+
+    // Decided once per route, when it is added: its own hook runs after the hooks of its scope,
+    // as the plugin's did (in development Vite's middleware answers its modules before it).
+    app.addHook('onRoute', (route) => {
+      if (UNCOUNTED_ROUTES.has(route.url ?? route.path)) return
+      // A route with a limit of its own is counted by it alone, as before.
+      if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit) return
+      route.onRequest = [...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : []), count]
     })
   },
   { name: 'rate-limit' },
 )
+
+function limitedError(request: FastifyRequest, retryAfter: number): Error {
+  const body = errorBody(429, 'BFF_RATE_LIMITED', `Too many requests. Please wait ${retryAfter} seconds and try again.`, request.id)
+  return Object.assign(new Error(body.message), body, { retryAfter })
+}

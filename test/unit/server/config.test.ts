@@ -2,13 +2,20 @@ import t from 'tap'
 import { ConfigError, DEFAULT_READINESS_DELAY_MS, authCoreUrlOf, loadConfig, outsideOrigins, publicConfig, mailProblem, readinessDelayMs } from '../../../server/config.ts'
 import { Failover, splitCoreUrls } from '../../../server/http/core-urls.ts'
 
+t.test('RATE_LIMIT_ACCOUNT_MAX follows RATE_LIMIT_MAX unless set', async (t) => {
+  t.equal(loadConfig({ RATE_LIMIT_MAX: '95' }).rateLimitAccountMax, 10)
+  t.equal(loadConfig({ RATE_LIMIT_MAX: '95', RATE_LIMIT_ACCOUNT_MAX: '7' }).rateLimitAccountMax, 7)
+  t.throws(() => loadConfig({ RATE_LIMIT_ACCOUNT_MAX: '0' }), /RATE_LIMIT_ACCOUNT_MAX must be a whole number from 1/)
+})
+
 t.test('defaults need no environment at all', async (t) => {
   const config = loadConfig({})
   t.equal(config.port, 3000)
   t.equal(config.host, '0.0.0.0')
   t.equal(config.apiPort, 3001)
   t.equal(config.apiHost, '127.0.0.1')
-  t.equal(config.rateLimitMax, 300)
+  t.equal(config.rateLimitMax, 3000, 'per address: a school or an office (decision 027)')
+  t.equal(config.rateLimitAccountMax, 300, 'per signed-in account: a tenth of the address')
   t.equal(config.appUrl, 'http://localhost:3000')
   t.equal(config.databaseUrl, undefined)
   t.equal(config.trustProxy, false)
