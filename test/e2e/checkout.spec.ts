@@ -91,6 +91,7 @@ test('issue 27: once bought, every card says Owned — the catalogue, My library
   await expect(page).toHaveURL(/\/@\/library\?view=owned$/)
   await expect(card('REAPER').getByTestId('card-owned')).toBeVisible()
   await expect(card('REAPER').getByRole('button', { name: 'Add REAPER to my library' })).toBeVisible()
+  await axe(page, 'My library, Owned view')
   // The view is the URL's: the server renders it, before any script runs.
   const html = await (await page.request.get('/@/library?view=owned')).text()
   expect(html).toContain('data-testid="card-owned"')
