@@ -42,7 +42,7 @@ function ViewTabs({ view }: { view: ListingState['view'] }) {
   const { t } = useTranslation('auth')
   const { pathname } = useLocation()
   return (
-    <nav className="tabs library-views" aria-label={t('library.views.label')}>
+    <nav className="tabs" aria-label={t('library.views.label')}>
       {LIBRARY_VIEWS.map((option) => (
         <Link
           key={option}
