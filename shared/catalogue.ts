@@ -77,6 +77,10 @@ export type LibrarySortOption = (typeof LIBRARY_SORT_OPTIONS)[number]
 export const USER_LIBRARY_API_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'updated', 'recentlyAdded'] as const satisfies readonly [...typeof API_SORT_OPTIONS, string]
 export type UserLibraryApiSortOption = (typeof USER_LIBRARY_API_SORT_OPTIONS)[number]
 
+/** Issue 27: My library's two views, the programs saved (the default) and those bought or subscribed to (?view=owned). */
+export const LIBRARY_VIEWS = ['saved', 'owned'] as const
+export type LibraryView = (typeof LIBRARY_VIEWS)[number]
+
 export const DEFAULT_PAGE_SIZE = 24
 export const MAX_PAGE_SIZE = 100
 

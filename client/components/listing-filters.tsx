@@ -61,6 +61,7 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
           <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
         </div>
         {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
+        {state.view !== 'saved' ? <input type="hidden" name="view" value={state.view} /> : null}
         {category ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
         <SortField id="listing-sort" name="sort" defaultValue={state.sort} sorts={sorts} />
         {languageFilter ? (

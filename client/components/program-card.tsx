@@ -38,6 +38,12 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
           {program.summary}
         </p>
         <p className="program-card-meta">
+          {/* Issue 27: what the user bought or subscribes to, on every card under /@ (never on a public page). */}
+          {library?.owns(program.id) ? (
+            <span className="badge badge-owned" data-testid="card-owned">
+              {t('program.owned')}
+            </span>
+          ) : null}
           <span className={`badge ${program.isFree ? 'badge-free' : 'badge-paid'}`}>{t(`licenseTypes.${program.licenseType}`)}</span>
           <PriceLabel program={program} t={t} language={language} />
         </p>

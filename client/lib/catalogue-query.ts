@@ -1,5 +1,5 @@
 import { redirect } from 'react-router'
-import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type PriceFilter, type ProgramPage } from '../../shared/catalogue.ts'
+import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type LibraryView, type PriceFilter, type ProgramPage } from '../../shared/catalogue.ts'
 
 // A listing's state lives in the URL query (shareable, server-rendered, survives reload and
 // back/forward). A hand-edited URL with odd values gets the defaults, not an error page.
@@ -11,6 +11,8 @@ export interface ListingState {
   category: string
   q: string
   mine: boolean
+  /** My library's view (issue 27): the programs saved, or those owned (?view=owned). 'saved' elsewhere. */
+  view: LibraryView
   page: number
 }
 
@@ -18,8 +20,8 @@ function oneOf<T extends string>(value: string | null, allowed: readonly T[], fa
   return value !== null && (allowed as readonly string[]).includes(value) ? (value as T) : fallback
 }
 
-/** The state in a URL query; `sorts` are the sorts the page offers (an unknown one is the default). */
-export function readListingState(params: URLSearchParams, sorts: readonly LibrarySortOption[] = SORT_OPTIONS): ListingState {
+/** The state in a URL query; `sorts` and `views` are those the page offers (an unknown one is the default). */
+export function readListingState(params: URLSearchParams, sorts: readonly LibrarySortOption[] = SORT_OPTIONS, views: readonly LibraryView[] = ['saved']): ListingState {
   const page = Number(params.get('page'))
   return {
     price: oneOf(params.get('price'), LIBRARY_FILTER_TABS, 'all'),
@@ -27,6 +29,7 @@ export function readListingState(params: URLSearchParams, sorts: readonly Librar
     category: oneOf(params.get('category'), [ALL_CATEGORIES, ...PROGRAM_CATEGORIES], ALL_CATEGORIES),
     q: (params.get('q') ?? '').slice(0, 100),
     mine: params.get('mine') === '1',
+    view: oneOf(params.get('view'), views, 'saved'),
     page: Number.isInteger(page) && page >= 1 && page <= 10_000 ? page : 1,
   }
 }
@@ -39,6 +42,7 @@ export function listingSearch(state: ListingState): string {
   if (state.category !== ALL_CATEGORIES) params.set('category', state.category)
   if (state.sort !== 'namePopular') params.set('sort', state.sort)
   if (state.mine) params.set('mine', '1')
+  if (state.view !== 'saved') params.set('view', state.view)
   if (state.page > 1) params.set('page', String(state.page))
   const text = params.toString()
   return text ? `?${text}` : ''

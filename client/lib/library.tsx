@@ -7,10 +7,19 @@ import { LibraryContext, type LibraryState } from './catalogue/library-state.ts'
 import { showToast } from './toasts.ts'
 
 // The signed-in user's library as the catalogue pages under /@ see it: which programs are in it,
-// and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent). The cards and the
-// program page read it through catalogue/library-state.ts: a visitor's page never loads this code.
+// and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent), and which the user
+// owns (issue 27; GET /api/user/program-ids). The cards and the program page read it through
+// catalogue/library-state.ts: a visitor's page never loads this code, nor anyone's purchases.
 
-export function LibraryProvider({ ids, children, revalidateOnChange = false }: { ids: readonly string[]; children: ReactNode; revalidateOnChange?: boolean }) {
+interface LibraryProviderProps {
+  ids: readonly string[]
+  /** The programs the user owns (GET /api/user/program-ids `ownedIds`). */
+  ownedIds?: readonly string[]
+  children: ReactNode
+  revalidateOnChange?: boolean
+}
+
+export function LibraryProvider({ ids, ownedIds = [], children, revalidateOnChange = false }: LibraryProviderProps) {
   const { t } = useTranslation('common')
   const navigate = useNavigate()
   const revalidator = useRevalidator()
@@ -45,6 +54,7 @@ export function LibraryProvider({ ids, children, revalidateOnChange = false }: {
     },
     [inLibrary, navigate, revalidateOnChange, revalidator, t],
   )
-  const value = useMemo<LibraryState>(() => ({ has: (id) => inLibrary.has(id), busy: (id) => pending.has(id), toggle }), [inLibrary, pending, toggle])
+  const owned = useMemo(() => new Set(ownedIds), [ownedIds])
+  const value = useMemo<LibraryState>(() => ({ has: (id) => inLibrary.has(id), busy: (id) => pending.has(id), toggle, owns: (id) => owned.has(id) }), [inLibrary, pending, toggle, owned])
   return <LibraryContext.Provider value={value}>{children}</LibraryContext.Provider>
 }

@@ -13,27 +13,30 @@ import { PurchaseActions } from './checkout/purchase-actions.tsx'
 
 interface WithLibrary {
   libraryIds: string[]
+  /** Issue 27: what the user owns, for the cards' "Owned". */
+  ownedIds: string[]
 }
 
-async function libraryIds(args: LoaderFunctionArgs): Promise<string[]> {
-  return (await apiGet<{ programIds: string[] }>(args.context, '/api/user/program-ids', args.request.signal)).programIds
+async function libraryIds(args: LoaderFunctionArgs): Promise<WithLibrary> {
+  const ids = await apiGet<{ programIds: string[]; ownedIds: string[] }>(args.context, '/api/user/program-ids', args.request.signal)
+  return { libraryIds: ids.programIds, ownedIds: ids.ownedIds }
 }
 
 export async function listingLoader(args: LoaderFunctionArgs): Promise<listing.ListingData & WithLibrary> {
   const [data, ids] = await Promise.all([listing.loader(args), libraryIds(args)])
-  return { ...data, libraryIds: ids }
+  return { ...data, ...ids }
 }
 
 export async function programLoader(args: LoaderFunctionArgs) {
   const [data, ids, purchases] = await Promise.all([program.loader(args), libraryIds(args), apiGet<PurchaseView[]>(args.context, '/api/user/purchases', args.request.signal)])
   // Issue 13: the user's entitlement to this program, for Buy / Owned.
-  return { ...data, libraryIds: ids, purchase: purchases.find((purchase) => purchase.programId === data.id) ?? null }
+  return { ...data, ...ids, purchase: purchases.find((purchase) => purchase.programId === data.id) ?? null }
 }
 
 export function ListingComponent() {
-  const { libraryIds: ids } = useLoaderData() as WithLibrary
+  const { libraryIds: ids, ownedIds } = useLoaderData() as WithLibrary
   return (
-    <LibraryProvider ids={ids}>
+    <LibraryProvider ids={ids} ownedIds={ownedIds}>
       <listing.Component />
     </LibraryProvider>
   )
@@ -43,7 +46,7 @@ export function ProgramComponent() {
   const data = useLoaderData() as WithLibrary & ProgramDetail & { purchase: PurchaseView | null }
   // Keyed by program: moving to another program's page starts from its own library state.
   return (
-    <LibraryProvider key={data.id} ids={data.libraryIds}>
+    <LibraryProvider key={data.id} ids={data.libraryIds} ownedIds={data.ownedIds}>
       <program.Component purchase={<PurchaseActions key={`${data.id}:${data.purchase?.status ?? ''}`} program={data} purchase={data.purchase ?? undefined} />} />
     </LibraryProvider>
   )

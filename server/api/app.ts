@@ -280,7 +280,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   })
   app.addHook('onClose', async () => deletions.stop())
   const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
-  await app.register(userRoutes, { guard, signInMethods: core.signInMethods, deletions })
+  await app.register(userRoutes, { guard, signInMethods: core.signInMethods, deletions, now: clock })
   await app.register(avatarRoutes)
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })

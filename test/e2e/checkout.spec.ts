@@ -60,6 +60,52 @@ test('buy → the hosted page → Pay → the success page → Owned, in the lib
   await expect(page.getByRole('link', { name: 'REAPER' }).first()).toBeVisible()
 })
 
+test('issue 27: once bought, every card says Owned — the catalogue, My library, and its Owned view even when not saved', async ({ page, browser }) => {
+  await readyAccount(page, 'owner')
+  const card = (name: string) => page.locator('.program-card').filter({ has: page.getByRole('link', { name, exact: true }) })
+  await page.goto('/@/library?view=owned')
+  await hydrated(page)
+  await expect(page.getByTestId('library-empty')).toContainText('You do not own any paid programs yet.')
+  await page.goto('/@/programs?q=reaper')
+  await hydrated(page)
+  await expect(card('REAPER')).toBeVisible()
+  await expect(card('REAPER').getByTestId('card-owned')).toHaveCount(0)
+
+  await openProgram(page, 'reaper')
+  await page.getByRole('button', { name: 'Buy REAPER' }).click()
+  await page.getByRole('button', { name: 'Pay' }).click()
+  await expect(page).toHaveURL(/\/stripe\/success\?session_id=cs_test_/)
+  await hydrated(page)
+  await expect(page.getByTestId('checkout-outcome')).toHaveAttribute('data-outcome', 'paid')
+
+  await page.goto('/@/programs?q=reaper')
+  await hydrated(page)
+  await expect(card('REAPER').getByTestId('card-owned')).toHaveText('Owned')
+  await page.goto('/@/library')
+  await hydrated(page)
+  await expect(card('REAPER').getByTestId('card-owned')).toHaveText('Owned')
+  // Removed from the library it leaves the saved list, and stays in the Owned view.
+  await card('REAPER').getByRole('button', { name: 'Remove REAPER from my library' }).click()
+  await expect(card('REAPER')).toHaveCount(0)
+  await page.getByRole('navigation', { name: 'Library view' }).getByRole('link', { name: 'Owned' }).click()
+  await expect(page).toHaveURL(/\/@\/library\?view=owned$/)
+  await expect(card('REAPER').getByTestId('card-owned')).toBeVisible()
+  await expect(card('REAPER').getByRole('button', { name: 'Add REAPER to my library' })).toBeVisible()
+  await axe(page, 'My library, Owned view')
+  // The view is the URL's: the server renders it, before any script runs.
+  const html = await (await page.request.get('/@/library?view=owned')).text()
+  expect(html).toContain('data-testid="card-owned"')
+  expect(html).toMatch(/<a[^>]*aria-current="page"[^>]*>Owned<\/a>/)
+
+  // A visitor's catalogue (kept by the page cache) never carries anyone's marks.
+  const visitor = await browser.newContext()
+  const anonymous = await visitor.newPage()
+  await anonymous.goto(new URL('/library?q=reaper', page.url()).href)
+  await expect(anonymous.locator('.program-card').first()).toBeVisible()
+  await expect(anonymous.getByTestId('card-owned')).toHaveCount(0)
+  await visitor.close()
+})
+
 test('leaving the hosted page: the cancel page says nothing was charged and leads back', async ({ page }) => {
   await readyAccount(page, 'undecided')
   await openProgram(page, 'cinema-4d')

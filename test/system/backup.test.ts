@@ -74,7 +74,7 @@ t.test('a backup taken while the app runs, restored into a fresh DATA_DIR, signs
   const user = await person.get('/api/user')
   t.equal(user.status, 200, 'a complete session: verified and terms accepted, as before')
   t.match(await user.json(), { email: EMAIL, librarySize: 1, isTosAccepted: true })
-  t.same(await (await person.get('/api/user/program-ids')).json(), { programIds: ['blender'] })
+  t.same(await (await person.get('/api/user/program-ids')).json(), { programIds: ['blender'], ownedIds: [] })
   const files = (await (await person.get('/api/files')).json()) as { items: Array<{ id: string; name: string }> }
   t.match(files.items, [{ name: 'kept.txt' }])
   const content = await person.get(`/api/files/${files.items[0]!.id}/content`)

@@ -8,6 +8,8 @@ export interface LibraryState {
   has(id: string): boolean
   busy(id: string): boolean
   toggle(id: string): Promise<void>
+  /** Bought, or subscribed to with the paid period running (issue 27: the cards' "Owned"). */
+  owns(id: string): boolean
 }
 
 export const LibraryContext = createContext<LibraryState | null>(null)

@@ -53,24 +53,42 @@ export async function activePurchases(db: Queryable, userId: string): Promise<Pu
 }
 
 /**
+ * The one rule of ownership (issues 26 and 27): a purchase `pu` lets its user use its program at
+ * the time `now` (an SQL parameter) while it is an active one-time purchase, or an active
+ * subscription whose recorded paid period has not ended (a period end not known yet counts as
+ * running). Our purchase records only, never what the browser says. Streaming's refusal and the
+ * "Owned" marks of the catalogue and the library are both this condition.
+ */
+const entitles = (now: string) => `pu.status = 'active' AND (pu.kind = 'payment' OR pu.current_period_end IS NULL OR pu.current_period_end > ${now})`
+
+/**
  * The paid programs among `programIds` the user may not use at `now` (issue 26): a program is paid
- * as checkout sells it (a priced program of a paid licence); it may be used with an active one-time
- * purchase, or an active subscription whose recorded paid period has not ended (a period end not
- * known yet counts as running). Our purchase records only, never what the browser says. Free and
- * unknown ids are never in the answer.
+ * as checkout sells it (a priced program of a paid licence), and may be used with a purchase that
+ * `entitles`. Free and unknown ids are never in the answer.
  */
 export async function unentitledPaidPrograms(db: Queryable, userId: string, programIds: readonly string[], now: Date): Promise<Set<string>> {
   if (programIds.length === 0) return new Set()
   const { rows } = await db.query<{ id: string }>(
     `SELECT p.id FROM api.programs p JOIN api.license_types lt ON lt.id = p.license_type
       WHERE p.id = ANY($2::text[]) AND NOT lt.is_free AND p.price_amount IS NOT NULL
-        AND NOT EXISTS (
-          SELECT 1 FROM api.purchases pu
-           WHERE pu.user_id = $1 AND pu.program_id = p.id AND pu.status = 'active'
-             AND (pu.kind = 'payment' OR pu.current_period_end IS NULL OR pu.current_period_end > $3))`,
+        AND NOT EXISTS (SELECT 1 FROM api.purchases pu WHERE pu.user_id = $1 AND pu.program_id = p.id AND ${entitles('$3')})`,
     [userId, [...programIds], now],
   )
   return new Set(rows.map((row) => row.id))
+}
+
+/**
+ * The programs the user owns at `now` (issue 27: the "Owned" marks and the library's Owned view),
+ * by the same rule as streaming (`entitles`), the most recently bought first; saved in the library
+ * or not.
+ */
+export async function ownedPrograms(db: Queryable, userId: string, now: Date): Promise<string[]> {
+  const { rows } = await db.query<{ program_id: string }>(
+    `SELECT pu.program_id FROM api.purchases pu WHERE pu.user_id = $1 AND ${entitles('$2')}
+      GROUP BY pu.program_id ORDER BY max(pu.purchased_at) DESC, pu.program_id`,
+    [userId, now],
+  )
+  return rows.map((row) => row.program_id)
 }
 
 /**

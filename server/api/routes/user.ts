@@ -6,6 +6,7 @@ import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts
 import type { SignInMethod } from '../core-accounts.ts'
 import { ApiAuthUnavailable, ApiCatalogueNotFound, ApiDeletionPending, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
 import { CheckoutUnavailable } from '../checkout/errors.ts'
+import { ownedPrograms } from '../checkout/purchases.ts'
 import {
   acceptTerms,
   addToLibrary,
@@ -27,7 +28,7 @@ import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.t
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
-import { USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
+import { LIBRARY_VIEWS, USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
@@ -49,7 +50,11 @@ const UserRecord = Type.Object({
 
 /** GET /api/user/programs: the public listing's query; `sort` also takes recentlyAdded (newest added first). */
 const UserProgramListQuery = Type.Object(
-  { ...ProgramListQuery.properties, sort: StringEnum(USER_LIBRARY_API_SORT_OPTIONS, { default: 'namePopular' }) },
+  {
+    ...ProgramListQuery.properties,
+    sort: StringEnum(USER_LIBRARY_API_SORT_OPTIONS, { default: 'namePopular' }),
+    view: StringEnum(LIBRARY_VIEWS, { default: 'saved', description: 'saved: the programs in the library; owned (issue 27): the programs the user bought or subscribes to, saved or not (recentlyAdded: the newest purchase first).' }),
+  },
   { additionalProperties: false },
 )
 
@@ -106,6 +111,8 @@ export interface UserRouteOptions {
   guard: SessionGuard
   signInMethods: (userId: string, requestId?: string) => Promise<SignInMethod[]>
   deletions: AccountDeletions
+  /** The clock ownership is judged by (a subscription's paid period); tests move it. */
+  now: () => number
 }
 
 export default async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise<void> {
@@ -240,14 +247,32 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   // "recently added" (issue 15).
   api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: UserProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) => {
     const user = await activeUser(request)
-    return app.catalogue.list(request.query, await libraryNewestFirst(db, user.id), textLocale(request, reply))
+    const { view, ...query } = request.query
+    const ids = view === 'owned' ? await ownedPrograms(db, user.id, new Date(opts.now())) : await libraryNewestFirst(db, user.id)
+    return app.catalogue.list(query, ids, textLocale(request, reply))
   })
 
-  // Which programs are in the library, for the add/remove state of the catalogue pages under /@.
-  api.get('/api/user/program-ids', { preHandler: authenticate('complete'), schema: { response: { 200: Type.Object({ programIds: Type.Array(Type.String()) }) } } }, async (request) => {
-    const user = await activeUser(request)
-    return { programIds: (await libraryNewestFirst(db, user.id)).sort() }
-  })
+  // Which programs are in the library, for the add/remove state of the catalogue pages under /@,
+  // and which the user owns, for their "Owned" marks (issue 27; private, like every answer here).
+  api.get(
+    '/api/user/program-ids',
+    {
+      preHandler: authenticate('complete'),
+      schema: {
+        response: {
+          200: Type.Object({
+            programIds: Type.Array(Type.String(), { description: 'The programs in the library, sorted.' }),
+            ownedIds: Type.Array(Type.String(), { description: 'The programs bought once, or subscribed to with the paid period running, sorted; in the library or not.' }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const user = await activeUser(request)
+      const [saved, owned] = await Promise.all([libraryNewestFirst(db, user.id), ownedPrograms(db, user.id, new Date(opts.now()))])
+      return { programIds: saved.sort(), ownedIds: owned.sort() }
+    },
+  )
 
   for (const method of ['post', 'delete'] as const) {
     api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }), response: { 200: LibraryChange } } }, async (request) => {

@@ -267,7 +267,7 @@ t.test('the second factor without script: a wrong code in the page, the right on
   const right = await postForm(stack, login.headers.location as string, { totp: totpCode(secret, period() + 1) }, { jar })
   t.equal(right.statusCode, 303)
   t.equal(right.headers.location, '/@/programs/blender')
-  t.same((await stack.bff.inject({ method: 'GET', url: '/api/user/program-ids', headers: { cookie: jar.header('/api') } })).json(), { programIds: ['blender'] })
+  t.same((await stack.bff.inject({ method: 'GET', url: '/api/user/program-ids', headers: { cookie: jar.header('/api') } })).json(), { programIds: ['blender'], ownedIds: [] })
 })
 
 t.test('a form of a page the BFF does not answer is told in a page; other posts stay JSON errors', async (t) => {

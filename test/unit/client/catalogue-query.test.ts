@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { pageItems, readListingState, redirectPastLastPage } from '../../../client/lib/catalogue-query.ts'
+import { LIBRARY_SORT_OPTIONS } from '../../../shared/catalogue.ts'
+import { listingSearch, pageItems, readListingState, redirectPastLastPage } from '../../../client/lib/catalogue-query.ts'
 
 // Issue 15: numbered pages (first, last, current ±1, an ellipsis for what is left out) and a page
 // number past the last page sent to the last one.
@@ -52,4 +53,14 @@ t.test('a page past the last one goes to the last page, the rest of the query ke
   t.equal(redirected(t, '/library?page=11', 257), null, 'the last page is a page')
   t.equal(redirected(t, '/library?page=1', 0), null, 'page 1 always exists')
   t.equal(redirected(t, '/library', 0), null)
+})
+
+t.test('issue 27: My library\'s view is in the URL, only where the page offers it, and links keep it', async (t) => {
+  const views = ['saved', 'owned'] as const
+  const owned = readListingState(new URLSearchParams('view=owned&price=paid&page=2'), LIBRARY_SORT_OPTIONS, views)
+  t.equal(owned.view, 'owned')
+  t.equal(listingSearch({ ...owned, page: 1 }), '?price=paid&view=owned', 'a filter link of the Owned view stays in it')
+  t.equal(readListingState(new URLSearchParams('view=bought'), LIBRARY_SORT_OPTIONS, views).view, 'saved', 'an unknown view is the default')
+  t.equal(readListingState(new URLSearchParams('view=owned')).view, 'saved', 'the catalogue has no views: the parameter is ignored')
+  t.equal(listingSearch(readListingState(new URLSearchParams('view=saved'), LIBRARY_SORT_OPTIONS, views)), '', 'the default view is left out of URLs')
 })
