@@ -309,6 +309,8 @@ test('an authenticator added from the profile; its recovery codes shown once sig
   await expect(section.getByTestId('totp-status')).toHaveText('Two-step verification is off.')
 
   await page.getByRole('link', { name: 'Log out' }).click()
+  // Signed out first: a signed-in user opening /login is sent home (issue 27).
+  await expect(page).toHaveURL(/\/login$/)
   await logIn(page, email)
   await expect(page).toHaveURL(/\/@\/library$/)
 })
