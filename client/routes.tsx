@@ -4,7 +4,7 @@ import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
-import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
+import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard } from './lib/guards.ts'
 import type { PageHead } from './lib/head.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
@@ -103,23 +103,39 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), 'home') },
               ...publicTwinRoutes(),
-              accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
+              // Issue 27: about a session's pending step; without a session, log in first.
+              {
+                loader: sessionPageGuard,
+                shouldRevalidate: alwaysRevalidate,
+                children: [accountPage('check-email', 'Check your email', () => emailPages().then((m) => ({ Component: m.CheckEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx')],
+              },
             ],
           },
-          // Spec §2: the welcome page uses no layout.
+          // Spec §2: the welcome page uses no layout. Issue 27: like the login and the forgotten
+          // password, which skip the check in spec §2 but whose forms a fully signed-in user has no
+          // use for (spec §4: on to /@); a second factor or an email still owed keeps them open.
           accountPage('welcome', 'Create your account', () => import('./pages/auth/welcome.tsx'), 'client/pages/auth/welcome.tsx'),
+          // Issue 15: the account forms' pages export the action that shows a form the BFF answered
+          // without the page's script (decision 025).
+          accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
+          accountPage('forgot-password', 'Forgot your password', () => import('./pages/auth/forgot-password.tsx'), 'client/pages/auth/forgot-password.tsx'),
         ],
       },
       {
         // Spec §2: login-related pages, terms, cookie, privacy, verify-email, reset-password and
-        // /@/logout skip the check.
+        // /@/logout skip the check (the login and forgotten-password forms are public pages above,
+        // issue 27).
         id: 'unguarded',
         children: [
           {
             id: 'unguarded-default-layout',
             Component: DefaultLayout,
             children: [
-              accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
+              {
+                loader: sessionPageGuard,
+                shouldRevalidate: alwaysRevalidate,
+                children: [accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage, action: m.action })), 'client/pages/auth/email-verification.tsx')],
+              },
               // The second factor decides for itself: it serves both a pending sign-in and set-up (decision 008).
               accountPage('mfa', 'Two-step verification', () => import('./pages/auth/mfa.tsx'), 'client/pages/auth/mfa.tsx'),
               // Issue 13: the error-reporting test page; no sign-in, never indexed.
@@ -132,10 +148,6 @@ export const routes: RouteObject[] = [
               { path: '*', ErrorBoundary: PageErrorBoundary, Component: RenderedByErrorBoundary, loader: notFoundLoader, handle: { head: null } },
             ],
           },
-          // Issue 15: the account forms' pages export the action that shows a form the BFF answered
-          // without the page's script (decision 025).
-          accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
-          accountPage('forgot-password', 'Forgot your password', () => import('./pages/auth/forgot-password.tsx'), 'client/pages/auth/forgot-password.tsx'),
           accountPage('reset-password', 'Choose a new password', () => import('./pages/auth/reset-password.tsx'), 'client/pages/auth/reset-password.tsx'),
           accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
           // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.

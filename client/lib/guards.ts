@@ -29,6 +29,16 @@ export async function publicGuard({ context, request }: LoaderFunctionArgs): Pro
   return { state }
 }
 
+/**
+ * Pages about a session's pending step (/check-email, /email-not-verified): a visitor without a
+ * session has no link on the way and no email to verify, so logs in first (issue 27); on a page
+ * load the BFF adds the page as the way back (server/bff/plugins/ssr.ts).
+ */
+export async function sessionPageGuard({ context }: LoaderFunctionArgs): Promise<null> {
+  if ((await sessionState(context)) === 'LOGGED_OUT') throw redirect('/login')
+  return null
+}
+
 /** Protected routes: the session first, then the user's record and the terms (spec §4). */
 export async function protectedGuard({ context, request }: LoaderFunctionArgs): Promise<SignedInData> {
   const target = protectedRedirect(await sessionState(context))

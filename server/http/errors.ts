@@ -50,8 +50,15 @@ const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'STREAMING_', 'CHEC
  */
 const DELIBERATE_5XX_PREFIXES = ['STREAMING_']
 
+/**
+ * Answers that say a capability is not set up on this server (issue 27: card payments without
+ * STRIPE_SECRET_KEY): what the operator chose, not a fault — relayed like the families above, and
+ * no error line or error report, however often a page asks.
+ */
+const NOT_CONFIGURED_CODES = new Set(['CHECKOUT_NOT_CONFIGURED'])
+
 export function isDeliberateServerError(code: unknown): boolean {
-  return typeof code === 'string' && DELIBERATE_5XX_PREFIXES.some((prefix) => code.startsWith(prefix))
+  return typeof code === 'string' && (NOT_CONFIGURED_CODES.has(code) || DELIBERATE_5XX_PREFIXES.some((prefix) => code.startsWith(prefix)))
 }
 
 function ownCode(code: string | undefined, prefix: string): code is string {
@@ -208,6 +215,7 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
       reply.header('retry-after', String(error.retryAfter ?? DATABASE_RETRY_AFTER_SECONDS))
       return reply.code(503).send(errorBody(503, error.code, error.message, request.id))
     }
+    if (status === 503 && error.code !== undefined && NOT_CONFIGURED_CODES.has(error.code)) return reply.code(503).send(errorBody(503, error.code, error.message, request.id))
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')
       report(error, request, reply)

@@ -275,24 +275,60 @@ test.describe('the account pages at their edges (item 8)', () => {
     await expect(page.getByLabel('New password', { exact: true })).toHaveCount(0)
   })
 
-  test('"Send the email again" signed out says why and leads to the login', async ({ page }) => {
+  test('issue 27: no form a person has no use for — signed out, the email pages lead to the login; signed in, the account forms lead home', async ({ page }) => {
+    const problems: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text())
+    })
+    page.on('response', (response) => {
+      if (response.status() === 401) problems.push(`401 ${response.url()}`)
+    })
     await page.goto('/check-email?redirectToPath=%2F%40%2Fprograms%2Fblender')
+    await expect(page).toHaveURL(/\/login\?redirectToPath=%2Fcheck-email%3FredirectToPath%3D%252F%2540%252Fprograms%252Fblender$/)
+    await expect(page.getByText('We sent you a link')).toHaveCount(0)
+    await page.goto('/email-not-verified')
+    await expect(page).toHaveURL(/\/login\?redirectToPath=%2Femail-not-verified$/)
     await hydrated(page)
-    await page.getByRole('button', { name: 'Send the email again' }).click()
-    const notice = page.getByTestId('resend-notice')
-    await expect(notice).toContainText('You are not logged in in this browser, so we cannot tell which address to send the link to.')
-    await expect(page).toHaveURL(/\/check-email\?/)
-    await notice.getByRole('link', { name: 'Log in to send it again' }).click()
-    await expect(page).toHaveURL(/\/login\?redirectToPath=%2F%40%2Fprograms%2Fblender$/)
+    await expect(page.getByRole('link', { name: 'Log out' })).toHaveCount(0)
+    expect(problems, 'no 401 and no error in the console').toEqual([])
+
+    await readyAccount(page, 'home')
+    for (const form of ['/login', '/welcome', '/forgot-password?email=x', '/LOGIN/']) {
+      await page.goto(form)
+      await expect(page, form).toHaveURL(/\/@\/library$/)
+    }
+    // Moving inside the app (as a link does) is guarded the same way as a page load.
+    await page.goto('/@/my-profile')
+    await hydrated(page)
+    await page.evaluate(() => {
+      history.pushState(null, '', '/login')
+      dispatchEvent(new PopStateEvent('popstate'))
+    })
+    await expect(page).toHaveURL(/\/@\/library$/)
+    await expect(page.getByLabel('Password')).toHaveCount(0)
   })
 
-  test('an external sign-in that fails shows in the login page\'s layout, with the spec\'s words and the way back', async ({ page }) => {
+  test('an external sign-in that fails says so in the visitor\'s language, keeps the spec\'s words as the detail, and leads to a new attempt', async ({ page, context, baseURL }) => {
     await page.goto('/auth-callback/oidc?code=x&state=y')
     await expect(page.getByTestId('callback-error')).toHaveText('No valid auth state present in session storage')
+    await expect(page.getByTestId('callback-problem')).toContainText('We could not finish signing you in')
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Signing you in')
     await expect(page.locator('.auth-shell .auth-card')).toBeVisible()
-    await page.getByRole('link', { name: 'Back to log in' }).click()
+    await page.getByRole('link', { name: 'Try signing in again' }).click()
     await expect(page).toHaveURL(/\/login$/)
+
+    // Issue 27: in German the page speaks German around the spec's English message.
+    await context.addCookies([{ name: 'lang', value: 'de', url: baseURL! }])
+    await page.goto('/auth-callback/oidc?code=x&state=y')
+    const problem = page.getByTestId('callback-problem')
+    await expect(problem).toContainText('Wir konnten Ihre Anmeldung nicht abschließen: Sie wurde nicht in diesem Tab begonnen')
+    await expect(problem).toContainText('Technische Details:')
+    await expect(page.getByTestId('callback-error')).toHaveText('No valid auth state present in session storage')
+    await expect(page.getByTestId('callback-error')).toHaveAttribute('lang', 'en')
+    await expect(page.getByText('Im Sitzungsspeicher')).toHaveCount(0)
+    await page.getByRole('link', { name: 'Erneut anmelden' }).click()
+    await expect(page).toHaveURL(/\/login$/)
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Anmelden')
   })
 })
 
@@ -390,16 +426,11 @@ test.describe('the account forms without JavaScript (item 9)', () => {
     await context.close()
   })
 
-  test('"Send the email again" signed out says why in the visitor\'s language; a link opened elsewhere leads to log in', async ({ browser, baseURL }) => {
+  test('issue 27: signed out, /check-email leads to the login without the script too; a link opened elsewhere leads to log in', async ({ browser, baseURL }) => {
     const { context, page } = await noScript(browser)
     await context.addCookies([{ name: 'lang', value: 'de', url: baseURL! }])
     await page.goto('/check-email?redirectToPath=%2F%40%2Fprograms%2Fblender')
-    await page.getByRole('button', { name: 'E-Mail erneut senden' }).click()
-    await expectAPage(page)
-    const notice = page.getByTestId('resend-notice')
-    await expect(notice).toContainText('Sie sind in diesem Browser nicht angemeldet, daher wissen wir nicht, an welche Adresse wir den Link senden sollen.')
-    await notice.getByRole('link', { name: 'Melden Sie sich an, um ihn erneut zu senden' }).click()
-    await expect(page).toHaveURL(/\/login\?redirectToPath=%2F%40%2Fprograms%2Fblender$/)
+    await expect(page).toHaveURL(/\/login\?redirectToPath=%2Fcheck-email%3FredirectToPath%3D%252F%2540%252Fprograms%252Fblender$/)
 
     const signUp = await noScript(browser)
     await signUp.page.goto('/welcome')

@@ -140,6 +140,30 @@ test('a subscription: owned with its renewal date, then cancelled at period end'
   await expect(page.getByText(/^Ends on /)).toBeVisible()
 })
 
+test('issue 27: a server without card payments says so on the success page, with nothing to check again', async ({ page }) => {
+  await readyAccount(page, 'nostripe')
+  await hydrated(page)
+  // This run's server has Stripe; the API's answer without it (test/integration/bff/
+  // checkout-not-configured.test.ts) is given to the page's own call, reached by moving inside the app.
+  await page.route('**/api/user/checkout/**', (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify({ statusCode: 503, code: 'CHECKOUT_NOT_CONFIGURED', error: 'Service Unavailable', message: 'Card payments are not set up on this server: nothing can be bought or paid for here by card, and nothing was charged.', requestId: 'e2e' }),
+    }),
+  )
+  await page.evaluate(() => {
+    history.pushState(null, '', '/stripe/success?session_id=cs_test_e2e')
+    dispatchEvent(new PopStateEvent('popstate'))
+  })
+  const outcome = page.getByTestId('checkout-outcome')
+  await expect(outcome).toHaveAttribute('data-outcome', 'notConfigured')
+  await expect(outcome.getByRole('heading', { level: 1 })).toHaveText('Card payments are not set up here')
+  await expect(outcome).toContainText('nothing was bought and nothing was charged')
+  await expect(page.getByRole('button', { name: 'Check again' })).toHaveCount(0)
+  await expect(outcome.getByRole('link', { name: 'Go to my library' })).toBeVisible()
+})
+
 test('a forged session id on the success page grants nothing and says so', async ({ page }) => {
   await readyAccount(page, 'forger')
   await page.goto('/stripe/success?session_id=cs_test_forged0000')

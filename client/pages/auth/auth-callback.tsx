@@ -8,7 +8,7 @@ import { continueTo, takeExternalReturn } from '../../lib/account/continue.ts'
 import { ThirdParty } from '../../lib/auth.ts'
 import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
 
-/** Spec §5: the SDK's state checks, each with its exact message, translated by this map. */
+/** Spec §5: the SDK's state checks, each with its exact message, explained in the visitor's language by this map. */
 const STATE_MESSAGES: Record<string, 'noState' | 'noStateReceived' | 'expired' | 'invalidState'> = {
   'No valid auth state present in session storage': 'noState',
   'No state recieved from auth provider': 'noStateReceived',
@@ -17,15 +17,22 @@ const STATE_MESSAGES: Record<string, 'noState' | 'noStateReceived' | 'expired' |
 }
 const PROVIDER_ERROR_PREFIX = 'Auth provider responded with error: '
 
+/** A failure: what it means in the visitor's language, and the spec's own English words where it names them. */
+interface Failure {
+  message: string
+  detail?: string
+}
+
 /**
  * /auth-callback/{provider}: the provider sent the visitor back; finish the sign-in and go on to
  * where the login page was asked to lead (issue 15 item 3). A failure shows in the login page's
- * layout with the way back to it.
+ * layout with the way back to it: said in the visitor's language, with spec §5's message kept in
+ * English as its detail (issue 27).
  */
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const navigate = useNavigate()
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<Failure | null>(null)
   const [target, setTarget] = useState<ReturnTarget | null>(null)
   const started = useRef(false)
   useEffect(() => {
@@ -41,13 +48,13 @@ export function Component() {
           await continueTo(navigate, returnTo)
           return
         }
-        setError(result.status === 'NO_EMAIL_GIVEN_BY_PROVIDER' ? t('auth:callback.noEmail') : problemMessage(outcomeOfAnswer(result as SdkAnswer).problem ?? { kind: 'unknown' }, t, i18n.language))
+        setError({ message: result.status === 'NO_EMAIL_GIVEN_BY_PROVIDER' ? t('auth:callback.noEmail') : problemMessage(outcomeOfAnswer(result as SdkAnswer).problem ?? { kind: 'unknown' }, t, i18n.language) })
       } catch (failure) {
         const message = failure instanceof Error ? failure.message : ''
         const key = STATE_MESSAGES[message]
-        if (key) setError(t(`auth:callback.${key}`))
-        else if (message.startsWith(PROVIDER_ERROR_PREFIX)) setError(t('auth:callback.providerError', { error: message.slice(PROVIDER_ERROR_PREFIX.length) }))
-        else setError(problemMessage(await problemOfFailure(failure), t, i18n.language))
+        if (key) setError({ message: t(`auth:callback.${key}`), detail: message })
+        else if (message.startsWith(PROVIDER_ERROR_PREFIX)) setError({ message: t('auth:callback.providerError'), detail: message })
+        else setError({ message: problemMessage(await problemOfFailure(failure), t, i18n.language) })
       }
     })()
   }, [navigate, t, i18n.language])
@@ -55,11 +62,21 @@ export function Component() {
     <AuthShell title={t('auth:callback.title')}>
       {error ? (
         <>
-          <Notice kind="error" testId="callback-error">
-            {error}
+          <Notice kind="error" testId="callback-problem">
+            <p>{error.message}</p>
+            {error.detail ? (
+              <p className="callback-detail">
+                <small>
+                  {t('auth:callback.detail')}{' '}
+                  <code lang="en" data-testid="callback-error">
+                    {error.detail}
+                  </code>
+                </small>
+              </p>
+            ) : null}
           </Notice>
           <Link className="button" to={`/login${returnSearch(target)}`}>
-            {t('auth:callback.backToLogin')}
+            {t('auth:callback.tryAgain')}
           </Link>
         </>
       ) : (

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail } from '../../../shared/catalogue.ts'
 import type { CheckoutResult, CheckoutStatus } from '../../../shared/checkout.ts'
+import type { ErrorBody } from '../../../shared/types.ts'
 import { apiResponse } from '../../lib/api.ts'
 
 // Where Stripe's hosted page returns to (issue 13, spec §2: /stripe/success and /stripe/cancel,
@@ -9,7 +10,7 @@ import { apiResponse } from '../../lib/api.ts'
 // Stripe, against this user, and grants a paid one — and says so honestly: paid, still
 // processing, not completed, expired, or unknown.
 
-type Outcome = CheckoutStatus | 'notFound' | 'unavailable'
+type Outcome = CheckoutStatus | 'notFound' | 'unavailable' | 'notConfigured'
 
 interface ReturnData {
   outcome: Outcome
@@ -36,6 +37,8 @@ export async function successLoader({ request, context }: LoaderFunctionArgs): P
   if (sessionId === '') return { outcome: 'notFound', program: null }
   const answer = await apiResponse(context, `/api/user/checkout/${encodeURIComponent(sessionId)}`, request.signal)
   if (answer.status === 404 || answer.status === 400) return { outcome: 'notFound', program: null }
+  // Issue 27: a server without card payments says so once; asking again would change nothing.
+  if ((answer.body as ErrorBody | null)?.code === 'CHECKOUT_NOT_CONFIGURED') return { outcome: 'notConfigured', program: null }
   if (answer.status !== 200) return { outcome: 'unavailable', program: null }
   const result = answer.body as CheckoutResult
   return { outcome: result.status, program: await programOf(context, result.programId, request.signal) }
@@ -54,6 +57,7 @@ const TITLES = {
   ended: 'success.endedTitle',
   notFound: 'success.notFoundTitle',
   unavailable: 'success.unavailableTitle',
+  notConfigured: 'success.notConfiguredTitle',
 } as const
 
 export function SuccessPage() {
@@ -71,6 +75,7 @@ export function SuccessPage() {
     ended: t('success.ended', { name }),
     notFound: t('success.notFound'),
     unavailable: t('success.unavailable'),
+    notConfigured: t('success.notConfigured'),
   }
   const good = outcome === 'paid'
   return (

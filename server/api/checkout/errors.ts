@@ -9,6 +9,11 @@ export const CheckoutUnavailable = createError(
   'Card payments are not available right now. Nothing was charged; please try again later.',
   503,
 )
+/**
+ * Issue 27: this server sells nothing by card (no STRIPE_SECRET_KEY). A fact about the server, not
+ * an outage: no Retry-After, no error line (server/http/errors.ts), and the success page says so.
+ */
+export const CheckoutNotConfigured = createError('CHECKOUT_NOT_CONFIGURED', 'Card payments are not set up on this server: nothing can be bought or paid for here by card, and nothing was charged.', 503)
 export const CheckoutSessionNotFound = createError(
   'CHECKOUT_SESSION_NOT_FOUND',
   'There is no payment of yours with this reference. If you paid, the program appears in your library within a few minutes.',

@@ -9,7 +9,7 @@ import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CheckoutStatus } from '../../../shared/checkout.ts'
 import { STRIPE_WEBHOOK_BODY_LIMIT } from '../../http/body-limits.ts'
 import { minorUnits, type CardProvider, type SessionFacts } from './card-provider.ts'
-import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotPaid, CheckoutSessionNotFound, CheckoutUnavailable } from './errors.ts'
+import { CheckoutAlreadyOwned, CheckoutNoSubscription, CheckoutNotConfigured, CheckoutNotPaid, CheckoutSessionNotFound } from './errors.ts'
 import {
   CHECKOUT_SESSION_EVENTS,
   activePurchases,
@@ -77,7 +77,7 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
   const db = app.db
   const { authenticate, activeUser } = opts.guard
   const provider = () => {
-    if (!opts.provider) throw new CheckoutUnavailable()
+    if (!opts.provider) throw new CheckoutNotConfigured()
     return opts.provider
   }
 

@@ -9,7 +9,7 @@ import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
-import { DATABASE_RETRY_AFTER_SECONDS, ERROR_EVENT_HEADER, errorBody, isOutageAnswer } from '../../http/errors.ts'
+import { DATABASE_RETRY_AFTER_SECONDS, ERROR_EVENT_HEADER, errorBody, isDeliberateServerError, isOutageAnswer } from '../../http/errors.ts'
 import { safeReturnPath } from '../../../shared/return-path.ts'
 import { returnQuery } from '../../../shared/return-path.ts'
 import { BffNotFound, BffUpstreamBadResponse } from '../errors.ts'
@@ -211,6 +211,14 @@ export function serverApiHeaders(request: FastifyRequest, locale: Locale, access
   return headers
 }
 
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return null
+  }
+}
+
 /** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
 function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
   return {
@@ -235,6 +243,13 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
           ...(init?.signal ? { signal: init.signal } : {}),
         })
         if (response.status >= 500) {
+          const type = String(response.headers['content-type'] ?? '')
+          // A deliberate answer (card payments not set up, streaming off) reaches the page as the
+          // API gave it, as the browser's calls get it through the proxy (issue 27).
+          if (response.status === 503 && type.includes('json')) {
+            const body = parseJson(response.body.toString('utf8'))
+            if (isDeliberateServerError((body as { code?: unknown } | null)?.code)) return { status: 503, body }
+          }
           // A 503 is the API's own outage answer, logged once there (issue 18).
           if (response.status !== 503) request.log.warn({ upstreamStatus: response.status, path: apiPath }, 'upstream API failed during render')
           const error = upstreamStatusError(response.status)

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
-import { browser, buildStack } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab } from '../../helpers.ts'
 
 // The route guard of spec §2/§4 on the server: every session state is redirected before any HTML
 // is sent, and signed-in pages are private.
@@ -19,7 +19,7 @@ t.test('the server-side route guard follows the session from sign-up to a signed
 
   await t.test('a visitor', async (t) => {
     for (const url of ['/@', '/@/library', '/@/programs/blender', '/tos', '/mfa']) t.match(await page(url), { status: 302, location: '/login' }, url)
-    for (const url of ['/', '/login', '/welcome', '/check-email', '/email-not-verified', '/verify-email?token=x', '/reset-password?token=x', '/@/logout', '/auth-callback/oidc']) {
+    for (const url of ['/', '/login', '/welcome', '/forgot-password', '/verify-email?token=x', '/reset-password?token=x', '/@/logout', '/auth-callback/oidc']) {
       t.equal((await page(url)).status, 200, url)
     }
   })
@@ -68,7 +68,7 @@ t.test('the server-side route guard follows the session from sign-up to a signed
     t.match(await page('/category/3d?sort=nameAsc'), { status: 302, location: '/@/category/3d?sort=nameAsc' })
     t.match(await page('/publisher/blender-foundation'), { status: 302, location: '/@/publisher/blender-foundation' }, 'issue 15: publishers have a twin too')
     t.match(await page('/check-email'), { status: 302, location: '/@' }, 'no twin: the signed-in home')
-    t.equal((await page('/login')).status, 200, 'login-related pages skip the check')
+    t.match(await page('/login'), { status: 302, location: '/@' }, 'issue 27: no login form for a fully signed-in user')
   })
 
   t.equal((await tab.post('/api/user/accept-tos', { isInMailList: false })).statusCode, 200)
@@ -146,4 +146,49 @@ t.test('a protected page sends to each step it owes with itself as the target (i
   const mail = JSON.parse(fs.readFileSync(path.join(mailDir, fs.readdirSync(mailDir).sort()[0]!), 'utf8')) as { text: string }
   t.equal((await tab.post('/auth/user/email/verify', { method: 'token', token: new URL(/https?:\/\/\S+/.exec(mail.text)![0]).searchParams.get('token') })).json().status, 'OK')
   t.equal(await location('/@/programs/blender'), '/tos?redirectToPath=%2F%40%2Fprograms%2Fblender')
+})
+
+// Issue 27: every spelling the page router takes for these pages (React Router matches paths
+// without regard to case and with or without a trailing slash; a query changes nothing).
+const spellings = (path: string, query: string) => [path, `${path}/`, path.toUpperCase(), `${path[0]}${path[1]!.toUpperCase()}${path.slice(2)}`, `${path}?${query}`, `${path}/?${query}`]
+
+t.test('issue 27: a fully signed-in user opening the login, sign-up or forgotten-password form goes to /@; a pending step keeps them', async (t) => {
+  const stack = await buildStack(t, { auth: true })
+  const page = async (tab: ReturnType<typeof browser>, url: string) => {
+    const response = await tab.get(url, { accept: 'text/html' })
+    return { status: response.statusCode, location: response.headers.location }
+  }
+  const forms = ['/login', '/welcome', '/forgot-password']
+
+  const ready = await signedInTab(stack, 'ready@example.com')
+  for (const path of forms) {
+    for (const url of spellings(path, 'redirectToPath=%2F%40%2Fprograms%2Fblender')) t.same(await page(ready, url), { status: 302, location: '/@' }, url)
+  }
+
+  const unverified = browser(stack.bff)
+  t.equal((await unverified.post('/auth/signup', form({ email: 'unverified@example.com', password: 'a good long password' }))).json().status, 'OK')
+  for (const url of [...forms, '/check-email', '/email-not-verified']) t.equal((await page(unverified, url)).status, 200, `email not verified: ${url} stays open`)
+
+  // A second factor owed: the account has an authenticator, and a new sign-in has only the password.
+  await confirmedAuthenticator(ready)
+  const pending = browser(stack.bff)
+  t.equal((await pending.post('/auth/signin', form({ email: 'ready@example.com', password: 'correct horse battery' }))).json().status, 'OK')
+  t.match(await page(pending, '/@/library'), { status: 302, location: '/mfa' }, 'the second factor is owed')
+  for (const url of [...forms, '/mfa']) t.equal((await page(pending, url)).status, 200, `second factor owed: ${url} stays open`)
+})
+
+t.test('issue 27: a visitor without a session on /check-email or /email-not-verified logs in first, with the page as the way back', async (t) => {
+  const stack = await buildStack(t, { auth: true })
+  const tab = browser(stack.bff)
+  for (const path of ['/check-email', '/email-not-verified']) {
+    for (const url of spellings(path, 'redirectToPath=%2F%40%2Fprograms%2Fblender')) {
+      const response = await tab.get(url, { accept: 'text/html' })
+      t.equal(response.statusCode, 302, url)
+      t.equal(response.headers.location, `/login?redirectToPath=${encodeURIComponent(url)}`, url)
+      t.equal(response.body, '', `${url}: nothing of the page is sent`)
+    }
+  }
+  // The way back leads to the page again once logged in: the target is one the login follows.
+  const back = new URL(String((await tab.get('/check-email', { accept: 'text/html' })).headers.location), 'http://x').searchParams.get('redirectToPath')
+  t.equal(back, '/check-email')
 })
