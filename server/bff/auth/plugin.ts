@@ -24,7 +24,7 @@ import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
-import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
+import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn, unblockSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
 import type { MailOutbox } from './mail-outbox.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
@@ -140,6 +140,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     },
     reserveSignIn: (request, email) => reserveSignIn(attempts, request, email),
     settleSignIn: (request, status) => settleSignIn(attempts, request, status),
+    unblockSignIn: (request, email) => unblockSignIn(attempts, request, email),
     sessionVerdict: (accessTokens, sessionHandle) => {
       for (const token of accessTokens) {
         const parts = jwtParts(token)
