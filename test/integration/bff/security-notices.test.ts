@@ -262,42 +262,6 @@ t.test('signing out another device, or all of them, is told; nothing to sign out
   t.match(all.text, FORGOT)
 })
 
-t.test('a mail server that is down does not turn the change into an error: the notice waits in the outbox', async (t) => {
-  const smtp = await startSmtpServer(t)
-  await smtp.stop()
-  let now = clock
-  const down = await buildStack(t, { auth: true, now: () => now, env: { SMTP_URL: smtp.url, AUTH_RATE_LIMIT_MAX: '1000' } })
-  // Signed up while mail is down: the verification link is read from the outbox's row.
-  const tab = browser(down.bff)
-  t.equal((await tab.post('/auth/signup', form('outage@example.com'))).json().status, 'OK')
-  await smtp.start()
-  now += MAIL_RETRY_BASE_MS * 2
-  await down.bff.mailOutbox.tick()
-  await waitUntil(() => smtp.received.length === 1)
-  const link = new URL(/https?:\/\/\S+/.exec(decodeQuotedPrintable(smtp.received[0]!.raw))![0])
-  t.equal((await tab.post('/auth/user/email/verify', { method: 'token', token: link.searchParams.get('token') })).json().status, 'OK')
-  t.equal((await tab.post('/api/user/accept-tos', { isInMailList: false })).statusCode, 200)
-
-  await smtp.stop()
-  const changed = await tab.post('/api/user/password', { currentPassword: PASSWORD, newPassword: 'a brand new password' }, FROM)
-  t.equal(changed.statusCode, 200, 'the password is changed')
-  t.same(changed.json(), { status: 'OK', sessionsEnded: 0 })
-  // Its first try, which the answer did not wait for, fails.
-  await waitUntil(async () => (await down.db.query<{ last_error: string | null }>(`SELECT last_error FROM bff.mail_outbox WHERE kind = 'securityNotice'`)).rows[0]?.last_error != null)
-  const { rows } = await down.db.query<{ status: string }>(`SELECT status FROM bff.mail_outbox WHERE kind = 'securityNotice'`)
-  t.same(rows.map((row) => row.status), ['queued'], 'the notice waits')
-
-  await smtp.start()
-  now += MAIL_RETRY_BASE_MS * 2
-  await down.bff.mailOutbox.tick()
-  await waitUntil(() => smtp.received.length === 2)
-  const notice = decodeQuotedPrintable(smtp.received[1]!.raw)
-  t.same(smtp.received[1]!.to, ['outage@example.com'])
-  t.match(notice, 'Your Softshelf password was changed', 'sent once the server answers')
-  t.match(notice, 'Firefox on Linux')
-  t.match(notice, FORGOT)
-})
-
 // Issue 27: the language chosen in the header of a signed-in user changed only the `lang` cookie —
 // the profile kept the old language, and the mails and the next sign-in followed the profile or
 // the cookie, whichever they read. The header's choice (PUT /api/user/language) is the account's.
@@ -352,4 +316,40 @@ t.test('PUT /api/user/language: a visitor\'s choice is the browser\'s; a bad one
   t.equal(refused.statusCode, 503)
   t.match(refused.json(), { statusCode: 503, code: 'BFF_LANGUAGE_NOT_SAVED', message: /could not be saved to your account/ })
   t.notOk(refused.cookies.some((cookie) => cookie.name === 'lang'), 'not saved: not switched either')
+})
+
+t.test('a mail server that is down does not turn the change into an error: the notice waits in the outbox', async (t) => {
+  const smtp = await startSmtpServer(t)
+  await smtp.stop()
+  let now = clock
+  const down = await buildStack(t, { auth: true, now: () => now, env: { SMTP_URL: smtp.url, AUTH_RATE_LIMIT_MAX: '1000' } })
+  // Signed up while mail is down: the verification link is read from the outbox's row.
+  const tab = browser(down.bff)
+  t.equal((await tab.post('/auth/signup', form('outage@example.com'))).json().status, 'OK')
+  await smtp.start()
+  now += MAIL_RETRY_BASE_MS * 2
+  await down.bff.mailOutbox.tick()
+  await waitUntil(() => smtp.received.length === 1)
+  const link = new URL(/https?:\/\/\S+/.exec(decodeQuotedPrintable(smtp.received[0]!.raw))![0])
+  t.equal((await tab.post('/auth/user/email/verify', { method: 'token', token: link.searchParams.get('token') })).json().status, 'OK')
+  t.equal((await tab.post('/api/user/accept-tos', { isInMailList: false })).statusCode, 200)
+
+  await smtp.stop()
+  const changed = await tab.post('/api/user/password', { currentPassword: PASSWORD, newPassword: 'a brand new password' }, FROM)
+  t.equal(changed.statusCode, 200, 'the password is changed')
+  t.same(changed.json(), { status: 'OK', sessionsEnded: 0 })
+  // Its first try, which the answer did not wait for, fails.
+  await waitUntil(async () => (await down.db.query<{ last_error: string | null }>(`SELECT last_error FROM bff.mail_outbox WHERE kind = 'securityNotice'`)).rows[0]?.last_error != null)
+  const { rows } = await down.db.query<{ status: string }>(`SELECT status FROM bff.mail_outbox WHERE kind = 'securityNotice'`)
+  t.same(rows.map((row) => row.status), ['queued'], 'the notice waits')
+
+  await smtp.start()
+  now += MAIL_RETRY_BASE_MS * 2
+  await down.bff.mailOutbox.tick()
+  await waitUntil(() => smtp.received.length === 2)
+  const notice = decodeQuotedPrintable(smtp.received[1]!.raw)
+  t.same(smtp.received[1]!.to, ['outage@example.com'])
+  t.match(notice, 'Your Softshelf password was changed', 'sent once the server answers')
+  t.match(notice, 'Firefox on Linux')
+  t.match(notice, FORGOT)
 })
