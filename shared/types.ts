@@ -22,6 +22,16 @@ export interface BackendPackageResponse {
   buildId: string
 }
 
+/** GET /api/user/deletion-summary: what deleting the account removes beyond its record (issue 27). */
+export interface DeletionSummary {
+  /** Every file of the drive, the trash and uploads under way included; `bytes` their sizes. */
+  files: { count: number; bytes: number }
+  /** Share links that work now (not revoked, not expired, their item not in the trash). */
+  shareLinks: number
+  /** Subscriptions still billed, cancelled with the account. */
+  subscriptions: Array<{ programId: string; name: string }>
+}
+
 /** GET /api/user: the signed-in user's own record (issue 5). */
 export interface UserRecord {
   id: string

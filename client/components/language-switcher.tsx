@@ -1,9 +1,12 @@
-import { useId } from 'react'
+import { useId, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
 import type { i18n as I18n } from 'i18next'
 import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale, type Locale } from '../../shared/locales.ts'
+import { apiSend } from '../lib/api.ts'
+import { hasLocalSession } from '../lib/session-state.ts'
+import { showToast } from '../lib/toasts.ts'
 
 /**
  * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders
@@ -24,20 +27,35 @@ export function cookieLocale(): Locale | undefined {
   return value && isLocale(value) ? value : undefined
 }
 
-/** Sets the `lang` cookie (365 days) so the server renders the next page in that language too. */
+/**
+ * Sets the `lang` cookie (365 days) so the server renders the next page in that language too. A
+ * signed-in user's choice is the account's (issue 27): the BFF saves it on the profile — which every
+ * later sign-in and every mail follow — and sets the cookie (PUT /api/user/language); one it could
+ * not save changes nothing, and a toast says so.
+ */
 export function LanguageSwitcher() {
   const { t, i18n } = useTranslation()
   const revalidator = useRevalidator()
   const id = useId()
+  const [busy, setBusy] = useState(false)
   const change = async (value: string) => {
     if (!isLocale(value)) return
+    if (hasLocalSession()) {
+      setBusy(true)
+      const saved = await apiSend('PUT', '/api/user/language', { language: value })
+      setBusy(false)
+      if (!saved.ok) {
+        showToast({ kind: 'error', title: t('language.notSaved') })
+        return
+      }
+    }
     await switchTabLocale(i18n, value)
     await revalidator.revalidate()
   }
   return (
     <div className="language-switcher">
       <label htmlFor={id}>{t('language.label')}</label>
-      <select id={id} value={i18n.language} onChange={(event) => void change(event.target.value)} data-testid="language-switcher">
+      <select id={id} value={i18n.language} disabled={busy} onChange={(event) => void change(event.target.value)} data-testid="language-switcher">
         {LOCALES.map((locale) => (
           <option key={locale} value={locale} lang={locale}>
             {LOCALE_NAMES[locale]}

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/database.ts'
 import type { DeletionReason } from '../../shared/profile.ts'
+import type { DeletionSummary } from '../../shared/types.ts'
 import { isDatabaseUnreachable } from '../db/reachability.ts'
 import { RepeatedFailureLog } from '../http/outage-log.ts'
 
@@ -39,9 +40,40 @@ export class AccountDeletions {
     private readonly removeFiles: (userId: string) => Promise<void>,
     /** Cancels every subscription the user is still billed for; may be repeated. */
     private readonly cancelSubscriptions: (userId: string) => Promise<void> = async () => {},
+    private readonly now: () => number = Date.now,
   ) {
     this.unfinished = new RepeatedFailureLog(log, 'finishing account deletions')
     this.sweeps = new RepeatedFailureLog(log, 'the account-deletion sweep')
+  }
+
+  /**
+   * What deleting the account would remove beyond the record (issue 27), as the profile says it
+   * before the person confirms: the drive's files (the trash and uploads under way included, as
+   * steps 4 and 5 remove them), the share links that work now, and the subscriptions step 3
+   * cancels — the same rows billedSubscriptions reads — by program name.
+   */
+  async summary(userId: string): Promise<DeletionSummary> {
+    const [files, shares, subscriptions] = await Promise.all([
+      this.db.query<{ count: number | string; bytes: number | string }>(
+        "SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM api.file_items WHERE user_id = $1 AND type = 'file'",
+        [userId],
+      ),
+      this.db.query<{ count: number | string }>(
+        `SELECT count(*) AS count FROM api.file_shares s JOIN api.file_items i ON i.id = s.item_id
+         WHERE s.user_id = $1 AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > $2) AND i.trashed_at IS NULL`,
+        [userId, new Date(this.now()).toISOString()],
+      ),
+      this.db.query<{ program_id: string; name: string }>(
+        `SELECT DISTINCT ON (p.program_id) p.program_id, pr.name FROM api.purchases p JOIN api.programs pr ON pr.id = p.program_id
+         WHERE p.user_id = $1 AND p.kind = 'subscription' AND p.status = 'active' ORDER BY p.program_id`,
+        [userId],
+      ),
+    ])
+    return {
+      files: { count: Number(files.rows[0]?.count ?? 0), bytes: Number(files.rows[0]?.bytes ?? 0) },
+      shareLinks: Number(shares.rows[0]?.count ?? 0),
+      subscriptions: subscriptions.rows.map((row) => ({ programId: row.program_id, name: row.name })).sort((a, b) => a.name.localeCompare(b.name)),
+    }
   }
 
   /** Steps 1–5 for this user; false when there is no such product record. Throws when the core cannot be reached (the request stays and is finished later). */

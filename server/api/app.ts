@@ -273,7 +273,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     for (const subscription of subscriptions) await cardProvider.cancelNow(subscription)
     app.log.info({ event: 'subscriptions-cancelled', count: subscriptions.length }, 'the subscriptions of a deleted account were cancelled')
   }
-  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log, (userId) => files.removeAllOf(userId), cancelSubscriptions)
+  const deletions = new AccountDeletions(db, (userId) => core.removeUser(userId), app.log, (userId) => files.removeAllOf(userId), cancelSubscriptions, clock)
   app.addHook('onReady', async () => {
     await deletions.resume()
     deletions.start()

@@ -55,6 +55,12 @@ export const BffPasswordBlocked = createError<[string]>('BFF_PASSWORD_CHANGE_BLO
 export const BffSessionNotFound = createError('BFF_SESSION_NOT_FOUND', 'There is no such signed-in device on your account.', 404)
 export const BffSessionIsCurrent = createError('BFF_SESSION_IS_CURRENT', 'This is the device you are using: log out to end its session.', 400)
 export const BffValidation = createError<[string]>('BFF_VALIDATION_FAILED', '%s', 400)
+// Issue 27: a signed-in user's language choice that the account could not take; nothing changed.
+export const BffLanguageNotSaved = createError(
+  'BFF_LANGUAGE_NOT_SAVED',
+  'Your language could not be saved to your account right now, so it was not changed. Please try again in a moment.',
+  503,
+)
 export const BffConfirmEmailMismatch = createError('BFF_CONFIRM_EMAIL_MISMATCH', 'The email address you typed is not the one of this account.', 400)
 export const BffDeletionPending = createError(
   'BFF_DELETION_PENDING',

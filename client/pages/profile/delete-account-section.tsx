@@ -1,10 +1,11 @@
-import { useId, useState, type FormEvent } from 'react'
+import { useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DELETION_COMMENT_MAX_LENGTH } from '../../../shared/constants.ts'
 import { DELETION_REASONS, checkDeletionReason, type DeletionReason } from '../../../shared/profile.ts'
-import type { ErrorBody, UserRecord } from '../../../shared/types.ts'
+import type { DeletionSummary, ErrorBody, UserRecord } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
-import { apiSend, errorMessage } from '../../lib/api.ts'
+import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
+import { formatBytes } from '../files/model.ts'
 import { notifySignedOut } from '../../lib/session-state.ts'
 import { showToast } from '../../lib/toasts.ts'
 
@@ -13,6 +14,42 @@ import { showToast } from '../../lib/toasts.ts'
 // Nothing is deleted until the server has checked all of it.
 
 type Status = { kind: 'error'; text: string } | { kind: 'error'; key: 'comment' | 'reason' | 'network' | 'other' }
+
+/**
+ * What deleting the account removes beyond the profile, library and picture (issue 27): the files
+ * (how many, how large), the shared links, the subscriptions by name — said before the person
+ * confirms. When the summary cannot be read, what deletion removes is still said, without numbers.
+ */
+function DeletionConsequences() {
+  const { t, i18n } = useTranslation(['profile'])
+  const [summary, setSummary] = useState<DeletionSummary | 'unavailable' | null>(null)
+  useEffect(() => {
+    let current = true
+    apiResponse(undefined, '/api/user/deletion-summary')
+      .then((answer) => current && setSummary(answer.status === 200 ? (answer.body as DeletionSummary) : 'unavailable'))
+      .catch(() => current && setSummary('unavailable'))
+    return () => {
+      current = false
+    }
+  }, [])
+  if (summary === null) return null
+  if (summary === 'unavailable') return <p className="hint" data-testid="deletion-summary">{t('profile:deletion.summaryUnavailable')}</p>
+  const { files, shareLinks, subscriptions } = summary
+  if (files.count === 0 && shareLinks === 0 && subscriptions.length === 0) {
+    return <p className="hint" data-testid="deletion-summary">{t('profile:deletion.nothingElse')}</p>
+  }
+  const names = new Intl.ListFormat(i18n.language, { style: 'long', type: 'conjunction' }).format(subscriptions.map((subscription) => subscription.name))
+  return (
+    <div className="deletion-summary" data-testid="deletion-summary">
+      <p className="hint">{t('profile:deletion.alsoHeading')}</p>
+      <ul>
+        {files.count > 0 ? <li>{t('profile:deletion.files', { count: files.count, size: formatBytes(files.bytes, i18n.language) })}</li> : null}
+        {shareLinks > 0 ? <li>{t('profile:deletion.shareLinks', { count: shareLinks })}</li> : null}
+        {subscriptions.length > 0 ? <li>{t('profile:deletion.subscriptions', { count: subscriptions.length, names })}</li> : null}
+      </ul>
+    </div>
+  )
+}
 
 export function DeleteAccountSection({ user }: { user: UserRecord }) {
   const { t } = useTranslation(['profile', 'common'])
@@ -79,6 +116,7 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
     <section className="profile-section profile-danger" aria-labelledby={`${id}-heading`} data-testid="delete-account">
       <h2 id={`${id}-heading`}>{t('profile:deletion.heading')}</h2>
       <p className="hint">{t('profile:deletion.lead')}</p>
+      <DeletionConsequences />
       <form className="profile-form" method="post" onSubmit={(event) => void submit(event)}>
         <fieldset className="deletion-reasons">
           <legend>{t('profile:deletion.reasonLegend')}</legend>

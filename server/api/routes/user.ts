@@ -209,6 +209,18 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id, request.id) }, null, 2)
   })
 
+  // What deleting the account removes beyond the record (issue 27): said on the profile before
+  // the person confirms. Counts and names only; the files themselves stay private.
+  const DeletionSummary = Type.Object({
+    files: Type.Object({ count: Type.Integer({ description: 'Every file of the drive, the trash and uploads under way included.' }), bytes: Type.Integer({ description: 'Their total size in bytes.' }) }),
+    shareLinks: Type.Integer({ description: 'Share links that work now (not revoked, not expired, their item not in the trash).' }),
+    subscriptions: Type.Array(Type.Object({ programId: Type.String(), name: Type.String() }), { description: 'Subscriptions still billed, cancelled with the account; by name.' }),
+  })
+  api.get('/api/user/deletion-summary', { preHandler: authenticate('complete'), schema: { response: { 200: DeletionSummary } } }, async (request) => {
+    const user = await activeUser(request)
+    return opts.deletions.summary(user.id)
+  })
+
   // Deleting the account (issue 11). The BFF has checked the confirmation (the typed email, a
   // current TOTP code) and calls this with the user's own session; see account-deletions.ts.
   api.post(

@@ -226,7 +226,7 @@ export class LoginAttempts {
     this.wakeWaiters(key)
   }
 
-  /** The account with this email was deleted (issue 11): nothing of its counter is kept. */
+  /** The account with this email was deleted (issue 11), or its password reset through the mailed link (issue 27): nothing of its counter is kept. */
   async forget(email: string): Promise<void> {
     await this.db.query('DELETE FROM bff.login_attempts WHERE email_key = $1', [keyOf(email)])
   }

@@ -104,6 +104,24 @@ export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequ
   return null
 }
 
+/**
+ * A password reset through the emailed link succeeded (issue 27): whoever set the new password
+ * reads the account's mailbox, which is what a block waits for. The email's counter goes — its
+ * wrong passwords and its block — keyed as sign-in keys it (any case or padding is the same
+ * counter). The password is already changed: a counter that cannot be cleared now is logged and
+ * ends with its time, rather than turning the reset into an error.
+ */
+export async function unblockSignIn(attempts: LoginAttempts, request: FastifyRequest, email: string): Promise<void> {
+  const emailHash = hashEmail(email)
+  try {
+    const before = await attempts.check(email)
+    await attempts.forget(email)
+    if (before.attemptCount > 0) request.log.info({ event: 'sign-in-unblocked', emailHash, wasBlocked: before.blocked, at: new Date().toISOString() }, 'a password reset cleared the sign-in attempts')
+  } catch (err) {
+    request.log.warn({ err, event: 'sign-in-unblocked', emailHash }, 'a password reset could not clear the sign-in attempts')
+  }
+}
+
 /** The answer of GET /api/login-attempts/check-block-status (BlockStatus). */
 const BlockStatusSchema = Type.Object({
   attemptsRemaining: Type.Integer(),

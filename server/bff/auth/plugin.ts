@@ -4,7 +4,7 @@ import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } 
 import Session from 'supertokens-node/recipe/session'
 import { servesDevConveniences, type Config } from '../../config.ts'
 import type { Database } from '../../db/database.ts'
-import { EMAIL_CHANGE_LINK_VALIDITY_MS, LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
+import { EMAIL_CHANGE_LINK_VALIDITY_MS, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS, TOTP_COOLDOWN_S, TOTP_MAX_ATTEMPTS } from '../../../shared/constants.ts'
 import { isLocale, negotiateLocale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { RevokedSessions } from '../../http/revoked-sessions.ts'
@@ -24,7 +24,7 @@ import { clearFrontTokenOnRemove } from './page-session.ts'
 import { devMailRoutes } from './dev-mail.ts'
 import { EmailTexts } from './emails.ts'
 import { LoginAttempts } from './login-attempts.ts'
-import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn } from './login-guard.ts'
+import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn, unblockSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
 import type { MailOutbox } from './mail-outbox.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
@@ -32,6 +32,7 @@ import { RecoveryCodes } from './recovery-codes.ts'
 import { SecondFactorAttempts } from './second-factor-attempts.ts'
 import { resetTokenCheckRoute } from './reset-token-check.ts'
 import { rememberAccountLanguage, SecurityNotices } from './security-notices.ts'
+import { accountLanguageRoute, setLanguageCookie } from './account-language.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 
@@ -128,7 +129,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
         // device (issue 11); one only recorded at sign-up leaves the visitor's own choice alone.
         const record = JSON.parse(response.body.toString('utf8')) as Partial<UserRecord>
         if (record.languageChosen === true && typeof record.language === 'string' && isLocale(record.language)) {
-          reply.setCookie(LOCALE_COOKIE_NAME, record.language, { path: '/', maxAge: LOCALE_COOKIE_MAX_AGE_S, sameSite: 'lax', secure: https, httpOnly: false })
+          setLanguageCookie(reply, record.language, https)
         }
         // The account's language, for the mails sent without a session (a reset's security notice).
         if (typeof record.id === 'string' && typeof record.language === 'string') {
@@ -140,6 +141,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     },
     reserveSignIn: (request, email) => reserveSignIn(attempts, request, email),
     settleSignIn: (request, status) => settleSignIn(attempts, request, status),
+    unblockSignIn: (request, email) => unblockSignIn(attempts, request, email),
     sessionVerdict: (accessTokens, sessionHandle) => {
       for (const token of accessTokens) {
         const parts = jwtParts(token)
@@ -176,6 +178,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
       await sdkErrors(error as never, request as never, reply as never)
     })
     passwordChangeRoute(scope, { attempts, notices, appOrigin, rateLimitMax: config.authRateLimitMax })
+    accountLanguageRoute(scope, { appOrigin, https })
     deviceSessionRoutes(scope, { notices, appOrigin, rateLimitMax: config.authRateLimitMax })
     avatarUploadRoute(scope, { appOrigin, rateLimitMax: config.authRateLimitMax })
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })

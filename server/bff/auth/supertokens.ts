@@ -66,6 +66,11 @@ export interface AuthSettings {
   /** Login-attempt blocking's verdict on a sign-in the SDK answered: a body to send instead, or null. */
   settleSignIn(request: FastifyRequest, status: string): Promise<Record<string, unknown> | null>
   /**
+   * A completed password reset proved the mailbox (issue 27): login-attempt blocking forgets the
+   * email's wrong passwords and ends its block, so the new password signs in at once.
+   */
+  unblockSignIn(request: FastifyRequest, email: string): Promise<void>
+  /**
    * Whether a session the SDK verified by its token alone may be used: 'not-session' for a JWT
    * that is not a session's access token, 'revoked' for one ended early, 'unknown' while the
    * revocation list cannot be read (issue 17 §3, §4).
@@ -249,11 +254,13 @@ export function initSupertokens(settings: AuthSettings): void {
               }
               return result
             },
-            // A new password ends every session of the account, the thief's first (issue 17 §4).
+            // A new password ends every session of the account, the thief's first (issue 17 §4), and
+            // any sign-in block of its email: the link proved the mailbox (issue 27).
             passwordResetPOST: async (input) => {
               const result = await original.passwordResetPOST!(input)
               if (result.status === 'OK') {
                 await Session.revokeAllSessionsForUser(result.user.id, true, undefined, input.userContext)
+                await settings.unblockSignIn(input.options.req.original as FastifyRequest, result.email)
                 // A spent link cannot reset twice: one notice per reset.
                 const request = input.options.req.original as FastifyRequest
                 await settings.notices.send(request, 'passwordReset', { userId: result.user.id, to: result.email })

@@ -1,4 +1,5 @@
 import http from 'node:http'
+import { Readable } from 'node:stream'
 import type net from 'node:net'
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
@@ -33,7 +34,7 @@ async function person(): Promise<{ tab: Tab; userId: string }> {
   return { tab, userId: (await tab.get('/api/user')).json().id as string }
 }
 
-function call(tab: Tab | undefined, method: 'GET' | 'POST', url: string, body?: unknown) {
+function call(tab: Tab | undefined, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
   return stack.bff.inject({
     method,
     url,
@@ -555,4 +556,36 @@ t.test('a second "Buy" while a session is open goes back to it; one paid but not
   const clock = await checkout(later.tab, MONTHLY)
   await stack.db.query("UPDATE api.checkout_sessions SET created_at = created_at - interval '1 day' WHERE url = $1", [clock.json().url])
   t.not((await checkout(later.tab, MONTHLY)).json().url, clock.json().url, 'older than a day: a new session')
+})
+
+// Issue 27: the profile said deletion removes the profile, library and picture, and kept quiet about
+// the files, the share links and the subscriptions it also removes and cancels.
+t.test('GET /api/user/deletion-summary says what deleting the account removes: files and their size, working share links, subscriptions by name', async (t) => {
+  const { tab, userId } = await person()
+  const summary = () => call(tab, 'GET', '/api/user/deletion-summary')
+  const empty = await summary()
+  t.equal(empty.statusCode, 200)
+  t.equal(empty.headers['cache-control'], 'no-store')
+  t.same(empty.json(), { files: { count: 0, bytes: 0 }, shareLinks: 0, subscriptions: [] }, 'a new account has nothing more to lose')
+
+  const add = (name: string, bytes: number) => stack.api.files.addFile(userId, null, name, Readable.from([Buffer.alloc(bytes, 1)]))
+  const report = await add('report.pdf', 1_500_000)
+  const photo = await add('photo.jpg', 250_000)
+  const old = await add('old.txt', 1_000)
+  t.equal((await call(tab, 'DELETE', `/api/files/${old.id}`)).statusCode, 204, 'a file in the trash goes too')
+  const share = (itemId: string, body: object = {}) => call(tab, 'POST', `/api/files/${itemId}/shares`, body)
+  t.equal((await share(report.id)).statusCode, 201)
+  t.equal((await share(photo.id)).statusCode, 201)
+  const revoked = (await share(photo.id)).json() as { id: string }
+  t.equal((await call(tab, 'DELETE', `/api/files/shares/${revoked.id}`)).statusCode, 204, 'a revoked link is not counted')
+  const subscription = fake.complete((await started(tab, MONTHLY)).id)
+  t.equal((await returned(tab, subscription.id)).json().status, 'paid')
+  const once = fake.complete((await started(tab, ONE_TIME)).id)
+  t.equal((await returned(tab, once.id)).json().status, 'paid', 'a one-time purchase is no subscription to cancel')
+  const name = (await stack.db.query<{ name: string }>('SELECT name FROM api.programs WHERE id = $1', [MONTHLY])).rows[0]!.name
+
+  t.same((await summary()).json(), { files: { count: 3, bytes: 1_751_000 }, shareLinks: 2, subscriptions: [{ programId: MONTHLY, name }] })
+  t.equal((await call(undefined, 'GET', '/api/user/deletion-summary')).statusCode, 401, 'no session: nothing is said')
+  const other = await person()
+  t.same((await call(other.tab, 'GET', '/api/user/deletion-summary')).json(), { files: { count: 0, bytes: 0 }, shareLinks: 0, subscriptions: [] }, 'only the account\'s own')
 })

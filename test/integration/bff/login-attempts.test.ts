@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { buildBff } from '../../../server/bff/app.ts'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
-import { browser, buildStack, LogCapture, TEST_AUTH_CORE_API_KEY, testBuildInfo } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, LogCapture, TEST_AUTH_CORE_API_KEY, testBuildInfo } from '../../helpers.ts'
 
 // Login-attempt blocking (issue 5, DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
 // BFF's /auth and its status endpoint, on the real auth core.
@@ -114,6 +114,58 @@ t.test('a block ends after its time, with a fresh window of attempts', async (t)
   t.match(await fail(), { blocked: false, attemptsRemaining: 1 }, 'a fresh window')
   now += 11 * 60_000
   t.match(await attempts.check('dee@example.com'), { attemptsRemaining: 2 }, 'failures older than the window are forgotten')
+})
+
+// Issue 27: after five wrong passwords, "Forgot your password?" and a new password, the new one was
+// refused "until 00:58". The reset proves the mailbox: it ends the block and the counter, for every
+// spelling of the email sign-in counts as one, through every spelling of the reset path.
+t.test('a completed password reset ends the sign-in block of the account (issue 27)', async (t) => {
+  const logs = new LogCapture()
+  const stack = await buildStack(t, { auth: true, bffLogStream: logs, env: { LOG_LEVEL: 'info', AUTH_RATE_LIMIT_MAX: '1000' } })
+  const tab = browser(stack.bff)
+  const status = async (email: string) => (await tab.get(`/api/login-attempts/check-block-status?email=${encodeURIComponent(email)}`)).json()
+  const blockAndMail = async (email: string, spellings: string[]) => {
+    t.equal((await tab.post('/auth/signup', form(email, PASSWORD))).json().status, 'OK')
+    for (const spelling of spellings) await tab.post('/auth/signin', form(spelling, 'wrong password'))
+    t.match(await status(email), { blocked: true, attemptCount: 5 })
+    t.equal((await tab.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: email }] })).json().status, 'OK')
+    return lastMailLink(stack, email).searchParams.get('token')
+  }
+  const reset = (path: string, token: string | null, password: string) => tab.post(path, { method: 'token', token, formFields: [{ id: 'password', value: password }] })
+
+  await t.test('a refused reset changes nothing; a completed one unblocks every spelling of the email', async (t) => {
+    const token = await blockAndMail('eve@example.com', ['eve@example.com', ' EVE@example.com', 'Eve@Example.com ', 'eve@EXAMPLE.com', 'eve@example.com'])
+    t.equal((await reset('/auth/user/password/reset', token, 'short')).json().status, 'FIELD_ERROR')
+    t.equal((await reset('/auth/user/password/reset', 'not-a-token', 'a brand new password')).json().status, 'RESET_PASSWORD_INVALID_TOKEN_ERROR')
+    t.match(await status('eve@example.com'), { blocked: true }, 'only a completed reset proves the mailbox')
+    t.equal((await reset('/auth/user/password/reset', token, 'a brand new password')).json().status, 'OK')
+    for (const spelling of ['eve@example.com', ' Eve@Example.COM ']) {
+      t.same(await status(spelling), { attemptsRemaining: 5, blocked: false, blockedUntil: null, attemptCount: 0, message: 'No failed sign-in attempts.' }, `unblocked: ${JSON.stringify(spelling)}`)
+    }
+    const signIn = await tab.post('/auth/signin', form(' EVE@example.com', 'a brand new password'))
+    t.equal(signIn.statusCode, 200)
+    t.equal(signIn.json().status, 'OK', 'the new password signs in at once')
+    const unblocked = logs.lines.filter((line) => line.includes('"event":"sign-in-unblocked"'))
+    t.equal(unblocked.length, 1)
+    t.match(unblocked[0], /"wasBlocked":true/)
+    t.notMatch(unblocked[0], /eve@/i, 'logged with a hashed email')
+  })
+
+  await t.test('through the tenant\'s spelling of the reset path, with a trailing slash', async (t) => {
+    const token = await blockAndMail('fay@example.com', Array.from({ length: 5 }, () => 'fay@example.com'))
+    t.equal((await reset('/auth/public/user/password/reset/', token, 'a brand new password')).json().status, 'OK')
+    t.match(await status('fay@example.com'), { blocked: false, attemptCount: 0 })
+    t.equal((await tab.post('/auth/signin', form('fay@example.com', 'a brand new password'))).json().status, 'OK')
+  })
+
+  await t.test('wrong passwords short of a block are forgotten too', async (t) => {
+    t.equal((await tab.post('/auth/signup', form('gus@example.com', PASSWORD))).json().status, 'OK')
+    for (let i = 0; i < 3; i++) await tab.post('/auth/signin', form('gus@example.com', 'wrong password'))
+    t.match(await status('gus@example.com'), { blocked: false, attemptsRemaining: 2 })
+    t.equal((await tab.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'gus@example.com' }] })).json().status, 'OK')
+    t.equal((await reset('/auth/user/password/reset', lastMailLink(stack, 'gus@example.com').searchParams.get('token'), 'a brand new password')).json().status, 'OK')
+    t.match(await status('gus@example.com'), { attemptsRemaining: 5, attemptCount: 0 })
+  })
 })
 
 // Issue 17: the guard once recognised a sign-in by its own pattern of the path and skipped long

@@ -262,6 +262,62 @@ t.test('signing out another device, or all of them, is told; nothing to sign out
   t.match(all.text, FORGOT)
 })
 
+// Issue 27: the language chosen in the header of a signed-in user changed only the `lang` cookie —
+// the profile kept the old language, and the mails and the next sign-in followed the profile or
+// the cookie, whichever they read. The header's choice (PUT /api/user/language) is the account's.
+t.test('the header\'s language choice of a signed-in user is the account\'s: profile, notices and the next sign-in (issue 27)', async (t) => {
+  const tab = await signedInTab(stack, 'header@example.com', PASSWORD, { 'accept-language': 'en' })
+  const langCookie = (response: { cookies: Array<{ name: string; value: string; maxAge?: number; path?: string }> }) => response.cookies.find((cookie) => cookie.name === 'lang')
+  const chosen = await tab.put('/api/user/language', { language: 'hu' })
+  t.equal(chosen.statusCode, 200)
+  t.same(chosen.json(), { language: 'hu', account: true })
+  t.match(langCookie(chosen), { value: 'hu', path: '/', maxAge: 365 * 24 * 3600 }, 'the browser renders in it from now on')
+  t.equal(chosen.headers['cache-control'], 'no-store')
+  t.match((await tab.get('/api/user')).json(), { language: 'hu', languageChosen: true }, 'the profile shows it')
+
+  // A notice, asked from an English browser, is in the account's language.
+  const withoutLang = tab.jar.header('/api/user/password').split('; ').filter((pair) => !pair.startsWith('lang=')).join('; ')
+  t.equal((await send(tab, 'POST', '/api/user/password', { currentPassword: PASSWORD, newPassword: 'a brand new password' }, { ...FROM, 'accept-language': 'en', cookie: withoutLang })).statusCode, 200)
+  const notice = await newestNotice('header@example.com', 'Softshelf-jelszava megváltozott')
+  t.match(notice.text, /^Eszköz: Firefox/m)
+
+  // Another device, English, no cookie: the sign-in sets the account's language.
+  const other = browser(stack.bff)
+  const signIn = await other.post('/auth/signin', form('header@example.com', 'a brand new password'), { 'accept-language': 'en' })
+  t.equal(signIn.json().status, 'OK')
+  t.equal(langCookie(signIn)?.value, 'hu', 'every later sign-in applies it')
+})
+
+t.test('PUT /api/user/language: a visitor\'s choice is the browser\'s; a bad one, a forged one, or one the account cannot take changes nothing (issue 27)', async (t) => {
+  const visitor = browser(stack.bff)
+  const plain = await visitor.put('/api/user/language', { language: 'de' })
+  t.equal(plain.statusCode, 200)
+  t.same(plain.json(), { language: 'de', account: false })
+  t.equal(plain.cookies.find((cookie) => cookie.name === 'lang')?.value, 'de')
+
+  const bad = await visitor.put('/api/user/language', { language: 'xx' })
+  t.equal(bad.statusCode, 400)
+  t.equal(bad.json().code, 'BFF_VALIDATION_FAILED')
+  const forged = await stack.bff.inject({ method: 'PUT', url: '/api/user/language', headers: { 'content-type': 'application/json', origin: 'https://evil.example' }, payload: { language: 'pl' } })
+  t.ok([401, 403].includes(forged.statusCode), 'no rid header and a foreign origin: refused')
+  t.notOk(forged.cookies.some((cookie) => cookie.name === 'lang'))
+
+  // Signed up, email not verified yet: no profile to save to; the choice is the browser's.
+  const unverified = browser(stack.bff)
+  t.equal((await unverified.post('/auth/signup', form('unverified-lang@example.com'))).json().status, 'OK')
+  const early = await unverified.put('/api/user/language', { language: 'cs' })
+  t.equal(early.statusCode, 200)
+  t.same(early.json(), { language: 'cs', account: false })
+
+  // The product API cannot take it (here: its record is gone): said, and the cookie stays.
+  const tab = await signedInTab(stack, 'unsaved-lang@example.com')
+  await stack.db.query('DELETE FROM api.users WHERE id = $1', [await userIdOf('unsaved-lang@example.com')])
+  const refused = await tab.put('/api/user/language', { language: 'ro' })
+  t.equal(refused.statusCode, 503)
+  t.match(refused.json(), { statusCode: 503, code: 'BFF_LANGUAGE_NOT_SAVED', message: /could not be saved to your account/ })
+  t.notOk(refused.cookies.some((cookie) => cookie.name === 'lang'), 'not saved: not switched either')
+})
+
 t.test('a mail server that is down does not turn the change into an error: the notice waits in the outbox', async (t) => {
   const smtp = await startSmtpServer(t)
   await smtp.stop()
