@@ -5,6 +5,7 @@ import { apiGet, apiResponse, apiSend, errorMessage, type ApiResult } from '../.
 import { showToast } from '../../lib/toasts.ts'
 import { reportBatch, runBatch } from './batch.ts'
 import { ConfirmDialog, Dialog, MenuButton, NameDialog } from './dialogs.tsx'
+import { FilePreview } from './file-preview.tsx'
 import { formatBytes, formatDate, previewKind, type DriveItem, type FolderListing, type ShareSummary, type TrashEntry, type Usage } from './model.ts'
 import { CopyButton, ShareDialog } from './share-dialog.tsx'
 import { UploadPanel } from './upload-panel.tsx'
@@ -158,26 +159,16 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
   )
 }
 
-/**
- * Images show in the page from the inline content URL. A PDF does not: every BFF answer forbids
- * framing (`frame-ancestors 'none'`), so an <iframe> of it is blocked (seen in Chromium). Opened
- * in its own tab, the inline PDF renders in Chromium's viewer despite the `sandbox` CSP.
- */
+/** The file as the pages show it (file-preview.tsx), from the drive's own inline content URL. */
 function PreviewDialog({ item, onClose }: { item: DriveItem; onClose: () => void }) {
   const { t } = useTranslation(['files'])
-  const kind = previewKind(item)
   return (
     <Dialog title={item.name} onClose={onClose} wide testId="preview-dialog">
-      {kind === 'image' ? <img className="file-preview-image" src={contentUrl(item, true)} alt={t('files:preview.imageAlt', { name: item.name })} /> : <p>{t('files:preview.pdfNote')}</p>}
+      <FilePreview item={item} url={contentUrl(item, true)} canDownload />
       <div className="actions">
         <a className="button" href={contentUrl(item)} download>
           {t('files:actions.download')}
         </a>
-        {kind === 'pdf' ? (
-          <a className="button button-secondary" href={contentUrl(item, true)} target="_blank" rel="noopener noreferrer">
-            {t('files:preview.openPdf')}
-          </a>
-        ) : null}
         <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
           {t('files:actions.close')}
         </button>
