@@ -51,7 +51,7 @@ export function FilePreview({ item, url, canDownload }: { item: DriveItem; url: 
     return (
       <>
         <p>{canDownload ? t('files:preview.pdfNote') : t('files:preview.pdfNoteViewOnly')}</p>
-        <p>
+        <p className="file-preview-open">
           <a className="button button-secondary" href={url} target="_blank" rel="noopener noreferrer">
             {t('files:preview.openPdf')}
           </a>
