@@ -122,3 +122,9 @@ export const FILES_TRASH_RETENTION_DAYS = 30
 /** Issue 12: FILES_QUOTA_BYTES and FILES_MAX_FILE_BYTES when unset (5 GiB and 2 GiB). */
 export const FILES_DEFAULT_QUOTA_BYTES = 5 * 1024 ** 3
 export const FILES_DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3
+/**
+ * Issue 27 (decision 016): a share link without "allow download" previews a file in the page only
+ * up to these sizes — images and PDFs as a browser shows them, plain text as text — so a preview
+ * is never a download in disguise of anything large. Larger files show their name and size only.
+ */
+export const SHARE_PREVIEW_MAX_BYTES = { image: 20 * 1024 ** 2, pdf: 20 * 1024 ** 2, text: 1024 ** 2 } as const

@@ -371,3 +371,131 @@ for (const lang of ['en', 'de'] as const) {
     await visitor.close()
   })
 }
+
+test('a batch the server refuses in part says what was done and what was not, item by item (issue 27)', async ({ page, context }) => {
+  await readyAccount(page, 'batch')
+  await openDrive(page)
+  await newFolder(page, 'Archive')
+  await newFolder(page, 'Box')
+  await page.getByTestId('upload-files-input').setInputFiles(['a.txt', 'b.txt', 'c.txt'].map((name) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(`${name}\n`) })))
+  const row = (name: string) => page.getByTestId('drive-row').filter({ has: page.getByRole('rowheader', { name, exact: true }) })
+  await expect(row('c.txt')).toBeVisible()
+  await expect(page.getByTestId('drive-row')).toHaveCount(5)
+  const other = await context.newPage()
+  await openDrive(other)
+  // The banner would cover the other tab's menus.
+  await other.getByRole('button', { name: 'Decline analytics' }).click()
+
+  // Box and b.txt go to Archive; meanwhile another tab puts Archive inside Box. The server then
+  // refuses Box (a folder cannot go into its own folder) and moves b.txt.
+  await page.getByRole('checkbox', { name: 'Select Box' }).check()
+  await page.getByRole('checkbox', { name: 'Select b.txt' }).check()
+  await page.getByTestId('selection-bar').getByRole('button', { name: 'Move' }).click()
+  const move = page.getByTestId('move-dialog')
+  await move.getByRole('button', { name: 'Archive' }).click()
+  await expect(move).toContainText('Destination: Archive')
+  await other.getByRole('button', { name: 'Actions for Archive' }).click()
+  await other.getByRole('menuitem', { name: 'Move' }).click()
+  await other.getByTestId('move-dialog').getByRole('button', { name: 'Box' }).click()
+  await expect(other.getByTestId('move-dialog')).toContainText('Destination: Box')
+  await other.getByTestId('move-dialog').getByRole('button', { name: 'Move here' }).click()
+  await expect(other.getByTestId('toast-success')).toHaveText(/1 item moved\./)
+  await move.getByRole('button', { name: 'Move here' }).click()
+  const moved = page.getByTestId('toast-warning')
+  await expect(moved.locator('.toast-title')).toHaveText('1 item moved. 1 item could not be moved:')
+  await expect(moved.locator('.toast-description')).toHaveText('Box — a folder cannot go into itself or into one of its own folders.')
+  await expect(page.getByTestId('toast-success')).toHaveCount(0)
+  await expect(row('b.txt')).toHaveCount(0)
+  await expect(row('Box')).toBeVisible()
+  // What was refused stays selected.
+  await expect(page.getByRole('checkbox', { name: 'Select Box' })).toBeChecked()
+  await moved.getByRole('button', { name: 'Close' }).click()
+  await page.getByTestId('selection-bar').getByRole('button', { name: 'Clear selection' }).click()
+
+  // a.txt and c.txt to the trash, after the other tab trashed c.txt: only a.txt is this tab's doing.
+  await page.getByRole('checkbox', { name: 'Select a.txt' }).check()
+  await page.getByRole('checkbox', { name: 'Select c.txt' }).check()
+  await other.reload()
+  await hydrated(other)
+  await other.getByRole('button', { name: 'Actions for c.txt' }).click()
+  await other.getByRole('menuitem', { name: 'Delete' }).click()
+  await other.getByTestId('confirm-dialog').getByRole('button', { name: 'Delete' }).click()
+  await expect(other.getByTestId('toast-success')).toHaveText(/1 item moved to the trash\./)
+  await other.close()
+  await page.getByTestId('selection-bar').getByRole('button', { name: 'Delete' }).click()
+  await page.getByTestId('confirm-dialog').getByRole('button', { name: 'Delete' }).click()
+  const trashed = page.getByTestId('toast-warning')
+  await expect(trashed.locator('.toast-title')).toHaveText('1 item moved to the trash. 1 item could not be moved to the trash:')
+  await expect(trashed.locator('.toast-description')).toHaveText('c.txt — it is no longer there (moved or deleted elsewhere).')
+  await expect(page.getByTestId('toast-success')).toHaveCount(0)
+  await expect(page.getByTestId('drive-row')).toHaveCount(1)
+  await expect(row('Box')).toBeVisible()
+})
+
+test('a view-only folder link shows its images, text and PDFs without a download, and the way to Softshelf (issue 27)', async ({ page, browser }) => {
+  await readyAccount(page, 'viewonly')
+  await openDrive(page)
+  await newFolder(page, 'Brochure')
+  await page.getByRole('link', { name: 'Brochure', exact: true }).click()
+  await expect(page.getByRole('navigation', { name: 'Folder path' })).toContainText('Brochure')
+  const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n')
+  await page.getByTestId('upload-files-input').setInputFiles([
+    { name: 'cover.png', mimeType: 'image/png', buffer: PNG },
+    { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Hello <b>viewer</b>\nsecond line\n') },
+    { name: 'guide.pdf', mimeType: 'application/pdf', buffer: pdf },
+    { name: 'page.html', mimeType: 'text/html', buffer: Buffer.from('<script>alert(1)</script>') },
+  ])
+  await expect(page.getByTestId('drive-row')).toHaveCount(4)
+  await page.getByRole('link', { name: 'My files' }).last().click()
+  await itemAction(page, 'Brochure', 'Share')
+  const dialog = page.getByTestId('share-dialog')
+  await dialog.getByLabel('Allow downloading').uncheck()
+  await dialog.getByRole('button', { name: 'Create link' }).click()
+  const url = await dialog.getByTestId('share-url').inputValue()
+
+  const visitor = await browser.newContext()
+  const guest = await visitor.newPage()
+  await guest.goto(url)
+  await hydrated(guest)
+  await expect(guest.getByRole('heading', { level: 1, name: 'Brochure' })).toBeVisible()
+  await expect(guest.getByText('The owner did not allow downloading. Open an image, a PDF or a text file to look at it here.')).toBeVisible()
+  await expect(guest.getByRole('link', { name: 'cover.png' })).toHaveCount(0)
+
+  // The image, decoded from the share's inline bytes.
+  await guest.getByRole('button', { name: 'cover.png', exact: true }).click()
+  const preview = guest.getByTestId('preview-dialog')
+  await expect(preview.getByRole('img', { name: 'Preview of cover.png' })).toBeVisible()
+  await expect.poll(() => preview.getByRole('img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(2)
+  await expect(preview.getByRole('link', { name: 'Download' })).toHaveCount(0)
+  await preview.getByRole('button', { name: 'Close' }).click()
+
+  // The text, as text: its markup is shown, never run.
+  await guest.getByRole('button', { name: 'notes.txt', exact: true }).click()
+  await expect(preview.getByTestId('text-preview')).toHaveText('Hello <b>viewer</b>\nsecond line\n')
+  await expect(preview.locator('b')).toHaveCount(0)
+  await preview.getByRole('button', { name: 'Close' }).click()
+
+  // The PDF opens inline in the browser's viewer, in its own tab.
+  await guest.getByRole('button', { name: 'guide.pdf', exact: true }).click()
+  const open = preview.getByRole('link', { name: 'Open in a new tab' })
+  const href = (await open.getAttribute('href'))!
+  const answer = await visitor.request.get(href)
+  expect(answer.status()).toBe(200)
+  expect(answer.headers()['content-type']).toBe('application/pdf')
+  expect(answer.headers()['content-disposition']).toMatch(/^inline; filename="guide.pdf"/)
+  expect(answer.headers()['content-security-policy']).toMatch(/(^|;\s*)sandbox(;|$)/)
+  const [tab] = await Promise.all([guest.waitForEvent('popup'), open.click()])
+  expect(tab.url()).toContain(href)
+  await tab.close()
+  await preview.getByRole('button', { name: 'Close' }).click()
+
+  // HTML is never previewed: its name only.
+  await expect(guest.getByRole('button', { name: 'page.html' })).toHaveCount(0)
+  await expect(guest.getByText('page.html', { exact: true })).toBeVisible()
+
+  // The way to Softshelf itself.
+  const about = guest.getByRole('complementary', { name: 'About Softshelf' })
+  await expect(about.getByRole('link', { name: 'Browse the software catalogue' })).toHaveAttribute('href', '/library')
+  await expect(about.getByRole('link', { name: 'Create a free account' })).toHaveAttribute('href', '/welcome')
+  await visitor.close()
+})

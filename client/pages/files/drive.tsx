@@ -3,7 +3,9 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
 import { apiGet, apiResponse, apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
 import { showToast } from '../../lib/toasts.ts'
+import { reportBatch, runBatch } from './batch.ts'
 import { ConfirmDialog, Dialog, MenuButton, NameDialog } from './dialogs.tsx'
+import { FilePreview } from './file-preview.tsx'
 import { formatBytes, formatDate, previewKind, type DriveItem, type FolderListing, type ShareSummary, type TrashEntry, type Usage } from './model.ts'
 import { CopyButton, ShareDialog } from './share-dialog.tsx'
 import { UploadPanel } from './upload-panel.tsx'
@@ -96,9 +98,8 @@ function sortItems(items: DriveItem[], sort: Sort, locale: string): DriveItem[] 
 }
 
 /** Picks a destination folder, browsing from the folder in view; the moved folders are not offered. */
-function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem[]; startFolder: string | null; onClose: () => void; onMoved: () => void }) {
+function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem[]; startFolder: string | null; onClose: () => void; onMoved: (refused: DriveItem[]) => void }) {
   const { t } = useTranslation(['files', 'common'])
-  const failure = useFailure()
   const [folderId, setFolderId] = useState<string | null>(startFolder)
   const [listing, setListing] = useState<FolderListing | null>(null)
   const [busy, setBusy] = useState(false)
@@ -116,17 +117,10 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
 
   const move = async () => {
     setBusy(true)
-    for (const item of items) {
-      const result = await apiSend('PATCH', `/api/files/${encodeURIComponent(item.id)}`, { parentId: folderId })
-      if (!result.ok) {
-        setBusy(false)
-        failure(result)
-        return
-      }
-    }
+    const outcome = await runBatch(t, items, (item) => apiSend('PATCH', `/api/files/${encodeURIComponent(item.id)}`, { parentId: folderId }))
     setBusy(false)
-    showToast({ kind: 'success', title: t('files:move.done', { count: items.length }) })
-    onMoved()
+    reportBatch(t, outcome, { done: (count) => t('files:move.done', { count }), refused: (count) => t('files:move.refused', { count }) })
+    onMoved(outcome.refused.map(({ item }) => item))
     onClose()
   }
 
@@ -165,26 +159,16 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
   )
 }
 
-/**
- * Images show in the page from the inline content URL. A PDF does not: every BFF answer forbids
- * framing (`frame-ancestors 'none'`), so an <iframe> of it is blocked (seen in Chromium). Opened
- * in its own tab, the inline PDF renders in Chromium's viewer despite the `sandbox` CSP.
- */
+/** The file as the pages show it (file-preview.tsx), from the drive's own inline content URL. */
 function PreviewDialog({ item, onClose }: { item: DriveItem; onClose: () => void }) {
   const { t } = useTranslation(['files'])
-  const kind = previewKind(item)
   return (
     <Dialog title={item.name} onClose={onClose} wide testId="preview-dialog">
-      {kind === 'image' ? <img className="file-preview-image" src={contentUrl(item, true)} alt={t('files:preview.imageAlt', { name: item.name })} /> : <p>{t('files:preview.pdfNote')}</p>}
+      <FilePreview item={item} url={contentUrl(item, true)} canDownload />
       <div className="actions">
         <a className="button" href={contentUrl(item)} download>
           {t('files:actions.download')}
         </a>
-        {kind === 'pdf' ? (
-          <a className="button button-secondary" href={contentUrl(item, true)} target="_blank" rel="noopener noreferrer">
-            {t('files:preview.openPdf')}
-          </a>
-        ) : null}
         <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
           {t('files:actions.close')}
         </button>
@@ -215,7 +199,6 @@ function FilesView({ listing }: { listing: FolderListing }) {
   const { t, i18n } = useTranslation(['files', 'common'])
   const id = useId()
   const revalidator = useRevalidator()
-  const failure = useFailure()
   const { folder } = listing
   const uploads = useUploads(() => void revalidator.revalidate())
   const [sort, setSort] = useState<Sort>('name-asc')
@@ -277,16 +260,11 @@ function FilesView({ listing }: { listing: FolderListing }) {
   }
 
   const remove = async (items: DriveItem[]) => {
-    for (const item of items) {
-      const result = await apiSend('DELETE', `/api/files/${encodeURIComponent(item.id)}`)
-      if (!result.ok && result.status !== 404) {
-        failure(result)
-        break
-      }
-    }
+    const outcome = await runBatch(t, items, (item) => apiSend('DELETE', `/api/files/${encodeURIComponent(item.id)}`))
     setModal(null)
-    setSelected(new Set())
-    showToast({ kind: 'success', title: t('files:trash.moved', { count: items.length }) })
+    // What was refused stays selected, to try again or look at.
+    setSelected(new Set(outcome.refused.map(({ item }) => item.id)))
+    reportBatch(t, outcome, { done: (count) => t('files:trash.moved', { count }), refused: (count) => t('files:trash.refused', { count }) })
     await revalidator.revalidate()
   }
 
@@ -515,8 +493,8 @@ function FilesView({ listing }: { listing: FolderListing }) {
           items={modal.items}
           startFolder={folder.id}
           onClose={() => setModal(null)}
-          onMoved={() => {
-            setSelected(new Set())
+          onMoved={(refused) => {
+            setSelected(new Set(refused.map((item) => item.id)))
             void revalidator.revalidate()
           }}
         />
@@ -544,9 +522,8 @@ function TrashView({ items }: { items: TrashEntry[] }) {
   const [confirmEmpty, setConfirmEmpty] = useState(false)
 
   const restore = async (item: TrashEntry) => {
-    const result = await apiSend('POST', `/api/files/${encodeURIComponent(item.id)}/restore`)
-    if (!result.ok) return failure(result)
-    showToast({ kind: 'success', title: t('files:trash.restored', { name: item.name }) })
+    const outcome = await runBatch(t, [item], (entry) => apiSend('POST', `/api/files/${encodeURIComponent(entry.id)}/restore`))
+    reportBatch(t, outcome, { done: (_count, name) => t('files:trash.restored', { name }), refused: (count) => t('files:trash.notRestored', { count }) })
     await revalidator.revalidate()
   }
 

@@ -1,5 +1,5 @@
 import { FILES_IGNORED_FOLDER_NAME } from '../../../shared/constants.ts'
-import type { FileItem, TrashItem } from '../../../shared/files.ts'
+import { previewKindOf, type FileItem, type PreviewKind, type TrashItem } from '../../../shared/files.ts'
 
 // What the drive's pages read from the API (docs/API.md, issue 12) and the small helpers the
 // drive and a share link's page both use. The shapes are the API's (shared/files.ts), with the
@@ -8,13 +8,9 @@ export type { FolderInfo, FolderListing, ShareSummary, SharedView, Usage } from 
 export type DriveItem = FileItem
 export type TrashEntry = TrashItem
 
-/** Types we show ourselves: images as <img>; everything else is downloaded, never rendered on our origin. */
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
-
-export function previewKind(item: Pick<DriveItem, 'type' | 'mimeType'>): 'image' | 'pdf' | null {
-  if (item.type !== 'file' || !item.mimeType) return null
-  if (IMAGE_TYPES.has(item.mimeType)) return 'image'
-  return item.mimeType === 'application/pdf' ? 'pdf' : null
+/** How the pages preview a file (shared/files.ts): image, PDF or plain text; anything else is only downloaded. */
+export function previewKind(item: Pick<DriveItem, 'type' | 'mimeType'>): PreviewKind | null {
+  return item.type === 'file' ? previewKindOf(item.mimeType) : null
 }
 
 /** Spec §9: a path with a `$RECYCLE.BIN` segment (any letter case) is never uploaded. */

@@ -2,11 +2,13 @@ import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { data, Link, useLoaderData, useRevalidator, type LoaderFunctionArgs } from 'react-router'
 import type { ErrorBody } from '../../../shared/types.ts'
+import { viewOnlyPreviewable } from '../../../shared/files.ts'
 import { BrandLink } from '../../components/brand-link.tsx'
 import { LanguageSwitcher } from '../../components/language-switcher.tsx'
 import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
 import { formatBytes, formatDate, previewKind, type DriveItem, type SharedView } from './model.ts'
-import { FieldError } from './dialogs.tsx'
+import { Dialog, FieldError } from './dialogs.tsx'
+import { FilePreview } from './file-preview.tsx'
 
 // /sharing/{link} (issue 12): what someone shared, for anyone holding the link — no layout, no
 // session check, no version polling (spec §2). A folder is browsable inside the share only (the
@@ -82,32 +84,49 @@ function PasswordForm({ link }: { link: string }) {
   )
 }
 
+/** What a visitor may see of a file: any type we preview when downloads are allowed; without, only up to the view-only limits. */
+const shownTo = (item: DriveItem, allowDownload: boolean) => (allowDownload ? previewKind(item) !== null : viewOnlyPreviewable(item))
+
 function SharedFile({ link, item, allowDownload }: { link: string; item: DriveItem; allowDownload: boolean }) {
   const { t, i18n } = useTranslation(['files'])
-  const kind = previewKind(item)
   const url = contentPath(link)
+  const shown = shownTo(item, allowDownload)
   return (
     <div className="share-file">
       <p className="hint">
         {formatBytes(item.size, i18n.language)} · {formatDate(item.updatedAt, i18n.language)}
       </p>
-      {allowDownload && kind === 'image' ? <img className="file-preview-image" src={`${url}?disposition=inline`} alt={t('files:preview.imageAlt', { name: item.name })} /> : null}
-      {allowDownload && kind === 'pdf' ? <p className="hint">{t('files:preview.pdfNote')}</p> : null}
+      {shown ? <FilePreview item={item} url={`${url}?disposition=inline`} canDownload={allowDownload} /> : null}
       {allowDownload ? (
         <p className="actions">
           <a className="button" href={url} download>
             {t('files:shared.download')}
           </a>
-          {kind === 'pdf' ? (
-            <a href={`${url}?disposition=inline`} target="_blank" rel="noopener noreferrer">
-              {t('files:preview.openPdf')}
-            </a>
-          ) : null}
         </p>
       ) : (
         <p className="hint">{t('files:shared.viewOnly')}</p>
       )}
     </div>
+  )
+}
+
+/** A file of a shared folder, previewed in a dialog; with downloads allowed, downloadable from there too. */
+function SharedPreviewDialog({ item, url, allowDownload, onClose }: { item: DriveItem; url: string; allowDownload: boolean; onClose: () => void }) {
+  const { t } = useTranslation(['files'])
+  return (
+    <Dialog title={item.name} onClose={onClose} wide testId="preview-dialog">
+      <FilePreview item={item} url={`${url}?item=${encodeURIComponent(item.id)}&disposition=inline`} canDownload={allowDownload} />
+      <div className="actions">
+        {allowDownload ? (
+          <a className="button" href={`${url}?item=${encodeURIComponent(item.id)}`} download>
+            {t('files:shared.download')}
+          </a>
+        ) : null}
+        <button type="button" className="button button-secondary" onClick={onClose} autoFocus>
+          {t('files:actions.close')}
+        </button>
+      </div>
+    </Dialog>
   )
 }
 
@@ -117,6 +136,8 @@ function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 's
   const path = view.folder?.path ?? []
   const base = `/sharing/${encodeURIComponent(link)}`
   const url = contentPath(link)
+  const allowDownload = view.share.allowDownload
+  const [previewing, setPreviewing] = useState<DriveItem | null>(null)
   return (
     <>
       {/* The path starts at the shared folder itself; at its top the heading says where one is. */}
@@ -143,7 +164,7 @@ function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 's
           </a>
         </p>
       ) : (
-        <p className="hint">{t('files:shared.viewOnly')}</p>
+        <p className="hint">{items.some((item) => shownTo(item, false)) ? t('files:shared.viewOnlyPreview') : t('files:shared.viewOnly')}</p>
       )}
       {items.length === 0 ? (
         <p className="hint">{t('files:list.emptyFolder')}</p>
@@ -155,20 +176,33 @@ function SharedFolder({ view, link }: { view: Extract<SharedLinkData, { kind: 's
                 <Link className="file-name file-name-folder" to={`${base}?folder=${encodeURIComponent(item.id)}`}>
                   {item.name}
                 </Link>
-              ) : view.share.allowDownload ? (
+              ) : allowDownload ? (
                 <a className="file-name file-name-file" href={`${url}?item=${encodeURIComponent(item.id)}`} download>
                   {item.name}
                 </a>
+              ) : shownTo(item, false) ? (
+                <button type="button" className="link-button file-name file-name-file" onClick={() => setPreviewing(item)}>
+                  {item.name}
+                </button>
               ) : (
                 <span className="file-name file-name-file">{item.name}</span>
               )}
               <span className="hint">
                 {formatBytes(item.size, i18n.language)} · {formatDate(item.updatedAt, i18n.language, false)}
+                {allowDownload && shownTo(item, true) ? (
+                  <>
+                    {' · '}
+                    <button type="button" className="link-button" onClick={() => setPreviewing(item)} aria-label={t('files:preview.named', { name: item.name })}>
+                      {t('files:actions.preview')}
+                    </button>
+                  </>
+                ) : null}
               </span>
             </li>
           ))}
         </ul>
       )}
+      {previewing ? <SharedPreviewDialog item={previewing} url={url} allowDownload={allowDownload} onClose={() => setPreviewing(null)} /> : null}
     </>
   )
 }
@@ -223,6 +257,14 @@ export function Component() {
         <h1>{title}</h1>
         {body}
       </main>
+      {/* Where the link comes from, and the way into it (issue 27). */}
+      <aside className="share-about" aria-label={t('files:shared.aboutLabel')}>
+        <p>{t('files:shared.about')}</p>
+        <p className="actions">
+          <Link to="/library">{t('files:shared.browseCatalogue')}</Link>
+          <Link to="/welcome">{t('files:intro.signUp')}</Link>
+        </p>
+      </aside>
     </div>
   )
 }

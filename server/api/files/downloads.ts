@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { zipStream, type ArchiveEntry } from './archive.ts'
 import { FilesRangeNotSatisfiable } from './errors.ts'
 import { contentDisposition, ifRangeHolds, noneMatchHolds, parseRange, type RangeAnswer } from './http-content.ts'
+import { previewKindOf } from '../../../shared/files.ts'
 import { downloadContentType } from './mime-types.ts'
 import type { StoredFile } from './repository.ts'
 import type { FileStorage } from './storage.ts'
@@ -10,18 +11,14 @@ import type { FileStorage } from './storage.ts'
 // file with ETag and Range, or a folder as a zip. Every answer is user content: never sniffed,
 // sandboxed should a browser render it, and `inline` only for the few types we preview ourselves.
 
-/**
- * Types the app previews itself (an <img>, the browser's PDF viewer). Decided by the type the file
- * is labelled with, which is also the Content-Type sent: with `nosniff` a browser renders the
- * bytes as that type or not at all, so an HTML page named "x.png" is a broken image, never a page.
- */
-export const PREVIEW_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf'])
-
 export type Disposition = 'inline' | 'attachment'
 
-/** `inline` when asked for and the type is one we preview; `attachment` otherwise. */
+/**
+ * `inline` when asked for and the type is one the pages preview themselves (shared/files.ts:
+ * PNG, JPEG, GIF, WebP, PDF, plain text — never HTML or SVG); `attachment` otherwise.
+ */
 export function dispositionFor(mimeType: string | null, asked: string | undefined): Disposition {
-  return asked === 'inline' && mimeType !== null && PREVIEW_TYPES.has(mimeType) ? 'inline' : 'attachment'
+  return asked === 'inline' && previewKindOf(mimeType) !== null ? 'inline' : 'attachment'
 }
 
 function userContentHeaders(reply: FastifyReply): void {

@@ -11,5 +11,6 @@ export const SharePasswordRequired = createError('SHARE_PASSWORD_REQUIRED', 'Thi
 export const SharePasswordWrong = createError('SHARE_PASSWORD_WRONG', 'That password is not right. Check it and try again.', 401)
 export const ShareTooManyAttempts = createError<[string]>('SHARE_TOO_MANY_ATTEMPTS', '%s', 429)
 export const ShareDownloadNotAllowed = createError('SHARE_DOWNLOAD_NOT_ALLOWED', 'The person who shared this did not allow downloads; it can only be viewed.', 403)
+export const SharePreviewTooLarge = createError('SHARE_PREVIEW_TOO_LARGE', 'This file is too large to preview, and the person who shared it did not allow downloads.', 403)
 export const SharePasswordInvalid = createError<[string]>('SHARE_PASSWORD_INVALID', '%s', 400)
 export const ShareExpiryInvalid = createError<[string]>('SHARE_EXPIRY_INVALID', '%s', 400)

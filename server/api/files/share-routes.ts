@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { viewOnlyPreviewable } from '../../../shared/files.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { folderArchive } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
 import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
-import { ShareDownloadNotAllowed, ShareNotFound, SharePasswordRequired, SharePasswordWrong } from './share-errors.ts'
+import { ShareDownloadNotAllowed, ShareNotFound, SharePasswordRequired, SharePasswordWrong, SharePreviewTooLarge } from './share-errors.ts'
 import { UNLOCK_TTL_MS, type ShareTokens } from './share-tokens.ts'
 import { ContentDocs, Disposition, Item, ItemId as Id } from './schemas.ts'
 import type { OpenShare, SharesRepository } from './shares.ts'
@@ -219,8 +220,10 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
       const found = await storedFileIn(share, target.id)
       if ('folder' in found) throw new ShareNotFound()
       const disposition = dispositionFor(found.item.mimeType, request.query.disposition)
-      // Without downloads, a preview of a type we render is still shown: a deterrent, not DRM.
+      // Without downloads, a preview of a type we render, up to a size, is still shown (issue 27):
+      // what a browser shows can be saved, so this is a deterrent, not DRM (decision 016).
       if (!share.allowDownload && disposition === 'attachment') throw new ShareDownloadNotAllowed()
+      if (!share.allowDownload && !viewOnlyPreviewable(found.item)) throw new SharePreviewTooLarge()
       return sendStoredFile(request, reply, files.storage, found, disposition)
     },
   )

@@ -496,7 +496,9 @@ t.test('downloads of text files carry charset=utf-8, and keep the attachment, no
       t.equal(answer.headers['content-type'], contentType, `${name}${query}: Content-Type`)
       t.equal(answer.headers['x-content-type-options'], 'nosniff', `${name}${query}: nosniff`)
       t.match(answer.headers['content-security-policy'], /(^|;\s*)sandbox(;|$)/, `${name}${query}: sandboxed`)
-      if (name !== 'photo.png' && name !== 'report.pdf') t.match(answer.headers['content-disposition'], /^attachment;/, `${name}${query}: an attachment`)
+      // Previewed inline when asked: images, PDF and (issue 27) plain text; the rest stay attachments.
+      if (!['photo.png', 'report.pdf', 'notes.txt'].includes(name) || query === '') t.match(answer.headers['content-disposition'], /^attachment;/, `${name}${query}: an attachment`)
+      else t.match(answer.headers['content-disposition'], /^inline;/, `${name}${query}: inline`)
     }
     t.equal((await call(tab, 'GET', '/api/files')).json().items.find((item: { id: string }) => item.id === file.id).mimeType, contentType.split(';')[0], `${name}: the listing keeps the bare type`)
   }

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import type { FileItem } from '../../../server/api/files/repository.ts'
 import { shareCookieName } from '../../../server/bff/share-access.ts'
+import { SHARE_PREVIEW_MAX_BYTES } from '../../../shared/constants.ts'
 import { CookieJar, LogCapture, buildStack, signedInTab } from '../../helpers.ts'
 import { readZip } from '../../zip-reader.ts'
 
@@ -401,7 +402,8 @@ t.test('a shared folder: browsing inside it, nothing outside it, files with Rang
   t.match(preview.headers['content-disposition'], /^inline; filename="beach.png"/)
   t.equal(preview.headers['content-type'], 'image/png')
   const textInline = await call(guest, 'GET', `/api/sharing/${link.link}/content?item=${diary.id}&disposition=inline`)
-  t.match(textInline.headers['content-disposition'], /^attachment;/, 'other types stay attachments')
+  t.match(textInline.headers['content-disposition'], /^inline;/, 'plain text is previewed as text (issue 27)')
+  t.equal(textInline.headers['content-type'], 'text/plain; charset=utf-8')
 })
 
 t.test('without downloads: attachments and zips are refused, previews of the types we render are served', async (t) => {
@@ -425,6 +427,144 @@ t.test('without downloads: attachments and zips are refused, previews of the typ
   t.equal(preview.statusCode, 200, 'a PNG preview is still shown')
   t.same(preview.rawPayload, PNG)
   t.match(preview.headers['content-disposition'], /^inline;/)
+})
+
+// Issue 27: a view-only folder link showed names and sizes only. It previews what a browser shows
+// — PNG, JPEG, GIF, WebP, PDF, and plain text as text — inline, sandboxed, never sniffed, up to a
+// size, for items inside the shared folder only; never HTML, SVG or anything else, never a download.
+t.test('a view-only link previews images, PDFs and text inline inside the share, and nothing else (issue 27)', async (t) => {
+  const { tab, userId } = await person()
+  const stranger = await person()
+  const box = await folder(tab, 'Box')
+  const inner = await folder(tab, 'Inner', box.id)
+  const elsewhere = await folder(tab, 'Elsewhere')
+  const PDF = '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n'
+  const picture = await add(userId, box.id, 'picture.png', PNG)
+  const notes = await add(userId, inner.id, 'notes.txt', 'Hello <b>viewer</b>\n')
+  const pdf = await add(userId, box.id, 'report.pdf', PDF)
+  const html = await add(userId, box.id, 'page.html', '<script>alert(1)</script>')
+  const svg = await add(userId, box.id, 'drawing.svg', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
+  const markdown = await add(userId, box.id, 'README.md', '# not plain text')
+  const archive = await add(userId, box.id, 'tools.zip', 'PK')
+  const big = await add(userId, box.id, 'big.txt', Buffer.alloc(SHARE_PREVIEW_MAX_BYTES.text + 1, 'a'))
+  const edge = await add(userId, box.id, 'edge.txt', Buffer.alloc(SHARE_PREVIEW_MAX_BYTES.text, 'b'))
+  const outside = await add(userId, elsewhere.id, 'secret.png', PNG)
+  const theirs = await add(stranger.userId, null, 'theirs.png', PNG)
+  const binned = await add(userId, box.id, 'binned.png', PNG)
+  t.equal((await owner(tab, 'DELETE', `/api/files/${binned.id}`)).statusCode, 204)
+  const link = await share(tab, box.id, { allowDownload: false })
+  const guest = visitor()
+  const base = `/api/sharing/${link.link}/content`
+  const inline = (id: string, extra = '') => call(guest, 'GET', `${base}?item=${encodeURIComponent(id)}&disposition=inline${extra}`)
+
+  for (const [file, type, body] of [
+    [picture, 'image/png', PNG],
+    [notes, 'text/plain; charset=utf-8', Buffer.from('Hello <b>viewer</b>\n')],
+    [pdf, 'application/pdf', Buffer.from(PDF)],
+    [edge, 'text/plain; charset=utf-8', Buffer.alloc(SHARE_PREVIEW_MAX_BYTES.text, 'b')],
+  ] as const) {
+    const answer = await inline(file.id)
+    t.equal(answer.statusCode, 200, `${file.name} is previewed`)
+    t.equal(answer.headers['content-type'], type, `${file.name}: its own type`)
+    t.equal(answer.headers['content-disposition'], `inline; filename="${file.name}"; filename*=UTF-8''${file.name}`, `${file.name}: inline, never an attachment`)
+    t.equal(answer.headers['x-content-type-options'], 'nosniff', `${file.name}: never sniffed`)
+    t.match(answer.headers['content-security-policy'], /^default-src 'none';.*(^|;\s*)sandbox(;|$)/, `${file.name}: sandboxed like the drive's own previews`)
+    t.match(answer.headers['cache-control'], /no-store/, `${file.name}: not kept by a cache past a revoke`)
+    t.equal(answer.headers['referrer-policy'], 'no-referrer')
+    t.equal(answer.headers['x-robots-tag'], 'noindex, nofollow')
+    t.same(answer.rawPayload, body, `${file.name}: the stored bytes`)
+  }
+  // The browser's PDF viewer reads by ranges: a range of a preview is still inline.
+  const part = await call(guest, 'GET', `${base}?item=${pdf.id}&disposition=inline`, undefined, { range: 'bytes=0-7' })
+  t.equal(part.statusCode, 206)
+  t.equal(part.body, '%PDF-1.4')
+  t.match(part.headers['content-disposition'], /^inline;/)
+
+  // What a browser would run, or only download, is not shown: HTML, SVG, Markdown, a zip, a folder.
+  for (const file of [html, svg, markdown, archive]) {
+    const answer = await inline(file.id)
+    t.equal(answer.statusCode, 403, `${file.name} is not previewed`)
+    t.equal(codeOf(answer), 'SHARE_DOWNLOAD_NOT_ALLOWED', file.name)
+  }
+  t.equal(codeOf(await inline(inner.id)), 'SHARE_DOWNLOAD_NOT_ALLOWED', 'a folder is a zip: a download')
+  // Over the limit a preview would be a download in disguise.
+  const tooBig = await inline(big.id)
+  t.equal(tooBig.statusCode, 403)
+  t.equal(codeOf(tooBig), 'SHARE_PREVIEW_TOO_LARGE')
+  t.equal(codeOf(await call(guest, 'GET', `${base}?item=${big.id}&disposition=inline`, undefined, { range: 'bytes=0-9' })), 'SHARE_PREVIEW_TOO_LARGE', 'a range does not step around the limit')
+  // Nothing outside the shared folder, of another user, in the trash, or made up.
+  for (const [what, id] of [
+    ['a file of the owner outside the shared folder', outside.id],
+    ["another user's file", theirs.id],
+    ['a file in the trash', binned.id],
+    ['an id that does not exist', '00000000-0000-4000-8000-000000000000'],
+    ['a path instead of an id', `../${outside.id}`],
+    ['an encoded path', `${inner.id}/../${outside.id}`],
+  ] as const) {
+    const answer = await inline(id)
+    t.equal(answer.statusCode, 404, what)
+    t.equal(codeOf(answer), 'SHARE_NOT_FOUND', what)
+  }
+
+  // Every spelling of the route answers as the route does, or not at all: the HTML file is never
+  // served, and whatever serves the picture serves it inline and sandboxed.
+  const spellings = (id: string) => [
+    `${base}?item=${id}&disposition=inline`,
+    `${base}/?item=${id}&disposition=inline`,
+    `${base}?item=${id}&disposition=inline&disposition=attachment`,
+    `${base}?disposition=inline&item=${id}&item=${picture.id}`,
+    `${base}?item=${id}&disposition=INLINE`,
+    `${base}?item=${id}&disposition=%20inline`,
+    `${base}?item=${id}&disposition=inline%00`,
+    `/api/sharing/${link.link}/%63ontent?item=${id}&disposition=inline`,
+    `/api/sharing/${link.link}/./content?item=${id}&disposition=inline`,
+    `/api/sharing/${link.link}/x/../content?item=${id}&disposition=inline`,
+    `/api//sharing/${link.link}/content?item=${id}&disposition=inline`,
+    `/API/sharing/${link.link}/content?item=${id}&disposition=inline`,
+    `/api/sharing/${link.link.toLowerCase()}/content?item=${id}&disposition=inline`,
+    `/api/sharing/${link.link}%2fcontent?item=${id}&disposition=inline`,
+    `/api/sharing/${link.link}/content?item=${id}&disposition=inline#x`,
+  ]
+  for (const url of spellings(html.id)) {
+    const answer = await call(guest, 'GET', url)
+    t.not(answer.statusCode, 200, `HTML never served: ${url}`)
+    t.notOk(answer.body.includes('<script>'), `no script leaves: ${url}`)
+  }
+  for (const url of [...spellings(picture.id), ...spellings(big.id)]) {
+    const answer = await call(guest, 'GET', url)
+    if (answer.statusCode >= 200 && answer.statusCode < 300) {
+      t.match(answer.headers['content-disposition'], /^inline;/, `inline when served: ${url}`)
+      t.match(answer.headers['content-security-policy'], /^default-src 'none';.*(^|;\s*)sandbox(;|$)/, `sandboxed when served: ${url}`)
+      t.equal(answer.headers['x-content-type-options'], 'nosniff', `never sniffed: ${url}`)
+      t.same(answer.rawPayload, PNG, `only the picture: ${url}`)
+    } else {
+      t.ok(answer.statusCode >= 400 && answer.statusCode < 500, `refused: ${url} (${answer.statusCode})`)
+    }
+  }
+  // Without `disposition=inline` a view-only link refuses, whatever is asked.
+  t.equal(codeOf(await call(guest, 'GET', `${base}?item=${picture.id}`)), 'SHARE_DOWNLOAD_NOT_ALLOWED')
+  t.equal(codeOf(await call(guest, 'GET', `${base}?item=${picture.id}&disposition=attachment`)), 'SHARE_DOWNLOAD_NOT_ALLOWED')
+
+  // A password-protected view-only link previews only once unlocked, and only its own items.
+  const locked = await share(tab, inner.id, { allowDownload: false, password: 'open sesame' })
+  const lockedPreview = (jar: CookieJar) => call(jar, 'GET', `/api/sharing/${locked.link}/content?item=${notes.id}&disposition=inline`)
+  t.equal(codeOf(await lockedPreview(guest)), 'SHARE_PASSWORD_REQUIRED', 'not before the password')
+  t.equal((await call(guest, 'POST', `/api/sharing/${locked.link}/unlock`, { password: 'open sesame' })).statusCode, 200)
+  t.equal((await lockedPreview(guest)).statusCode, 200, 'after it')
+  t.equal(codeOf(await call(guest, 'GET', `/api/sharing/${locked.link}/content?item=${picture.id}&disposition=inline`)), 'SHARE_NOT_FOUND', 'a file of the outer folder is outside this link')
+
+  // A revoked link previews nothing; nor does an expired one.
+  t.equal((await owner(tab, 'DELETE', `/api/files/shares/${link.id}`)).statusCode, 204)
+  const revoked = await inline(picture.id)
+  t.equal(revoked.statusCode, 410)
+  t.equal(codeOf(revoked), 'SHARE_REVOKED')
+  const expiresAt = clock() + 10 * MINUTE
+  const brief = await share(tab, box.id, { allowDownload: false, expiresAt: new Date(expiresAt).toISOString() })
+  t.equal((await call(guest, 'GET', `/api/sharing/${brief.link}/content?item=${picture.id}&disposition=inline`)).statusCode, 200)
+  clockOffset += 10 * MINUTE
+  const expired = await call(guest, 'GET', `/api/sharing/${brief.link}/content?item=${picture.id}&disposition=inline`)
+  t.equal(expired.statusCode, 410)
+  t.equal(codeOf(expired), 'SHARE_EXPIRED')
 })
 
 t.test('the password is never logged nor stored in clear; deleting the account deletes its links', async (t) => {

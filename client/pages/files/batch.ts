@@ -1,0 +1,73 @@
+import type { TFunction } from 'i18next'
+import type { ErrorBody } from '../../../shared/types.ts'
+import type { ApiResult } from '../../lib/api.ts'
+import { showToast } from '../../lib/toasts.ts'
+
+// How the drive runs its writes and says what the server did (issue 27): every item is sent on
+// its own, a refusal does not stop the others, and the toast counts what was done and names each
+// item that was not, with the server's reason. Never "3 moved to trash" when one was refused.
+
+export interface Refusal<T> {
+  item: T
+  reason: string
+}
+
+export interface BatchOutcome<T> {
+  done: T[]
+  refused: Array<Refusal<T>>
+}
+
+/** Reasons the drive's API gives, in the visitor's language; any other code keeps the API's message. */
+const REASONS: Record<string, 'notFound' | 'nameTaken' | 'intoItself'> = {
+  FILES_NOT_FOUND: 'notFound',
+  FILES_NAME_TAKEN: 'nameTaken',
+  FILES_MOVE_INTO_ITSELF: 'intoItself',
+}
+
+/** At most this many refused items are named; the rest are counted. */
+const NAMED_MAX = 5
+
+/** Why the server refused one write, in words a person reads. */
+export function refusalReason(t: TFunction<['files', 'common']>, result: ApiResult<unknown>, name: string): string {
+  if (result.status === 0) return t('common:errors.errorApiRequest')
+  const body = result.body as Partial<ErrorBody> | null
+  const known = typeof body?.code === 'string' ? REASONS[body.code] : undefined
+  if (known) return t(`files:results.reasons.${known}`, { name })
+  return typeof body?.message === 'string' ? body.message : t('common:errors.occuredSomeError')
+}
+
+/** Sends `write` for each item in turn (the API serialises a user's writes anyway) and collects what happened. */
+export async function runBatch<T extends { name: string }>(
+  t: TFunction<['files', 'common']>,
+  items: T[],
+  write: (item: T) => Promise<ApiResult<unknown>>,
+): Promise<BatchOutcome<T>> {
+  const outcome: BatchOutcome<T> = { done: [], refused: [] }
+  for (const item of items) {
+    const result = await write(item)
+    if (result.ok) outcome.done.push(item)
+    else outcome.refused.push({ item, reason: refusalReason(t, result, item.name) })
+  }
+  return outcome
+}
+
+export interface BatchWords {
+  /** What was done, e.g. "2 items moved to the trash." (given `count`, and `name` of the first). */
+  done: (count: number, first: string) => string
+  /** What was not, e.g. "1 item could not be moved to the trash:" (given `count`). */
+  refused: (count: number) => string
+}
+
+/** The toast for an outcome: success when all went through, a warning when some did, an error when none did. */
+export function reportBatch<T extends { name: string }>(t: TFunction<['files', 'common']>, outcome: BatchOutcome<T>, words: BatchWords): void {
+  const { done, refused } = outcome
+  if (refused.length === 0) {
+    if (done.length > 0) showToast({ kind: 'success', title: words.done(done.length, done[0]!.name) })
+    return
+  }
+  const title = [done.length > 0 ? words.done(done.length, done[0]!.name) : null, words.refused(refused.length)].filter((part) => part !== null).join(' ')
+  const named = refused.slice(0, NAMED_MAX).map(({ item, reason }) => `${item.name} — ${reason}`)
+  if (refused.length > NAMED_MAX) named.push(t('files:results.more', { count: refused.length - NAMED_MAX }))
+  // A refusal stays until it is read and closed: a person must not miss what did not happen.
+  showToast({ kind: done.length > 0 ? 'warning' : 'error', title, description: named.join('\n'), timeoutMs: null })
+}
