@@ -4,7 +4,7 @@ import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
-import { alwaysRevalidate, protectedGuard, publicGuard } from './lib/guards.ts'
+import { alwaysRevalidate, protectedGuard, publicGuard, viewerLoader } from './lib/guards.ts'
 import type { PageHead } from './lib/head.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
@@ -118,6 +118,10 @@ export const routes: RouteObject[] = [
           {
             id: 'unguarded-default-layout',
             Component: DefaultLayout,
+            // Issue 27: no check, but the header shows who is there (a signed-in user's on /mfa,
+            // /sentry-test and the 404 page), looked at again on every navigation like the guards.
+            loader: viewerLoader,
+            shouldRevalidate: alwaysRevalidate,
             children: [
               accountPage('email-not-verified', 'Verify your email', () => emailPages().then((m) => ({ Component: m.EmailNotVerifiedPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
               // The second factor decides for itself: it serves both a pending sign-in and set-up (decision 008).
