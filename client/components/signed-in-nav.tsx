@@ -19,6 +19,8 @@ export function accountLabel(user: Pick<UserRecord, 'name' | 'email'>): string {
 export function SignedInNav({ user }: { user: UserRecord }) {
   const { t } = useTranslation()
   const { streaming } = useClientConfig()
+  const label = accountLabel(user)
+  const named = label !== user.email
   return (
     <>
       <NavLink to="/@/library">{t('nav.myLibrary')}</NavLink>
@@ -27,11 +29,18 @@ export function SignedInNav({ user }: { user: UserRecord }) {
       </NavLink>
       <NavLink to="/@/files">{t('nav.myFiles')}</NavLink>
       {streaming ? <NavLink to="/streaming">{t('nav.streaming')}</NavLink> : null}
-      <NavLink to="/@/my-profile">{t('nav.myProfile')}</NavLink>
-      <span className="signed-in-as" title={user.name?.trim() ? user.email : undefined}>
+      {/*
+        The account and the way to its profile in one link (issue 27): the avatar, "My profile" and
+        the name, or the email while there is none. On wide screens the row has room for the avatar
+        and a name only: "My profile" and an email are then for screen readers (styles.css).
+      */}
+      <NavLink to="/@/my-profile" className={named ? 'signed-in-as signed-in-named' : 'signed-in-as'} title={named ? `${label} (${user.email})` : user.email}>
         <UserAvatar user={user} size="small" />
-        <span data-testid="signed-in-as">{accountLabel(user)}</span>
-      </span>
+        <span className="signed-in-profile">{t('nav.myProfile')}</span>
+        <span className="signed-in-name" data-testid="signed-in-as">
+          {label}
+        </span>
+      </NavLink>
       <LanguageSwitcher />
       <NavLink to="/@/logout">{t('nav.logOut')}</NavLink>
     </>

@@ -30,6 +30,8 @@ test('the header names the signed-in user and is theirs on every page with a hea
   await page.getByRole('button', { name: 'Save' }).click()
   await expect(page.getByTestId('profile-status')).toHaveText('Your profile is saved.')
   await expectSignedInHeader(page, 'Grace Hopper', 'the profile, after saving')
+  // Written out on a wide screen too (an email is not: the avatar stands for it there).
+  expect((await header.getByTestId('signed-in-as').boundingBox())!.width).toBeGreaterThan(40)
 
   for (const url of ['/streaming', '/mfa', '/sentry-test', '/stripe/cancel', '/nope']) {
     await page.goto(url)

@@ -31,7 +31,7 @@ t.test('the signed-in header, with the account\'s name, on every page with a hea
   const stack = await buildStack(t, { auth: true, env: { STREAMING_CLUSTERS: JSON.stringify(CLUSTERS) } })
   const tab = await signedInTab(stack, 'header@example.com')
   const before = headerOf((await tab.get('/@/library', { accept: 'text/html' })).body)
-  t.match(before, /<span data-testid="signed-in-as">header@example.com<\/span>/, 'no name yet: the email')
+  t.match(before, /<span class="signed-in-name" data-testid="signed-in-as">header@example.com<\/span>/, 'no name yet: the email')
   t.match(before, /href="\/streaming"/, 'clusters configured: Streaming is offered')
 
   t.equal((await tab.send('PATCH', '/api/user', { name: 'Ada <Lovelace>' })).statusCode, 200)
@@ -39,7 +39,7 @@ t.test('the signed-in header, with the account\'s name, on every page with a hea
     const page = await tab.get(url, { accept: 'text/html' })
     t.equal(page.statusCode, url.endsWith('/nope') ? 404 : 200, url)
     const header = headerOf(page.body)
-    t.match(header, /<span data-testid="signed-in-as">Ada &lt;Lovelace&gt;<\/span>/, `${url}: the name, escaped`)
+    t.match(header, /<span class="signed-in-name" data-testid="signed-in-as">Ada &lt;Lovelace&gt;<\/span>/, `${url}: the name, escaped`)
     t.match(header, /href="\/@\/my-profile"/, `${url}: My profile`)
     t.match(header, /href="\/@\/logout"/, `${url}: Log out`)
     t.notMatch(header, /href="\/login"/, `${url}: no Log in`)
