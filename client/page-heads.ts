@@ -29,7 +29,7 @@ export const listingHead: HeadBuilder = ({ data, t }) => {
   const { scope } = data as ListingData
   switch (scope.kind) {
     case 'library':
-      return { title: 'Software library', description: t('catalogue:meta.library') }
+      return { title: 'Software catalogue', description: t('catalogue:meta.library') }
     case 'category':
       return {
         title: `${CATEGORY_NAMES_EN[scope.id]} software`,

@@ -4,7 +4,7 @@ import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
-import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard } from './lib/guards.ts'
+import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/guards.ts'
 import type { PageHead } from './lib/head.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
@@ -130,6 +130,10 @@ export const routes: RouteObject[] = [
           {
             id: 'unguarded-default-layout',
             Component: DefaultLayout,
+            // Issue 27: no check, but the header shows who is there (a signed-in user's on /mfa,
+            // /sentry-test and the 404 page), looked at again on every navigation like the guards.
+            loader: viewerLoader,
+            shouldRevalidate: alwaysRevalidate,
             children: [
               {
                 loader: sessionPageGuard,

@@ -616,6 +616,8 @@ export interface PublicConfig {
   support: SupportSettings
   /** Error reporting in the browser (issue 13); null without SENTRY_DSN. */
   errorReporting: ErrorReportingSettings | null
+  /** Streaming clusters are configured (STREAMING_CLUSTERS, issue 27): only then is "Streaming" offered. Never the clusters themselves. */
+  streaming: boolean
 }
 
 /**
@@ -675,7 +677,8 @@ export function publicConfig(config: Config, release = 'dev'): PublicConfig {
   const { botUrl, chatUrl, chatWidgetScriptUrl, tagManagerScriptUrl } = config.support
   const support = { botUrl: botUrl ?? null, chatUrl: chatUrl ?? null, chatWidgetScriptUrl: chatWidgetScriptUrl ?? null, tagManagerScriptUrl: tagManagerScriptUrl ?? null }
   const errorReporting = config.sentry ? { dsn: config.sentry.dsn, environment: config.sentry.environment, release, tunnel: SENTRY_TUNNEL_PATH } : null
-  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers, support, errorReporting }
+  const streaming = config.streaming.clusters.length > 0
+  return { appUrl: config.appUrl, operatorName: config.operatorName, contactEmail: config.contactEmail, providers, support, errorReporting, streaming }
 }
 
 /**

@@ -34,6 +34,8 @@ export interface ClientConfig {
   support: SupportSettings
   /** Error reporting (issue 13); null when the operator set no SENTRY_DSN: nothing loads. */
   errorReporting: ErrorReportingSettings | null
+  /** Streaming clusters are configured (issue 27): the signed-in menu offers "Streaming" only then. */
+  streaming: boolean
 }
 
 /** Support settings the browser sees (issue 11); null where the operator configured none. */

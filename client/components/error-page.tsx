@@ -1,7 +1,8 @@
 import { useTranslation } from 'react-i18next'
 import { isRouteErrorResponse, Link } from 'react-router'
 import type { ErrorBody } from '../../shared/types.ts'
-import { useSignedInPage } from '../lib/catalogue/twins.ts'
+import { signedInHome, useSignedInPage } from '../lib/catalogue/twins.ts'
+import { useViewer } from '../lib/guards.ts'
 import { useErrorHead } from '../lib/route-head.ts'
 
 /** What the generic error page shows for an error (spec §2: a status message and a cause). */
@@ -21,7 +22,9 @@ function isAccountDisabled(error: unknown): boolean {
 export function ErrorPage({ error }: { error: unknown }) {
   const { t } = useTranslation()
   const { status, detail } = describeError(error)
-  const signedIn = useSignedInPage()
+  // A signed-in user's 404 is outside the protected group (client/routes.tsx): the viewer says.
+  const viewer = useViewer()
+  const signedIn = useSignedInPage() || viewer.user !== null
   useErrorHead(status)
   if (isAccountDisabled(error)) {
     return (
@@ -42,11 +45,27 @@ export function ErrorPage({ error }: { error: unknown }) {
       </p>
       <h1>{t(`errors.${kind}.title`, { status })}</h1>
       <p className="error-cause">{t(`errors.${kind}.cause`, { status })}</p>
-      {detail && status === 404 ? <p className="error-detail">{detail}</p> : null}
-      {/* Spec §2: a full page load home; for a signed-in user the signed-in home (/@), where "/" would send them anyway. */}
-      <a className="button" href={signedIn ? '/@' : '/'}>
-        {t('errors.backHome')}
-      </a>
+      {/* Spec §2: the not-found message is "Page Not Found" and the path: kept in English, as the spec names it, introduced in the visitor's language (issue 27). */}
+      {detail && status === 404 ? (
+        <p className="error-detail">
+          {t('errors.notFound.message')}{' '}
+          <code lang="en" data-testid="error-message">
+            {detail}
+          </code>
+        </p>
+      ) : null}
+      <p className="error-actions">
+        {/* Issue 27: a way on from a wrong address: the catalogue, where most links lead. */}
+        {status === 404 ? (
+          <Link className="button button-secondary" to={signedIn ? signedInHome('/library') : '/library'}>
+            {t('errors.notFound.catalogue')}
+          </Link>
+        ) : null}
+        {/* Spec §2: a full page load home; for a signed-in user the signed-in home (/@), where "/" would send them anyway. */}
+        <a className="button" href={signedIn ? '/@' : '/'}>
+          {t('errors.backHome')}
+        </a>
+      </p>
     </main>
   )
 }

@@ -15,6 +15,19 @@ function ToastItem({ toast }: { toast: Toast }) {
         <p className="toast-title">{toast.title}</p>
         {toast.description ? <p className="toast-description">{toast.description}</p> : null}
       </div>
+      {toast.action ? (
+        <button
+          type="button"
+          className="button button-small toast-action"
+          onClick={(event) => {
+            // The action, not also the toast's own click (which would only close it).
+            event.stopPropagation()
+            toast.action!.run()
+          }}
+        >
+          {toast.action.label}
+        </button>
+      ) : null}
       <button type="button" className="toast-close" onClick={close}>
         {t('toast.close')}
       </button>

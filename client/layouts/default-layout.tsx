@@ -1,12 +1,12 @@
 import { useTranslation } from 'react-i18next'
 import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
-import { useCatalogueHref } from '../lib/catalogue/twins.ts'
+import { SignedInNav } from '../components/signed-in-nav.tsx'
 import { SiteHeader } from '../components/site-header.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
+import { useViewer } from '../lib/guards.ts'
 import type { RouteHandle } from '../lib/namespaces.ts'
 import type { RootData } from '../root.tsx'
-import type { SessionState } from '../../shared/session.ts'
 
 /**
  * The chat links of spec §1: a messaging bot (SUPPORT_BOT_URL) and a chat app (SUPPORT_CHAT_URL),
@@ -59,9 +59,9 @@ export function SiteFooter() {
 /** Sign-in links for visitors; a half-finished sign-in (code or email pending) can leave. */
 function AccountLinks() {
   const { t } = useTranslation()
-  const guard = useRouteLoaderData('public') as { state: SessionState } | undefined
-  if (!guard) return null
-  if (guard.state !== 'LOGGED_OUT') return <Link to="/@/logout">{t('nav.logOut')}</Link>
+  const { state } = useViewer()
+  if (state === null) return null
+  if (state !== 'LOGGED_OUT') return <Link to="/@/logout">{t('nav.logOut')}</Link>
   return (
     <>
       <Link to="/login">{t('nav.logIn')}</Link>
@@ -72,24 +72,33 @@ function AccountLinks() {
   )
 }
 
-/** Spec §2: the default layout is centred, with an optional footer. */
+/**
+ * Spec §2: the default layout is centred, with an optional footer. Its header is for who is there
+ * (issue 27): the layout also frames pages a signed-in user opens (/streaming, /mfa, /sentry-test,
+ * the 404 page), and they get the signed-in header, not a visitor's.
+ */
 export function DefaultLayout() {
   const { t } = useTranslation()
   const matches = useMatches()
   const showFooter = matches.every((match) => (match.handle as RouteHandle | undefined)?.footer !== false)
-  // The layout also frames a signed-in page (/streaming): its links then go to the twins under /@.
-  const href = useCatalogueHref()
+  const { user } = useViewer()
   return (
     <div className="layout-default">
       <a className="skip-link" href="#content">
         {t('nav.skipToContent')}
       </a>
-      <SiteHeader>
-        <Link to={href('/library')}>{t('nav.library')}</Link>
-        <Link to={href('/files')}>{t('nav.files')}</Link>
-        <LanguageSwitcher />
-        <AccountLinks />
-      </SiteHeader>
+      {user ? (
+        <SiteHeader fold="xl">
+          <SignedInNav user={user} />
+        </SiteHeader>
+      ) : (
+        <SiteHeader>
+          <Link to="/library">{t('nav.catalogue')}</Link>
+          <Link to="/files">{t('nav.files')}</Link>
+          <LanguageSwitcher />
+          <AccountLinks />
+        </SiteHeader>
+      )}
       <div className="layout-default-body">
         <Outlet />
       </div>

@@ -1,8 +1,8 @@
 import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
-import { NavLink, Outlet, useNavigate, useRouteLoaderData } from 'react-router'
-import { UserAvatar } from '../components/user-avatar.tsx'
-import { LanguageSwitcher, cookieLocale, switchTabLocale } from '../components/language-switcher.tsx'
+import { Outlet, useNavigate, useRouteLoaderData } from 'react-router'
+import { cookieLocale, switchTabLocale } from '../components/language-switcher.tsx'
+import { SignedInNav } from '../components/signed-in-nav.tsx'
 import { onSignedOut } from '../lib/session-state.ts'
 import type { SignedInData } from '../lib/guards.ts'
 import { SiteHeader } from '../components/site-header.tsx'
@@ -26,19 +26,7 @@ export function SignedInLayout() {
         {t('common:nav.skipToContent')}
       </a>
       <SiteHeader fold="xl">
-        <NavLink to="/@/library">{t('auth:nav.myLibrary')}</NavLink>
-        <NavLink to="/@/programs" end={false}>
-          {t('auth:nav.programs')}
-        </NavLink>
-        <NavLink to="/@/files">{t('auth:nav.myFiles')}</NavLink>
-        <NavLink to="/streaming">{t('auth:nav.streaming')}</NavLink>
-        <NavLink to="/@/my-profile">{t('auth:nav.myProfile')}</NavLink>
-        <span className="signed-in-as">
-          <UserAvatar user={user} size="small" />
-          <span data-testid="signed-in-as">{user.email}</span>
-        </span>
-        <LanguageSwitcher />
-        <NavLink to="/@/logout">{t('auth:nav.logOut')}</NavLink>
+        <SignedInNav user={user} />
       </SiteHeader>
       <div className="layout-default-body">
         <Outlet />

@@ -1,4 +1,4 @@
-import { data, redirect, type LoaderFunctionArgs, type ShouldRevalidateFunction } from 'react-router'
+import { data, redirect, useRouteLoaderData, type LoaderFunctionArgs, type ShouldRevalidateFunction } from 'react-router'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../shared/constants.ts'
 import { protectedRedirect, termsRedirect, type SessionState } from '../../shared/session.ts'
 import type { ErrorBody, UserRecord } from '../../shared/types.ts'
@@ -37,6 +37,40 @@ export async function publicGuard({ context, request }: LoaderFunctionArgs): Pro
 export async function sessionPageGuard({ context }: LoaderFunctionArgs): Promise<null> {
   if ((await sessionState(context)) === 'LOGGED_OUT') throw redirect('/login')
   return null
+}
+
+/** Who a page that skips the check is for (issue 27): the session's state, and the user when fully signed in. */
+export interface ViewerData {
+  state: SessionState
+  user: UserRecord | null
+}
+
+/**
+ * The pages that skip the check and have a header (/mfa, /sentry-test, the 404 page): they guard
+ * nothing, but their header shows who is there (issue 27), so a signed-in user keeps "My profile"
+ * and "Log out". A user record that cannot be had leaves the visitor's header: the page itself
+ * does not depend on it.
+ */
+export async function viewerLoader({ context, request }: LoaderFunctionArgs): Promise<ViewerData> {
+  const state = await sessionState(context)
+  if (state !== 'LOGGED_IN') return { state, user: null }
+  const response = await apiResponse(context, '/api/user', request.signal).catch(() => null)
+  const user = response?.status === 200 ? (response.body as UserRecord) : null
+  return { state, user }
+}
+
+/**
+ * Who the page is for, from whichever layout group knows (client/routes.tsx): a protected page's
+ * user, or what the viewer loader of the pages that skip the check found. One answer for every
+ * header, so no page shows a visitor's header to a signed-in user (issue 27).
+ */
+export function useViewer(): { state: SessionState | null; user: UserRecord | null } {
+  const signedIn = useRouteLoaderData('signed-in') as SignedInData | undefined
+  const unguarded = useRouteLoaderData('unguarded-default-layout') as ViewerData | undefined
+  const visitor = useRouteLoaderData('public') as { state: SessionState } | undefined
+  if (signedIn) return { state: 'LOGGED_IN', user: signedIn.user }
+  if (unguarded) return unguarded
+  return { state: visitor?.state ?? null, user: null }
 }
 
 /** Protected routes: the session first, then the user's record and the terms (spec §4). */

@@ -15,6 +15,8 @@ export interface Toast {
   /** null: stays until closed. */
   timeoutMs: number | null
   closeOnClick: boolean
+  /** A button that does what the toast suggests (issue 27: "Reload" on the new-version notice). */
+  action?: { label: string; run: () => void } | undefined
 }
 
 export type ToastInput = Omit<Toast, 'id' | 'position' | 'timeoutMs' | 'closeOnClick'> & Partial<Pick<Toast, 'position' | 'timeoutMs' | 'closeOnClick'>>

@@ -48,7 +48,13 @@ export function startVersionPolling(state: { current: VersionWatchState }, t: TF
       showPersistentNotice({ kind: 'error', title: t('maintenanceMode.title'), description: t('maintenanceMode.description', { time }) })
     }
     if (step.announceNewVersion) {
-      showPersistentNotice({ kind: 'success', title: t('appVersion.title'), description: t('appVersion.description') })
+      // Issue 27: the notice offers what it asks for; a full load fetches the new build's page and code.
+      showPersistentNotice({
+        kind: 'success',
+        title: t('appVersion.title'),
+        description: t('appVersion.description'),
+        action: { label: t('appVersion.reload'), run: () => window.location.reload() },
+      })
     }
   }
   void poll()

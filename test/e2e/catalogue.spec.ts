@@ -94,7 +94,7 @@ test('home: the search box and the category tiles lead into the catalogue', asyn
 test('client navigation keeps the title, description, canonical URL and structured data in step', async ({ page }) => {
   await page.goto('/library')
   await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
-  await expect(page).toHaveTitle('Software library — Softshelf')
+  await expect(page).toHaveTitle('Software catalogue — Softshelf')
   await expect(page.locator('script[type="application/ld+json"]')).toHaveCount(0)
   await page.getByRole('link', { name: 'Blender', exact: true }).first().click()
   await expect(page).toHaveURL(/\/programs\/blender$/)

@@ -35,7 +35,7 @@ test('declining loads nothing, and the choice survives a reload', async ({ page,
   const response = await page.reload()
   expect(await response?.text(), 'the server knows the choice: no banner in the HTML').not.toContain('consent-banner')
   await hydrated(page)
-  await page.getByRole('link', { name: 'Library', exact: true }).click()
+  await page.getByRole('link', { name: 'Catalogue', exact: true }).click()
   await expect(page).toHaveURL(/\/library$/)
   await expect(page.getByTestId('consent-banner')).toHaveCount(0)
   expect(requested()).toBe(0)

@@ -5,7 +5,8 @@ import { expect, test } from '@playwright/test'
 import { E2E_ENV } from '../../playwright.config.ts'
 
 // A deploy while a tab is open: the server restarts with a new build id, the tab notices within a
-// poll (6 s) and shows the persistent new-version notice (spec §4 "Version notice").
+// poll (6 s) and shows the persistent new-version notice (spec §4 "Version notice"), whose
+// "Reload" loads the new version (issue 27).
 
 const PORT = 3230
 const API_PORT = 3231
@@ -31,7 +32,7 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited
 }
 
-test('after a deploy an open tab announces the new version once', async ({ page }) => {
+test('after a deploy an open tab announces the new version once, and "Reload" loads it', async ({ page }) => {
   test.setTimeout(120_000)
   fs.rmSync(DATA_DIR, { recursive: true, force: true })
   let server = startServer('build-a')
@@ -46,7 +47,11 @@ test('after a deploy an open tab announces the new version once', async ({ page 
     const notice = page.getByTestId('toast-success')
     await expect(notice).toBeVisible({ timeout: 10_000 })
     await expect(notice).toContainText('A new version of Softshelf is available')
-    await notice.click()
+    await page.evaluate(() => Object.assign(window, { sameDocument: 'yes' }))
+    await notice.getByRole('button', { name: 'Reload' }).click()
+    await expect(page.getByText('Version 1.0.716+build-b')).toBeVisible()
+    await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: string }).sameDocument), 'a new document').toBeUndefined()
     await expect(notice).toHaveCount(0)
   } finally {
     await stop(server)

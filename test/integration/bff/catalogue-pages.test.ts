@@ -11,7 +11,7 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
   t.test('/library lists programs, most popular first, with tabs, sort and category filter', async (t) => {
     const { status, body } = await page('/library')
     t.equal(status, 200)
-    t.match(body, /<h1>Library<\/h1>/)
+    t.match(body, /<h1>Catalogue<\/h1>/)
     t.match(body, /257 programs/)
     t.match(body, /<option value="namePopular" selected="">Most popular<\/option>/)
     t.match(body, /aria-current="page"[^>]*>All<\/a>|class="tab tab-active" aria-current="page"/)
@@ -125,7 +125,7 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
     const meta = (html: string, attribute: string, key: string) => new RegExp(`<meta ${attribute}="${key}" content="([^"]*)">`).exec(html)?.[1]
     const cases: Array<[string, string]> = [
       ['/', 'Softshelf — all must-have programs in one place'],
-      ['/library', 'Software library — Softshelf'],
+      ['/library', 'Software catalogue — Softshelf'],
       ['/category/audio-music', 'Audio &amp; Music software — Softshelf'],
       ['/developer/blender-foundation', 'Programs by Blender Foundation — Softshelf'],
       ['/publisher/adobe', 'Programs published by Adobe — Softshelf'],

@@ -88,7 +88,16 @@ t.test('the browser sees only the public allow-list', async (t) => {
   const exposed = JSON.stringify(publicConfig(config))
   t.notMatch(exposed, /pw|op-secret|postgres|core-secret|gh-client/)
   t.same(publicConfig(config).providers, [{ id: 'github', name: 'GitHub' }], 'a configured provider is offered by id and name only')
-  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'errorReporting', 'operatorName', 'providers', 'support'])
+  t.same(Object.keys(publicConfig(config)).sort(), ['appUrl', 'contactEmail', 'errorReporting', 'operatorName', 'providers', 'streaming', 'support'])
+})
+
+t.test('streaming (issue 27): the browser learns whether clusters are configured, never which', async (t) => {
+  t.equal(publicConfig(loadConfig({})).streaming, false, 'unset: not offered')
+  t.equal(publicConfig(loadConfig({ STREAMING_CLUSTERS: '[]' })).streaming, false, 'an empty list: not offered')
+  const cluster = { id: 'fra-1', region: 'eu-central', url: 'https://fra-1.stream.example.com', capacity: 20 }
+  const exposed = publicConfig(loadConfig({ STREAMING_CLUSTERS: JSON.stringify([cluster]) }))
+  t.equal(exposed.streaming, true, 'configured: offered')
+  t.notMatch(JSON.stringify(exposed), /fra-1/, 'the clusters stay on the server')
 })
 
 t.test('the auth core: a secret is required with a real database, API keys are checked', async (t) => {
