@@ -52,10 +52,10 @@ const DELIBERATE_5XX_PREFIXES = ['STREAMING_']
 
 /**
  * Answers that say a capability is not set up on this server (issue 27: card payments without
- * STRIPE_SECRET_KEY): what the operator chose, not a fault — relayed like the families above, and
+ * STRIPE_SECRET_KEY, streaming without STREAMING_CLUSTERS): what the operator chose, not a fault — relayed like the families above, and
  * no error line or error report, however often a page asks.
  */
-const NOT_CONFIGURED_CODES = new Set(['CHECKOUT_NOT_CONFIGURED'])
+const NOT_CONFIGURED_CODES = new Set(['CHECKOUT_NOT_CONFIGURED', 'STREAMING_NOT_CONFIGURED'])
 
 export function isDeliberateServerError(code: unknown): boolean {
   return typeof code === 'string' && (NOT_CONFIGURED_CODES.has(code) || DELIBERATE_5XX_PREFIXES.some((prefix) => code.startsWith(prefix)))

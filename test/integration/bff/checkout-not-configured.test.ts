@@ -37,6 +37,12 @@ t.test('without Stripe, /stripe/success says card payments are not set up here, 
   t.equal(buy.statusCode, 503)
   t.equal(buy.json().code, 'CHECKOUT_NOT_CONFIGURED')
 
+  // Streaming without clusters is the same kind of answer: the menu does not offer it, and a caller
+  // who asks anyway hears so, with no error line either.
+  const stream = await tab.post('/api/user/assign-cluster', { programId: 'blender', keyboardLayout: 'en-us' })
+  t.equal(stream.statusCode, 503)
+  t.equal(stream.json().code, 'STREAMING_NOT_CONFIGURED')
+
   t.same(errorLines(bffLogs), [], 'no error line in the BFF log')
   t.same(errorLines(apiLogs), [], 'no error line in the API log')
   t.notMatch(apiLogs.text + bffLogs.text, /"stack"/, 'no stack trace anywhere')
