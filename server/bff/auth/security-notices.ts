@@ -49,6 +49,17 @@ export async function rememberAccountLanguage(userId: string, language: string):
   await UserMetadata.updateUserMetadata(userId, { [LANGUAGE_KEY]: language })
 }
 
+/**
+ * The account's language as kept in the core (its profile's, remembered at sign-in and at every
+ * change): what a mail sent without a session of the account is written in — a reset link asked
+ * from another browser, a notice (issue 27: one language per account, every mail included).
+ */
+export async function keptAccountLanguage(userId: string): Promise<Locale | undefined> {
+  const { metadata } = await UserMetadata.getUserMetadata(userId)
+  const kept = (metadata as Record<string, unknown>)[LANGUAGE_KEY]
+  return typeof kept === 'string' && isLocale(kept) ? kept : undefined
+}
+
 export class SecurityNotices {
   private readonly now: () => number
 
@@ -120,9 +131,8 @@ export class SecurityNotices {
       }
     }
     try {
-      const { metadata } = await UserMetadata.getUserMetadata(target.userId)
-      const kept = (metadata as Record<string, unknown>)[LANGUAGE_KEY]
-      if (typeof kept === 'string' && isLocale(kept)) return kept
+      const kept = await keptAccountLanguage(target.userId)
+      if (kept) return kept
     } catch (err) {
       request.log.warn({ err, event: 'security-notice' }, 'the account\'s kept language could not be read')
     }

@@ -10,7 +10,7 @@ import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import type { SecurityNotices } from './security-notices.ts'
+import { keptAccountLanguage, type SecurityNotices } from './security-notices.ts'
 import { readReturn, returnSearch } from '../../../shared/return-path.ts'
 import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, BffTotpCodeToAdd, mailUnavailable } from '../errors.ts'
 import { afterTotpDeviceRemoved, proveSecondFactor, type FactorProof } from './authenticator.ts'
@@ -94,6 +94,20 @@ function localeOf(userContext: Record<string, unknown> | undefined): Locale {
 }
 
 /**
+ * The language the account's mails are in (issue 27: the account's choice, kept in the core, not
+ * the language of whichever browser asked for a reset link); undefined when none is kept yet (a
+ * new sign-up: the browser's) or the core cannot say — the mail still goes, in the browser's.
+ */
+async function accountLocale(userId: string, request: FastifyRequest | undefined): Promise<Locale | undefined> {
+  try {
+    return await keptAccountLanguage(userId)
+  } catch (err) {
+    request?.log.warn({ err }, "the account's language could not be read: the mail is in the browser's")
+    return undefined
+  }
+}
+
+/**
  * A mailed link with the target the page asked to come back to (issue 15 item 3): the sign-up,
  * "send again" and reset calls carry ?redirectToPath= (and &action=) in their query, checked here
  * as everywhere; the link then works in any browser.
@@ -130,7 +144,7 @@ export function initSupertokens(settings: AuthSettings): void {
   const send = async (kind: EmailKind, email: string, link: string, userId: string, userContext: Record<string, unknown>) => {
     userContext[MAIL_ATTEMPTED] = true
     const request = supertokens.getRequestFromUserContext(userContext as never)?.original as FastifyRequest | undefined
-    const locale = localeOf(userContext)
+    const locale = (await accountLocale(userId, request)) ?? localeOf(userContext)
     const mail = settings.emails.render(kind, locale, email, withReturn(link, request))
     const grant = await settings.mailQuota.take(email)
     if (!grant) {
@@ -247,7 +261,9 @@ export function initSupertokens(settings: AuthSettings): void {
                 if (typeof email === 'string') {
                   // A user id nobody has: the core answers UNKNOWN_USER_ID_ERROR after its lookup.
                   await EmailPassword.createResetPasswordToken(input.tenantId, randomUUID(), email, input.userContext)
-                  settings.emails.render('reset', localeOf(input.userContext), email, `${settings.appUrl}/reset-password?token=${'x'.repeat(64)}&tenantId=${input.tenantId}`)
+                  // As a sent one reads the account's language (issue 27), from the core too.
+                  const locale = (await accountLocale(randomUUID(), input.options.req.original as FastifyRequest)) ?? localeOf(input.userContext)
+                  settings.emails.render('reset', locale, email, `${settings.appUrl}/reset-password?token=${'x'.repeat(64)}&tenantId=${input.tenantId}`)
                   await settings.mailQuota.count(email)
                 }
                 await checkMailer(input.options.req.original as FastifyRequest)

@@ -286,6 +286,12 @@ t.test('the header\'s language choice of a signed-in user is the account\'s: pro
   const signIn = await other.post('/auth/signin', form('header@example.com', 'a brand new password'), { 'accept-language': 'en' })
   t.equal(signIn.json().status, 'OK')
   t.equal(langCookie(signIn)?.value, 'hu', 'every later sign-in applies it')
+
+  // A reset link asked from a stranger's English browser, without a session: the account's language too.
+  const stranger = browser(stack.bff)
+  t.equal((await stranger.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'header@example.com' }] }, { 'accept-language': 'en' })).json().status, 'OK')
+  const resetMail = await newestNotice('header@example.com', 'Softshelf-jelszó visszaállítása')
+  t.match(resetMail.text, /Új jelszó megadása/, 'the reset link is in the account\'s language, not the browser\'s')
 })
 
 t.test('PUT /api/user/language: a visitor\'s choice is the browser\'s; a bad one, a forged one, or one the account cannot take changes nothing (issue 27)', async (t) => {
