@@ -261,6 +261,9 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   // The proxied routes are described by the API's own document (decision 023): hidden here.
   const hide = { hide: true }
   app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https))
+  // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
+  // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
+  app.get('/api/version', { schema: hide }, (request, reply) => proxy(app, request, reply, https))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls,
   // with ten times the allowance. Their bodies stream to the API as they arrive, whatever their
