@@ -59,7 +59,7 @@ export function Component() {
     })()
   }, [navigate, t, i18n.language])
   return (
-    <AuthShell title={t('auth:callback.title')}>
+    <AuthShell title={error ? t('auth:callback.failedTitle') : t('auth:callback.title')}>
       {error ? (
         <>
           <Notice kind="error" testId="callback-problem">
