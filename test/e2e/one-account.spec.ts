@@ -1,6 +1,5 @@
 import { expect, test, type Page } from '@playwright/test'
-import { E2E_MAIL_PORT } from './support/ports.ts'
-import { PASSWORD, hydrated, readyAccount } from './support/accounts.ts'
+import { PASSWORD, hydrated, mailedLink, readyAccount } from './support/accounts.ts'
 
 // Issue 27, "One account, one state", as a person meets it: a password reset lifts the sign-in
 // block, the header's language is the account's, and the deletion section says everything it
@@ -14,20 +13,7 @@ async function logIn(page: Page, email: string, password: string): Promise<void>
   await page.getByRole('button', { name: 'Log in', exact: true }).click()
 }
 
-async function resetLink(email: string): Promise<string> {
-  let link = ''
-  await expect
-    .poll(
-      async () => {
-        const messages = (await (await fetch(`http://127.0.0.1:${E2E_MAIL_PORT}/messages?to=${encodeURIComponent(email)}`)).json()) as Array<{ links: string[] }>
-        link = messages.flatMap((message) => message.links).find((candidate) => /\/reset-password\?token=/.test(candidate)) ?? ''
-        return link
-      },
-      { timeout: 15_000 },
-    )
-    .not.toBe('')
-  return link
-}
+const resetLink = (email: string) => mailedLink(email, /\/reset-password\?token=/)
 
 test('five wrong passwords, then a reset: the reset page says the account can sign in, and the new password does (issue 27)', async ({ page }) => {
   const email = await readyAccount(page, 'locked')

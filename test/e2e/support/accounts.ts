@@ -14,13 +14,14 @@ export async function hydrated(page: Page): Promise<void> {
   await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
 }
 
-async function verificationLink(email: string): Promise<string> {
+/** The newest link of a kind (`/verify-email?token=`, `/reset-password?token=`) mailed to `email`, once it has arrived. */
+export async function mailedLink(email: string, kind: RegExp): Promise<string> {
   let link = ''
   await expect
     .poll(
       async () => {
         const messages = (await (await fetch(`http://127.0.0.1:${E2E_MAIL_PORT}/messages?to=${encodeURIComponent(email)}`)).json()) as Array<{ links: string[] }>
-        link = messages.flatMap((message) => message.links).find((candidate) => /\/verify-email\?token=/.test(candidate)) ?? ''
+        link = messages.flatMap((message) => message.links).find((candidate) => kind.test(candidate)) ?? ''
         return link
       },
       { timeout: 15_000 },
@@ -28,6 +29,8 @@ async function verificationLink(email: string): Promise<string> {
     .not.toBe('')
   return link
 }
+
+const verificationLink = (email: string) => mailedLink(email, /\/verify-email\?token=/)
 
 /** A verified account that accepted the terms, signed in, on its library; returns its email. */
 export async function readyAccount(page: Page, name: string): Promise<string> {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildStack, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, signedInTab } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent } from '../../stripe-fake.ts'
 
 // Issue 27: which programs a signed-in user owns, for the "Owned" marks on every card under /@
@@ -25,26 +25,12 @@ type Tab = Awaited<ReturnType<typeof signedInTab>>
 let people = 0
 const person = () => signedInTab(stack, `owner-${++people}@example.com`)
 
-function call(tab: Tab | undefined, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
-  return stack.bff.inject({
-    method,
-    url,
-    headers: {
-      ...(tab ? { cookie: tab.jar.header(url) } : {}),
-      rid: 'anti-csrf',
-      origin: 'http://localhost:3000',
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-  })
-}
-
 /** Buys a paid program as the browser does: checkout, Stripe's page paid, the success page read. */
 async function buy(tab: Tab, programId: string): Promise<{ paymentIntent: string | null; subscription: string | null }> {
-  const started = await call(tab, 'POST', '/api/user/checkout', { programId })
+  const started = await tab.send('POST', '/api/user/checkout', { programId })
   if (started.statusCode !== 200) throw new Error(`checkout ${programId}: ${started.body}`)
   const session = stripe.complete(/\/pay\/([^/?]+)$/.exec(started.json().url as string)![1]!)
-  const back = await call(tab, 'GET', `/api/user/checkout/${session.id}`)
+  const back = await tab.get(`/api/user/checkout/${session.id}`)
   if (back.json().status !== 'paid') throw new Error(`success page: ${back.body}`)
   return { paymentIntent: session.payment_intent, subscription: session.subscription }
 }
@@ -54,35 +40,35 @@ function deliver(event: object) {
   return stack.bff.inject({ method: 'POST', url: '/api/stripe/webhook', headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature }, payload })
 }
 
-const ids = async (tab: Tab) => (await call(tab, 'GET', '/api/user/program-ids')).json() as { programIds: string[]; ownedIds: string[] }
-const ownedView = async (tab: Tab, query = '') => (await call(tab, 'GET', `/api/user/programs?view=owned${query}`)).json() as { total: number; items: Array<{ id: string }> }
+const ids = async (tab: Tab) => (await tab.get('/api/user/program-ids')).json() as { programIds: string[]; ownedIds: string[] }
+const ownedView = async (tab: Tab, query = '') => (await tab.get(`/api/user/programs?view=owned${query}`)).json() as { total: number; items: Array<{ id: string }> }
 
 t.test('GET /api/user/program-ids says which programs the user owns, saved in the library or not, privately', async (t) => {
   const tab = await person()
-  t.equal((await call(tab, 'POST', `/api/user/program/${MONTHLY}`)).statusCode, 200, 'a paid program saved, not bought')
+  t.equal((await tab.send('POST', `/api/user/program/${MONTHLY}`)).statusCode, 200, 'a paid program saved, not bought')
   t.same(await ids(tab), { programIds: [MONTHLY], ownedIds: [] }, 'saved is not owned')
 
   await buy(tab, ONE_TIME)
-  const answer = await call(tab, 'GET', '/api/user/program-ids')
+  const answer = await tab.get('/api/user/program-ids')
   t.equal(answer.statusCode, 200)
   t.equal(answer.headers['cache-control'], 'no-store', 'never kept by a cache shared between users')
   t.same(answer.json(), { programIds: [ONE_TIME, MONTHLY].sort(), ownedIds: [ONE_TIME] })
 
-  t.equal((await call(tab, 'DELETE', `/api/user/program/${ONE_TIME}`)).statusCode, 200)
+  t.equal((await tab.send('DELETE', `/api/user/program/${ONE_TIME}`)).statusCode, 200)
   t.same(await ids(tab), { programIds: [MONTHLY], ownedIds: [ONE_TIME] }, 'removed from the library, still owned')
 
   const other = await person()
   t.same(await ids(other), { programIds: [], ownedIds: [] }, 'another user owns nothing of it')
-  t.equal((await call(undefined, 'GET', '/api/user/program-ids')).statusCode, 401, 'no session: no answer')
+  t.equal((await browser(stack.bff).get('/api/user/program-ids')).statusCode, 401, 'no session: no answer')
 })
 
 t.test('GET /api/user/programs?view=owned lists what the user bought, saved or not; the default view is the library', async (t) => {
   const tab = await person()
   t.same(await ownedView(tab), { total: 0, items: [], page: 1, pageSize: 24 }, 'nothing bought: an empty page')
-  t.equal((await call(tab, 'POST', '/api/user/program/blender')).statusCode, 200)
+  t.equal((await tab.send('POST', '/api/user/program/blender')).statusCode, 200)
   await buy(tab, ONE_TIME)
   await buy(tab, MONTHLY)
-  t.equal((await call(tab, 'DELETE', `/api/user/program/${ONE_TIME}`)).statusCode, 200, 'the one-time purchase removed from the library')
+  t.equal((await tab.send('DELETE', `/api/user/program/${ONE_TIME}`)).statusCode, 200, 'the one-time purchase removed from the library')
 
   const owned = await ownedView(tab)
   t.same(owned.items.map((p) => p.id).sort(), [ONE_TIME, MONTHLY].sort(), 'both purchases, the unsaved one too, and no free program')
@@ -90,11 +76,11 @@ t.test('GET /api/user/programs?view=owned lists what the user bought, saved or n
   t.same((await ownedView(tab, '&price=free')).total, 0, 'the filters apply to the view')
   t.same((await ownedView(tab, '&q=reaper')).items.map((p) => p.id), [ONE_TIME], 'and the search')
 
-  const saved = (await call(tab, 'GET', '/api/user/programs')).json() as { items: Array<{ id: string }> }
+  const saved = (await tab.get('/api/user/programs')).json() as { items: Array<{ id: string }> }
   t.same(saved.items.map((p) => p.id).sort(), ['blender', MONTHLY].sort(), 'without view: the library as before')
-  t.same((await call(tab, 'GET', '/api/user/programs?view=saved')).json(), saved, 'view=saved is the same')
+  t.same((await tab.get('/api/user/programs?view=saved')).json(), saved, 'view=saved is the same')
 
-  const bad = await call(tab, 'GET', '/api/user/programs?view=bought')
+  const bad = await tab.get('/api/user/programs?view=bought')
   t.equal(bad.statusCode, 400)
   t.match(bad.json(), { statusCode: 400, code: 'API_VALIDATION_FAILED', error: 'Bad Request' })
 })
@@ -112,7 +98,7 @@ t.test('an ended subscription, a period run out on the API clock, or a refund: n
   clockOffset += end - now()
   t.same((await ids(tab)).ownedIds, [ONE_TIME], 'at the period end: not owned')
   t.same((await ownedView(tab)).items.map((p) => p.id), [ONE_TIME], 'nor in the Owned view')
-  const streaming = (await call(tab, 'GET', '/api/user/streaming')).json() as { programs: Array<{ id: string; entitled: boolean }> }
+  const streaming = (await tab.get('/api/user/streaming')).json() as { programs: Array<{ id: string; entitled: boolean }> }
   t.equal(streaming.programs.find((p) => p.id === MONTHLY)?.entitled, false, 'streaming says the same')
 
   // Stripe renewed it: owned again.
