@@ -77,11 +77,27 @@ export async function pageSession(request: FastifyRequest, reply: FastifyReply):
  */
 export async function verifiedAccount(request: FastifyRequest): Promise<string | undefined> {
   const token = request.cookies?.sAccessToken
-  if (!token) return undefined
+  if (!token || carriesParentRefreshToken(token)) return undefined
   try {
     const session = await Session.getSessionWithoutRequestResponse(token, undefined, { antiCsrfCheck: false, sessionRequired: false, overrideGlobalClaimValidators: () => [] })
     return session?.getUserId()
   } catch {
     return undefined
+  }
+}
+
+/**
+ * The first access token after a refresh names the refresh token it came from: the SDK's getSession
+ * then asks the core to make the new refresh token the session's (and answers with another access
+ * token to set). Counting must not do that on the side — the answer would be lost, and a browser
+ * whose refresh raced another's lost its session (test/system/database-outage.test.ts) — so such a
+ * request is counted by its address only, as one without a session; the next one is the account's.
+ */
+function carriesParentRefreshToken(token: string): boolean {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
+    return payload.parentRefreshTokenHash1 !== undefined && payload.parentRefreshTokenHash1 !== null
+  } catch {
+    return false
   }
 }
