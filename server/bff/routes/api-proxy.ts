@@ -28,13 +28,6 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Upload requests (a resumable upload is many PATCH requests of one file) count in a bucket of
- * their own, as many a minute as pages and API calls: 3000 by default, what they had before
- * RATE_LIMIT_MAX grew tenfold (decision 027).
- */
-export const UPLOAD_RATE_FACTOR = 1
-
 /** Request headers the API may see. Everything else — the browser's Cookie above all — stays here. */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-none-match', 'if-modified-since', 'if-range', 'range', 'user-agent', ...TUS_REQUEST_HEADERS] as const
 /**
@@ -265,10 +258,11 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
   app.get('/api/version', { schema: hide }, (request, reply) => proxy(app, request, reply, https))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
-  // a folder of many small files is two requests a file, so they count apart from other calls,
-  // with ten times the allowance. Their bodies stream to the API as they arrive, whatever their
-  // size: the tus server there keeps each upload within its declared length and the quota.
-  const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax * UPLOAD_RATE_FACTOR, timeWindow: 60_000 } }
+  // a folder of many small files is two requests a file, so they count apart from other calls, in
+  // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to
+  // the API as they arrive, whatever their size: the tus server there keeps each upload within its
+  // declared length and the quota.
+  const uploads = { longBody: true, rateLimit: { max: opts.rateLimitMax, timeWindow: 60_000 } }
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
