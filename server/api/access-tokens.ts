@@ -17,6 +17,11 @@ export interface Viewer {
   issuedAt: number
   emailVerified: boolean
   mfaComplete: boolean
+  /** The account's roles and their permissions as the token carries them (the SDK's `st-role` and `st-perm` claims, issue 28); empty without them. */
+  roles: string[]
+  permissions: string[]
+  /** When the BFF read those from the auth core (the claims' `t`, ms); undefined without them. */
+  rolesReadAt: number | undefined
 }
 
 export type TokenCheck = { ok: true; viewer: Viewer } | { ok: false; reason: 'missing' | 'invalid' | 'unavailable' }
@@ -25,6 +30,12 @@ interface SessionClaims extends JWTPayload {
   email?: unknown
   'st-ev'?: { v?: unknown }
   'st-mfa'?: { v?: unknown }
+  'st-role'?: { v?: unknown; t?: unknown }
+  'st-perm'?: { v?: unknown; t?: unknown }
+}
+
+function claimList(claim: { v?: unknown } | undefined): string[] {
+  return Array.isArray(claim?.v) ? claim.v.filter((item): item is string => typeof item === 'string') : []
 }
 
 export interface AccessTokenRules {
@@ -84,6 +95,9 @@ export class AccessTokens {
         emailVerified: payload['st-ev']?.v === true,
         // No MFA claim means no factor beyond the first was ever required.
         mfaComplete: payload['st-mfa'] === undefined || payload['st-mfa'].v === true,
+        roles: claimList(payload['st-role']),
+        permissions: claimList(payload['st-perm']),
+        rolesReadAt: typeof payload['st-perm']?.t === 'number' ? payload['st-perm'].t : undefined,
       },
     }
   }

@@ -47,6 +47,7 @@ import shareRoutes from './files/share-routes.ts'
 import { ShareTokens } from './files/share-tokens.ts'
 import { SharesRepository } from './files/shares.ts'
 import streamingRoutes from './streaming/routes.ts'
+import operatorRoutes from './operator/index.ts'
 import { StreamingAssignments } from './streaming/assignments.ts'
 import { StreamingGrants } from './streaming/grants.ts'
 import { stripeProvider } from './checkout/card-provider.ts'
@@ -290,6 +291,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
   await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
+  // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
+  await app.register(operatorRoutes, { guard, core, now: clock })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined

@@ -28,3 +28,4 @@ export const ApiDeletionPending = createError(
   'Your account is being deleted, but we could not finish it just now. It will be finished within a few minutes; you are signed out.',
   503,
 )
+export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)

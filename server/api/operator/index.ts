@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify'
+import { operatorRoute } from '../../../shared/operator.ts'
+import type { coreAccounts } from '../core-accounts.ts'
+import { answerPrivately, type SessionGuard } from '../session-guard.ts'
+import auditRoutes from './audit.ts'
+import { operatorAuthorizer } from './guard.ts'
+import maintenanceRoutes from './maintenance.ts'
+import mediaRoutes from './media.ts'
+import programRoutes from './programs.ts'
+import roleRoutes from './roles.ts'
+import userRoutes from './users.ts'
+
+// The operator console's API (issue 28): /api/operator/*, each route checked against the one
+// permission shared/operator.ts gives it. A route registered here without its row there stops
+// the start: no operator route goes out without a check.
+
+export interface OperatorRoutesOptions {
+  guard: SessionGuard
+  /** The auth core's accounts (core-accounts.ts). */
+  core: ReturnType<typeof coreAccounts>
+  /** The clock; tests move it. */
+  now: () => number
+}
+
+export default async function operatorRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD' && operatorRoute('GET', route.url)) continue
+      if (!operatorRoute(method, route.url)) throw new Error(`The operator route ${method} ${route.url} has no permission in shared/operator.ts`)
+    }
+  })
+  app.addHook('preHandler', operatorAuthorizer(opts.guard))
+  answerPrivately(app)
+  await app.register(programRoutes, opts)
+  await app.register(mediaRoutes, opts)
+  await app.register(userRoutes, opts)
+  await app.register(roleRoutes, opts)
+  await app.register(maintenanceRoutes, opts)
+  await app.register(auditRoutes, opts)
+}
