@@ -9,8 +9,10 @@ import pg from 'pg'
 import type { Test } from 'tap'
 import { buildApi } from '../server/api/app.ts'
 import { buildAuthCore } from '../server/authcore/app.ts'
+import { PROTECTED_PROPS } from '../server/authcore/sessions.ts'
 import { base32Decode, totpCode } from '../server/authcore/totp.ts'
 import { buildBff } from '../server/bff/app.ts'
+import { permissionsOf, type OperatorRole } from '../shared/operator.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
 import { loadConfig, type Config } from '../server/config.ts'
 import type { Database } from '../server/db/database.ts'
@@ -350,5 +352,30 @@ export async function signedInTab(stack: Stack, email: string, password = 'corre
   await tab.post('/auth/user/email/verify', { method: 'token', token: lastMailLink(stack, email).searchParams.get('token') })
   const accepted = await tab.post('/api/user/accept-tos', { isInMailList: false })
   if (accepted.statusCode !== 200) throw new Error(`accepting the terms failed: ${accepted.body}`)
+  return tab
+}
+
+/**
+ * A fully signed-in tab whose session carries operator roles (issue 28) in the access token's
+ * `st-role` and `st-perm` claims, as the BFF's UserRoles recipe puts them there.
+ * TEMPORARY until the roles in the auth core land: the claims are set with the core's own
+ * `POST /recipe/session/regenerate` (what the SDK calls for a claim), not by granting the role.
+ */
+export async function operatorTab(stack: Stack, email: string, roles: OperatorRole[]) {
+  const tab = await signedInTab(stack, email)
+  if (!stack.authCore) throw new Error('operatorTab needs buildStack({ auth: true })')
+  const t = Date.now()
+  const accessToken = tab.jar.get('sAccessToken') ?? ''
+  const claims = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
+  const userData = Object.fromEntries(Object.entries(claims).filter(([key]) => !PROTECTED_PROPS.includes(key)))
+  const answer = await stack.authCore.inject({
+    method: 'POST',
+    url: '/recipe/session/regenerate',
+    headers: { 'api-key': TEST_AUTH_CORE_API_KEY, 'cdi-version': '5.4', 'content-type': 'application/json' },
+    payload: { accessToken, userDataInJWT: { ...userData, 'st-role': { v: roles, t }, 'st-perm': { v: permissionsOf(roles), t } } },
+  })
+  const token = (answer.json() as { accessToken?: { token?: string } }).accessToken?.token
+  if (!token) throw new Error(`regenerating the session failed: ${answer.body}`)
+  tab.jar.cookies.set('sAccessToken', { value: token, path: '/' })
   return tab
 }
