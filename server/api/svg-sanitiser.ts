@@ -10,9 +10,7 @@ import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes'
 // CSP that runs and loads nothing (decision 024), so this is the second wall, not the only one.
 
 export class SvgRefused extends Error {
-  constructor(message: string) {
-    super(message)
-  }
+  override name = 'SvgRefused'
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg'
