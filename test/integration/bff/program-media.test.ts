@@ -246,6 +246,14 @@ t.test('screenshots: re-encoded at the srcset widths, shown on the public progra
   t.match(audit.at(-1), { before: { screenshot: { id: shot.id } }, after: null })
 })
 
+t.test('two uploads at once for the last place: one is taken, the other refused (counted under a lock of the program)', async (t) => {
+  const small = await png(300, 200)
+  for (let i = 0; i < MAX_SCREENSHOTS - 1; i += 1) t.equal((await send(editor, 'POST', '/api/operator/programs/gimp/screenshots', small, { 'content-type': 'image/png' })).statusCode, 201)
+  const racing = await Promise.all([0, 1].map(() => send(editor, 'POST', '/api/operator/programs/gimp/screenshots', small, { 'content-type': 'image/png' })))
+  t.same(racing.map((answer) => answer.statusCode).sort(), [201, 409])
+  t.equal((await send(editor, 'GET', '/api/operator/programs/gimp/media')).json().screenshots.length, MAX_SCREENSHOTS)
+})
+
 t.test('an anonymous tab sees the program page with no operator route reachable', async (t) => {
   const anonymous = browser(stack.bff)
   t.equal((await anonymous.get('/api/operator/programs/blender/media')).statusCode, 401)
