@@ -30,7 +30,11 @@ export async function syncOperatorRoles(): Promise<void> {
  * sync is tried again every few seconds (for ten minutes), with one line when it fails and one
  * when it works. Resolves after the first attempt, or after `boundMs`.
  */
-export function keepOperatorRolesInSync(log: FastifyBaseLogger, boundMs = 2_000): { firstAttempt: Promise<void>; stop(): void } {
+export function keepOperatorRolesInSync(
+  log: FastifyBaseLogger,
+  options: { boundMs?: number; retryMs?: number; onAttempt?: (synced: boolean) => void } = {},
+): { firstAttempt: Promise<void>; stop(): void } {
+  const { boundMs = 2_000, retryMs = ROLE_SYNC_RETRY_MS } = options
   let timer: NodeJS.Timeout | undefined
   let stopped = false
   let failed = false
@@ -43,18 +47,20 @@ export function keepOperatorRolesInSync(log: FastifyBaseLogger, boundMs = 2_000)
       await syncOperatorRoles()
       if (failed) log.info({ event: 'operator-roles-synced' }, 'the operator roles are in place in the auth core')
       settle()
+      options.onAttempt?.(true)
       return
     } catch (err) {
-      if (!failed) log.warn({ err, event: 'operator-roles-not-synced' }, `the operator roles could not be put in place in the auth core; trying again every ${ROLE_SYNC_RETRY_MS / 1000} s`)
+      if (!failed) log.warn({ err, event: 'operator-roles-not-synced' }, `the operator roles could not be put in place in the auth core; trying again every ${retryMs / 1000} s`)
       failed = true
     }
     settle()
+    options.onAttempt?.(false)
     if (stopped) return
     if (attempts >= ROLE_SYNC_ATTEMPTS) {
       log.error({ event: 'operator-roles-not-synced' }, 'the operator roles could not be put in place in the auth core: restart the BFF once the core is reachable')
       return
     }
-    timer = setTimeout(() => void attempt(), ROLE_SYNC_RETRY_MS)
+    timer = setTimeout(() => void attempt(), retryMs)
     timer.unref()
   }
   void attempt()
