@@ -3,9 +3,8 @@ import path from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import sharp from 'sharp'
 import { LOCALE_COOKIE_NAME } from '../../shared/constants.ts'
-import { permissionsOf, type OperatorRole } from '../../shared/operator.ts'
-import { PROTECTED_PROPS } from '../../server/authcore/sessions.ts'
-import { E2E_DATA_DIR, E2E_ENV } from '../../playwright.config.ts'
+import type { OperatorRole } from '../../shared/operator.ts'
+import { E2E_API_PORT, E2E_DATA_DIR } from '../../playwright.config.ts'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
 // Issue 28: an editor uploads screenshots of a program through the API (as the console will), and
@@ -15,25 +14,19 @@ import { hydrated, readyAccount } from './support/accounts.ts'
 const SHOTS = process.env.MEDIA_SHOTS_DIR ?? '/work/shots/media'
 
 /**
- * Gives the signed-in page's session operator roles. TEMPORARY, like operatorTab in
- * test/helpers.ts, until roles in the auth core land: the claims are set with the core's own
- * `POST /recipe/session/regenerate` (what the SDK calls for a claim), not by granting the role.
+ * Grants a role the way an operator does (`npm run accounts -- role add <email> <role>`: the
+ * running API's /internal endpoint with the operator token of the data folder), then waits until
+ * the signed-in page's session carries it (the BFF reads a role change within a second).
  */
-async function makeOperator(page: Page, roles: OperatorRole[]): Promise<void> {
-  const cookies = await page.context().cookies()
-  const access = cookies.find((cookie) => cookie.name === 'sAccessToken')
-  if (!access) throw new Error('not signed in')
-  const claims = JSON.parse(Buffer.from(access.value.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
-  const userData = Object.fromEntries(Object.entries(claims).filter(([key]) => !PROTECTED_PROPS.includes(key)))
-  const t = Date.now()
-  const answer = await fetch(`http://127.0.0.1:${E2E_ENV.AUTH_CORE_PORT}/recipe/session/regenerate`, {
-    method: 'POST',
-    headers: { 'api-key': fs.readFileSync(path.join(E2E_DATA_DIR, 'authcore-api-key'), 'utf8').trim(), 'cdi-version': '5.4', 'content-type': 'application/json' },
-    body: JSON.stringify({ accessToken: access.value, userDataInJWT: { ...userData, 'st-role': { v: roles, t }, 'st-perm': { v: permissionsOf(roles), t } } }),
+async function grantRole(page: Page, email: string, role: OperatorRole): Promise<void> {
+  const token = fs.readFileSync(path.join(E2E_DATA_DIR, 'operator-token'), 'utf8').trim()
+  const answer = await fetch(`http://127.0.0.1:${E2E_API_PORT}/internal/users/roles`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, role, granted: true }),
   })
-  const token = ((await answer.json()) as { accessToken?: { token?: string } }).accessToken?.token
-  if (!token) throw new Error(`regenerating the session failed: ${answer.status}`)
-  await page.context().addCookies([{ ...access, value: token }])
+  expect(answer.status, await answer.text()).toBe(200)
+  await expect.poll(async () => (await page.request.get('/api/operator/programs/krita/media')).status(), { timeout: 10_000 }).toBe(200)
 }
 
 /** A screenshot-like picture: a window with a title bar and a coloured canvas. */
@@ -47,8 +40,8 @@ async function picture(width: number, height: number, colour: string, label: str
 }
 
 test('an editor uploads screenshots; the program page shows them as a gallery that works with the keyboard', async ({ page, browser }) => {
-  await readyAccount(page, 'gallery-editor')
-  await makeOperator(page, ['editor'])
+  const email = await readyAccount(page, 'gallery-editor')
+  await grantRole(page, email, 'editor')
   const origin = new URL(page.url()).origin
   const program = 'krita'
   const headers = { rid: 'anti-csrf', origin }

@@ -5,7 +5,7 @@ import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
 // Issue 28, "Logos and screenshots": an editor uploads a program's logo (SVG sanitised to a safe
 // subset, PNG/WebP re-encoded) and up to 8 screenshots (re-encoded to WebP at the srcset widths),
-// through the BFF; the public logo route and the public program show them; each write is audited.
+// through the BFF (which checks the permission before proxying; the API checks again, test/integration/bff/operator-routes.test.ts covers every row straight at the API); the public logo route and the public program show them; each write is audited.
 
 // The services' short caches run on this clock (the BFF asks for uploaded logos at most once a second).
 let ahead = 0
@@ -37,8 +37,8 @@ t.test('only a signed-in editor (or admin) may write; support, a user and a sign
   const support = await operatorTab(stack, 'support@example.com', ['support'])
   const user = await signedInTab(stack, 'plain@example.com')
   for (const [who, tab, status, code] of [
-    ['support', support, 403, 'API_PERMISSION_DENIED'],
-    ['a user with no role', user, 403, 'API_PERMISSION_DENIED'],
+    ['support', support, 403, 'BFF_PERMISSION_DENIED'],
+    ['a user with no role', user, 403, 'BFF_PERMISSION_DENIED'],
     ['a signed-out caller', null, 401, undefined],
   ] as const) {
     for (const [method, url, body, type] of [
