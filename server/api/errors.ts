@@ -29,3 +29,6 @@ export const ApiDeletionPending = createError(
   503,
 )
 export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)
+// The operator console's accounts (issue 28).
+export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no Softshelf account with this id.', 404)
+export const ApiCannotDisableSelf = createError('API_CANNOT_DISABLE_SELF', 'You cannot disable your own account: ask another operator.', 409)
