@@ -81,7 +81,7 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
   const core = opts.core
 
   app.get(
-    '/users',
+    '/api/operator/users',
     {
       schema: {
         description: 'Finds accounts by email, like the auth core: a term matches the start of the address or of its domain; `;` separates terms. A page at a time, oldest account first.',
@@ -103,7 +103,7 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
   )
 
   app.get(
-    '/users/:id',
+    '/api/operator/users/:id',
     {
       schema: {
         description: 'One account: the auth core\'s (email, verified, authenticator, roles, sessions) with the product\'s record (library, purchases, disabled and why).',
@@ -115,7 +115,7 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
   )
 
   app.post(
-    '/users/:id/disable',
+    '/api/operator/users/:id/disable',
     {
       schema: {
         description: 'Disables the account with a reason and ends every session of it: within 2 seconds the user sees the disabled message on every page and API_ACCOUNT_DISABLED from the API, and cannot sign in. Answers the account as it is now.',
@@ -135,7 +135,7 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
   )
 
   app.post(
-    '/users/:id/enable',
+    '/api/operator/users/:id/enable',
     {
       schema: { description: 'Enables the account again; the reason is cleared (the audit log keeps it).', params: IdParams, response: { 200: AccountDetail } },
     },
@@ -146,7 +146,7 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
   )
 
   app.post(
-    '/users/:id/sessions/end',
+    '/api/operator/users/:id/sessions/end',
     {
       schema: {
         description: 'Ends every session of the account: it is signed out everywhere within a second.',
