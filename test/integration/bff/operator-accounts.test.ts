@@ -236,3 +236,23 @@ t.test('npm run accounts -- disable|enable: audited as the command, the sessions
     { action: 'user.enable', actor_email: 'npm run accounts', after: { disabled: false } },
   ])
 })
+
+t.test('the console\'s pages: the search and one account, rendered for support; an editor is refused', async (t) => {
+  const html = { accept: 'text/html' }
+  const search = await support.get('/@/operator/accounts?email=anna', html)
+  t.equal(search.statusCode, 200)
+  t.match(search.body, 'anna.berg@mailhost.example')
+  t.match(search.body, `/@/operator/accounts/${annaId}`)
+  const empty = await support.get('/@/operator/accounts?email=%3B', html)
+  t.equal(empty.statusCode, 200)
+  t.match(empty.body, /class="field-error"[^>]*>email: /, 'the refusal next to the search box')
+  const detail = await support.get(`/@/operator/accounts/${annaId}`, html)
+  t.equal(detail.statusCode, 200)
+  t.match(detail.body, 'data-testid="disable-reason"')
+  t.notMatch(detail.body, 'data-testid="save-roles"', 'support does not get the roles editor')
+  t.match((await admin.get(`/@/operator/accounts/${annaId}`, html)).body, 'data-testid="save-roles"', 'an admin does')
+  const german = await support.get(`/@/operator/accounts/${annaId}`, { ...html, cookie: `${support.jar.header('/')}; lang=de` })
+  t.match(german.body, 'Konto sperren')
+  t.equal((await support.get('/@/operator/accounts/no-such-user', html)).statusCode, 404)
+  t.equal((await editor.get('/@/operator/accounts?email=anna', html)).statusCode, 403, 'an editor: the API refuses, the page says so')
+})
