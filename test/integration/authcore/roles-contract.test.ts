@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream'
 import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { ROLE_CHANGE_RETENTION_MS } from '../../../server/authcore/roles.ts'
@@ -219,4 +220,24 @@ t.test('deleting a user removes its roles and notes the change; the export carri
   t.same(await json('GET', `/second/recipe/user/roles?userId=${holder}`), { status: 'OK', roles: [] })
   t.same(await json('GET', '/public/recipe/role/users?role=exported'), { status: 'OK', users: [kept] })
   t.same(await changedUsers(since), [holder], 'the deleted user\'s roles changed; nobody else\'s')
+})
+
+t.test('the feed is polled twice a second by every instance: its reads write no log line, other calls do', async (t) => {
+  const lines: string[] = []
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter((line) => line !== ''))
+      done()
+    },
+  })
+  const logged = await buildAuthCore({ config: { logLevel: 'info', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, logStream })
+  t.teardown(() => logged.close())
+  await logged.ready()
+  lines.length = 0
+  for (const url of ['/recipe/user/roles/changed?since=0', '/public/recipe/user/roles/changed?since=0', '/appid-public/recipe/user/roles/changed']) {
+    t.equal((await logged.inject({ url, headers: cdi })).statusCode, 200, url)
+  }
+  t.same(lines, [], 'nothing for the feed, in any spelling')
+  t.equal((await logged.inject({ url: '/recipe/roles', headers: cdi })).statusCode, 200)
+  t.ok(lines.some((line) => line.includes('/recipe/roles')), 'a roles read is logged as any call')
 })
