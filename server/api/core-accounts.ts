@@ -31,6 +31,8 @@ export interface CoreUser {
   joined: string | null
   /** The account's email (the first one) is verified by one of its login methods. */
   verified: boolean
+  /** The login method that holds the email (for the verification mail); null when none does. */
+  recipeUserId: string | null
 }
 
 /** A live session of an account (its handle stays in the core: the console ends them all). */
@@ -48,6 +50,10 @@ function coreUser(raw: RawCoreUser): CoreUser {
     email,
     joined: typeof raw.timeJoined === 'number' ? new Date(raw.timeJoined).toISOString() : null,
     verified: email !== null && methods.some((method) => method.email === email && method.verified === true),
+    recipeUserId: (() => {
+      const holder = methods.find((method) => method.email === email && typeof method.recipeUserId === 'string')
+      return holder ? String(holder.recipeUserId) : null
+    })(),
   }
 }
 

@@ -32,3 +32,4 @@ export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your ac
 // The operator console's accounts (issue 28).
 export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no Softshelf account with this id.', 404)
 export const ApiCannotDisableSelf = createError('API_CANNOT_DISABLE_SELF', 'You cannot disable your own account: ask another operator.', 409)
+export const ApiAlreadyVerified = createError('API_ALREADY_VERIFIED', 'This account\'s email address is verified already: there is nothing to resend.', 409)

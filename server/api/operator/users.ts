@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { purchasesOfUser } from '../checkout/purchases.ts'
-import { ApiAccountNotFound, ApiCannotDisableSelf, ApiValidation } from '../errors.ts'
+import { ApiAccountNotFound, ApiAlreadyVerified, ApiCannotDisableSelf, ApiValidation } from '../errors.ts'
 import { changeDisabled, disabledOf, operatorRecord, type DisabledChange } from '../users-repository.ts'
 import type { coreAccounts } from '../core-accounts.ts'
 import type { Database } from '../../db/database.ts'
@@ -98,7 +98,7 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
       const page = await core.searchUsers(terms.join(';'), request.query.next, ACCOUNT_SEARCH_PAGE, request.id)
       if (page === 'invalidToken') throw new ApiValidation('next: this is not a page of this search; search again.')
       const disabled = await disabledOf(db, page.users.map((user) => user.id))
-      return { users: page.users.map((user) => ({ ...user, disabled: disabled.get(user.id) ?? false })), next: page.next }
+      return { users: page.users.map(({ recipeUserId: _, ...user }) => ({ ...user, disabled: disabled.get(user.id) ?? false })), next: page.next }
     },
   )
 
@@ -162,6 +162,34 @@ export default async function usersRoutes(plugin: FastifyInstance, opts: Operato
       return { sessionsEnded }
     },
   )
+
+  // The verification mail is the BFF's to send (the SDK's email verification, in the account's
+  // language, through the outbox): the BFF answers this path itself (server/bff/auth/
+  // operator-verification.ts), asks here first — the permission, the account, not verified yet,
+  // the audit entry — and sends the mail to what this answers.
+  app.post(
+    '/api/operator/users/:id/verification/resend',
+    {
+      schema: {
+        description: 'Sends the account a new verification link (answered by the BFF, which sends the mail after this API route checked and audited it). 202 when the mail is on its way.',
+        params: IdParams,
+        response: {
+          200: Type.Object(
+            { userId: Type.String(), recipeUserId: Type.String(), email: Type.String() },
+            { description: 'Only to the BFF, which sends the mail and answers the browser 202 `{ sent: true }`.' },
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params
+      const account = await core.user(id, request.id)
+      if (!account || account.email === null || account.recipeUserId === null) throw new ApiAccountNotFound()
+      if (account.verified) throw new ApiAlreadyVerified()
+      await recordAudit(db, { actor: request.operator!, action: 'user.verification.resend', target: `user:${id}`, before: null, after: { email: account.email }, requestId: request.id })
+      return { userId: account.id, recipeUserId: account.recipeUserId, email: account.email }
+    },
+  )
 }
 
 async function setDisabled(db: Database, core: Core, request: FastifyRequest, id: string, change: DisabledChange): Promise<void> {
@@ -190,8 +218,9 @@ async function accountDetail(db: Database, core: Core, id: string, requestId: st
     operatorRecord(db, id),
     purchasesOfUser(db, id),
   ])
+  const { recipeUserId: _, ...facts } = account
   return {
-    ...account,
+    ...facts,
     email: account.email ?? record?.email ?? null,
     authenticator,
     roles,

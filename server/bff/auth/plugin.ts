@@ -17,6 +17,7 @@ import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
 import { authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
+import { operatorVerificationRoute } from './operator-verification.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
 import { passwordChangeRoute } from './password-change.ts'
@@ -184,6 +185,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes, notices })
     verificationMailRoute(scope, outbox)
+    // Issue 28: the console's "resend verification", checked and audited by the API first.
+    operatorVerificationRoute(scope, { appOrigin, rateLimitMax: config.rateLimitMax })
     emailChangeRoutes(scope, {
       attempts,
       changes: emailChanges,

@@ -21,6 +21,7 @@ const WRITES_WITHOUT_BODY = [
   'POST /api/files/{id}/restore',
   'POST /api/operator/users/{id}/enable',
   'POST /api/operator/users/{id}/sessions/end',
+  'POST /api/operator/users/{id}/verification/resend',
   'POST /api/user/email/resend',
   'POST /api/user/program/{id}',
   'POST /api/user/purchases/{programId}/cancel',

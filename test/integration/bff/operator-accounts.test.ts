@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
-import { browser, buildStack, confirmedAuthenticator, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, mailsIn, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Issue 28, the operator console's accounts: find accounts with the auth core's search, look at
 // one, disable it with a reason (its sessions end, it sees the disabled message and
@@ -40,6 +40,7 @@ t.test('who may: support and admin; an editor, a plain user and a signed-out cal
     ['POST', `/api/operator/users/${annaId}/disable`, { reason: 'test' }],
     ['POST', `/api/operator/users/${annaId}/enable`],
     ['POST', `/api/operator/users/${annaId}/sessions/end`],
+    ['POST', `/api/operator/users/${annaId}/verification/resend`],
   ]
   for (const [method, path, body] of routes) {
     for (const [who, tab] of [['an editor', editor], ['a user without a role', plain]] as const) {
@@ -216,6 +217,34 @@ t.test('end sessions: every session of the account ends, audited', async (t) => 
   t.equal((await support.get(`/api/operator/users/${carolId}`)).json().sessions.count, 0)
   t.match(await auditOf(`user:${carolId}`), [{ action: 'user.sessions.end', actor_email: 'support@softshelf.test', after: { sessions: 0 } }])
   t.equal((await support.post('/api/operator/users/no-such-user/sessions/end')).statusCode, 404)
+})
+
+t.test('resend verification: a new link to an account whose address is not verified, audited; the BFF sends it', async (t) => {
+  const fresh = browser(stack.bff)
+  const signUp = await fresh.post('/auth/signup', { formFields: [{ id: 'email', value: 'erin@unverified.example' }, { id: 'password', value: PASSWORD }] })
+  t.equal(signUp.json().status, 'OK')
+  const erinId = signUp.json().user.id as string
+  const before = mailsIn(stack.config.dataDir, 'erin@unverified.example').length
+  const unverified = (await support.get('/api/operator/users?email=erin')).json().users[0]
+  t.equal(unverified.verified, false, 'the search says it is not verified')
+
+  const resent = await support.post(`/api/operator/users/${erinId}/verification/resend`)
+  t.equal(resent.statusCode, 202)
+  t.same(resent.json(), { sent: true })
+  const mails = mailsIn(stack.config.dataDir, 'erin@unverified.example')
+  t.equal(mails.length, before + 1, 'one more mail')
+  const token = new URL(/https?:\/\/\S+/.exec(mails.at(-1)!.text)![0]).searchParams.get('token')
+  t.equal((await fresh.post('/auth/user/email/verify', { method: 'token', token })).json().status, 'OK', 'its link verifies the address')
+  t.match(await auditOf(`user:${erinId}`), [{ action: 'user.verification.resend', actor_email: 'support@softshelf.test', before: null, after: { email: 'erin@unverified.example' } }])
+
+  const again = await support.post(`/api/operator/users/${erinId}/verification/resend`)
+  t.equal(again.statusCode, 409)
+  t.equal(again.json().code, 'API_ALREADY_VERIFIED')
+  t.equal((await support.post('/api/operator/users/no-such-user/verification/resend')).statusCode, 404)
+  const noRid = await support.post(`/api/operator/users/${erinId}/verification/resend`, {}, { rid: '' })
+  t.equal(noRid.statusCode, 403, 'the anti-forgery rule holds')
+  t.equal(noRid.json().code, 'BFF_CSRF_REJECTED')
+  t.equal(mailsIn(stack.config.dataDir, 'erin@unverified.example').length, before + 1, 'no mail for a refused call')
 })
 
 t.test('npm run accounts -- disable|enable: audited as the command, the sessions end', async (t) => {
