@@ -78,7 +78,7 @@ export function Component() {
           <dt>{t('accounts.fields.joined')}</dt>
           <dd>{account.joined ? dateTime(account.joined) : '—'}</dd>
           <dt>{t('accounts.fields.verified')}</dt>
-          <dd>{account.verified ? t('accounts.yes') : t('accounts.no')}</dd>
+          <dd>{account.verified ? t('accounts.yes') : <ResendVerification account={account} />}</dd>
           <dt>{t('accounts.fields.authenticator')}</dt>
           <dd>{account.authenticator ? t('accounts.on') : t('accounts.off')}</dd>
           <dt>{t('accounts.fields.roles')}</dt>
@@ -92,6 +92,30 @@ export function Component() {
       {account.disabled ? <EnableSection account={account} /> : <DisableSection account={account} self={user.id === account.id} />}
       {canGrant ? <RolesSection account={account} /> : null}
     </main>
+  )
+}
+
+/** "No", and a button that mails the account a new verification link. */
+function ResendVerification({ account }: { account: AccountDetail }) {
+  const { t } = useTranslation('operator')
+  const failure = useFailure()
+  const [status, setStatus] = useState<Status>(null)
+  const [busy, setBusy] = useState(false)
+  const resend = async () => {
+    setBusy(true)
+    setStatus(null)
+    const result = await apiSend('POST', `/api/operator/users/${encodeURIComponent(account.id)}/verification/resend`)
+    setBusy(false)
+    setStatus(result.ok ? { kind: 'success', text: t('accounts.verification.sent') } : { kind: 'error', text: failure(result) })
+  }
+  return (
+    <>
+      {`${t('accounts.no')} `}
+      <button type="button" className="button button-secondary button-small" disabled={busy} onClick={() => void resend()} data-testid="resend-verification">
+        {t('accounts.verification.resend')}
+      </button>
+      {status ? <Notice kind={status.kind}>{status.text}</Notice> : null}
+    </>
   )
 }
 
