@@ -58,7 +58,7 @@ export function Component() {
       <p>
         <Link to="/@/operator/accounts">{t('accounts.back')}</Link>
       </p>
-      <h1 data-testid="account-email">{account.email ?? account.id}</h1>
+      <h1 className="operator-account-title" data-testid="account-email">{account.email ?? account.id}</h1>
       {account.disabled ? (
         <Notice kind="warning" testId="account-disabled">
           {t('accounts.disabled.notice', {
