@@ -213,7 +213,7 @@ async function accountDetail(db: Database, core: Core, id: string, requestId: st
   if (!account) throw new ApiAccountNotFound()
   const [authenticator, roles, sessions, record, purchases] = await Promise.all([
     core.authenticatorOn(id, requestId),
-    core.roles(id, requestId),
+    core.userRoles(id, requestId).then((roles) => roles.sort()),
     core.sessions(id, requestId),
     operatorRecord(db, id),
     purchasesOfUser(db, id),
