@@ -3,18 +3,21 @@ import supertokens from 'supertokens-node'
 import EmailVerification from 'supertokens-node/recipe/emailverification'
 import { Type } from 'typebox'
 import { guardedWrite } from '../csrf.ts'
+import type { RoleChanges } from '../../http/role-changes.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
+import { checkOperatorAccess } from './operator-access.ts'
 import { MAIL_MAY_WAIT } from './supertokens.ts'
 
 // The operator console's "resend verification" (issue 28): support sends an account whose address
 // is not verified a new link. The mail is the BFF's to send (the SDK's email verification, in the
-// account's language, through the outbox), so the BFF answers this one operator path itself. It
+// account's language, through the outbox), so the BFF answers this one operator path itself,
+// after its own permission check (operator-access.ts, as for every operator route it proxies). It
 // asks the API's route of the same path first, which checks the caller's permission (accounts:
 // write), that the account exists and is not verified, and writes the audit entry; only on its
 // yes is the mail sent. A mail server that does not answer leaves the mail in the outbox, sent
 // when it answers: the audit entry never says "resent" of a mail that is dropped.
 
-export function operatorVerificationRoute(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number }): void {
+export function operatorVerificationRoute(app: FastifyInstance, options: { appOrigin: string; rateLimitMax: number; roleChanges: RoleChanges }): void {
   app.post<{ Params: { id: string } }>(
     '/api/operator/users/:id/verification/resend',
     {
@@ -27,10 +30,12 @@ export function operatorVerificationRoute(app: FastifyInstance, options: { appOr
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store')
+      // The BFF's own permission check, as for every operator route it proxies (operator-access.ts).
+      const accessToken = await checkOperatorAccess(request, reply, options.roleChanges)
       const response = await app.upstreamApi.request({
         method: 'POST',
         path: `/api/operator/users/${encodeURIComponent(request.params.id)}/verification/resend`,
-        headers: { ...upstreamHeaders(request), 'content-type': 'application/json' },
+        headers: { ...upstreamHeaders(request), authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
         body: '{}',
       })
       if (response.status !== 200) return relayUpstream(request, reply, response)

@@ -28,6 +28,7 @@ import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn, unblockSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
 import type { MailOutbox } from './mail-outbox.ts'
+import type { RoleChanges } from '../../http/role-changes.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
 import { SecondFactorAttempts } from './second-factor-attempts.ts'
@@ -62,6 +63,8 @@ export interface AuthPluginOptions {
   now?: (() => number) | undefined
   /** Outgoing mail (issue 18): made by buildBff, which owns its worker; its mailer is the one the auth flows use. */
   outbox: MailOutbox
+  /** The role-change feed (issue 28), for the one operator route answered here. */
+  roleChanges: RoleChanges
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -195,7 +198,7 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes, notices })
     verificationMailRoute(scope, outbox)
     // Issue 28: the console's "resend verification", checked and audited by the API first.
-    operatorVerificationRoute(scope, { appOrigin, rateLimitMax: config.rateLimitMax })
+    operatorVerificationRoute(scope, { appOrigin, rateLimitMax: config.rateLimitMax, roleChanges: options.roleChanges })
     emailChangeRoutes(scope, {
       attempts,
       changes: emailChanges,

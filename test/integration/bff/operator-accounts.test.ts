@@ -46,7 +46,7 @@ t.test('who may: support and admin; an editor, a plain user and a signed-out cal
     for (const [who, tab] of [['an editor', editor], ['a user without a role', plain]] as const) {
       const answer = method === 'GET' ? await tab.get(path) : await tab.post(path, body ?? {})
       t.equal(answer.statusCode, 403, `${who}: ${method} ${path}`)
-      t.equal(answer.json().code, 'API_PERMISSION_DENIED')
+      t.equal(answer.json().code, 'BFF_PERMISSION_DENIED', 'refused by the BFF before the API')
     }
     const signedOut = browser(stack.bff)
     const answer = method === 'GET' ? await signedOut.get(path) : await signedOut.post(path, body ?? {})
