@@ -1,7 +1,7 @@
 // Operator command: disable an account, or enable it again (spec §6, §8: a disabled account sees
 // "Your account has been disabled…" and reaches nothing of its own); list why accounts were
 // deleted (issue 11: reason, comment, language and day — nothing that identifies anyone).
-//   npm run accounts -- disable someone@example.com
+//   npm run accounts -- disable someone@example.com [reason…]   (issue 28: audited, its sessions end)
 //   npm run accounts -- enable someone@example.com
 //   npm run accounts -- deletion-reasons
 //   npm run accounts -- purchases someone@example.com   (issue 13: what the account bought, for support)
@@ -16,13 +16,14 @@
 import { deletionReasons, type DeletionRecord } from '../server/api/account-deletions.ts'
 import { purchasesOfEmail } from '../server/api/checkout/purchases.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
-import { setDisabled } from '../server/api/users-repository.ts'
+import { setDisabledByCommand } from '../server/api/operator/users.ts'
+import { randomUUID } from 'node:crypto'
 import type { Database } from '../server/db/database.ts'
 import { openDatabase } from '../server/db/open.ts'
 import { fail, internalCall, operatorConfig } from './operator.ts'
 import { isOperatorRole, OPERATOR_ROLES } from '../shared/operator.ts'
 
-const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email> | deletion-reasons | purchases <email> | role add|remove <email> <role> | role list [<role>]'
+const USAGE = 'Usage: npm run accounts -- disable <email> [reason] | enable <email> | deletion-reasons | purchases <email> | role add|remove <email> <role> | role list [<role>]'
 
 interface RoleList {
   roles: Array<{ role: string; users: Array<{ id: string; email: string | null }> }>
@@ -87,7 +88,7 @@ function printReasons(deletions: DeletionRecord[]): void {
 }
 
 async function main(): Promise<void> {
-  const [action, email] = process.argv.slice(2)
+  const [action, email, ...words] = process.argv.slice(2)
   const config = operatorConfig()
   if (action === 'role') {
     await roleCommand(config, process.argv.slice(3))
@@ -106,10 +107,14 @@ async function main(): Promise<void> {
   }
   if ((action !== 'disable' && action !== 'enable') || !email || !email.includes('@')) fail(USAGE, 2)
   const disabled = action === 'disable'
-  const viaApi = config.databaseUrl ? undefined : await internalCall<{ disabled: boolean }>(config, 'PUT', '/internal/users/disabled', { email, disabled })
+  const reason = words.join(' ').trim().slice(0, 500) || undefined
+  const viaApi = config.databaseUrl ? undefined : await internalCall<{ disabled: boolean }>(config, 'PUT', '/internal/users/disabled', { email, disabled, ...(disabled && reason ? { reason } : {}) })
   if (viaApi === undefined) {
+    // No API running: the record and its audit entry only; sessions end when the API next checks
+    // the account (every request of a disabled account is refused).
     await withDatabase(config, async (db) => {
-      if (!(await setDisabled(db, email, disabled))) fail(`No Softshelf account uses ${email}.`)
+      const change = disabled ? { disabled, reason: reason ?? null } : { disabled }
+      if (!(await setDisabledByCommand(db, undefined, email, change, `operator-command-${randomUUID()}`))) fail(`No Softshelf account uses ${email}.`)
     })
   }
   console.log(`${email}: ${disabled ? 'disabled' : 'enabled'}`)

@@ -66,6 +66,8 @@ export const OPERATOR_ROUTES: readonly OperatorRoute[] = [
   { method: 'POST', url: '/api/operator/users/:id/disable', permission: 'accounts:write' },
   { method: 'POST', url: '/api/operator/users/:id/enable', permission: 'accounts:write' },
   { method: 'PUT', url: '/api/operator/users/:id/roles', permission: 'roles:write' },
+  { method: 'POST', url: '/api/operator/users/:id/sessions/end', permission: 'accounts:write' },
+  { method: 'POST', url: '/api/operator/users/:id/verification/resend', permission: 'accounts:write' },
 ]
 
 /** The row of an operator route, by method and Fastify path; undefined for any other. */

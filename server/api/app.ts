@@ -36,7 +36,7 @@ import { migrateApiSchema } from './schema.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { OutageLog, RepeatedFailureLog } from '../http/outage-log.ts'
 import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
-import { setDisabled } from './users-repository.ts'
+import { DISABLE_REASON_MAX, setDisabledByCommand } from './operator/users.ts'
 import { AccountDeletions, deletionReasons } from './account-deletions.ts'
 import { sessionGuard } from './session-guard.ts'
 import filesRoutes from './files/routes.ts'
@@ -380,14 +380,23 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           .header('cache-control', 'no-store')
           .send(stream)
       })
-      // npm run accounts -- disable|enable <email> (spec §6: disabled accounts are blocked).
+      // npm run accounts -- disable|enable <email> [reason] (spec §6: disabled accounts are blocked);
+      // audited as the command (issue 28), and a disabled account's sessions end as from the console.
       internal.put(
         '/internal/users/disabled',
-        { schema: { body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), disabled: Type.Boolean() }, { additionalProperties: false }) } },
+        {
+          schema: {
+            body: Type.Object(
+              { email: Type.String({ minLength: 3, maxLength: 320 }), disabled: Type.Boolean(), reason: Type.Optional(Type.String({ minLength: 1, maxLength: DISABLE_REASON_MAX })) },
+              { additionalProperties: false },
+            ),
+          },
+        },
         async (request) => {
-          if (!(await setDisabled(db, request.body.email, request.body.disabled))) throw new ApiUserNotFound()
-          request.log.info({ disabled: request.body.disabled }, 'an operator changed an account')
-          return { disabled: request.body.disabled }
+          const { email, disabled, reason } = request.body
+          if (!(await setDisabledByCommand(db, core, email, disabled ? { disabled, reason: reason?.trim() || null } : { disabled }, request.id))) throw new ApiUserNotFound()
+          request.log.info({ disabled }, 'an operator changed an account')
+          return { disabled }
         },
       )
       // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).

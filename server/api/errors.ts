@@ -41,3 +41,5 @@ export const ApiTooManyScreenshots = createError<[number]>('API_TOO_MANY_SCREENS
 export const ApiScreenshotNotFound = createError('API_SCREENSHOT_NOT_FOUND', 'The program has no such screenshot: it may have been removed.', 404)
 export const ApiLogoNotFound = createError('API_LOGO_NOT_FOUND', 'The program has no uploaded logo: it shows the generated one.', 404)
 export const ApiImageNotFound = createError('API_IMAGE_NOT_FOUND', 'There is no such image: it may have been replaced or removed.', 404)
+export const ApiCannotDisableSelf = createError('API_CANNOT_DISABLE_SELF', 'You cannot disable your own account: ask another operator.', 409)
+export const ApiAlreadyVerified = createError('API_ALREADY_VERIFIED', 'This account\'s email address is verified already: there is nothing to resend.', 409)

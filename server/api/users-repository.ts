@@ -3,7 +3,8 @@ import type { UtmRecord } from '../../shared/sign-up.ts'
 import type { UserRecord } from '../../shared/types.ts'
 import { avatarPath } from '../../shared/avatar.ts'
 import { createHash } from 'node:crypto'
-import type { Database } from '../db/database.ts'
+import type { Database, Queryable } from '../db/database.ts'
+import { recordAudit, type AuditActor } from './operator/audit-log.ts'
 
 // The product's own record of an account (the auth core keeps credentials and sessions).
 
@@ -181,13 +182,102 @@ export async function libraryNewestFirst(db: Database, userId: string): Promise<
   return rows.map((row) => row.program_id)
 }
 
-/** Operator action: disables (or enables again) the account with this email. False when there is none. */
-export async function setDisabled(db: Database, email: string, disabled: boolean): Promise<boolean> {
-  const { rows } = await db.query<{ id: string }>(
-    `UPDATE api.users SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) ELSE NULL END WHERE email = $1 RETURNING id`,
-    [email.trim().toLowerCase(), disabled],
+/** Why an account is disabled, by whom and since when (issue 28); all null while it is not. */
+export interface DisabledState {
+  disabled: boolean
+  disabledAt: string | null
+  reason: string | null
+  by: AuditActor | null
+}
+
+interface DisabledRow {
+  id: string
+  disabled_at: Date | string | null
+  disabled_reason: string | null
+  disabled_by_id: string | null
+  disabled_by_email: string | null
+}
+
+function disabledState(row: DisabledRow): DisabledState {
+  return {
+    disabled: row.disabled_at !== null,
+    disabledAt: row.disabled_at === null ? null : new Date(row.disabled_at).toISOString(),
+    reason: row.disabled_reason,
+    by: row.disabled_by_id === null ? null : { id: row.disabled_by_id, email: row.disabled_by_email ?? '' },
+  }
+}
+
+/** The account an operator acts on: by its id (the console), or by its email (npm run accounts). */
+export type AccountTarget = { id: string } | { email: string }
+
+export type DisabledChange = { disabled: true; reason: string | null; by: AuditActor } | { disabled: false }
+
+/**
+ * Operator action (issue 28): disables the account, with why and by whom, or enables it again, and
+ * writes the audit entry in the same transaction (`user.disable` / `user.enable`, target
+ * `user:<id>`, before and after the fields that changed). Null when there is no such account.
+ * Disabling one already disabled keeps its first date and takes the new reason.
+ */
+export async function changeDisabled(
+  db: Database,
+  target: AccountTarget,
+  change: DisabledChange,
+  audit: { actor: AuditActor; requestId: string },
+): Promise<{ id: string; email: string; state: DisabledState } | null> {
+  return db.transaction(async (tx) => {
+    const where = 'id' in target ? 'id = $1' : 'email = $1'
+    const key = 'id' in target ? target.id : target.email.trim().toLowerCase()
+    const { rows } = await tx.query<DisabledRow & { email: string }>(
+      `SELECT id, email, disabled_at, disabled_reason, disabled_by_id, disabled_by_email FROM api.users WHERE ${where} ORDER BY created_at LIMIT 1 FOR UPDATE`,
+      [key],
+    )
+    const current = rows[0]
+    if (!current) return null
+    const updated = await tx.query<DisabledRow>(
+      change.disabled
+        ? `UPDATE api.users SET disabled_at = COALESCE(disabled_at, now()), disabled_reason = $2, disabled_by_id = $3, disabled_by_email = $4 WHERE id = $1
+           RETURNING id, disabled_at, disabled_reason, disabled_by_id, disabled_by_email`
+        : `UPDATE api.users SET disabled_at = NULL, disabled_reason = NULL, disabled_by_id = NULL, disabled_by_email = NULL WHERE id = $1
+           RETURNING id, disabled_at, disabled_reason, disabled_by_id, disabled_by_email`,
+      change.disabled ? [current.id, change.reason, change.by.id, change.by.email] : [current.id],
+    )
+    const before = disabledState(current)
+    const after = disabledState(updated.rows[0]!)
+    const [was, now] = [changedFields(before, after), changedFields(after, before)]
+    await recordAudit(tx, {
+      actor: audit.actor,
+      action: change.disabled ? 'user.disable' : 'user.enable',
+      target: `user:${current.id}`,
+      before: was,
+      after: now,
+      requestId: audit.requestId,
+    })
+    return { id: current.id, email: current.email, state: after }
+  })
+}
+
+/** The fields of `state` that differ from `other` (the audit keeps only what changed). */
+function changedFields(state: DisabledState, other: DisabledState): Partial<DisabledState> {
+  return Object.fromEntries(Object.entries(state).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(other[key as keyof DisabledState]))) as Partial<DisabledState>
+}
+
+/** What the operator console shows of an account's product record (issue 28); null when there is none. */
+export async function operatorRecord(db: Queryable, id: string): Promise<(DisabledState & { email: string; joined: string; librarySize: number }) | null> {
+  const { rows } = await db.query<DisabledRow & { email: string; created_at: Date | string; library_size: number | string }>(
+    `SELECT u.id, u.email, u.created_at, u.disabled_at, u.disabled_reason, u.disabled_by_id, u.disabled_by_email,
+       (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size
+       FROM api.users u WHERE u.id = $1`,
+    [id],
   )
-  return rows.length > 0
+  const row = rows[0]
+  return row ? { email: row.email, joined: new Date(row.created_at).toISOString(), librarySize: Number(row.library_size), ...disabledState(row) } : null
+}
+
+/** Which of these accounts are disabled (the operator's search results); ids without a record are absent. */
+export async function disabledOf(db: Queryable, ids: readonly string[]): Promise<Map<string, boolean>> {
+  if (ids.length === 0) return new Map()
+  const { rows } = await db.query<{ id: string; disabled: boolean }>('SELECT id, disabled_at IS NOT NULL AS disabled FROM api.users WHERE id = ANY($1::text[])', [ids])
+  return new Map(rows.map((row) => [row.id, row.disabled]))
 }
 
 /**

@@ -196,12 +196,12 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     await outbox.stop()
     await outbox.mailer.close()
   })
-  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now, outbox })
-  await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   // Roles granted or taken away (issue 28): the operator check reads them again within a second.
   const roleChanges = new RoleChanges({ coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), apiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], log: app.log })
   app.addHook('onReady', () => roleChanges.startAndWait())
   app.addHook('onClose', async () => roleChanges.stop())
+  await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now, outbox, roleChanges })
+  await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
   await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax, roleChanges })
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })

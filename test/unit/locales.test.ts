@@ -57,6 +57,9 @@ const SAME_AS_ENGLISH = new Set([
   'pl:operator:shell.roles.admin',
   'de:operator:shell.roles.admin',
   'de:operator:shell.roles.support',
+  'es:operator:accounts.no', // "No" and "Roles" are Spanish too
+  'es:operator:accounts.fields.roles',
+  'es:operator:accounts.roles.heading',
   // Catalogue: loanwords and platform names that the languages use as they are.
   'catalogue:program.price',
   'catalogue:platforms.windows',

@@ -15,6 +15,8 @@ interface OperatorPage {
 
 export const OPERATOR_PAGES: OperatorPage[] = [
   { section: null, route: { index: true, ...page(['operator'], 'client/pages/operator/overview.tsx', () => import('./overview.tsx'), head('Operator console')) } },
+  { section: 'accounts', route: { path: 'accounts', ...page(['operator'], 'client/pages/operator/accounts.tsx', () => import('./accounts.tsx'), head('Accounts')) } },
+  { section: 'accounts', route: { path: 'accounts/:id', ...page(['operator'], 'client/pages/operator/account.tsx', () => import('./account.tsx'), head('Account')) } },
 ]
 
 /** The sections that have a page. */

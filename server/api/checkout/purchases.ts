@@ -278,13 +278,24 @@ function formatMinor(minor: number, currency: string): string {
   return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))
 }
 
+export type SupportPurchase = PurchaseView & { kind: string; amount: string; checkoutSessionId: string; endedAt: string | null }
+
 /** Every purchase of an account, for support (npm run accounts -- purchases <email>). */
-export async function purchasesOfEmail(db: Queryable, email: string): Promise<Array<PurchaseView & { kind: string; amount: string; checkoutSessionId: string; endedAt: string | null }>> {
+export async function purchasesOfEmail(db: Queryable, email: string): Promise<SupportPurchase[]> {
+  return supportPurchases(db, 'user_id IN (SELECT id FROM api.users WHERE lower(email) = lower($1))', email.trim())
+}
+
+/** Every purchase of an account, by its id, for the operator console's account page (issue 28). */
+export async function purchasesOfUser(db: Queryable, userId: string): Promise<SupportPurchase[]> {
+  return supportPurchases(db, 'user_id = $1', userId)
+}
+
+async function supportPurchases(db: Queryable, where: string, key: string): Promise<SupportPurchase[]> {
   const { rows } = await db.query<PurchaseRow & { kind: string; amount_minor: string | number; currency: string; checkout_session_id: string; ended_at: Date | string | null }>(
     `SELECT ${VIEW_COLUMNS}, kind, amount_minor, currency, checkout_session_id, ended_at
-       FROM api.purchases WHERE user_id IN (SELECT id FROM api.users WHERE lower(email) = lower($1))
+       FROM api.purchases WHERE ${where}
       ORDER BY purchased_at, id`,
-    [email.trim()],
+    [key],
   )
   return rows.map((row) => ({
     ...view(row),

@@ -17,6 +17,7 @@ import { authenticatorRoutes } from './authenticator.ts'
 import { checkEmailRoute, verificationMailRoute } from './check-email.ts'
 import { authUnavailable } from './core-outage.ts'
 import { deviceSessionRoutes } from './device-sessions.ts'
+import { operatorVerificationRoute } from './operator-verification.ts'
 import { emailChangeRoutes } from './email-change.ts'
 import { EmailChanges } from './email-change-store.ts'
 import { passwordChangeRoute } from './password-change.ts'
@@ -27,6 +28,7 @@ import { LoginAttempts } from './login-attempts.ts'
 import { blockStatusRoute, guardSignIn, reserveSignIn, settleSignIn, unblockSignIn } from './login-guard.ts'
 import { MailQuota } from './mail-quota.ts'
 import type { MailOutbox } from './mail-outbox.ts'
+import type { RoleChanges } from '../../http/role-changes.ts'
 import { MailboxMailer, SmtpMailer, type Mailer } from './mailer.ts'
 import { RecoveryCodes } from './recovery-codes.ts'
 import { SecondFactorAttempts } from './second-factor-attempts.ts'
@@ -61,6 +63,8 @@ export interface AuthPluginOptions {
   now?: (() => number) | undefined
   /** Outgoing mail (issue 18): made by buildBff, which owns its worker; its mailer is the one the auth flows use. */
   outbox: MailOutbox
+  /** The role-change feed (issue 28), for the one operator route answered here. */
+  roleChanges: RoleChanges
 }
 
 const WRITE_METHODS = ['POST', 'PUT', 'DELETE'] as const
@@ -193,6 +197,8 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes, notices })
     verificationMailRoute(scope, outbox)
+    // Issue 28: the console's "resend verification", checked and audited by the API first.
+    operatorVerificationRoute(scope, { appOrigin, rateLimitMax: config.rateLimitMax, roleChanges: options.roleChanges })
     emailChangeRoutes(scope, {
       attempts,
       changes: emailChanges,

@@ -136,7 +136,7 @@ const MAIL_ATTEMPTED = 'softshelfMailAttempted'
  * Set by the sign-up before it sends the verification mail: the answer is OK whatever happens to
  * the mail, so one that cannot go out now waits in the outbox instead of being lost (issue 18).
  */
-const MAIL_MAY_WAIT = 'softshelfMailMayWait'
+export const MAIL_MAY_WAIT = 'softshelfMailMayWait'
 /** Set in a request's user context once the core was asked to check a password. */
 const PASSWORD_CHECKED = 'softshelfPasswordChecked'
 
