@@ -154,7 +154,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     accountOf: verifiedAccount,
     page: rateLimitedPages(catalog),
   })
-  await app.register(upstreamApiPlugin, { url: options.upstreamApiUrl, timeouts: config.upstream })
+  await app.register(upstreamApiPlugin, { url: options.upstreamApiUrl, timeouts: config.upstream, now: options.now })
 
   if (!dev) {
     const clientDir = path.join(root, 'dist', 'client')
@@ -178,7 +178,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   app.decorate('readiness', readiness)
   await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
-  await app.register(seoRoutes, { appUrl: config.appUrl })
+  await app.register(seoRoutes, { appUrl: config.appUrl, now: options.now })
   await app.register(logoRoutes, { logos })
   // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
   const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
@@ -207,6 +207,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
     pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
     formRateLimitMax: config.authRateLimitMax,
+    now: options.now,
   })
   return app
 }
