@@ -224,3 +224,76 @@ t.test('the operator programs API', async (t) => {
     t.equal((await editor.get('/api/operator/programs/nope/revisions')).statusCode, 404)
   })
 })
+
+t.test('a change is public within 2 s through every cache of the BFF; a retired program leaves the catalogue and stays in libraries, marked (injected clock)', async (t) => {
+  let now = Date.now()
+  const stack = await buildStack(t, { auth: true, now: () => now })
+  const { bff, db } = stack
+  const editor = await operatorTab(stack, 'ed@example.com', ['editor'])
+  const reader = await signedInTab(stack, 'reader@example.com')
+  const anonymous = (url: string, language = 'en') => bff.inject({ url, headers: { 'accept-language': language } })
+  // Search finds Krita for "kritzel" by its typo tolerance: whether our program is among the matches is what counts.
+  const found = async (q: string) => ((await anonymous(`/api/programs?q=${q}`)).json() as { items: Array<{ id: string }> }).items.some((p) => p.id === 'kritzel-studio')
+  const graphicsCount = async () => ((await anonymous('/api/categories')).json() as Array<{ id: string; count: number }>).find((c) => c.id === 'graphics')!.count
+
+  // Every cache filled at the catalogue as the seed has it.
+  t.equal(await found('kritzel'), false)
+  const blenderBefore = (await anonymous('/api/programs/blender')).json() as { version: string }
+  t.match((await anonymous('/programs/blender')).body, blenderBefore.version)
+  t.notMatch((await anonymous('/sitemap.xml')).body, '/programs/kritzel-studio')
+  const graphics = await graphicsCount()
+
+  const created = await editor.post('/api/operator/programs', NEW_PROGRAM)
+  t.equal(created.statusCode, 201)
+  t.equal((await editor.send('PATCH', '/api/operator/programs/blender', { baseRevision: 0, version: '99.1' })).statusCode, 200)
+  t.equal(await found('kritzel'), false, 'within the second the BFF shares the version, the cached answer')
+  now += 1_000
+  t.equal(await found('kritzel'), true, 'past it: found')
+  t.equal(await found('Pinseln'), false, 'an English visitor does not search the German summary')
+  t.same(((await anonymous('/api/programs?q=Pinseln', 'de')).json() as { items: Array<{ id: string }> }).items.map((p) => p.id), ['kritzel-studio'], 'a German one does')
+  t.match((await anonymous('/api/programs/kritzel-studio', 'de')).json(), { summary: NEW_PROGRAM.texts.de!.summary, textLanguage: 'de' })
+  t.equal(((await anonymous('/api/programs/blender')).json() as { version: string }).version, '99.1')
+  t.match((await anonymous('/programs/blender')).body, '99.1', 'the cached page too')
+  t.match((await anonymous('/programs/kritzel-studio', 'de')).body, NEW_PROGRAM.texts.de!.summary)
+  t.match((await anonymous('/sitemap.xml')).body, '/programs/kritzel-studio', 'and the sitemap')
+  t.match((await anonymous('/sitemap.xml')).body, '/developer/kritzel-werkstatt')
+  t.equal(await graphicsCount(), graphics + 1)
+
+  t.equal((await reader.post('/api/user/program/kritzel-studio')).statusCode, 200, 'a reader adds it to the library')
+
+  const retired = await editor.delete('/api/operator/programs/kritzel-studio')
+  t.equal(retired.statusCode, 200, retired.body)
+  t.match(retired.json(), { revision: 2, retired: true, retiredAt: new Date(now).toISOString() })
+  t.same((await editor.delete('/api/operator/programs/kritzel-studio')).json(), retired.json(), 'retiring again changes nothing')
+  t.equal((await editor.delete('/api/operator/programs/no-such-program')).statusCode, 404)
+  now += 1_000
+  const gone = await anonymous('/api/programs/kritzel-studio')
+  t.equal(gone.statusCode, 410)
+  t.equal(gone.json().code, 'API_PROGRAM_RETIRED')
+  const page = await anonymous('/programs/kritzel-studio')
+  t.equal(page.statusCode, 410, 'its page: the gone page')
+  t.match(page.body, 'Program retired')
+  t.equal(await found('kritzel'), false, 'out of search')
+  t.equal(await graphicsCount(), graphics, 'and the counts')
+  t.notMatch((await anonymous('/sitemap.xml')).body, '/programs/kritzel-studio', 'and the sitemap')
+  t.equal(((await anonymous('/api/developers/kritzel-werkstatt')).json() as { programCount: number }).programCount, 0, 'its developer page lists it no more')
+
+  const library = (await reader.get('/api/user/programs')).json() as { items: Array<{ id: string; retired?: boolean }> }
+  t.match(library.items, [{ id: 'kritzel-studio', retired: true }], 'kept in the library, marked')
+  t.equal((await reader.get('/api/user/program-ids')).json().programIds.includes('kritzel-studio'), true)
+  const libraryPage = await reader.get('/@/library')
+  t.match(libraryPage.body, 'data-testid="card-retired"', 'the library card shows the mark')
+  t.match(libraryPage.body, '>Retired<')
+  const again = await reader.post('/api/user/program/kritzel-studio')
+  t.equal(again.statusCode, 410, 'not added anew')
+  t.equal(again.json().code, 'API_PROGRAM_RETIRED')
+  t.equal((await reader.delete('/api/user/program/kritzel-studio')).statusCode, 200, 'but may leave the library')
+
+  const listed = (await editor.get('/api/operator/programs?q=kritzel')).json() as { items: EditorProgram[] }
+  t.match(listed.items, [{ id: 'kritzel-studio', retired: true, retiredAt: new Date(now - 1_000).toISOString() }], 'editors still see it')
+  const history = (await editor.get('/api/operator/programs/kritzel-studio/revisions')).json() as ProgramRevision[]
+  t.match(history[0], { revision: 2, action: 'retire', changes: { retired: { before: false, after: true } } })
+  const audit = await auditEntries(db, 'program:kritzel-studio')
+  t.same(audit.map((e) => e.action), ['program.create', 'program.retire'], 'retiring twice is one entry')
+  t.match(audit[1], { before: { retired: false }, after: { retired: true } })
+})
