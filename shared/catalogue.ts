@@ -117,6 +117,8 @@ export interface ProgramSummary {
   updated: string
   updatedPrecision: DatePrecision
   popularity: number
+  /** Issue 28: retired by the editors — absent from the public catalogue, still shown (marked) in libraries that hold it. Absent when not. */
+  retired?: true
 }
 
 export interface ProgramDetail extends ProgramSummary {

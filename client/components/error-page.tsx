@@ -37,7 +37,8 @@ export function ErrorPage({ error }: { error: unknown }) {
       </main>
     )
   }
-  const kind = status === 404 ? 'notFound' : status === 503 || status === 502 || status === 504 ? 'unavailable' : status >= 500 ? 'server' : 'other'
+  // Issue 28: 410, a program the editors retired.
+  const kind = status === 404 ? 'notFound' : status === 410 ? 'gone' : status === 503 || status === 502 || status === 504 ? 'unavailable' : status >= 500 ? 'server' : 'other'
   return (
     <main id="content" className="error-page" data-testid="error-page" data-status={status}>
       <p className="error-status" aria-hidden="true">
@@ -56,7 +57,7 @@ export function ErrorPage({ error }: { error: unknown }) {
       ) : null}
       <p className="error-actions">
         {/* Issue 27: a way on from a wrong address: the catalogue, where most links lead. */}
-        {status === 404 ? (
+        {status === 404 || status === 410 ? (
           <Link className="button button-secondary" to={signedIn ? signedInHome('/library') : '/library'}>
             {t('errors.notFound.catalogue')}
           </Link>

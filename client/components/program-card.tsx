@@ -29,9 +29,8 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
     <li className="program-card card">
       <ProgramIcon id={program.id} />
       <div className="program-card-body">
-        <h3>
-          <Link to={href(`/programs/${program.id}`)}>{program.name}</Link>
-        </h3>
+        {/* Issue 28: a retired program has no page any more; the library keeps it, marked. */}
+        <h3>{program.retired ? program.name : <Link to={href(`/programs/${program.id}`)}>{program.name}</Link>}</h3>
         <p className="program-card-developer">{program.developer.name}</p>
         {/* English where not translated into the page's language: marked so for screen readers. */}
         <p className="program-card-summary" lang={program.textLanguage === language ? undefined : program.textLanguage}>
@@ -39,6 +38,11 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
         </p>
         <p className="program-card-meta">
           {/* Issue 27: what the user bought or subscribes to, on every card under /@ (never on a public page). */}
+          {program.retired ? (
+            <span className="badge badge-retired" data-testid="card-retired" title={t('program.retiredNote')}>
+              {t('program.retired')}
+            </span>
+          ) : null}
           {library?.owns(program.id) ? (
             <span className="badge badge-owned" data-testid="card-owned">
               {t('program.owned')}

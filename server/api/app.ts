@@ -27,7 +27,7 @@ import { RevokedSessions } from '../http/revoked-sessions.ts'
 import { RoleChanges } from '../http/role-changes.ts'
 import { CurrentRoles } from './operator/guard.ts'
 import { sessionIssuer } from '../http/session-token.ts'
-import { CatalogueIndex } from './catalogue-index.ts'
+import { CATALOGUE_VERSION_CHECK_MS, CatalogueIndex, catalogueVersion } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
 import avatarRoutes from './routes/avatars.ts'
@@ -149,7 +149,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // The database as the API sees it: an outage is logged once, begun and ended (issue 18).
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   app.decorate('db', db)
-  app.decorate('catalogue', new CatalogueIndex(db))
+  app.decorate('catalogue', new CatalogueIndex(db, CATALOGUE_VERSION_CHECK_MS, options.now ?? Date.now))
   // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'api', buildInfo.buildId)
   installErrorReporter(app, reporter)
@@ -227,6 +227,17 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       const maintenance = await getMaintenanceTime(db)
       reply.header('cache-control', 'no-cache')
       return maintenance ? { version: buildInfo.version, maintenanceTime: maintenance.toISOString() } : { version: buildInfo.version }
+    },
+  )
+
+  // Issue 28: changes whenever the catalogue does (an editor's write, a new seed). The BFF keys its
+  // caches of catalogue answers, pages and the sitemap by it, asking at most once a second.
+  app.get(
+    '/api/catalogue/version',
+    { schema: { response: { 200: Type.Object({ version: Type.String({ description: 'Opaque; another value means another catalogue.' }) }) } } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-cache')
+      return { version: await catalogueVersion(db) }
     },
   )
 

@@ -50,6 +50,7 @@ interface ProgramRow {
   updated_on: string
   updated_precision: DatePrecision
   popularity: number
+  retired: boolean
 }
 
 // Texts in the language asked for ($1), English where the program has no translation into it;
@@ -58,7 +59,7 @@ const SELECT_PROGRAM = `
   SELECT p.id, p.name, COALESCE(tr.summary, p.summary) AS summary, COALESCE(tr.locale, 'en') AS text_language,
     p.developer_id, d.name AS developer_name, p.publisher_id, pub.name AS publisher_name,
     p.license_type, lt.is_free, p.price_amount, p.price_currency, p.price_period, p.platforms, p.languages,
-    p.version, p.updated_on::text AS updated_on, p.updated_precision, p.popularity,
+    p.version, p.updated_on::text AS updated_on, p.updated_precision, p.popularity, p.retired_at IS NOT NULL AS retired,
     ARRAY(SELECT pc.category_id FROM api.program_categories pc JOIN api.categories c ON c.id = pc.category_id
           WHERE pc.program_id = p.id ORDER BY pc.is_primary DESC, c.position) AS categories`
 
@@ -90,6 +91,8 @@ function toSummary(row: ProgramRow): ProgramSummary {
     updated: partialDate(row.updated_on, row.updated_precision),
     updatedPrecision: row.updated_precision,
     popularity: row.popularity,
+    // Issue 28: only where a library or a purchase still shows a program editors retired.
+    ...(row.retired ? { retired: true } : {}),
   }
 }
 
@@ -104,7 +107,10 @@ export async function programsByIds(db: Queryable, ids: string[], locale: Locale
   return ids.flatMap((id) => byId.get(id) ?? [])
 }
 
-/** A program in full, its texts (and those of the programs it lists) in `locale` where translated. */
+/**
+ * A program in full, its texts (and those of the programs it lists) in `locale` where translated.
+ * A retired one (issue 28) comes with `retired: true`: the public page answers 410 for it.
+ */
 export async function getProgram(db: Queryable, id: string, locale: Locale = 'en'): Promise<ProgramDetail | null> {
   const { rows } = await db.query<ProgramRow>(
     `${SELECT_PROGRAM}, COALESCE(tr.description, p.description) AS description, p.homepage, p.released_on::text AS released_on, p.released_precision
@@ -114,13 +120,13 @@ export async function getProgram(db: Queryable, id: string, locale: Locale = 'en
   const row = rows[0]
   if (!row) return null
   const more = await db.query<ProgramRow>(
-    `${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.developer_id = $2 AND p.id <> $3 ORDER BY ${MOST_POPULAR} LIMIT 6`,
+    `${SELECT_PROGRAM} ${FROM_PROGRAM} WHERE p.developer_id = $2 AND p.id <> $3 AND p.retired_at IS NULL ORDER BY ${MOST_POPULAR} LIMIT 6`,
     [locale, row.developer_id, id],
   )
   // Related: programs sharing the primary category, other developers, most popular first.
   const related = await db.query<ProgramRow>(
     `${SELECT_PROGRAM} ${FROM_PROGRAM}
-     WHERE p.id <> $2 AND p.developer_id <> $3
+     WHERE p.id <> $2 AND p.developer_id <> $3 AND p.retired_at IS NULL
        AND EXISTS (SELECT 1 FROM api.program_categories pc WHERE pc.program_id = p.id AND pc.category_id = $4)
      ORDER BY ${MOST_POPULAR} LIMIT 6`,
     [locale, id, row.developer_id, row.categories[0]],
@@ -143,8 +149,10 @@ export interface CategoryCount {
 
 export async function listCategories(db: Queryable): Promise<CategoryCount[]> {
   const { rows } = await db.query<{ id: ProgramCategory; count: string | number }>(
-    `SELECT c.id, count(pc.program_id) AS count FROM api.categories c
-     LEFT JOIN api.program_categories pc ON pc.category_id = c.id GROUP BY c.id, c.position ORDER BY c.position`,
+    `SELECT c.id, count(p.id) AS count FROM api.categories c
+     LEFT JOIN api.program_categories pc ON pc.category_id = c.id
+     LEFT JOIN api.programs p ON p.id = pc.program_id AND p.retired_at IS NULL
+     GROUP BY c.id, c.position ORDER BY c.position`,
   )
   return rows.map((row) => ({ id: row.id, count: Number(row.count) }))
 }
@@ -158,7 +166,7 @@ export interface LicenseTypeCount {
 export async function listLicenseTypes(db: Queryable): Promise<LicenseTypeCount[]> {
   const { rows } = await db.query<{ id: LicenseType; is_free: boolean; count: string | number }>(
     `SELECT lt.id, lt.is_free, count(p.id) AS count FROM api.license_types lt
-     LEFT JOIN api.programs p ON p.license_type = lt.id GROUP BY lt.id, lt.is_free, lt.position ORDER BY lt.position`,
+     LEFT JOIN api.programs p ON p.license_type = lt.id AND p.retired_at IS NULL GROUP BY lt.id, lt.is_free, lt.position ORDER BY lt.position`,
   )
   return rows.map((row) => ({ id: row.id, isFree: row.is_free, count: Number(row.count) }))
 }
@@ -174,9 +182,15 @@ export async function getOrganisation(db: Queryable, kind: 'developer' | 'publis
   const table = kind === 'developer' ? 'api.developers' : 'api.publishers'
   const column = kind === 'developer' ? 'developer_id' : 'publisher_id'
   const { rows } = await db.query<{ id: string; name: string; website: string | null; count: string | number }>(
-    `SELECT o.id, o.name, o.website, (SELECT count(*) FROM api.programs p WHERE p.${column} = o.id) AS count FROM ${table} o WHERE o.id = $1`,
+    `SELECT o.id, o.name, o.website, (SELECT count(*) FROM api.programs p WHERE p.${column} = o.id AND p.retired_at IS NULL) AS count FROM ${table} o WHERE o.id = $1`,
     [id],
   )
   const row = rows[0]
   return row ? { id: row.id, name: row.name, website: row.website, programCount: Number(row.count) } : null
+}
+
+/** Issue 28: whether editors retired the program (false for one that is not, or does not exist). */
+export async function isRetired(db: Queryable, id: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM api.programs WHERE id = $1 AND retired_at IS NOT NULL', [id])
+  return rows.length > 0
 }

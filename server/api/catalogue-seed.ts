@@ -11,7 +11,9 @@ import { START_UP_TIMEOUT_MS } from '../db/guard.ts'
 // their summaries and descriptions in the other interface languages
 // (server/api/seed/translations/<locale>/programs-*.json, keyed by program id; English is the
 // source, a program without one is shown in English). Applied at start when the database does not
-// hold this exact seed yet; applying it twice changes nothing.
+// hold this exact seed yet; applying it twice changes nothing. A program editors have written in
+// the operator console (issue 28: revision above 0, retired ones too) is theirs: the seed adds the
+// programs it does not hold yet and never changes, nor brings back, an edited one.
 
 export interface SeedProgram {
   id: string
@@ -207,7 +209,8 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
          platforms = EXCLUDED.platforms, languages = EXCLUDED.languages, homepage = EXCLUDED.homepage,
          version = EXCLUDED.version, released_on = EXCLUDED.released_on, updated_on = EXCLUDED.updated_on,
          popularity = EXCLUDED.popularity, search_text = EXCLUDED.search_text,
-         released_precision = EXCLUDED.released_precision, updated_precision = EXCLUDED.updated_precision`,
+         released_precision = EXCLUDED.released_precision, updated_precision = EXCLUDED.updated_precision
+       WHERE api.programs.revision = 0`,
       [
         ps.map((p) => p.id),
         ps.map((p) => p.name),
@@ -231,12 +234,14 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
         updated.map((d) => d.precision),
       ],
     )
-    // The translations are the seed's alone: replaced whole, so one the seed no longer has goes.
+    // The translations of the programs as the seed wrote them are the seed's alone: replaced whole,
+    // so one the seed no longer has goes. Those of a program an editor has written are the editor's.
     const ts = seed.translations
-    await tx.query('DELETE FROM api.program_translations')
+    await tx.query('DELETE FROM api.program_translations t USING api.programs p WHERE p.id = t.program_id AND p.revision = 0')
     await tx.query(
       `INSERT INTO api.program_translations (program_id, locale, summary, description)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])`,
+       SELECT t.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t(program_id, locale, summary, description)
+       JOIN api.programs p ON p.id = t.program_id AND p.revision = 0`,
       [ts.map((t) => t.programId), ts.map((t) => t.locale), ts.map((t) => t.summary), ts.map((t) => t.description)],
     )
     // An organisation the seed no longer names, with no program left, would be an empty page.
@@ -246,11 +251,12 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
     ] as const) {
       await tx.query(`DELETE FROM api.${table} o WHERE NOT EXISTS (SELECT 1 FROM api.programs p WHERE p.${column} = o.id)`)
     }
-    await tx.query('DELETE FROM api.program_categories WHERE program_id = ANY($1::text[])', [ps.map((p) => p.id)])
+    await tx.query('DELETE FROM api.program_categories WHERE program_id = ANY($1::text[]) AND program_id IN (SELECT id FROM api.programs WHERE revision = 0)', [ps.map((p) => p.id)])
     const links = ps.flatMap((p) => p.categories.map((category, index) => [p.id, category, index === 0] as const))
     await tx.query(
       `INSERT INTO api.program_categories (program_id, category_id, is_primary)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])`,
+       SELECT l.* FROM unnest($1::text[], $2::text[], $3::boolean[]) AS l(program_id, category_id, is_primary)
+       JOIN api.programs p ON p.id = l.program_id AND p.revision = 0`,
       [links.map((l) => l[0]), links.map((l) => l[1]), links.map((l) => l[2])],
     )
     await tx.query(

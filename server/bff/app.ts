@@ -156,7 +156,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     accountOf: verifiedAccount,
     page: rateLimitedPages(catalog),
   })
-  await app.register(upstreamApiPlugin, { url: options.upstreamApiUrl, timeouts: config.upstream })
+  await app.register(upstreamApiPlugin, { url: options.upstreamApiUrl, timeouts: config.upstream, now: options.now })
 
   if (!dev) {
     const clientDir = path.join(root, 'dist', 'client')
@@ -180,7 +180,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   app.decorate('readiness', readiness)
   await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
-  await app.register(seoRoutes, { appUrl: config.appUrl })
+  await app.register(seoRoutes, { appUrl: config.appUrl, now: options.now })
   // Issue 28: logos editors uploaded, served in place of the generated ones.
   const uploadedLogos = new UploadedLogos(app.upstreamApi, app.log, options.now)
   await app.register(logoRoutes, { logos, uploaded: uploadedLogos })
@@ -216,6 +216,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
     pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
     formRateLimitMax: config.authRateLimitMax,
+    now: options.now,
   })
   return app
 }

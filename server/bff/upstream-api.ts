@@ -14,6 +14,11 @@ export interface UpstreamApi {
   stream(req: UpstreamRequest): Promise<UpstreamStream>
   /** Whether request() may answer this GET from a short shared cache. */
   cacheable(req: UpstreamRequest): boolean
+  /**
+   * The catalogue's version as the API says it (GET /api/catalogue/version, shared for up to 1 s): the key of every cache of catalogue answers and pages (issue 28). "unknown" when
+   * the API does not answer.
+   */
+  catalogueVersion(): Promise<string>
 }
 
 declare module 'fastify' {
@@ -23,24 +28,28 @@ declare module 'fastify' {
 }
 
 /** Paths whose GET answers do not depend on the caller and may be shared for up to 1 s. */
-const MICRO_CACHED = new Set(['/api/version'])
+/** The catalogue's version (issue 28): what the shared catalogue caches are keyed by. */
+const CATALOGUE_VERSION_PATH = '/api/catalogue/version'
+const MICRO_CACHED = new Set(['/api/version', CATALOGUE_VERSION_PATH])
 const MICRO_CACHE_TTL_MS = 1_000
 
 /**
- * Catalogue answers the API marks `public, max-age=N` are the same for every visitor of one
- * language: the BFF keeps them up to N seconds (at most 30) for pages it renders and browsers it
- * proxies for, one copy per language (issue 15: program texts follow Accept-Language, which the
- * BFF always sends as one of the eight locales). An answer that varies by anything else is not
- * kept. Conditional and credentialed requests always go to the API.
+ * Catalogue answers the API marks `public` are the same for every visitor of one language and one
+ * catalogue version: the BFF keeps them up to 30 s for pages it renders and browsers it proxies
+ * for, one copy per language (issue 15: program texts follow Accept-Language, which the BFF always
+ * sends as one of the eight locales) and per catalogue version (issue 28: an editor's change is
+ * public within 2 s — the version comes from GET /api/catalogue/version, shared for 1 s, and an answer is
+ * kept only under the version it names, `x-catalogue-version`). An answer that varies by anything
+ * else is not kept. Conditional and credentialed requests always go to the API.
  */
 const SHARED_PREFIXES = ['/api/programs', '/api/categories', '/api/license-types', '/api/developers/', '/api/publishers/']
 const SHARED_MAX_TTL_MS = 30_000
+const CATALOGUE_VERSION_HEADER = 'x-catalogue-version'
 
-function sharedTtl(response: UpstreamResponse): number {
-  if (response.status !== 200) return 0
+function sharedTtl(response: UpstreamResponse, version: string): number {
+  if (response.status !== 200 || response.headers[CATALOGUE_VERSION_HEADER] !== version) return 0
   const control = String(response.headers['cache-control'] ?? '')
-  const maxAge = /(?:^|,)\s*max-age=(\d+)/.exec(control)?.[1]
-  return /(?:^|,)\s*public\b/.test(control) && maxAge !== undefined && variesByLanguageAtMost(response) ? Number(maxAge) * 1000 : 0
+  return /(?:^|,)\s*public\b/.test(control) && variesByLanguageAtMost(response) ? SHARED_MAX_TTL_MS : 0
 }
 
 /** No Vary, or one naming only Accept-Language: the key (language and path) tells such answers apart. */
@@ -64,14 +73,25 @@ function isShareable(req: UpstreamRequest): boolean {
 }
 
 export const upstreamApiPlugin = fp(
-  async (app: FastifyInstance, opts: { url: string; timeouts: Config['upstream'] }) => {
+  async (app: FastifyInstance, opts: { url: string; timeouts: Config['upstream']; now?: (() => number) | undefined }) => {
     // An API that cannot be reached is logged once, begun and ended, not per request (issue 18).
     const client = new UpstreamClient(opts.url, opts.timeouts, undefined, new OutageLog(app.log, 'product API'))
-    const cache = new MicroCache<UpstreamResponse>(MICRO_CACHE_TTL_MS)
-    const shared = new MicroCache<UpstreamResponse>(SHARED_MAX_TTL_MS, Date.now, 500)
+    const now = opts.now ?? Date.now
+    const cache = new MicroCache<UpstreamResponse>(MICRO_CACHE_TTL_MS, now)
+    const shared = new MicroCache<UpstreamResponse>(SHARED_MAX_TTL_MS, now, 500)
+    const catalogueVersion = async (): Promise<string> => {
+      try {
+        const response = await api.request({ method: 'GET', path: CATALOGUE_VERSION_PATH })
+        const version = response.status === 200 ? (JSON.parse(response.body.toString('utf8')) as { version?: unknown }).version : undefined
+        return typeof version === 'string' ? version : 'unknown'
+      } catch {
+        return 'unknown'
+      }
+    }
     const api: UpstreamApi = {
       origin: client.origin,
-      request(req) {
+      catalogueVersion,
+      async request(req) {
         if (req.method === 'GET' && MICRO_CACHED.has(req.path)) {
           // The shared answer must not depend on the caller's headers.
           const { headers: _ignored, signal: _signal, ...shared } = req
@@ -80,7 +100,12 @@ export const upstreamApiPlugin = fp(
         if (isShareable(req)) {
           const { signal: _signal, ...rest } = req
           const language = languageOf(req)
-          return shared.get(`${language} ${req.path}`, () => client.request({ ...rest, headers: { accept: 'application/json', 'accept-language': language } }), sharedTtl)
+          const version = await catalogueVersion()
+          return shared.get(
+            `${version} ${language} ${req.path}`,
+            () => client.request({ ...rest, headers: { accept: 'application/json', 'accept-language': language } }),
+            (response) => sharedTtl(response, version),
+          )
         }
         return client.request(req)
       },

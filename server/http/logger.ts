@@ -49,7 +49,7 @@ export function loggerOptions(
  * info; a failure still is (a 5xx is an error line, and the poller says once when it starts failing).
  * The paths are the routes' own: the auth core's tenant prefixes are rewritten before routing.
  */
-export const POLLED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/recipe/session/revoked', '/recipe/user/roles/changed', '/api/version'])
+export const POLLED_ROUTES: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/recipe/session/revoked', '/recipe/user/roles/changed', '/api/version', '/api/catalogue/version'])
 
 /** Registers the rule above; call before the routes are added. At a level other than info, the level is left as chosen. */
 export function quietPolledRoutes(app: FastifyInstance): void {

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { getProgram } from '../catalogue-repository.ts'
-import { ApiCatalogueNotFound } from '../errors.ts'
+import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { Id } from '../routes/catalogue.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CheckoutStatus } from '../../../shared/checkout.ts'
@@ -96,6 +96,8 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
       const user = await activeUser(request)
       const program = await getProgram(db, request.body.programId)
       if (!program) throw new ApiCatalogueNotFound('program', request.body.programId)
+      // Issue 28: a retired program is no longer sold (bought before, it stays owned).
+      if (program.retired) throw new ApiProgramRetired(program.id)
       // The price is our catalogue's, never the browser's.
       if (program.isFree || program.price === null) throw new CheckoutNotPaid(program.name)
       if (await ownsProgram(db, user.id, program.id)) throw new CheckoutAlreadyOwned(program.name)

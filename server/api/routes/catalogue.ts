@@ -14,7 +14,7 @@ import {
 import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
-import { ApiCatalogueNotFound } from '../errors.ts'
+import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
@@ -69,6 +69,7 @@ const summaryProperties = {
   updated: PartialDate('The current version\'s release'),
   updatedPrecision: Precision('updated'),
   popularity: Type.Integer({ minimum: 0, maximum: 100 }),
+  retired: Type.Optional(Type.Literal(true, { description: 'Issue 28: retired by the editors. Only in a library (GET /api/user/programs), which keeps it; absent otherwise.' })),
 }
 
 export const ProgramSummary = Type.Object(summaryProperties)
@@ -101,8 +102,15 @@ const Category = Type.Object({ id: StringEnum(PROGRAM_CATEGORIES), count: Type.I
 const LicenseTypeCount = Type.Object({ id: StringEnum(LICENSE_TYPE_IDS), isFree: Type.Boolean(), count: Type.Integer({ description: 'Programs of the type.' }) })
 const Organisation = Type.Object({ id: Type.String(), name: Type.String(), website: Type.Union([Type.String(), Type.Null()]), programCount: Type.Integer() })
 
-/** Catalogue answers depend on no user: browsers and the BFF may keep them a minute, revalidating by ETag. */
-const PUBLIC_CACHE = 'public, max-age=60, stale-while-revalidate=300'
+/**
+ * Catalogue answers depend on no user, but editors change the catalogue (issue 28: public within
+ * 2 s): a browser keeps one a second, then revalidates by ETag. The BFF keeps them longer, keyed
+ * by the catalogue version each answer names (CATALOGUE_VERSION_HEADER, upstream-api.ts).
+ */
+const PUBLIC_CACHE = 'public, max-age=1'
+
+/** The catalogue version an answer was made from (at least): the BFF keeps it only under that version. */
+export const CATALOGUE_VERSION_HEADER = 'x-catalogue-version'
 
 /**
  * The language of an answer's program texts (issue 15): the best match of Accept-Language among
@@ -120,11 +128,20 @@ export function textLocale(request: FastifyRequest, reply: FastifyReply): Locale
 export default async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   await app.register(etag, { weak: true })
+  const index = app.catalogue
+  // Read before the answer's data: the data is at least as new as the version it is sent with.
+  const versions = new WeakMap<FastifyRequest, string | null>()
+  app.addHook('preHandler', async (request) => {
+    versions.set(request, await index.currentVersion())
+  })
   app.addHook('onSend', async (request, reply) => {
-    if (request.method === 'GET' && reply.statusCode === 200) reply.header('cache-control', PUBLIC_CACHE)
+    if (request.method === 'GET' && reply.statusCode === 200) {
+      reply.header('cache-control', PUBLIC_CACHE)
+      const version = versions.get(request)
+      if (version) reply.header(CATALOGUE_VERSION_HEADER, version)
+    }
   })
 
-  const index = app.catalogue
   app.get('/api/programs', { schema: { querystring: ProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) =>
     index.list(request.query, undefined, textLocale(request, reply)),
   )
@@ -133,6 +150,8 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
     const locale = textLocale(request, reply)
     const program = await getProgram(app.db, request.params.id, locale)
     if (!program) throw new ApiCatalogueNotFound('program', request.params.id)
+    // Issue 28: a retired program is gone from the catalogue; said so, not "never existed".
+    if (program.retired) throw new ApiProgramRetired(request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
     return { ...program, forSale: opts.forSale && program.price !== null, screenshots: await publicScreenshots(app.db, program.id, locale) }
   })

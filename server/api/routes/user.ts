@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
 import type { SignInMethod } from '../core-accounts.ts'
-import { ApiAuthUnavailable, ApiCatalogueNotFound, ApiDeletionPending, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
+import { ApiAuthUnavailable, ApiCatalogueNotFound, ApiDeletionPending, ApiProgramRetired, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
 import { CheckoutUnavailable } from '../checkout/errors.ts'
 import { ownedPrograms } from '../checkout/purchases.ts'
 import {
@@ -28,6 +28,7 @@ import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.t
 import type { AccountDeletions } from '../account-deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CurrentRoles } from '../operator/guard.ts'
+import { isRetired } from '../catalogue-repository.ts'
 import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
 import { LIBRARY_VIEWS, USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
@@ -295,6 +296,8 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }), response: { 200: LibraryChange } } }, async (request) => {
       const user = await activeUser(request)
       const programId = request.params.id
+      // Issue 28: a retired program stays in the libraries that hold it, and may leave them, but is added to none.
+      if (method === 'post' && (await isRetired(db, programId))) throw new ApiProgramRetired(programId)
       const known = method === 'post' ? await addToLibrary(db, user.id, programId) : await removeFromLibrary(db, user.id, programId)
       if (!known) throw new ApiCatalogueNotFound('program', programId)
       return { programId, inLibrary: method === 'post', librarySize: (await getUser(db, user.id))!.librarySize }

@@ -78,6 +78,8 @@ export interface SsrOptions {
   pageForms?: PageForms
   /** Per IP and minute, as for /auth writes. */
   formRateLimitMax: number
+  /** The page cache's clock; tests move it. Date.now by default. */
+  now?: (() => number) | undefined
 }
 
 /** Where the route guard sends a visitor who owes a step (client/lib/guards.ts, the /mfa page's loader). */
@@ -311,7 +313,7 @@ interface RenderedPage {
 export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   const renderer = opts.dev ? await developmentRenderer(app, opts.root) : await productionRenderer(opts.root)
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
-  const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, Date.now, 500)
+  const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, opts.now ?? Date.now, 500)
 
   /** A page; with `form`, as the answer to a form the BFF has just handled (decision 025). */
   const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
@@ -322,9 +324,10 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     const crossSite = isCrossSite(request.headers[SEC_FETCH_SITE] as string | undefined)
     // The consent banner shows until the visitor chooses (issue 11): the choice is part of the page.
     const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
-    const cacheKey = `${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}`
     // A form's answer is that visitor's own: never from the page cache, never into it.
     const cacheable = !opts.dev && form === undefined && isAnonymous(request) && !carriesToken(request.url)
+    // Pages show the catalogue: one of an older catalogue version is never served (issue 28).
+    const cacheKey = cacheable ? `${await app.upstreamApi.catalogueVersion()}|${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}` : ''
     if (cacheable) {
       const cached = pageCache.peek(cacheKey)
       if (cached) {

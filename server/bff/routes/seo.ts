@@ -3,7 +3,7 @@ import type { ProgramPage } from '../../../shared/catalogue.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
 
-/** The sitemap changes only with the catalogue seed; an hour keeps crawlers from costing the API. */
+/** The sitemap changes only with the catalogue: kept per catalogue version (issue 28), an hour at most, so crawlers cost the API little. */
 const SITEMAP_TTL_MS = 60 * 60 * 1000
 const STATIC_PAGES = ['/', '/library', '/terms', '/privacy', '/cookie']
 
@@ -12,8 +12,8 @@ function xmlEscape(value: string): string {
 }
 
 /** /robots.txt and /sitemap.xml listing every public page (issue 3). */
-export default async function seoRoutes(app: FastifyInstance, opts: { appUrl: string }): Promise<void> {
-  const cache = new MicroCache<string>(SITEMAP_TTL_MS)
+export default async function seoRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (() => number) | undefined }): Promise<void> {
+  const cache = new MicroCache<string>(SITEMAP_TTL_MS, opts.now ?? Date.now, 4)
 
   const getJson = async <T>(path: string): Promise<T> => {
     const response = await app.upstreamApi.request({ method: 'GET', path, headers: { accept: 'application/json' } })
@@ -39,7 +39,8 @@ export default async function seoRoutes(app: FastifyInstance, opts: { appUrl: st
   }
 
   app.get('/sitemap.xml', async (_request, reply) => {
-    const body = await cache.get('sitemap', buildSitemap)
+    // Built from answers of this version or newer: an editor's change is in it within 2 s (issue 28).
+    const body = await cache.get(await app.upstreamApi.catalogueVersion(), buildSitemap)
     reply.header('cache-control', 'public, max-age=3600')
     return reply.type('application/xml; charset=utf-8').send(body)
   })

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import type net from 'node:net'
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
+import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, operatorTab, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent, type FakeSession } from '../../stripe-fake.ts'
 
 // Card checkout (issue 13): Checkout sessions, the success page's grant, the webhook and
@@ -588,4 +588,15 @@ t.test('GET /api/user/deletion-summary says what deleting the account removes: f
   t.equal((await call(undefined, 'GET', '/api/user/deletion-summary')).statusCode, 401, 'no session: nothing is said')
   const other = await person()
   t.same((await call(other.tab, 'GET', '/api/user/deletion-summary')).json(), { files: { count: 0, bytes: 0 }, shareLinks: 0, subscriptions: [] }, 'only the account\'s own')
+})
+
+t.test('issue 28: a program the editors retired is sold no more', async (t) => {
+  const { tab } = await person()
+  const editor = await operatorTab(stack, 'editor-of-checkout@example.com', ['editor'])
+  t.equal((await editor.delete(`/api/operator/programs/${YEARLY}`)).statusCode, 200)
+  const before = fake.sessions.size
+  const refused = await checkout(tab, YEARLY)
+  t.equal(refused.statusCode, 410)
+  t.equal(refused.json().code, 'API_PROGRAM_RETIRED')
+  t.equal(fake.sessions.size, before, 'no session was made')
 })
