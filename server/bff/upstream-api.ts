@@ -14,6 +14,8 @@ export interface UpstreamApi {
   stream(req: UpstreamRequest): Promise<UpstreamStream>
   /** Whether request() may answer this GET from a short shared cache. */
   cacheable(req: UpstreamRequest): boolean
+  /** The API answered a write that changes what /api/version says: this instance asks afresh. */
+  versionChanged(): void
 }
 
 declare module 'fastify' {
@@ -86,6 +88,7 @@ export const upstreamApiPlugin = fp(
       },
       stream: (req) => client.stream(req),
       cacheable: (req) => (req.method === 'GET' && MICRO_CACHED.has(req.path)) || isShareable(req),
+      versionChanged: () => cache.forget('/api/version'),
     }
     app.decorate('upstreamApi', api)
     app.addHook('onClose', () => client.close())
