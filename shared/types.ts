@@ -48,6 +48,8 @@ export interface UserRecord {
   /** ISO time the account was made. */
   timeJoined: string
   librarySize: number
+  /** The account's operator roles (issue 28: admin, editor, support); empty for everyone else. */
+  roles: string[]
 }
 
 /** POST / DELETE /api/user/program/:id. */

@@ -7,7 +7,7 @@ import type { Database } from '../db/database.ts'
 
 // The product's own record of an account (the auth core keeps credentials and sessions).
 
-export interface ProductUser extends UserRecord {
+export interface ProductUser extends Omit<UserRecord, 'roles'> {
   disabled: boolean
   /** When the email was last compared with the auth core's (ms); null when never. */
   emailCheckedAt: number | null

@@ -31,3 +31,8 @@ export function operatorAuthorizer(guard: SessionGuard) {
 function hasPermission(request: FastifyRequest, permission: OperatorPermission): boolean {
   return request.viewer?.permissions.includes(permission) === true
 }
+
+/** The roles of the account a request is from, as its verified token carries them. */
+export function operatorRoles(request: FastifyRequest): string[] {
+  return request.viewer?.roles ?? []
+}

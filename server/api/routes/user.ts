@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/sign-up.ts'
@@ -26,6 +26,7 @@ import { AvatarImageError, encodeAvatar, type AvatarProblem } from '../avatar-im
 import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
+import { operatorRoles } from '../operator/guard.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
 import { LIBRARY_VIEWS, USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
@@ -46,6 +47,7 @@ const UserRecord = Type.Object({
   avatarUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null while the account has no avatar.' }),
   timeJoined: Type.String({ description: 'ISO time the account was made.' }),
   librarySize: Type.Integer(),
+  roles: Type.Array(Type.String(), { description: "The account's operator roles (admin, editor, support; issue 28): empty for everyone else." }),
 })
 
 /** GET /api/user/programs: the public listing's query; `sort` also takes recentlyAdded (newest added first). */
@@ -102,9 +104,9 @@ const UserExport = Type.Object({
   ),
 })
 
-function publicUser(user: ProductUser) {
+function publicUser(request: FastifyRequest, user: ProductUser) {
   const { disabled: _disabled, emailCheckedAt: _emailCheckedAt, ...rest } = user
-  return rest
+  return { ...rest, roles: operatorRoles(request) }
 }
 
 export interface UserRouteOptions {
@@ -163,11 +165,11 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
       }
       reply.code(200)
       // Every sign-in comes here with a new session's token: an email changed since is taken up.
-      return publicUser(await emailInStep(request, user))
+      return publicUser(request, await emailInStep(request, user))
     },
   )
 
-  api.get('/api/user', { preHandler: authenticate('complete'), schema: { response: { 200: UserRecord } } }, async (request) => publicUser(await activeUser(request)))
+  api.get('/api/user', { preHandler: authenticate('complete'), schema: { response: { 200: UserRecord } } }, async (request) => publicUser(request, await activeUser(request)))
 
   // The profile's name and language (issue 11). An empty name removes it.
   api.patch(
@@ -194,7 +196,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
         if ('problem' in checked) throw new ApiValidation(checked.problem)
         name = checked.name
       } else if (request.body.name === null) name = null
-      return publicUser((await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!)
+      return publicUser(request, (await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!)
     },
   )
 
@@ -251,7 +253,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     { preHandler: authenticate('complete'), schema: { body: Type.Object({ isInMailList: Type.Boolean() }, { additionalProperties: false }), response: { 200: UserRecord } } },
     async (request) => {
       const before = await activeUser(request)
-      return publicUser((await acceptTerms(db, before.id, request.body.isInMailList))!)
+      return publicUser(request, (await acceptTerms(db, before.id, request.body.isInMailList))!)
     },
   )
 
