@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process'
+import path from 'node:path'
 import t from 'tap'
+import { openDatabase } from '../../../server/db/open.ts'
 import { buildBff } from '../../../server/bff/app.ts'
 import { recordAudit, type AuditEntry } from '../../../server/api/operator/audit-log.ts'
-import { browser, buildStack, operatorTab, signedInTab, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
+import { browser, buildStack, freePort, operatorTab, root, signedInTab, tempDir, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 
 // Issue 28: the audit log (GET /api/operator/audit and its CSV export) and maintenance from the
 // console (PUT /api/operator/maintenance), through the BFF with real sessions whose tokens carry
@@ -279,6 +282,29 @@ t.test('the audit log and maintenance through the BFF', async (t) => {
     const none = await support.get('/api/operator/audit.csv?actor=nobody')
     t.equal(none.body, 'id,at,actor_id,actor_email,action,target,before,after,request_id\r\n', 'nothing matches: the header alone')
   })
+})
+
+t.test('npm run maintenance with no API running opens the database itself, and its entry with it', async (t) => {
+  const dataDir = tempDir(t)
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, API_PORT: String(await freePort()), HOST: '127.0.0.1', LOG_LEVEL: 'warn' }
+  // The embedded database either way: the command's own path (changeMaintenanceTime, the same on
+  // PostgreSQL) is what is tested here; the routes above run on both.
+  delete env.DATABASE_URL
+  const run = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'maintenance.ts'), ...args], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
+  const set = run('set', '2027-04-01T10:00:00Z')
+  t.equal(set.status, 0, set.stderr)
+  const clear = run('clear')
+  t.equal(clear.status, 0, clear.stderr)
+  const db = await openDatabase({ databaseUrl: undefined, dataDir })
+  t.teardown(() => db.close())
+  const { rows } = await db.query<{ actor_id: string; actor_email: string; action: string; target: string; before: unknown; after: unknown; request_id: string }>(
+    'SELECT actor_id, actor_email, action, target, before, after, request_id FROM api.audit_log ORDER BY id',
+  )
+  t.match(rows, [
+    { actor_id: 'operator-command', actor_email: 'npm run maintenance', action: 'maintenance.set', target: 'maintenance', before: { maintenanceTime: null }, after: { maintenanceTime: '2027-04-01T10:00:00.000Z' }, request_id: /^npm-run-maintenance-[0-9a-f-]{36}$/ },
+    { actor_id: 'operator-command', action: 'maintenance.set', before: { maintenanceTime: '2027-04-01T10:00:00.000Z' }, after: { maintenanceTime: null } },
+  ])
+  t.equal(rows.length, 2)
 })
 
 /** A strict RFC 4180 reader: rows of cells, quoted cells may hold commas, quotes ("") and line breaks. */

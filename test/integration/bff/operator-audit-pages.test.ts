@@ -56,7 +56,7 @@ t.test('the audit log page and the maintenance page', async (t) => {
 
   t.test('in German', async (t) => {
     const { body } = await page(support, '/@/operator/audit', 'lang=de')
-    t.match(body, /<h1[^>]*>Protokoll<\/h1>/)
+    t.match(body, /<h1[^>]*>Prüfprotokoll<\/h1>/)
     t.match(body, />CSV herunterladen</)
   })
 
