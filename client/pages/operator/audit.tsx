@@ -145,7 +145,7 @@ export function Component() {
       {audit.entries.length === 0 ? (
         <p data-testid="audit-empty">{t('audit.empty')}</p>
       ) : (
-        <div className="operator-table-wrap">
+        <div className="operator-table-wrap operator-audit-wrap">
           <table className="operator-table operator-audit-table" aria-busy={loading}>
             <thead>
               <tr>
