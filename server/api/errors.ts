@@ -29,3 +29,6 @@ export const ApiDeletionPending = createError(
   503,
 )
 export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)
+// Issue 28: roles. An admin (or the operator command) cannot leave the app without an admin.
+export const ApiLastAdmin = createError('API_LAST_ADMIN', 'This is the last administrator: give another account the admin role first, then take it from this one.', 409)
+export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no account with this id or email.', 404)
