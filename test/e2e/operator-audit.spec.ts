@@ -1,9 +1,9 @@
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
-import { PROTECTED_PROPS } from '../../server/authcore/sessions.ts'
-import { permissionsOf, type OperatorRole } from '../../shared/operator.ts'
-import { E2E_DATA_DIR, E2E_ENV } from '../../playwright.config.ts'
+import type { OperatorRole } from '../../shared/operator.ts'
+import { E2E_ENV } from '../../playwright.config.ts'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
 // Issue 28: an admin announces maintenance from the console, everyone's notice follows, and the
@@ -12,29 +12,14 @@ import { hydrated, readyAccount } from './support/accounts.ts'
 
 const SHOTS = process.env.SHOTS_DIR
 
-/**
- * TEMPORARY until roles in the auth core land (as test/helpers.ts operatorTab): the signed-in
- * session's access token gets the roles' claims through the core's own regenerate.
- */
-async function grantRoles(page: Page, roles: OperatorRole[]): Promise<void> {
-  const cookies = await page.context().cookies()
-  const access = cookies.find((cookie) => cookie.name === 'sAccessToken')
-  if (!access) throw new Error('no access token')
-  const claims = JSON.parse(Buffer.from(access.value.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
-  const userData = Object.fromEntries(Object.entries(claims).filter(([key]) => !PROTECTED_PROPS.includes(key)))
-  const apiKey = fs.readFileSync(path.join(E2E_DATA_DIR, 'authcore-api-key'), 'utf8').trim()
-  const t = Date.now()
-  const answer = await fetch(`http://127.0.0.1:${E2E_ENV.AUTH_CORE_PORT}/recipe/session/regenerate`, {
-    method: 'POST',
-    headers: { 'api-key': apiKey, 'cdi-version': '5.4', 'content-type': 'application/json' },
-    body: JSON.stringify({ accessToken: access.value, userDataInJWT: { ...userData, 'st-role': { v: roles, t }, 'st-perm': { v: permissionsOf(roles), t } } }),
-  })
-  const token = ((await answer.json()) as { accessToken?: { token?: string } }).accessToken?.token
-  if (!token) throw new Error(`regenerate failed: ${answer.status}`)
-  await page.context().addCookies([{ ...access, value: token }])
+/** `npm run accounts -- role add <email> <role>`, as the first admin is made; applies within a second. */
+function grantRole(email: string, role: OperatorRole): void {
+  const env: Record<string, string | undefined> = { ...process.env, ...E2E_ENV }
+  delete env.DATABASE_URL
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/accounts.ts', 'role', 'add', email, role], { env, encoding: 'utf8', timeout: 60_000 })
+  expect(result.status, result.stderr).toBe(0)
 }
 
-/** At 390 and 1280 px the page is no wider than the window (a wide table scrolls in its box); screenshots when asked. */
 async function shoot(page: Page, name: string): Promise<void> {
   if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true })
   for (const width of [390, 1280]) {
@@ -50,8 +35,9 @@ test('an admin announces maintenance from the console, everyone sees the notice,
   // The consent banner is not the subject, and would cover the pages in the screenshots.
   const decline = page.getByRole('button', { name: 'Decline analytics' })
   if (await decline.isVisible()) await decline.click()
-  await grantRoles(page, ['admin'])
-  await page.goto('/@/operator')
+  grantRole(email, 'admin')
+  // The role reaches the session's claims within a second (the BFF's UserRoles recipe).
+  await expect.poll(async () => (await page.goto('/@/operator'))?.status(), { timeout: 5_000 }).toBe(200)
   await hydrated(page)
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Maintenance' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Maintenance' })).toBeVisible()
