@@ -6,7 +6,8 @@
 // PGlite database it asks the running API (PGlite cannot be opened by two processes); when no
 // API is running it opens the database itself.
 import { migrateApiSchema } from '../server/api/schema.ts'
-import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from '../server/api/maintenance-repository.ts'
+import { randomUUID } from 'node:crypto'
+import { changeMaintenanceTime, getMaintenanceTime, MAINTENANCE_COMMAND_ACTOR, parseMaintenanceTime } from '../server/api/maintenance-repository.ts'
 import type { Config } from '../server/config.ts'
 import { openDatabase } from '../server/db/open.ts'
 import { apiBase, fail, internalCall, operatorConfig } from './operator.ts'
@@ -17,7 +18,8 @@ async function viaDatabase(config: Config, action: 'set' | 'clear' | 'show', tim
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   try {
     await migrateApiSchema(db)
-    if (action !== 'show') await setMaintenanceTime(db, action === 'set' ? time : null)
+    // With its audit entry (issue 28); no HTTP request here, so the command's own id stands for one.
+    if (action !== 'show') await changeMaintenanceTime(db, action === 'set' ? time : null, MAINTENANCE_COMMAND_ACTOR, `npm-run-maintenance-${randomUUID()}`)
     return (await getMaintenanceTime(db))?.toISOString() ?? null
   } finally {
     await db.close()

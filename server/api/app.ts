@@ -35,7 +35,7 @@ import programMediaRoutes from './routes/media.ts'
 import { migrateApiSchema } from './schema.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { OutageLog, RepeatedFailureLog } from '../http/outage-log.ts'
-import { getMaintenanceTime, parseMaintenanceTime, setMaintenanceTime } from './maintenance-repository.ts'
+import { changeMaintenanceTime, getMaintenanceTime, MAINTENANCE_COMMAND_ACTOR, parseMaintenanceTime } from './maintenance-repository.ts'
 import { DISABLE_REASON_MAX, setDisabledByCommand } from './operator/users.ts'
 import { AccountDeletions, deletionReasons } from './account-deletions.ts'
 import { sessionGuard } from './session-guard.ts'
@@ -354,13 +354,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
         async (request) => {
           const time = parseMaintenanceTime(request.body.maintenanceTime)
           if (!time) throw new ApiInvalidMaintenanceTime()
-          await setMaintenanceTime(db, time)
+          // The log is of every action: the command's as well as the console's (issue 28).
+          await changeMaintenanceTime(db, time, MAINTENANCE_COMMAND_ACTOR, request.id)
           request.log.info({ maintenanceTime: time.toISOString() }, 'maintenance time set')
           return { maintenanceTime: time.toISOString() }
         },
       )
       internal.delete('/internal/maintenance', async (request) => {
-        await setMaintenanceTime(db, null)
+        await changeMaintenanceTime(db, null, MAINTENANCE_COMMAND_ACTOR, request.id)
         request.log.info('maintenance time cleared')
         return { maintenanceTime: null }
       })

@@ -29,6 +29,15 @@ export class MicroCache<T> {
   }
 
   /**
+   * Drops a key's value, and any load already under way is not kept when it ends: the next
+   * caller loads afresh. For a value the caller knows has just changed.
+   */
+  forget(key: string): void {
+    this.entries.delete(key)
+    this.inflight.delete(key)
+  }
+
+  /**
    * `keepFor` says whether (true: the cache's TTL) or for how many milliseconds (a number; 0 or
    * less: not at all) a loaded value may be kept.
    */
@@ -37,13 +46,17 @@ export class MicroCache<T> {
     if (live !== undefined) return live
     const pending = this.inflight.get(key)
     if (pending) return pending
-    const promise = load()
+    const promise: Promise<T> = load()
       .then((value) => {
+        // Not kept when forgotten while it loaded (forget): it may be older than the change.
+        if (this.inflight.get(key) !== promise) return value
         const keep = keepFor(value)
         this.put(key, value, keep === true ? this.ttlMs : keep === false ? 0 : keep)
         return value
       })
-      .finally(() => this.inflight.delete(key))
+      .finally(() => {
+        if (this.inflight.get(key) === promise) this.inflight.delete(key)
+      })
     this.inflight.set(key, promise)
     return promise
   }

@@ -19,6 +19,8 @@ export interface UpstreamApi {
    * the API does not answer.
    */
   catalogueVersion(): Promise<string>
+  /** The API answered a write that changes what /api/version says: this instance asks afresh. */
+  versionChanged(): void
 }
 
 declare module 'fastify' {
@@ -111,6 +113,7 @@ export const upstreamApiPlugin = fp(
       },
       stream: (req) => client.stream(req),
       cacheable: (req) => (req.method === 'GET' && MICRO_CACHED.has(req.path)) || isShareable(req),
+      versionChanged: () => cache.forget('/api/version'),
     }
     app.decorate('upstreamApi', api)
     app.addHook('onClose', () => client.close())

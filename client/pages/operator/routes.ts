@@ -17,6 +17,8 @@ export const OPERATOR_PAGES: OperatorPage[] = [
   { section: null, route: { index: true, ...page(['operator'], 'client/pages/operator/overview.tsx', () => import('./overview.tsx'), head('Operator console')) } },
   { section: 'accounts', route: { path: 'accounts', ...page(['operator'], 'client/pages/operator/accounts.tsx', () => import('./accounts.tsx'), head('Accounts')) } },
   { section: 'accounts', route: { path: 'accounts/:id', ...page(['operator'], 'client/pages/operator/account.tsx', () => import('./account.tsx'), head('Account')) } },
+  { section: 'maintenance', route: { path: 'maintenance', ...page(['operator'], 'client/pages/operator/maintenance.tsx', () => import('./maintenance.tsx'), head('Maintenance · Operator console')) } },
+  { section: 'audit', route: { path: 'audit', ...page(['operator'], 'client/pages/operator/audit.tsx', () => import('./audit.tsx'), head('Audit log · Operator console')) } },
 ]
 
 /** The sections that have a page. */

@@ -23,6 +23,8 @@ const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 
 /** And its answer headers; Location is the same-origin path the browser continues at. */
 const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-expires', 'location'] as const
 const UPLOADS_PATH = '/api/files/uploads'
+/** The console's maintenance setting (issue 28): what /api/version says changes with it. */
+const MAINTENANCE_PATH = '/api/operator/maintenance'
 /** Stripe's webhook (issue 13): the one /api path that carries no session and no anti-forgery header. */
 export const STRIPE_WEBHOOK_PATH = '/api/stripe/webhook'
 /** What Stripe's delivery may pass on: its signature is checked by the API on the exact bytes. */
@@ -152,7 +154,11 @@ async function forward(app: FastifyInstance, request: FastifyRequest, reply: Fas
     const length = request.headers['content-length']
     if (typeof length === 'string') headers['content-length'] = length
   }
-  return relayStream(request, reply, await app.upstreamApi.stream({ method: request.method, path, headers, body }), https)
+  const response = await app.upstreamApi.stream({ method: request.method, path, headers, body })
+  // Maintenance set from the console (issue 28) shows in this instance's /api/version at once;
+  // the others' one-second cache shows it within the second.
+  if (response.status === 200 && request.method === 'PUT' && path.split('?')[0] === MAINTENANCE_PATH) app.upstreamApi.versionChanged()
+  return relayStream(request, reply, response, https)
 }
 
 /** The body to send upstream: bytes read within the route's limit, or an upload's stream. */
