@@ -31,6 +31,10 @@ export const STRIPE_WEBHOOK_PATH = '/api/stripe/webhook'
 const WEBHOOK_REQUEST_HEADERS = ['content-type', 'stripe-signature', 'user-agent'] as const
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** The access token the operator check verified (and renewed when the roles changed), when it ran before the body was read. */
+    operatorAccessToken?: string
+  }
   interface FastifyContextConfig {
     /** The route of Stripe's webhook: no anti-forgery check (it is no browser's request). */
     stripeWebhook?: boolean
@@ -100,7 +104,7 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
 async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, roleChanges: RoleChanges): Promise<FastifyReply> {
   // The operator console's routes (issue 28): the session's permission for the route's row is
   // checked here before anything is proxied, whatever the path's spelling; the API checks again.
-  const accessToken = isOperatorPath(request.raw.url ?? '') ? await checkOperatorAccess(request, reply, roleChanges) : undefined
+  const accessToken = request.operatorAccessToken ?? (isOperatorPath(request.raw.url ?? '') ? await checkOperatorAccess(request, reply, roleChanges) : undefined)
   try {
     return await forward(app, request, reply, https, accessToken)
   } catch (error) {
@@ -304,6 +308,11 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
     // Anything else goes on to the proxy's own handler (the operator check's session answers).
     scope.setErrorHandler(async (error) => {
       throw (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new ImageTooLarge(`${SCREENSHOT_MAX_BYTES / 1024 / 1024} MiB`) : error
+    })
+    // The permission first, before a byte of the image is read: anyone else is refused at once.
+    scope.addHook('preParsing', async (request, reply, payload) => {
+      request.operatorAccessToken = await checkOperatorAccess(request, reply, opts.roleChanges)
+      return payload
     })
     const upload = { bodyLimit: SCREENSHOT_MAX_BYTES, schema: hide }
     scope.put('/api/operator/programs/:id/logo', upload, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))

@@ -53,6 +53,13 @@ t.test('only a signed-in editor (or admin) may write; support, a user and a sign
       if (code) t.equal(answer.json().code, code)
     }
   }
+  // Refused before the image is read: a body past the uploads' limit is a 403 (or 401), not a 413.
+  const huge = Buffer.alloc(11 * 1024 * 1024)
+  for (const url of ['/api/operator/programs/blender/logo', '/api/operator/programs/blender/screenshots']) {
+    const method = url.endsWith('logo') ? 'PUT' : 'POST'
+    t.equal((await send(user, method, url, huge, { 'content-type': 'image/png' })).statusCode, 403, `a user with no role, 11 MiB: ${url}`)
+    t.equal((await send(null, method, url, huge, { 'content-type': 'image/png' })).statusCode, 401, `signed out, 11 MiB: ${url}`)
+  }
   t.same(await auditFor('program:blender'), [], 'nothing was written')
   t.same((await send(editor, 'GET', '/api/operator/programs/blender/media')).json(), { logo: null, screenshots: [] }, 'and nothing changed')
 })
