@@ -32,15 +32,15 @@ const initialChunks = {
  * The route table names each page's source module (`handle.module`, client/lib/namespaces.ts) for
  * the server, which preloads the page's built chunk from the manifest (server/bff/plugins/ssr.ts).
  * The browser never reads them, so its bundle leaves them out: 0.14 kB gzip of every page's initial
- * JS (the 130 kB budget). Only the browser build, and only the route table, where every
- * `'client/….tsx'` string is such a path.
+ * JS (the 130 kB budget). Only the browser build, and only the route tables (the app's, and the
+ * operator console's own, issue 28), where every `'client/….tsx'` string is such a path.
  */
-const routeTable = fileURLToPath(new URL('./client/routes.tsx', import.meta.url))
+const routeTables = new Set(['./client/routes.tsx', './client/pages/operator/routes.ts'].map((file) => fileURLToPath(new URL(file, import.meta.url))))
 const serverOnlyModulePaths: Plugin = {
   name: 'softshelf:server-only-module-paths',
   apply: (_config, { command, isSsrBuild }) => command === 'build' && !isSsrBuild,
   transform(code, id) {
-    if (id !== routeTable) return null
+    if (!routeTables.has(id)) return null
     return { code: code.replace(/(['"`])client\/[\w/.-]+\.tsx\1/g, 'undefined'), map: null }
   },
 }
