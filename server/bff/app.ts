@@ -183,7 +183,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(seoRoutes, { appUrl: config.appUrl, now: options.now })
   // Issue 28: logos editors uploaded, served in place of the generated ones.
   const uploadedLogos = new UploadedLogos(app.upstreamApi, app.log, options.now)
-  await app.register(logoRoutes, { logos, uploaded: uploadedLogos })
+  await app.register(logoRoutes, { logos, uploaded: uploadedLogos, api: app.upstreamApi })
   // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
   const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
   if (!config.smtpUrl && !servesDevConveniences(config)) {

@@ -89,3 +89,22 @@ export function catalogueLogos(): LogoSet {
   if (built?.checksum !== seed.checksum) built = { checksum: seed.checksum, set: buildLogoSet(seed.programs) }
   return built.set
 }
+
+const EDITED_LOGOS_KEPT = 500
+const edited = new Map<string, ProgramLogo>()
+
+/**
+ * The logo of a program editors added in the console (issue 28), which the seed does not hold: a
+ * generated mark drawn among the seed's programs, so it is distinct from theirs as theirs are from
+ * each other. Kept per name, developer and publisher (the mark's inputs), the most recent few hundred.
+ */
+export function editedProgramLogo(program: MarkProgram): ProgramLogo {
+  const key = JSON.stringify([program.id, program.name, program.developer, program.publisher])
+  const kept = edited.get(key)
+  if (kept) return kept
+  const seed = readSeed()
+  const logo = buildLogoSet([...seed.programs.filter((other) => other.id !== program.id), program], {}).get(program.id)!
+  if (edited.size >= EDITED_LOGOS_KEPT) edited.delete(edited.keys().next().value!)
+  edited.set(key, logo)
+  return logo
+}

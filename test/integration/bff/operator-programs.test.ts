@@ -195,6 +195,17 @@ t.test('the operator programs API', async (t) => {
     t.match(german.json(), { name: 'Kritzel Lite', summary: NEW_PROGRAM.texts.de!.summary, textLanguage: 'de', price: { amount: 49.5, currency: 'EUR' } })
     const byGermanSummary = (await bff.inject({ url: '/api/programs?q=Pinseln', headers: { 'accept-language': 'de' } })).json() as { items: Array<{ id: string }> }
     t.same(byGermanSummary.items.map((p) => p.id).sort(), ['kritzel-lite', 'kritzel-studio-2'], 'found by its German summary')
+
+    // Its cards and page show a logo: a generated mark, not a broken image (the seed's set does not hold it).
+    const logo = await bff.inject({ url: '/logos/kritzel-lite.svg' })
+    t.equal(logo.statusCode, 200)
+    t.match(logo.headers['content-type'], /^image\/svg\+xml/)
+    t.match(logo.body, /<title>Kritzel Lite<\/title>/)
+    t.equal(logo.headers['cache-control'], 'public, no-cache', 'checked again each time: its name may change')
+    const other = await bff.inject({ url: '/logos/kritzel-studio-2.svg' })
+    t.not(other.body, logo.body, 'another program, another mark')
+    t.equal((await bff.inject({ url: '/og/programs/kritzel-lite.png' })).statusCode, 200, 'and a link preview card')
+    t.equal((await bff.inject({ url: '/logos/no-such-program.svg' })).statusCode, 404)
   })
 
   t.test('history newest first with who and what changed; revert makes a new revision equal to an old one', async (t) => {
