@@ -29,3 +29,11 @@ export const ApiDeletionPending = createError(
   503,
 )
 export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)
+/** Issue 28: a change based on a revision of the program that is no longer the current one (`currentRevision` in the body). */
+export const ApiRevisionConflict = createError<[number]>(
+  'API_REVISION_CONFLICT',
+  'Someone else changed this program meanwhile: its current revision is %s. Reload it, and make your change again on top of theirs.',
+  409,
+)
+/** Issue 28: a program editors have retired from the catalogue. */
+export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)

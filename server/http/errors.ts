@@ -230,7 +230,9 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
     const code = fastifyCode ? `${prefix}_${fastifyCode}` : ownCode(error.code, prefix) ? error.code : `${prefix}_BAD_REQUEST`
     const message = (error.code && FRIENDLY[error.code]) || error.message
     if (status === 429 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
-    return reply.code(status).send(errorBody(status, code, message, request.id))
+    // A deliberate 4xx may say more for a program to read (issue 28: the fields a validation names, the current revision of a conflict).
+    const details = ownCode(error.code, prefix) ? error.details : undefined
+    return reply.code(status).send(details ? { ...details, ...errorBody(status, code, message, request.id) } : errorBody(status, code, message, request.id))
   })
 }
 
@@ -239,6 +241,8 @@ declare module 'fastify' {
     retryAfter?: number
     /** Already reported upstream as this event (the BFF relaying the API's 5xx). */
     reportedAs?: string
+    /** Fields a deliberate 4xx adds to the error body (`fields`, `currentRevision`). */
+    details?: Record<string, unknown>
   }
 }
 

@@ -29,7 +29,8 @@ export default async function operatorRoutes(app: FastifyInstance, opts: Operato
       if (!operatorRoute(method, route.url)) throw new Error(`The operator route ${method} ${route.url} has no permission in shared/operator.ts`)
     }
   })
-  app.addHook('preHandler', operatorAuthorizer(opts.guard))
+  // Before the body is validated: a caller without the permission learns nothing of what a route expects.
+  app.addHook('preValidation', operatorAuthorizer(opts.guard))
   answerPrivately(app)
   await app.register(programRoutes, opts)
   await app.register(mediaRoutes, opts)

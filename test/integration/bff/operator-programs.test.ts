@@ -1,0 +1,226 @@
+import t from 'tap'
+import type { EditorProgram, ProgramAsWritten, ProgramRevision } from '../../../shared/program-editor.ts'
+import { buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
+
+// Issue 28: editors write the catalogue through /api/operator/programs (via the BFF, with the
+// session and the anti-forgery header): create, read, change on top of a revision (409 when someone
+// else's change came first), history and revert, retire; every write audited; the public catalogue
+// shows a change within 2 seconds.
+
+const NEW_PROGRAM: ProgramAsWritten = {
+  name: 'Kritzel Studio',
+  developer: { name: 'Kritzel Werkstatt' },
+  publisher: { name: 'Kritzel Werkstatt' },
+  licenseType: 'commercial',
+  price: { amount: 49.5, currency: 'EUR', period: 'one-time' },
+  categories: ['graphics', '3d'],
+  platforms: ['windows', 'linux'],
+  languages: ['de', 'en'],
+  version: '2.1',
+  updated: '2026-11',
+  released: '2019',
+  homepage: 'https://kritzel.example/',
+  texts: {
+    en: { summary: 'Sketching and painting for tablets, with brushes that feel like paper.', description: 'Kritzel Studio paints with pressure-sensitive brushes.' },
+    de: { summary: 'Skizzieren und Malen auf dem Tablett, mit Pinseln wie auf Papier.', description: 'Kritzel Studio malt mit druckempfindlichen Pinseln.' },
+  },
+}
+
+const auditEntries = async (db: { query: <T>(text: string, params?: unknown[]) => Promise<{ rows: T[] }> }, target: string) =>
+  (
+    await db.query<{ action: string; actor_email: string; before: unknown; after: unknown; request_id: string }>(
+      'SELECT action, actor_email, before, after, request_id FROM api.audit_log WHERE target = $1 ORDER BY id',
+      [target],
+    )
+  ).rows
+
+t.test('the operator programs API', async (t) => {
+  const stack = await buildStack(t, { auth: true })
+  const { bff, db } = stack
+  const editor = await operatorTab(stack, 'ed@example.com', ['editor'])
+  const otherEditor = await operatorTab(stack, 'eve@example.com', ['editor'])
+
+  t.test('refused without the permission: signed out 401, support and a plain user 403, no anti-forgery header 401', async (t) => {
+    const support = await operatorTab(stack, 'sue@example.com', ['support'])
+    const plain = await signedInTab(stack, 'pat@example.com')
+    for (const [method, url] of [
+      ['GET', '/api/operator/programs'],
+      ['GET', '/api/operator/programs/blender'],
+      ['POST', '/api/operator/programs'],
+      ['PATCH', '/api/operator/programs/blender'],
+      ['DELETE', '/api/operator/programs/blender'],
+      ['GET', '/api/operator/programs/blender/revisions'],
+      ['POST', '/api/operator/programs/blender/revert'],
+    ] as const) {
+      const payload = method === 'GET' || method === 'DELETE' ? undefined : { baseRevision: 0, revision: 1, name: 'X' }
+      for (const tab of [support, plain]) {
+        const answer = method === 'GET' ? await tab.get(url) : await tab.send(method, url, payload)
+        t.equal(answer.statusCode, 403, `${method} ${url}`)
+        t.equal(answer.json().code, 'API_PERMISSION_DENIED')
+      }
+      const anonymous = await bff.inject({ method, url, ...(payload ? { payload } : {}), headers: { rid: 'anti-csrf' } })
+      t.equal(anonymous.statusCode, 401, `${method} ${url} signed out`)
+    }
+    t.equal((await db.query('SELECT 1 FROM api.audit_log')).rows.length, 0, 'nothing was written')
+  })
+
+  let created: { id: string; revision: number }
+  t.test('create: 201 with the id made from the name; the program as written reads back; audited', async (t) => {
+    const answer = await editor.post('/api/operator/programs', NEW_PROGRAM)
+    t.equal(answer.statusCode, 201, answer.body)
+    created = answer.json()
+    t.same(created, { id: 'kritzel-studio', revision: 1 })
+    const read = await editor.get('/api/operator/programs/kritzel-studio')
+    t.equal(read.statusCode, 200)
+    t.match(read.headers['cache-control'], /no-store/)
+    t.same(read.json(), {
+      ...NEW_PROGRAM,
+      id: 'kritzel-studio',
+      developer: { id: 'kritzel-werkstatt', name: 'Kritzel Werkstatt' },
+      publisher: { id: 'kritzel-werkstatt', name: 'Kritzel Werkstatt' },
+      revision: 1,
+      retired: false,
+      retiredAt: null,
+    })
+    const again = await editor.post('/api/operator/programs', NEW_PROGRAM)
+    t.same(again.json(), { id: 'kritzel-studio-2', revision: 1 }, 'the same name again: a unique id')
+    const audit = await auditEntries(db, 'program:kritzel-studio')
+    t.equal(audit.length, 1)
+    t.match(audit[0], { action: 'program.create', actor_email: 'ed@example.com', before: null, after: { name: 'Kritzel Studio', 'texts.de': NEW_PROGRAM.texts.de } })
+    t.equal(audit[0]!.request_id, answer.headers['x-request-id'], 'the entry names the request')
+  })
+
+  t.test('create: an existing developer by id, a given id; a taken id is refused naming the field', async (t) => {
+    const answer = await editor.post('/api/operator/programs', { ...NEW_PROGRAM, id: 'kritzel-lite', name: 'Kritzel Lite', developer: { id: 'blender-foundation', name: 'ignored' } })
+    t.equal(answer.statusCode, 201, answer.body)
+    const read = (await editor.get('/api/operator/programs/kritzel-lite')).json() as EditorProgram
+    t.same(read.developer, { id: 'blender-foundation', name: 'Blender Foundation' }, "the catalogue's developer, its own name")
+    const taken = await editor.post('/api/operator/programs', { ...NEW_PROGRAM, id: 'kritzel-lite' })
+    t.equal(taken.statusCode, 400)
+    t.match(taken.json(), { code: 'API_VALIDATION_FAILED', fields: [{ field: 'id' }] })
+  })
+
+  t.test('validation errors name the field', async (t) => {
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['no English summary', { ...NEW_PROGRAM, texts: { en: { description: 'x' } } }, 'texts.en.summary'],
+      ['an empty German summary', { ...NEW_PROGRAM, texts: { ...NEW_PROGRAM.texts, de: { summary: ' ', description: 'x' } } }, 'texts.de.summary'],
+      ['no English at all', { ...NEW_PROGRAM, texts: { de: NEW_PROGRAM.texts.de } }, 'texts.en'],
+      ['a language not of the eight', { ...NEW_PROGRAM, texts: { ...NEW_PROGRAM.texts, it: NEW_PROGRAM.texts.de } }, 'texts.it'],
+      ['a lower-case currency', { ...NEW_PROGRAM, price: { amount: 5, currency: 'eur', period: 'one-time' } }, 'price.currency'],
+      ['three decimals', { ...NEW_PROGRAM, price: { amount: 5.555, currency: 'EUR', period: 'one-time' } }, 'price.amount'],
+      ['a price for freeware', { ...NEW_PROGRAM, licenseType: 'freeware' }, 'price'],
+      ['no price for a commercial licence', { ...NEW_PROGRAM, price: null }, 'price'],
+      ['an unknown category', { ...NEW_PROGRAM, categories: ['graphics', 'cooking'] }, 'categories[1]'],
+      ['a repeated category', { ...NEW_PROGRAM, categories: ['graphics', 'graphics'] }, 'categories[1]'],
+      ['an unknown licence type', { ...NEW_PROGRAM, licenseType: 'shareware' }, 'licenseType'],
+      ['a day that does not exist', { ...NEW_PROGRAM, released: '2023-02-30' }, 'released'],
+      ['updated before released', { ...NEW_PROGRAM, updated: '2018' }, 'updated'],
+      ['a homepage without https', { ...NEW_PROGRAM, homepage: 'http://kritzel.example/' }, 'homepage'],
+      ['no name', { ...NEW_PROGRAM, name: '' }, 'name'],
+      ['no developer name', { ...NEW_PROGRAM, developer: {} }, 'developer.name'],
+      ['a field programs do not have', { ...NEW_PROGRAM, rating: 5 }, 'rating'],
+    ]
+    for (const [what, body, field] of cases) {
+      const answer = await editor.post('/api/operator/programs', body)
+      t.equal(answer.statusCode, 400, what)
+      const error = answer.json() as { code: string; message: string; fields?: Array<{ field: string }> }
+      t.equal(error.code, 'API_VALIDATION_FAILED', what)
+      t.ok(error.fields?.some((f) => f.field === field), `${what}: names ${field} (${JSON.stringify(error.fields)})`)
+      t.ok(error.message.includes(field), `${what}: the message names it`)
+    }
+  })
+
+  t.test('patch on top of the current revision; a stale one is 409 with the current revision; nothing lost', async (t) => {
+    const first = await editor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: 1, version: '2.2', updated: '2026-12-01' })
+    t.equal(first.statusCode, 200, first.body)
+    t.same(first.json(), { revision: 2 })
+    const stale = await otherEditor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: 1, name: 'Kritzel Pro' })
+    t.equal(stale.statusCode, 409)
+    t.match(stale.json(), { code: 'API_REVISION_CONFLICT', currentRevision: 2, message: /revision is 2/ })
+    const read = (await editor.get('/api/operator/programs/kritzel-studio')).json() as EditorProgram
+    t.match(read, { name: 'Kritzel Studio', version: '2.2', updated: '2026-12-01', revision: 2 }, "the first change kept, the stale one not applied")
+    const texts = await editor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: 2, texts: { de: null, cs: { summary: 'Kreslení na tabletu.', description: 'Kritzel Studio kreslí štětci.' } } })
+    t.same(texts.json(), { revision: 3 })
+    const after = (await editor.get('/api/operator/programs/kritzel-studio')).json() as EditorProgram
+    t.same(Object.keys(after.texts), ['en', 'cs'], 'German removed, Czech added, English kept')
+    const noEnglish = await editor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: 3, texts: { en: null } })
+    t.equal(noEnglish.statusCode, 400)
+    t.match(noEnglish.json(), { code: 'API_VALIDATION_FAILED' })
+    const nothing = await editor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: 3 })
+    t.equal(nothing.statusCode, 400, 'a patch must change something')
+    const unknown = await editor.send('PATCH', '/api/operator/programs/no-such-program', { baseRevision: 0, name: 'X' })
+    t.equal(unknown.statusCode, 404)
+    t.equal(unknown.json().code, 'API_CATALOGUE_NOT_FOUND')
+    const audit = await auditEntries(db, 'program:kritzel-studio')
+    t.match(audit.slice(1), [
+      { action: 'program.update', actor_email: 'ed@example.com', before: { version: '2.1', updated: '2026-11' }, after: { version: '2.2', updated: '2026-12-01' } },
+      { action: 'program.update', before: { 'texts.de': NEW_PROGRAM.texts.de, 'texts.cs': null }, after: { 'texts.de': null } },
+    ])
+    t.same(Object.keys(audit[1]!.after as object).sort(), ['updated', 'version'], 'only the changed fields')
+  })
+
+  t.test('two changes on the same revision at once: exactly one wins, the other is 409', async (t) => {
+    const base = ((await editor.get('/api/operator/programs/kritzel-studio')).json() as EditorProgram).revision
+    const answers = await Promise.all([
+      editor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: base, version: '3.0' }),
+      otherEditor.send('PATCH', '/api/operator/programs/kritzel-studio', { baseRevision: base, version: '3.1' }),
+    ])
+    t.same(answers.map((a) => a.statusCode).sort(), [200, 409], answers.map((a) => a.body).join(' | '))
+    const winner = answers.find((a) => a.statusCode === 200)!
+    t.same(winner.json(), { revision: base + 1 })
+    const read = (await editor.get('/api/operator/programs/kritzel-studio')).json() as EditorProgram
+    t.equal(read.version, winner === answers[0] ? '3.0' : '3.1')
+    t.equal(read.revision, base + 1)
+  })
+
+  t.test('the list: search by name, developer or id; pages', async (t) => {
+    const found = await editor.get('/api/operator/programs?q=kritzel')
+    t.equal(found.statusCode, 200)
+    const page = found.json() as { items: EditorProgram[]; total: number }
+    t.same(page.items.map((p) => p.id), ['kritzel-lite', 'kritzel-studio', 'kritzel-studio-2'])
+    t.equal(page.total, 3)
+    const byDeveloper = (await editor.get('/api/operator/programs?q=WERKSTATT&pageSize=1&page=2')).json() as { items: EditorProgram[]; total: number; page: number }
+    t.match(byDeveloper, { total: 3, page: 2, items: [{ id: 'kritzel-studio' }] }, 'the publisher of kritzel-lite is the Werkstatt too')
+    t.equal(byDeveloper.items.length, 1)
+    const all = (await editor.get('/api/operator/programs')).json() as { total: number; pageSize: number }
+    t.ok(all.total > 100, 'the seed is there too')
+    t.equal(all.pageSize, 50)
+  })
+
+  t.test('the public catalogue: the new program in German, in search and the listing, within 2 s', async (t) => {
+    await waitUntil(async () => (await bff.inject({ url: '/api/programs?q=kritzel' })).json().total === 3, 2_000)
+    const german = await bff.inject({ url: '/api/programs/kritzel-lite', headers: { 'accept-language': 'de' } })
+    t.equal(german.statusCode, 200)
+    t.match(german.json(), { name: 'Kritzel Lite', summary: NEW_PROGRAM.texts.de!.summary, textLanguage: 'de', price: { amount: 49.5, currency: 'EUR' } })
+    const byGermanSummary = (await bff.inject({ url: '/api/programs?q=Pinseln', headers: { 'accept-language': 'de' } })).json() as { items: Array<{ id: string }> }
+    t.same(byGermanSummary.items.map((p) => p.id).sort(), ['kritzel-lite', 'kritzel-studio-2'], 'found by its German summary')
+  })
+
+  t.test('history newest first with who and what changed; revert makes a new revision equal to an old one', async (t) => {
+    const history = await editor.get('/api/operator/programs/kritzel-studio/revisions')
+    t.equal(history.statusCode, 200)
+    const revisions = history.json() as ProgramRevision[]
+    t.same(revisions.map((r) => r.revision), [4, 3, 2, 1])
+    t.same(revisions.map((r) => r.action), ['update', 'update', 'update', 'create'])
+    t.match(revisions[2], { actor: { email: 'ed@example.com' }, changes: { version: { before: '2.1', after: '2.2' }, updated: { before: '2026-11', after: '2026-12-01' } } })
+    t.match(revisions[3]!.changes, { name: { before: null, after: 'Kritzel Studio' } })
+    t.ok(!Number.isNaN(Date.parse(revisions[0]!.at)))
+
+    const stale = await editor.post('/api/operator/programs/kritzel-studio/revert', { revision: 1, baseRevision: 3 })
+    t.equal(stale.statusCode, 409)
+    t.match(stale.json(), { code: 'API_REVISION_CONFLICT', currentRevision: 4 })
+    const reverted = await editor.post('/api/operator/programs/kritzel-studio/revert', { revision: 1, baseRevision: 4 })
+    t.equal(reverted.statusCode, 200, reverted.body)
+    t.same(reverted.json(), { revision: 5 })
+    const read = (await editor.get('/api/operator/programs/kritzel-studio')).json() as EditorProgram
+    t.match(read, { version: '2.1', updated: '2026-11', revision: 5 })
+    t.same(Object.keys(read.texts), ['en', 'de'], 'the texts of revision 1 again')
+    const latest = ((await editor.get('/api/operator/programs/kritzel-studio/revisions')).json() as ProgramRevision[])[0]!
+    t.match(latest, { revision: 5, action: 'revert', changes: { 'texts.de': { before: null, after: NEW_PROGRAM.texts.de } } })
+    const missing = await editor.post('/api/operator/programs/kritzel-studio/revert', { revision: 99, baseRevision: 5 })
+    t.equal(missing.statusCode, 400)
+    t.match(missing.json(), { code: 'API_VALIDATION_FAILED', fields: [{ field: 'revision' }] })
+    t.match((await auditEntries(db, 'program:kritzel-studio')).at(-1), { action: 'program.revert', actor_email: 'ed@example.com' })
+    t.equal((await editor.get('/api/operator/programs/nope/revisions')).statusCode, 404)
+  })
+})
