@@ -15,6 +15,9 @@ interface OperatorPage {
 
 export const OPERATOR_PAGES: OperatorPage[] = [
   { section: null, route: { index: true, ...page(['operator'], 'client/pages/operator/overview.tsx', () => import('./overview.tsx'), head('Operator console')) } },
+  { section: 'programs', route: { path: 'programs', ...page(['operator', 'catalogue'], 'client/pages/operator/programs.tsx', () => import('./programs.tsx'), head('Programs')) } },
+  { section: 'programs', route: { path: 'programs/new', ...page(['operator', 'catalogue'], 'client/pages/operator/program-editor.tsx', () => import('./program-editor.tsx'), head('New program')) } },
+  { section: 'programs', route: { path: 'programs/:id', ...page(['operator', 'catalogue'], 'client/pages/operator/program-editor.tsx', () => import('./program-editor.tsx'), head('Edit program')) } },
 ]
 
 /** The sections that have a page. */
