@@ -48,7 +48,7 @@ export interface UserRecord {
   /** ISO time the account was made. */
   timeJoined: string
   librarySize: number
-  /** The account's operator roles (issue 28: admin, editor, support); empty for everyone else. */
+  /** The account's operator roles now (issue 28): admin, editor, support; empty for everyone else. */
   roles: string[]
 }
 

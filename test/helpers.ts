@@ -9,10 +9,9 @@ import pg from 'pg'
 import type { Test } from 'tap'
 import { buildApi } from '../server/api/app.ts'
 import { buildAuthCore } from '../server/authcore/app.ts'
-import { PROTECTED_PROPS } from '../server/authcore/sessions.ts'
 import { base32Decode, totpCode } from '../server/authcore/totp.ts'
 import { buildBff } from '../server/bff/app.ts'
-import { permissionsOf, type OperatorRole } from '../shared/operator.ts'
+import type { OperatorRole } from '../shared/operator.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
 import { loadConfig, type Config } from '../server/config.ts'
 import type { Database } from '../server/db/database.ts'
@@ -186,6 +185,8 @@ export async function buildStack(
     upstreamApiUrl?: string
     /** Start an auth core on the same database for /auth; without it nothing answers the SDK. */
     auth?: boolean
+    /** Use another stack's auth core (with `db` its database): two BFF+API pairs on one core. */
+    authCore?: FastifyInstance
     /** The auth core's clock (sessions and signing keys), for tests that move time. */
     coreNow?: () => number
     /** The clock of the services' short caches, for tests that move time. */
@@ -200,9 +201,9 @@ export async function buildStack(
   const config = testConfig(t, options.env)
   const db = options.db ?? (await openTestDatabase(t))
   const operatorToken = randomBytes(16).toString('hex')
-  let authCore: FastifyInstance | undefined
-  let authCoreUrl = 'http://127.0.0.1:9'
-  if (options.auth) {
+  let authCore: FastifyInstance | undefined = options.authCore
+  let authCoreUrl = authCore ? `http://127.0.0.1:${(authCore.server.address() as net.AddressInfo).port}` : 'http://127.0.0.1:9'
+  if (options.auth && !authCore) {
     authCore = await buildAuthCore({
       config,
       db,
@@ -246,7 +247,7 @@ export async function buildStack(
   t.teardown(async () => {
     await bff.close()
     await api.close()
-    await authCore?.close()
+    if (!options.authCore) await authCore?.close()
   })
   return { config, db, api, apiUrl, bff, operatorToken, authCore }
 }
@@ -356,26 +357,31 @@ export async function signedInTab(stack: Stack, email: string, password = 'corre
 }
 
 /**
- * A fully signed-in tab whose session carries operator roles (issue 28) in the access token's
- * `st-role` and `st-perm` claims, as the BFF's UserRoles recipe puts them there.
- * TEMPORARY until the roles in the auth core land: the claims are set with the core's own
- * `POST /recipe/session/regenerate` (what the SDK calls for a claim), not by granting the role.
+ * A fully signed-in tab whose session carries operator roles (issue 28), the real way: signed up,
+ * the roles granted in the auth core through its CDI (`PUT /recipe/user/role`), then signed in
+ * again, so the BFF's UserRoles recipe puts `st-role` and `st-perm` into the new access token.
  */
-export async function operatorTab(stack: Stack, email: string, roles: OperatorRole[]) {
-  const tab = await signedInTab(stack, email)
+export async function operatorTab(stack: Stack, email: string, roles: OperatorRole[], password = 'correct horse battery') {
   if (!stack.authCore) throw new Error('operatorTab needs buildStack({ auth: true })')
-  const t = Date.now()
-  const accessToken = tab.jar.get('sAccessToken') ?? ''
-  const claims = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>
-  const userData = Object.fromEntries(Object.entries(claims).filter(([key]) => !PROTECTED_PROPS.includes(key)))
-  const answer = await stack.authCore.inject({
-    method: 'POST',
-    url: '/recipe/session/regenerate',
-    headers: { 'api-key': TEST_AUTH_CORE_API_KEY, 'cdi-version': '5.4', 'content-type': 'application/json' },
-    payload: { accessToken, userDataInJWT: { ...userData, 'st-role': { v: roles, t }, 'st-perm': { v: permissionsOf(roles), t } } },
-  })
-  const token = (answer.json() as { accessToken?: { token?: string } }).accessToken?.token
-  if (!token) throw new Error(`regenerating the session failed: ${answer.body}`)
-  tab.jar.cookies.set('sAccessToken', { value: token, path: '/' })
+  const first = await signedInTab(stack, email, password)
+  const accessToken = first.jar.get('sAccessToken') ?? ''
+  const userId = (JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string }).sub
+  await grantRoles(stack, userId, roles)
+  const tab = browser(stack.bff)
+  const signIn = await tab.post('/auth/signin', { formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
+  if (signIn.json().status !== 'OK') throw new Error(`sign-in failed: ${signIn.body}`)
   return tab
+}
+
+/** Gives an account roles in the stack's auth core, as an admin would (through the core's CDI). */
+export async function grantRoles(stack: Stack, userId: string, roles: readonly OperatorRole[]): Promise<void> {
+  for (const role of roles) {
+    const answer = await stack.authCore!.inject({
+      method: 'PUT',
+      url: '/recipe/user/role',
+      headers: { 'api-key': TEST_AUTH_CORE_API_KEY, 'cdi-version': '5.4', 'content-type': 'application/json' },
+      payload: { userId, role },
+    })
+    if (answer.json<{ status?: string }>().status !== 'OK') throw new Error(`granting ${role} failed: ${answer.body}`)
+  }
 }

@@ -24,6 +24,8 @@ import { applySeed } from './catalogue-seed.ts'
 import { AccessTokens } from './access-tokens.ts'
 import { coreAccounts } from './core-accounts.ts'
 import { RevokedSessions } from '../http/revoked-sessions.ts'
+import { RoleChanges } from '../http/role-changes.ts'
+import { CurrentRoles } from './operator/guard.ts'
 import { sessionIssuer } from '../http/session-token.ts'
 import { CatalogueIndex } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
@@ -48,6 +50,7 @@ import { ShareTokens } from './files/share-tokens.ts'
 import { SharesRepository } from './files/shares.ts'
 import streamingRoutes from './streaming/routes.ts'
 import operatorRoutes from './operator/index.ts'
+import { internalRoleRoutes } from './operator/roles.ts'
 import { StreamingAssignments } from './streaming/assignments.ts'
 import { StreamingGrants } from './streaming/grants.ts'
 import { stripeProvider } from './checkout/card-provider.ts'
@@ -86,6 +89,8 @@ declare module 'fastify' {
     catalogue: CatalogueIndex
     /** Sessions ended before their access tokens expire (read from the auth core). */
     revokedSessions: RevokedSessions
+    /** The accounts whose roles changed lately (read from the auth core, issue 28). */
+    roleChanges: RoleChanges
     /** The users' drives (issue 12): metadata, stored bytes and the sweep. */
     files: FilesRepository
   }
@@ -256,6 +261,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // The first read before the first request, bounded: a core that is not up yet only delays it.
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
+  // Roles granted or taken away, within a second on every instance (issue 28): the same way.
+  const roleChanges = new RoleChanges({ coreUrl, apiKey: coreApiKey, log: app.log })
+  app.decorate('roleChanges', roleChanges)
+  app.addHook('onReady', () => roleChanges.startAndWait())
+  app.addHook('onClose', async () => roleChanges.stop())
   const tokens = new AccessTokens(coreUrl, { issuer: sessionIssuer(config.appUrl), revocations })
   const core = coreAccounts(coreUrl, coreApiKey)
   const clock = options.now ?? Date.now
@@ -281,7 +291,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   })
   app.addHook('onClose', async () => deletions.stop())
   const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
-  await app.register(userRoutes, { guard, signInMethods: core.signInMethods, deletions, now: clock })
+  const roles = new CurrentRoles(roleChanges, core.userRoles)
+  await app.register(userRoutes, { guard, roles, signInMethods: core.signInMethods, deletions, now: clock })
   await app.register(avatarRoutes)
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
@@ -292,7 +303,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
   await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
   // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
-  await app.register(operatorRoutes, { guard, core, now: clock })
+  await app.register(operatorRoutes, { guard, core, roles, now: clock })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined
@@ -376,6 +387,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           return { disabled: request.body.disabled }
         },
       )
+      // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).
+      internalRoleRoutes(plugin, { db, core, roles })
     })
   }
 

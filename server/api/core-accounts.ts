@@ -55,7 +55,44 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
     if (body?.status !== 'OK') throw new ApiAuthUnavailable()
   }
 
+  // The user-roles recipe (issue 28): one CDI call, its JSON answer with status OK (or one of `expected`).
+  const cdiAt = async (base: string, method: 'GET' | 'PUT' | 'POST', path: string, payload: unknown, requestId: string | undefined, expected: string[] = []): Promise<Record<string, unknown>> => {
+    const response = await request(`${base}${path}`, {
+      method,
+      headers: headers(requestId, payload === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    })
+    const body = response.statusCode === 200 ? ((await response.body.json()) as Record<string, unknown>) : (await response.body.dump(), null)
+    if (body === null || (body.status !== 'OK' && !expected.includes(String(body.status)))) throw new ApiAuthUnavailable()
+    return body
+  }
+  const cdi = (method: 'GET' | 'PUT' | 'POST', path: string, payload: unknown, requestId?: string, expected?: string[]) =>
+    cores.attempt((base) => cdiAt(base, method, path, payload, requestId, expected))
+  const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [])
+
   return {
+    /** The account's roles in the auth core now (the public tenant's, as the SDK reads them into the token). */
+    async userRoles(userId: string, requestId?: string): Promise<string[]> {
+      return strings((await cdi('GET', `/recipe/user/roles?userId=${encodeURIComponent(userId)}`, undefined, requestId)).roles)
+    },
+    /** The ids of the accounts that hold `role`. */
+    async usersWithRole(role: string, requestId?: string): Promise<string[]> {
+      const body = await cdi('GET', `/recipe/role/users?role=${encodeURIComponent(role)}`, undefined, requestId, ['UNKNOWN_ROLE_ERROR'])
+      return strings(body.users)
+    },
+    /** Gives the account a role the core has; false when the core does not have it. */
+    async addUserRole(userId: string, role: string, requestId?: string): Promise<boolean> {
+      return (await cdi('PUT', '/recipe/user/role', { userId, role }, requestId, ['UNKNOWN_ROLE_ERROR'])).status === 'OK'
+    },
+    async removeUserRole(userId: string, role: string, requestId?: string): Promise<void> {
+      await cdi('POST', '/recipe/user/role/remove', { userId, role }, requestId, ['UNKNOWN_ROLE_ERROR'])
+    },
+    /** Whether the core has an account with this id. */
+    async userExists(userId: string, requestId?: string): Promise<boolean> {
+      return (await cdi('GET', `/user/id?userId=${encodeURIComponent(userId)}`, undefined, requestId, ['UNKNOWN_USER_ID_ERROR'])).status === 'OK'
+    },
     async signInMethods(userId: string, requestId?: string): Promise<SignInMethod[]> {
       return (await loginMethods(userId, requestId)).map((method) => ({
         method: method.recipeId,

@@ -37,3 +37,6 @@ export const ApiRevisionConflict = createError<[number]>(
 )
 /** Issue 28: a program editors have retired from the catalogue. */
 export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)
+// Issue 28: roles. An admin (or the operator command) cannot leave the app without an admin.
+export const ApiLastAdmin = createError('API_LAST_ADMIN', 'This is the last administrator: give another account the admin role first, then take it from this one.', 409)
+export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no account with this id or email.', 404)

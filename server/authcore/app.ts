@@ -22,7 +22,9 @@ import { BadRequest } from './input.ts'
 import { KeyStore } from './keys.ts'
 import coreRoutes from './routes/core.ts'
 import recipeRoutes from './routes/recipes.ts'
+import roleRoutes from './routes/roles.ts'
 import sessionRoutes from './routes/session.ts'
+import { RoleService } from './roles.ts'
 import { ProtectedPropError, SessionService } from './sessions.ts'
 import { SettingsError, type CoreSettings } from './settings.ts'
 import { TotpService } from './totp.ts'
@@ -60,6 +62,7 @@ export interface CoreServices {
   keys: KeyStore
   sessions: SessionService
   totp: TotpService
+  roles: RoleService
 }
 
 declare module 'fastify' {
@@ -164,6 +167,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     keys,
     sessions: new SessionService(db, keys, box, options.now),
     totp: new TotpService(db, box),
+    roles: new RoleService(db, options.now),
   }
 
   app.decorateRequest('core', null as unknown as CoreScope)
@@ -195,6 +199,10 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
       // The tenant read answers with a status; every other call refuses the unknown tenant.
       if (request.routeOptions.url === '/recipe/multitenancy/tenant/v2') return reply.send({ status: 'TENANT_NOT_FOUND_ERROR' })
       return reply.code(400).type('text/plain; charset=utf-8').send('AppId or tenantId not found')
+    }
+    // The real core's app-level endpoints (roles and permissions) answer for the public tenant only.
+    if (routeConfig?.appLevel && routed.tenantId !== 'public') {
+      return reply.code(403).type('text/plain; charset=utf-8').send('Only public tenantId can call this app specific API')
     }
     return undefined
   })
@@ -260,6 +268,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   await app.register(coreRoutes, { services })
   await app.register(sessionRoutes, { services })
   await app.register(recipeRoutes, { services })
+  await app.register(roleRoutes, { services })
 
   return Object.assign(app as unknown as FastifyInstance, { services })
 }

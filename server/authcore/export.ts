@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.ts'
 import type { SecretBox } from './crypto.ts'
 
 // Operator export (issue 4 §7): every user of an app in SuperTokens' bulk-import format, so the
-// users, their password hashes, verification state, TOTP devices and metadata can move to a
+// users, their password hashes, verification state, TOTP devices, metadata and roles can move to a
 // real SuperTokens core. The output holds secrets: the command writes it owner-readable only.
 
 interface BulkLoginMethod {
@@ -21,7 +21,8 @@ interface BulkLoginMethod {
 export interface BulkImportUser {
   externalUserId: string
   userMetadata: Record<string, unknown>
-  userRoles: string[]
+  /** The user's roles and the tenants it holds each in (the roles themselves and their permissions are not part of the format). */
+  userRoles: Array<{ role: string; tenantIds: string[] }>
   totpDevices: Array<{ secretKey: string; period: number; skew: number; deviceName: string }>
   loginMethods: BulkLoginMethod[]
 }
@@ -57,6 +58,18 @@ export async function exportUsers(db: Queryable, box: SecretBox, appId: string):
       [appId],
     )
   ).rows
+  const roles = new Map<string, Array<{ role: string; tenantIds: string[] }>>()
+  for (const r of (
+    await db.query<{ user_id: string; role: string; tenant_ids: string[] }>(
+      `SELECT user_id, role, array_agg(tenant_id ORDER BY tenant_id) AS tenant_ids FROM authcore.user_roles WHERE app_id = $1
+        GROUP BY user_id, role ORDER BY user_id, role COLLATE "C"`,
+      [appId],
+    )
+  ).rows) {
+    const list = roles.get(r.user_id) ?? []
+    list.push({ role: r.role, tenantIds: r.tenant_ids })
+    roles.set(r.user_id, list)
+  }
   const users = new Map<string, BulkImportUser>()
   for (const row of rows) {
     let user = users.get(row.primary_user_id)
@@ -71,6 +84,12 @@ export async function exportUsers(db: Queryable, box: SecretBox, appId: string):
         loginMethods: [],
       }
       users.set(row.primary_user_id, user)
+    }
+    // Roles held under any of its ids (a login method may have had some before it was linked).
+    for (const held of roles.get(row.user_id) ?? []) {
+      const same = user.userRoles.find((r) => r.role === held.role)
+      if (same) same.tenantIds = [...new Set([...same.tenantIds, ...held.tenantIds])].sort()
+      else user.userRoles.push({ role: held.role, tenantIds: [...held.tenantIds] })
     }
     user.loginMethods.push({
       recipeId: row.recipe_id,

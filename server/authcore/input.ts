@@ -41,6 +41,25 @@ export const body = {
     if (!value.every((item) => typeof item === 'string')) throw new BadRequest(`Field name '${name}' is invalid in JSON input`)
     return value as string[]
   },
+  /** An array of strings that may be absent or null (undefined then). */
+  optStringArray(source: Record<string, unknown>, name: string): string[] | undefined {
+    if (source[name] === undefined || source[name] === null) return undefined
+    return body.stringArray(source, name)
+  },
+}
+
+/**
+ * A name the real core trims before use (Java's String.trim: every character up to U+0020 at
+ * either end) and refuses when nothing is left: roles, permissions, user ids of the roles recipe.
+ */
+export function trimmedName(value: string, name: string): string {
+  let start = 0
+  let end = value.length
+  while (start < end && value.charCodeAt(start) <= 0x20) start++
+  while (end > start && value.charCodeAt(end - 1) <= 0x20) end--
+  const trimmed = value.slice(start, end)
+  if (trimmed === '') throw new BadRequest(`Field name '${name}' cannot be an empty String`)
+  return trimmed
 }
 
 export const query = {

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts'
 import { uuid } from './crypto.ts'
+import { removeRolesOfUsers } from './roles.ts'
 
 // Users as the CDI shows them (AUTH-CORE.md §3 "User object", §5.1): one row per recipe user (a
 // login method); a primary user gathers the login methods linked to it. Emails are stored
@@ -322,6 +323,7 @@ export async function removeUser(tx: Queryable, appId: string, userId: string, r
      INSERT INTO authcore.revoked_sessions (app_id, session_handle, expires_at) SELECT $1, session_handle, $3 FROM gone ON CONFLICT DO NOTHING`,
     [appId, all, revokedUntil],
   )
+  await removeRolesOfUsers(tx, appId, all)
   for (const table of ['user_metadata', 'email_verified', 'email_verification_tokens', 'totp_devices', 'totp_used_codes']) {
     await tx.query(`DELETE FROM authcore.${table} WHERE app_id = $1 AND user_id = ANY($2::text[])`, [appId, all])
   }

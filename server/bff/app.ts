@@ -37,6 +37,7 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
+import { RoleChanges } from '../http/role-changes.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
 import healthRoutes, { bffReadiness } from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
@@ -194,7 +195,11 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   })
   await app.register(authPlugin, { config, db, root, coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), coreApiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], now: options.now, outbox })
   await app.register(openApiRoutes, { version: options.buildInfo.packageVersion, appUrl: config.appUrl })
-  await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax })
+  // Roles granted or taken away (issue 28): the operator check reads them again within a second.
+  const roleChanges = new RoleChanges({ coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), apiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], log: app.log })
+  app.addHook('onReady', () => roleChanges.startAndWait())
+  app.addHook('onClose', async () => roleChanges.stop())
+  await app.register(apiProxyRoutes, { appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.rateLimitMax, roleChanges })
   if (config.sentry) {
     await app.register(errorReportingRoutes, { sentry: config.sentry, appOrigin: new URL(config.appUrl).origin, rateLimitMax: config.authRateLimitMax, timeouts: config.upstream })
   }

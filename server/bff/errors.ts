@@ -90,3 +90,5 @@ export const BffEmailLinkExpired = createError('BFF_EMAIL_LINK_EXPIRED', 'This c
 export const BffTunnelBadEnvelope = createError('BFF_TUNNEL_BAD_ENVELOPE', 'This is not an error-report envelope.', 400)
 export const BffTunnelForeignDsn = createError('BFF_TUNNEL_FOREIGN_DSN', 'This envelope is not for this app\'s error-reporting project.', 403)
 export const BffTunnelUnavailable = createError('BFF_TUNNEL_UNAVAILABLE', 'The error tracker could not be reached. The report was not sent.', 502)
+// Issue 28: an operator route the session's roles do not allow (checked before it is proxied).
+export const BffPermissionDenied = createError('BFF_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)

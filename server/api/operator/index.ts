@@ -3,7 +3,7 @@ import { operatorRoute } from '../../../shared/operator.ts'
 import type { coreAccounts } from '../core-accounts.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import auditRoutes from './audit.ts'
-import { operatorAuthorizer } from './guard.ts'
+import { operatorAuthorizer, type CurrentRoles } from './guard.ts'
 import maintenanceRoutes from './maintenance.ts'
 import mediaRoutes from './media.ts'
 import programRoutes from './programs.ts'
@@ -18,6 +18,8 @@ export interface OperatorRoutesOptions {
   guard: SessionGuard
   /** The auth core's accounts (core-accounts.ts). */
   core: ReturnType<typeof coreAccounts>
+  /** The accounts' roles now (the token's claims while current, else the core's). */
+  roles: CurrentRoles
   /** The clock; tests move it. */
   now: () => number
 }
@@ -29,8 +31,9 @@ export default async function operatorRoutes(app: FastifyInstance, opts: Operato
       if (!operatorRoute(method, route.url)) throw new Error(`The operator route ${method} ${route.url} has no permission in shared/operator.ts`)
     }
   })
-  // Before the body is validated: a caller without the permission learns nothing of what a route expects.
-  app.addHook('preValidation', operatorAuthorizer(opts.guard))
+  // Before the body is read or validated: a caller without the permission learns nothing of the
+  // route's rules (a 400 naming a field) before its 403.
+  app.addHook('onRequest', operatorAuthorizer(opts.guard, opts.roles))
   answerPrivately(app)
   await app.register(programRoutes, opts)
   await app.register(mediaRoutes, opts)

@@ -26,8 +26,8 @@ import { AvatarImageError, encodeAvatar, type AvatarProblem } from '../avatar-im
 import { AvatarTooLarge, AvatarTooManyPixels, AvatarUnreadable, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
 import { checkDeletionReason, checkDisplayName } from '../../../shared/profile.ts'
 import type { AccountDeletions } from '../account-deletions.ts'
-import { operatorRoles } from '../operator/guard.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
+import type { CurrentRoles } from '../operator/guard.ts'
 import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
 import { LIBRARY_VIEWS, USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
@@ -47,7 +47,7 @@ const UserRecord = Type.Object({
   avatarUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null while the account has no avatar.' }),
   timeJoined: Type.String({ description: 'ISO time the account was made.' }),
   librarySize: Type.Integer(),
-  roles: Type.Array(Type.String(), { description: "The account's operator roles (admin, editor, support; issue 28): empty for everyone else." }),
+  roles: Type.Array(Type.String(), { description: 'The account\'s operator roles now (issue 28): admin, editor, support; empty for everyone else.' }),
 })
 
 /** GET /api/user/programs: the public listing's query; `sort` also takes recentlyAdded (newest added first). */
@@ -104,13 +104,15 @@ const UserExport = Type.Object({
   ),
 })
 
-function publicUser(request: FastifyRequest, user: ProductUser) {
+function publicUser(user: ProductUser, roles: string[]) {
   const { disabled: _disabled, emailCheckedAt: _emailCheckedAt, ...rest } = user
-  return { ...rest, roles: operatorRoles(request) }
+  return { ...rest, roles }
 }
 
 export interface UserRouteOptions {
   guard: SessionGuard
+  /** The account's roles now (operator/guard.ts). */
+  roles: CurrentRoles
   signInMethods: (userId: string, requestId?: string) => Promise<SignInMethod[]>
   deletions: AccountDeletions
   /** The clock ownership is judged by (a subscription's paid period); tests move it. */
@@ -122,6 +124,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
   const db = app.db
 
   const { authenticate, activeUser, emailInStep } = opts.guard
+  const rolesOf = async (request: FastifyRequest) => (await opts.roles.of(request)).roles
 
   answerPrivately(app)
 
@@ -165,11 +168,11 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
       }
       reply.code(200)
       // Every sign-in comes here with a new session's token: an email changed since is taken up.
-      return publicUser(request, await emailInStep(request, user))
+      return publicUser(await emailInStep(request, user), await rolesOf(request))
     },
   )
 
-  api.get('/api/user', { preHandler: authenticate('complete'), schema: { response: { 200: UserRecord } } }, async (request) => publicUser(request, await activeUser(request)))
+  api.get('/api/user', { preHandler: authenticate('complete'), schema: { response: { 200: UserRecord } } }, async (request) => publicUser(await activeUser(request), await rolesOf(request)))
 
   // The profile's name and language (issue 11). An empty name removes it.
   api.patch(
@@ -196,7 +199,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
         if ('problem' in checked) throw new ApiValidation(checked.problem)
         name = checked.name
       } else if (request.body.name === null) name = null
-      return publicUser(request, (await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!)
+      return publicUser((await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!, await rolesOf(request))
     },
   )
 
@@ -253,7 +256,7 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     { preHandler: authenticate('complete'), schema: { body: Type.Object({ isInMailList: Type.Boolean() }, { additionalProperties: false }), response: { 200: UserRecord } } },
     async (request) => {
       const before = await activeUser(request)
-      return publicUser(request, (await acceptTerms(db, before.id, request.body.isInMailList))!)
+      return publicUser((await acceptTerms(db, before.id, request.body.isInMailList))!, await rolesOf(request))
     },
   )
 

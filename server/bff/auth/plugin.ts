@@ -33,6 +33,7 @@ import { SecondFactorAttempts } from './second-factor-attempts.ts'
 import { resetTokenCheckRoute } from './reset-token-check.ts'
 import { rememberAccountLanguage, SecurityNotices } from './security-notices.ts'
 import { accountLanguageRoute, setLanguageCookie } from './account-language.ts'
+import { keepOperatorRolesInSync } from './operator-access.ts'
 import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
 
 
@@ -163,6 +164,14 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
     emails,
     notices,
   })
+  // The operator roles and their permissions (issue 28) in the core, in line with shared/operator.ts;
+  // a core not reachable yet only delays them (tried again, logged once).
+  let roleSync: ReturnType<typeof keepOperatorRolesInSync> | undefined
+  app.addHook('onReady', async () => {
+    roleSync = keepOperatorRolesInSync(app.log)
+    await roleSync.firstAttempt
+  })
+  app.addHook('onClose', async () => roleSync?.stop())
   const appOrigin = new URL(config.appUrl).origin
   blockStatusRoute(app, attempts)
   checkEmailRoute(app)

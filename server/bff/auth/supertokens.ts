@@ -8,6 +8,7 @@ import Session from 'supertokens-node/recipe/session'
 import ThirdParty from 'supertokens-node/recipe/thirdparty'
 import Totp from 'supertokens-node/recipe/totp'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
+import UserRoles from 'supertokens-node/recipe/userroles'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { keptAccountLanguage, type SecurityNotices } from './security-notices.ts'
@@ -24,7 +25,7 @@ import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.
 
 // supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
 // EmailVerification REQUIRED, cookie sessions with the custom-header anti-CSRF, MFA with TOTP,
-// UserMetadata, and ThirdParty with the providers configured. The SDK is a process-wide
+// UserMetadata, UserRoles (issue 28), and ThirdParty with the providers configured. The SDK is a process-wide
 // singleton: one BFF per process (tests reset it between apps, see resetForTests).
 
 export const APP_NAME = 'Softshelf'
@@ -475,6 +476,10 @@ export function initSupertokens(settings: AuthSettings): void {
         },
       }),
       UserMetadata.init(),
+      // Issue 28: the access token carries the account's roles (`st-role`) and their permissions
+      // (`st-perm`) from sign-in on; the operator check reads them again when they change
+      // (operator-access.ts, the role-change feed).
+      UserRoles.init(),
     ],
   })
   initialised = true
@@ -486,7 +491,7 @@ export function initSupertokens(settings: AuthSettings): void {
  */
 export async function resetSupertokensForTests(): Promise<void> {
   if (!initialised) return
-  const recipes = ['emailpassword', 'emailverification', 'multifactorauth', 'session', 'thirdparty', 'totp', 'usermetadata', 'multitenancy', 'accountlinking']
+  const recipes = ['emailpassword', 'emailverification', 'multifactorauth', 'session', 'thirdparty', 'totp', 'usermetadata', 'userroles', 'multitenancy', 'accountlinking']
   for (const recipe of recipes) {
     const module = (await import(`supertokens-node/lib/build/recipe/${recipe}/recipe`)) as { default: { default?: { reset(): void }; reset?(): void } }
     const Recipe = module.default.default ?? module.default

@@ -10,6 +10,11 @@ import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { rememberAccountLanguage } from '../auth/security-notices.ts'
+import { checkOperatorAccess, isOperatorPath } from '../auth/operator-access.ts'
+import { authUnavailable } from '../auth/core-outage.ts'
+import type { RoleChanges } from '../../http/role-changes.ts'
+import Session from 'supertokens-node/recipe/session'
+import { errorHandler as supertokensErrorHandler } from 'supertokens-node/framework/fastify'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
@@ -88,9 +93,12 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
   return headers
 }
 
-async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
+async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, roleChanges: RoleChanges): Promise<FastifyReply> {
+  // The operator console's routes (issue 28): the session's permission for the route's row is
+  // checked here before anything is proxied, whatever the path's spelling; the API checks again.
+  const accessToken = isOperatorPath(request.raw.url ?? '') ? await checkOperatorAccess(request, reply, roleChanges) : undefined
   try {
-    return await forward(app, request, reply, https)
+    return await forward(app, request, reply, https, accessToken)
   } catch (error) {
     if (!clientWentAway(request)) throw error
     // Issue 26 §8: the browser went away with its body half sent (a tab closed mid-upload), so the
@@ -124,10 +132,12 @@ function clientWentAway(request: FastifyRequest): boolean {
   return !request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)
 }
 
-async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean): Promise<FastifyReply> {
+async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, accessToken?: string): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
   const headers = upstreamHeaders(request)
+  // The token the operator check verified, new when it read the roles again.
+  if (accessToken) headers.authorization = `Bearer ${accessToken}`
   // Catalogue answers the same for everyone may come from the short shared cache (JSON, small).
   if (app.upstreamApi.cacheable({ method: request.method, path, headers })) {
     return relayUpstream(request, reply, await app.upstreamApi.request({ method: request.method, path, headers }))
@@ -229,7 +239,16 @@ export function relayUpstream(request: FastifyRequest, reply: FastifyReply, resp
 }
 
 /** /api/* → the product API, with the anti-forgery check on every write; bodies stream both ways. */
-export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; rateLimitMax: number }): Promise<void> {
+export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; rateLimitMax: number; roleChanges: RoleChanges }): Promise<void> {
+  // The operator check's session errors are the SDK's answers (401 to refresh, 403 for a claim),
+  // as on the BFF's own session routes; the core out of reach is a 503.
+  const sdkErrors = supertokensErrorHandler()
+  app.setErrorHandler(async (error, request, reply) => {
+    const unavailable = authUnavailable(error, { ownDatabase: false })
+    if (unavailable) throw unavailable
+    if (!Session.Error.isErrorFromSuperTokens(error)) throw error
+    await sdkErrors(error as never, request as never, reply as never)
+  })
   // Issue 26 §5: a body goes no further than the API route would read it. The API reads JSON
   // whole up to JSON_BODY_LIMIT (and the webhook's bytes up to its own), so those are read here
   // within the same limit — a declared Content-Length over it is refused before any byte is read,
@@ -253,10 +272,10 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   const https = opts.appOrigin.startsWith('https:')
   // The proxied routes are described by the API's own document (decision 023): hidden here.
   const hide = { hide: true }
-  app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https))
+  app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
-  app.get('/api/version', { schema: hide }, (request, reply) => proxy(app, request, reply, https))
+  app.get('/api/version', { schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls, in
   // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to
@@ -266,7 +285,7 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
-    for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) scope.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https))
+    for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) scope.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   })
   // Stripe's webhook: no cookie, token or anti-forgery header; the raw body (read within the API's
   // own limit for it) goes to the API, which verifies its signature. Only POST: any other method is
