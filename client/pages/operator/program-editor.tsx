@@ -488,8 +488,8 @@ function ConflictPanel({
             {mine.map((part) => (
               <tr key={part}>
                 <th scope="row">{label(part)}</th>
-                <td>{shown(partOf(theirs, part))}</td>
-                <td>{shown(partOf(conflict.mine, part))}</td>
+                <td>{shown(partOf(theirs, part), part)}</td>
+                <td>{shown(partOf(conflict.mine, part), part)}</td>
               </tr>
             ))}
           </tbody>

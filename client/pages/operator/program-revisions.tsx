@@ -26,19 +26,38 @@ export function usePartLabel(): (part: DraftPart | string) => string {
 
 const SHORT = 160
 
-/** A field's value as one line a person reads: a price with its period, texts as their summary and the start of the description. */
-export function useShownValue(): (value: unknown) => string {
-  const { t } = useTranslation(['operator', 'catalogue', 'common'])
-  const shown = (value: unknown): string => {
+/** A price as the console's language writes an amount of its currency ("4,50 €"); as typed when the currency is not one. */
+function money(amount: unknown, currency: unknown, language: string): string {
+  try {
+    return new Intl.NumberFormat(language, { style: 'currency', currency: String(currency) }).format(Number(amount))
+  } catch {
+    return `${String(amount)} ${String(currency)}`
+  }
+}
+
+/**
+ * A field's value as one line a person reads: licence types, categories and platforms by their
+ * names, a price with its period, texts as their summary and the start of the description.
+ */
+export function useShownValue(): (value: unknown, field?: string) => string {
+  const { t, i18n } = useTranslation(['operator', 'catalogue', 'common'])
+  const named = (field: string | undefined, item: string): string => {
+    if (field === 'licenseType') return t(`catalogue:licenseTypes.${item}` as 'catalogue:licenseTypes.freeware', { defaultValue: item })
+    if (field === 'categories') return t(`common:categories.${item}` as 'common:categories.3d', { defaultValue: item })
+    if (field === 'platforms') return t(`catalogue:platforms.${item}` as 'catalogue:platforms.web', { defaultValue: item })
+    return item
+  }
+  const shown = (value: unknown, field?: string): string => {
     if (value === null || value === undefined || value === '') return t('programs.revisions.empty')
     if (typeof value === 'boolean') return value ? t('programs.retired') : t('programs.public')
-    if (typeof value === 'string' || typeof value === 'number') return String(value)
-    if (Array.isArray(value)) return value.length === 0 ? t('programs.revisions.empty') : value.map(shown).join(', ')
+    if (typeof value === 'string') return named(field, value)
+    if (typeof value === 'number') return String(value)
+    if (Array.isArray(value)) return value.length === 0 ? t('programs.revisions.empty') : value.map((item) => shown(item, field)).join(', ')
     if (typeof value === 'object') {
       const record = value as Record<string, unknown>
       if ('amount' in record && 'currency' in record) {
         const period = record.period === 'month' || record.period === 'year' || record.period === 'one-time' ? t(`programs.periods.${record.period}`) : ''
-        return `${String(record.amount)} ${String(record.currency)} ${period}`.trim()
+        return `${money(record.amount, record.currency, i18n.language)} ${period}`.trim()
       }
       if ('summary' in record || 'description' in record) {
         const text = [record.summary, record.description].filter((part) => typeof part === 'string' && part !== '').join(' — ')
@@ -97,10 +116,10 @@ export function ProgramRevisions({ program, revisions, onStale }: { program: Edi
                   <span className="operator-change-field">{`${label(field)}:`}</span>{' '}
                   {change.before === null || change.before === undefined ? null : (
                     <>
-                      <del>{shown(change.before)}</del> <span aria-hidden="true">→</span>{' '}
+                      <del>{shown(change.before, field)}</del> <span aria-hidden="true">→</span>{' '}
                     </>
                   )}
-                  <ins>{shown(change.after)}</ins>
+                  <ins>{shown(change.after, field)}</ins>
                 </li>
               ))}
             </ul>
