@@ -5,6 +5,12 @@
 //   npm run accounts -- enable someone@example.com
 //   npm run accounts -- deletion-reasons
 //   npm run accounts -- purchases someone@example.com   (issue 13: what the account bought, for support)
+//   npm run accounts -- role add someone@example.com admin      (issue 28: the first admin, and any role)
+//   npm run accounts -- role remove someone@example.com editor
+//   npm run accounts -- role list [admin|editor|support]
+// Roles live in the auth core: the role commands go through the running API only (its /internal
+// endpoints), under the console's rules (the last admin keeps admin), audited as done by
+// { id: 'operator-command', email: 'npm run accounts' }.
 // Like `npm run maintenance`: through the running API's /internal endpoint when one listens,
 // else (or with DATABASE_URL) in the database directly.
 import { deletionReasons, type DeletionRecord } from '../server/api/account-deletions.ts'
@@ -14,8 +20,32 @@ import { setDisabled } from '../server/api/users-repository.ts'
 import type { Database } from '../server/db/database.ts'
 import { openDatabase } from '../server/db/open.ts'
 import { fail, internalCall, operatorConfig } from './operator.ts'
+import { isOperatorRole, OPERATOR_ROLES } from '../shared/operator.ts'
 
-const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email> | deletion-reasons | purchases <email>'
+const USAGE = 'Usage: npm run accounts -- disable <email> | enable <email> | deletion-reasons | purchases <email> | role add|remove <email> <role> | role list [<role>]'
+
+interface RoleList {
+  roles: Array<{ role: string; users: Array<{ id: string; email: string | null }> }>
+}
+
+/** `role add|remove <email> <role>`, `role list [<role>]`: through the running API, never the database. */
+async function roleCommand(config: ReturnType<typeof operatorConfig>, args: string[]): Promise<void> {
+  const [verb, first, second] = args
+  const role = verb === 'list' ? first : second
+  if (role !== undefined && !isOperatorRole(role)) fail(`${role} is not a role: the roles are ${OPERATOR_ROLES.join(', ')}.`, 2)
+  const notRunning = () => fail('The API is not running: roles live in the auth core, and are changed through the running app (npm start).')
+  if (verb === 'list') {
+    const answer = (await internalCall<RoleList>(config, 'GET', `/internal/roles${role ? `?role=${role}` : ''}`)) ?? notRunning()
+    for (const { role: name, users } of answer.roles) {
+      console.log(`${name}: ${users.length === 0 ? 'nobody' : `${users.length} account(s)`}`)
+      for (const user of users) console.log(`\t${user.email ?? `(no Softshelf record) ${user.id}`}`)
+    }
+    return
+  }
+  if ((verb !== 'add' && verb !== 'remove') || !first || !first.includes('@') || role === undefined) fail(USAGE, 2)
+  const answer = (await internalCall<{ email: string; roles: string[] }>(config, 'PUT', '/internal/users/roles', { email: first, role, granted: verb === 'add' })) ?? notRunning()
+  console.log(`${answer.email}: ${answer.roles.length === 0 ? 'no roles' : answer.roles.join(', ')}`)
+}
 
 type Purchases = Awaited<ReturnType<typeof purchasesOfEmail>>
 
@@ -59,6 +89,10 @@ function printReasons(deletions: DeletionRecord[]): void {
 async function main(): Promise<void> {
   const [action, email] = process.argv.slice(2)
   const config = operatorConfig()
+  if (action === 'role') {
+    await roleCommand(config, process.argv.slice(3))
+    return
+  }
   if (action === 'deletion-reasons') {
     const viaApi = config.databaseUrl ? undefined : await internalCall<{ deletions: DeletionRecord[] }>(config, 'GET', '/internal/deletion-reasons')
     printReasons(viaApi?.deletions ?? (await withDatabase(config, (db) => deletionReasons(db))))

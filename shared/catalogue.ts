@@ -3,6 +3,7 @@
 
 import type { Locale } from './locales.ts'
 import type { DatePrecision } from './partial-dates.ts'
+import type { ProgramScreenshot } from './media.ts'
 
 /** The ten program categories; "all" is the filter value meaning no category. */
 export const PROGRAM_CATEGORIES = [
@@ -128,6 +129,8 @@ export interface ProgramDetail extends ProgramSummary {
   related: ProgramSummary[]
   /** Issue 13: paid, and card checkout is configured, so a signed-in user can buy it. */
   forSale?: boolean
+  /** Issue 28: the editors' screenshots, in their order (the API always sends the list). */
+  screenshots?: ProgramScreenshot[]
 }
 
 export interface ProgramPage {

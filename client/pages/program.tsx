@@ -6,6 +6,7 @@ import { formatPartialDate } from '../../shared/partial-dates.ts'
 import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
+import { ScreenshotGallery } from '../components/screenshot-gallery.tsx'
 import type { ReturnState } from '../lib/account/continue.ts'
 import { apiGet } from '../lib/api.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
@@ -104,6 +105,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
               </a>
             </p>
           </section>
+          <ScreenshotGallery programName={program.name} screenshots={program.screenshots ?? []} />
           {/* Issue 15: up to 19 names, one or two a line in the details column; here they flow in rows. */}
           {program.languages.length > 0 ? (
             <section aria-labelledby="languages-title" className="program-languages">

@@ -31,6 +31,7 @@ import { CatalogueIndex } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
 import avatarRoutes from './routes/avatars.ts'
+import programMediaRoutes from './routes/media.ts'
 import { migrateApiSchema } from './schema.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { OutageLog, RepeatedFailureLog } from '../http/outage-log.ts'
@@ -294,6 +295,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const roles = new CurrentRoles(roleChanges, core.userRoles)
   await app.register(userRoutes, { guard, roles, signInMethods: core.signInMethods, deletions, now: clock })
   await app.register(avatarRoutes)
+  // Issue 28: programs' uploaded screenshots and logos.
+  await app.register(programMediaRoutes)
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
   // Share links (decision 016); deleting an account or an item deletes its links (FK cascade).

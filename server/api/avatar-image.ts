@@ -20,7 +20,8 @@ const PARALLEL_ENCODES = 2
 let running = 0
 const waiting: Array<() => void> = []
 
-async function turn<T>(work: () => Promise<T>): Promise<T> {
+/** Runs image work when fewer than PARALLEL_ENCODES run (avatars and programs' media share the turns). */
+export async function turn<T>(work: () => Promise<T>): Promise<T> {
   if (running >= PARALLEL_ENCODES) await new Promise<void>((resolve) => waiting.push(resolve))
   running += 1
   try {

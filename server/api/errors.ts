@@ -40,3 +40,12 @@ export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'T
 // Issue 28: roles. An admin (or the operator command) cannot leave the app without an admin.
 export const ApiLastAdmin = createError('API_LAST_ADMIN', 'This is the last administrator: give another account the admin role first, then take it from this one.', 409)
 export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no account with this id or email.', 404)
+// Programs' logos and screenshots (issue 28, docs/API.md "Logos and screenshots").
+export { ImageTooLarge as ApiImageTooLarge } from '../http/media-errors.ts'
+export const ApiImageUnsupportedType = createError<[string]>('API_IMAGE_UNSUPPORTED_TYPE', '%s', 415)
+export const ApiImageInvalid = createError<[string]>('API_IMAGE_INVALID', '%s', 400)
+export const ApiImageTooManyPixels = createError('API_IMAGE_TOO_MANY_PIXELS', 'The image has too many pixels (at most 50 megapixels). Choose a smaller one.', 400)
+export const ApiTooManyScreenshots = createError<[number]>('API_TOO_MANY_SCREENSHOTS', 'The program already has %d screenshots: remove one before adding another.', 409)
+export const ApiScreenshotNotFound = createError('API_SCREENSHOT_NOT_FOUND', 'The program has no such screenshot: it may have been removed.', 404)
+export const ApiLogoNotFound = createError('API_LOGO_NOT_FOUND', 'The program has no uploaded logo: it shows the generated one.', 404)
+export const ApiImageNotFound = createError('API_IMAGE_NOT_FOUND', 'There is no such image: it may have been replaced or removed.', 404)

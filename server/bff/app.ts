@@ -33,6 +33,7 @@ import { BffNotFound, BffValidation } from './errors.ts'
 import { busyPages, loadLocaleCatalog, rateLimitedPages } from './locales.ts'
 import { catalogueLogos } from './logos/logo-set.ts'
 import logoRoutes from './logos/routes.ts'
+import { combinedLogosVersion, UploadedLogos } from './logos/uploaded-logos.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
@@ -180,7 +181,9 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl })
-  await app.register(logoRoutes, { logos })
+  // Issue 28: logos editors uploaded, served in place of the generated ones.
+  const uploadedLogos = new UploadedLogos(app.upstreamApi, app.log, options.now)
+  await app.register(logoRoutes, { logos, uploaded: uploadedLogos })
   // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
   const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
   if (!config.smtpUrl && !servesDevConveniences(config)) {
@@ -209,6 +212,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     https,
     catalog,
     config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version },
+    logosVersion: async () => combinedLogosVersion(logos.version, await uploadedLogos.current()),
     // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
     pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
     formRateLimitMax: config.authRateLimitMax,

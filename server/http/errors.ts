@@ -42,6 +42,9 @@ const CODE_MAP: Record<string, string> = {
  */
 const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'STREAMING_', 'CHECKOUT_']
 
+/** Single codes either service answers: a program's image over its limit (issue 28: the BFF past the largest upload it reads, the API past each route's own). */
+const SHARED_CODES = new Set(['API_IMAGE_TOO_LARGE'])
+
 /**
  * Families whose 5xx are deliberate answers a person should read as they are — "streaming is not
  * set up here", "every cluster is full, try again in N s" — rather than a fault hidden behind a
@@ -62,7 +65,7 @@ export function isDeliberateServerError(code: unknown): boolean {
 }
 
 function ownCode(code: string | undefined, prefix: string): code is string {
-  return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))
+  return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODES.has(code) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))
 }
 
 export function errorBody(statusCode: number, code: string, message: string, requestId: string): ErrorBody {

@@ -63,8 +63,9 @@ export function setOperatorRoles(deps: RoleChangeDeps, userId: string, wanted: r
       throw new ApiLastAdmin()
     }
     deps.roles.changed(userId)
+    // Said before the entry is written: if that fails, the change (made in the core) is still on record.
+    deps.log.info({ event: 'user-roles', userId, before, after, actor: actor.id }, 'an account\'s roles changed')
     await recordAudit(deps.db, { actor, action: 'user.roles', target: `user:${userId}`, before: { roles: before }, after: { roles: after }, requestId })
-    deps.log.info({ event: 'user-roles', userId, before, after }, 'an account\'s roles changed')
     return after
   })
 }

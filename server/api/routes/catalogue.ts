@@ -15,6 +15,7 @@ import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.t
 import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
+import { publicScreenshots } from '../media-repository.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
@@ -84,6 +85,16 @@ const ProgramDetail = Type.Object({
   moreFromDeveloper: Type.Array(ProgramSummary),
   related: Type.Array(ProgramSummary),
   forSale: Type.Boolean({ description: 'Paid, and card checkout is configured: a signed-in user can buy it (POST /api/user/checkout).' }),
+  screenshots: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      width: Type.Integer({ description: 'The widest file\'s size: for the width and height attributes.' }),
+      height: Type.Integer(),
+      alt: Type.String({ description: 'In the answer\'s language, else English; "" when none was given.' }),
+      srcset: Type.Array(Type.Object({ url: Type.String({ description: 'GET /api/screenshots/{file}: WebP, cached for ever.' }), width: Type.Integer() }), { description: 'Narrowest first, at most the widths 280, 560, 840, 1120, 1400, 1680.' }),
+    }),
+    { description: 'Issue 28: up to 8, in the editors\' order.' },
+  ),
 })
 
 const Category = Type.Object({ id: StringEnum(PROGRAM_CATEGORIES), count: Type.Integer({ description: 'Programs in the category.' }) })
@@ -119,10 +130,11 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
   )
 
   app.get('/api/programs/:id', { schema: { params: Type.Object({ id: Id }), response: { 200: ProgramDetail } } }, async (request, reply) => {
-    const program = await getProgram(app.db, request.params.id, textLocale(request, reply))
+    const locale = textLocale(request, reply)
+    const program = await getProgram(app.db, request.params.id, locale)
     if (!program) throw new ApiCatalogueNotFound('program', request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
-    return { ...program, forSale: opts.forSale && program.price !== null }
+    return { ...program, forSale: opts.forSale && program.price !== null, screenshots: await publicScreenshots(app.db, program.id, locale) }
   })
 
   app.get('/api/categories', { schema: { response: { 200: Type.Array(Category) } } }, async () => listCategories(app.db))

@@ -3,6 +3,7 @@ import { noneMatchHolds } from '../../api/files/http-content.ts'
 import { BffLogoNotFound } from '../errors.ts'
 import type { LogoSet, ProgramLogo } from './logo-set.ts'
 import { OgCardRenderer } from './og-card.ts'
+import { combinedLogosVersion, type UploadedLogos } from './uploaded-logos.ts'
 
 // GET /logos/<program id>.svg — a program's logo; GET /og/programs/<program id>.png — its Open
 // Graph card (issue 15, decision 024; docs/API.md "Logos and link previews").
@@ -15,7 +16,7 @@ export const LOGO_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'n
 
 const YEAR_S = 365 * 24 * 60 * 60
 
-export default async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet }): Promise<void> {
+export default async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet; uploaded?: UploadedLogos }): Promise<void> {
   const cards = new OgCardRenderer()
 
   /** The program a path names (`<id><extension>`, the id exactly as the catalogue spells it), or a 404. */
@@ -32,9 +33,9 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
    * Caching: a URL carrying the set's current version never changes — a year, immutable. Any other
    * (no version, an old one) is checked again each time, cheaply, by its ETag.
    */
-  const cacheHeaders = (request: FastifyRequest, reply: FastifyReply, etag: string): boolean => {
+  const cacheHeaders = (request: FastifyRequest, reply: FastifyReply, etag: string, version = opts.logos.version): boolean => {
     const { v } = request.query as { v?: unknown }
-    reply.header('cache-control', v === opts.logos.version ? `public, max-age=${YEAR_S}, immutable` : 'public, no-cache')
+    reply.header('cache-control', v === version ? `public, max-age=${YEAR_S}, immutable` : 'public, no-cache')
     reply.header('etag', etag)
     // Weak comparison: the body may be compressed on the way.
     return noneMatchHolds(request.headers['if-none-match'], etag)
@@ -43,8 +44,27 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
   const hidden = { schema: { hide: true } }
 
   app.get<{ Params: { '*': string } }>('/logos/*', hidden, async (request, reply) => {
-    const logo = find(request, '.svg')
     reply.header('content-security-policy', LOGO_CSP)
+    // Issue 28: a logo an editor uploaded is served in place of the generated one (within a
+    // second of the upload or its removal); the URL's version then covers the uploads too.
+    if (opts.uploaded) {
+      const index = await opts.uploaded.current()
+      const file = request.params['*']
+      const uploaded = file.endsWith('.svg') ? index.byProgram.get(file.slice(0, -'.svg'.length)) : undefined
+      const version = combinedLogosVersion(opts.logos.version, index)
+      if (uploaded) {
+        const bytes = await opts.uploaded.file(uploaded)
+        if (bytes) {
+          reply.header('x-content-type-options', 'nosniff')
+          if (cacheHeaders(request, reply, `W/"${uploaded.url.split('/').pop()}"`, version)) return reply.code(304).send()
+          return reply.type(uploaded.contentType === 'image/svg+xml' ? 'image/svg+xml; charset=utf-8' : uploaded.contentType).send(bytes)
+        }
+      }
+      const logo = find(request, '.svg')
+      if (cacheHeaders(request, reply, logo.etag, version)) return reply.code(304).send()
+      return reply.type('image/svg+xml; charset=utf-8').send(logo.svg)
+    }
+    const logo = find(request, '.svg')
     if (cacheHeaders(request, reply, logo.etag)) return reply.code(304).send()
     return reply.type('image/svg+xml; charset=utf-8').send(logo.svg)
   })

@@ -72,6 +72,8 @@ export interface SsrOptions {
   https: boolean
   catalog: LocaleCatalog
   config: Omit<ClientConfig, 'localesHash'>
+  /** The logos' version now (issue 28: it changes with an uploaded logo); `config.logosVersion` without it. */
+  logosVersion?: () => Promise<string>
   /** The account forms the BFF answers when a page sends one before its script ran (decision 025). */
   pageForms?: PageForms
   /** Per IP and minute, as for /auth writes. */
@@ -391,7 +393,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         resources: opts.catalog.resources[locale],
         nonce,
         api: serverApi(app, request, locale, session.accessToken),
-        config: clientConfig,
+        config: opts.logosVersion ? { ...clientConfig, logosVersion: await opts.logosVersion() } : clientConfig,
         session: session.session,
         consent,
         ...(form ? { form } : {}),

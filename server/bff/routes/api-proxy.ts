@@ -15,6 +15,8 @@ import { authUnavailable } from '../auth/core-outage.ts'
 import type { RoleChanges } from '../../http/role-changes.ts'
 import Session from 'supertokens-node/recipe/session'
 import { errorHandler as supertokensErrorHandler } from 'supertokens-node/framework/fastify'
+import { SCREENSHOT_MAX_BYTES } from '../../../shared/media.ts'
+import { ImageTooLarge } from '../../http/media-errors.ts'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */
 const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 'upload-metadata'] as const
@@ -286,6 +288,20 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
     for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) scope.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
+  })
+  // Programs' logos and screenshots (issue 28): the image is the body, read within the largest
+  // the API takes for them (it holds each route to its own, smaller for logos, and answers 413
+  // API_IMAGE_TOO_LARGE).
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: SCREENSHOT_MAX_BYTES }, (_request, body, done) => done(null, body))
+    // Anything else goes on to the proxy's own handler (the operator check's session answers).
+    scope.setErrorHandler(async (error) => {
+      throw (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? new ImageTooLarge(`${SCREENSHOT_MAX_BYTES / 1024 / 1024} MiB`) : error
+    })
+    const upload = { bodyLimit: SCREENSHOT_MAX_BYTES, schema: hide }
+    scope.put('/api/operator/programs/:id/logo', upload, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
+    scope.post('/api/operator/programs/:id/screenshots', upload, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   })
   // Stripe's webhook: no cookie, token or anti-forgery header; the raw body (read within the API's
   // own limit for it) goes to the API, which verifies its signature. Only POST: any other method is
