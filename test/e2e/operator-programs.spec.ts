@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test'
+import sharp from 'sharp'
 import { hydrated, operatorAccount } from './support/accounts.ts'
 
 // Issue 28: an editor runs the catalogue from the console — adds a program with a German text
@@ -21,7 +22,7 @@ async function fillNewProgram(page: Page, name: string) {
   await page.getByLabel('Official website').fill('https://malwerk.example/')
 }
 
-test('an editor adds a program with a German text: errors at their field, a tab per language, public in German', async ({ page, browser }) => {
+test('an editor adds a program with a German text and a screenshot: errors at their field, a tab per language, public in German', async ({ page, browser }) => {
   await operatorAccount(page, 'editor', 'editor')
   await page.getByRole('navigation', { name: 'Console sections' }).getByRole('link', { name: 'Programs' }).click()
   await expect(page.getByRole('heading', { level: 1, name: 'Programs' })).toBeVisible()
@@ -60,6 +61,15 @@ test('an editor adds a program with a German text: errors at their field, a tab 
   const id = new URL(page.url()).pathname.split('/').pop()!
   await expect(page.getByTestId('revision-1')).toContainText('Revision 1')
 
+  // A screenshot, with what it shows.
+  const png = await sharp({ create: { width: 640, height: 400, channels: 3, background: { r: 40, g: 90, b: 160 } } }).png().toBuffer()
+  await page.getByLabel('Add a screenshot').setInputFiles({ name: 'board.png', mimeType: 'image/png', buffer: png })
+  await page.getByLabel(/What it shows/).fill('The drawing board with a blue sky')
+  await page.getByRole('button', { name: 'Upload screenshot' }).click()
+  await expect(page.getByTestId('media-status')).toHaveText('The screenshot is added.')
+  await expect(page.getByRole('img', { name: 'The drawing board with a blue sky' })).toBeVisible()
+  await expect(page.getByRole('heading', { name: 'Screenshots (1 of 8)' })).toBeVisible()
+
   // A visitor reading German sees it in the public catalogue, in German.
   const visitor = await browser.newContext({ locale: 'de-DE' })
   const publicPage = await visitor.newPage()
@@ -69,6 +79,7 @@ test('an editor adds a program with a German text: errors at their field, a tab 
   }).toPass({ timeout: 10_000 })
   await expect(publicPage.getByRole('heading', { level: 1, name })).toBeVisible()
   await expect(publicPage.getByText('Ein Zeichenbrett für die ganze Familie.').first()).toBeVisible()
+  await expect(publicPage.getByRole('img', { name: 'The drawing board with a blue sky' }).first()).toBeVisible()
   await visitor.close()
 })
 

@@ -61,7 +61,7 @@ const SAME_AS_ENGLISH = new Set([
   ...['sk', 'ro', 'pl', 'hu', 'cs'].map((lng) => `${lng}:operator:programs.count_one`),
   'ro:operator:programs.public',
   'cs:operator:programs.columns.licenseType',
-  ...['columns.name', 'columns.version', 'fields.name', 'fields.version', 'editor.revision', 'revisions.entry'].map((key) => `de:operator:programs.${key}`),
+  ...['columns.name', 'columns.version', 'fields.name', 'fields.version', 'editor.revision', 'revisions.entry', 'media.screenshot'].map((key) => `de:operator:programs.${key}`),
   // Catalogue: loanwords and platform names that the languages use as they are.
   'catalogue:program.price',
   'catalogue:platforms.windows',

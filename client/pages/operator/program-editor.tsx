@@ -9,6 +9,7 @@ import { PROGRAM_LIMITS, programProblems, type EditorProgram, type FieldProblem,
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
 import { changesOf, draftOf, emptyDraft, errorTarget, hasText, isFreeLicence, mergeDrafts, partOf, partsChanged, writtenOf, type Draft } from './program-draft.ts'
+import { ProgramMediaSection, type ProgramMedia } from './program-media.tsx'
 import { ProgramRevisions, usePartLabel, useShownValue } from './program-revisions.tsx'
 
 // /@/operator/programs/new and /@/operator/programs/:id (issue 28): the editor of one program as
@@ -19,6 +20,8 @@ import { ProgramRevisions, usePartLabel, useShownValue } from './program-revisio
 export interface EditorData {
   program: EditorProgram | null
   revisions: ProgramRevision[]
+  /** Its logo and screenshots; null for a new program. */
+  media: ProgramMedia | null
 }
 
 export async function loader({ params, request, context }: LoaderFunctionArgs): Promise<EditorData> {
@@ -29,11 +32,15 @@ export async function loader({ params, request, context }: LoaderFunctionArgs): 
     if (!permissionsOf(roles).includes('catalogue:write')) {
       throw data(null, { status: 403 })
     }
-    return { program: null, revisions: [] }
+    return { program: null, revisions: [], media: null }
   }
   const path = `/api/operator/programs/${encodeURIComponent(params.id)}`
-  const [program, revisions] = await Promise.all([apiGet<EditorProgram>(context, path, request.signal), apiGet<ProgramRevision[]>(context, `${path}/revisions`, request.signal)])
-  return { program, revisions }
+  const [program, revisions, media] = await Promise.all([
+    apiGet<EditorProgram>(context, path, request.signal),
+    apiGet<ProgramRevision[]>(context, `${path}/revisions`, request.signal),
+    apiGet<ProgramMedia>(context, `${path}/media`, request.signal),
+  ])
+  return { program, revisions, media }
 }
 
 /** What the editor's page was told by the save that led to it. */
@@ -68,7 +75,7 @@ interface Conflict {
 
 type Status = { kind: 'success' | 'error' | 'info'; text: string } | null
 
-function ProgramEditor({ data: { program, revisions } }: { data: EditorData }) {
+function ProgramEditor({ data: { program, revisions, media } }: { data: EditorData }) {
   const { t } = useTranslation(['operator', 'catalogue', 'common'])
   const navigate = useNavigate()
   const location = useLocation()
@@ -372,6 +379,7 @@ function ProgramEditor({ data: { program, revisions } }: { data: EditorData }) {
         </div>
       </form>
       {base && confirmRetire ? <RetireConfirmation name={base.name} busy={busy} onYes={() => void retire()} onCancel={() => setConfirmRetire(false)} /> : null}
+      {base && media ? <ProgramMediaSection programId={base.id} media={media} /> : null}
       {base ? <ProgramRevisions program={base} revisions={revisions} onStale={(text) => setStatus({ kind: 'error', text })} /> : null}
     </main>
   )

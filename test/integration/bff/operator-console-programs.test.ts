@@ -81,6 +81,10 @@ t.test('the programs pages of the console, rendered by the BFF', async (t) => {
     t.match(page.body, /<h2[^>]*>Revisions<\/h2>/)
     t.match(page.body, /ed@example\.com/, 'who made a revision')
     t.match(page.body, /Version:<\/span> <del>1\.0<\/del> <span aria-hidden="true">→<\/span> <ins>1\.1<\/ins>/, 'what changed')
+    t.match(page.body, /<h2[^>]*>Logo and screenshots<\/h2>/)
+    t.match(page.body, /No logo is uploaded: the generated mark is shown/)
+    t.match(page.body, new RegExp(`src="/logos/${id}\\.svg"`), 'the generated mark')
+    t.match(page.body, /Screenshots \(0 of 8\)/)
     t.match(page.body, /aria-label="Revert to revision 1"/, 'an earlier revision can be restored')
     t.notMatch(page.body, /aria-label="Revert to revision 2"/, 'not the current one')
 
