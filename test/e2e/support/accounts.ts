@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { expect, type Page } from '@playwright/test'
 import { E2E_ENV } from '../../../playwright.config.ts'
+import { OPERATOR_ROUTES, permissionsOf } from '../../../shared/operator.ts'
 import { E2E_MAIL_PORT } from './ports.ts'
 
 // A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed
@@ -70,8 +71,11 @@ export async function operatorAccount(page: Page, name: string, role: 'admin' | 
   })
   expect(answer.status, await answer.clone().text()).toBe(200)
   // A role granted applies to a session within a second or two (the role-change feed): until
-  // then the console is the 404 page.
+  // then the console is the 404 page and the BFF refuses the role's routes.
+  const permissions = permissionsOf([role])
+  const probe = OPERATOR_ROUTES.find((route) => route.method === 'GET' && !route.url.includes(':') && permissions.includes(route.permission))!
   await expect(async () => {
+    expect((await page.request.get(probe.url)).status()).toBe(200)
     await page.goto('/@/operator')
     await expect(page.getByRole('heading', { level: 1, name: 'Operator console' })).toBeVisible({ timeout: 1_000 })
   }).toPass({ timeout: 15_000 })
