@@ -60,6 +60,11 @@ const SAME_AS_ENGLISH = new Set([
   'es:operator:accounts.no', // "No" and "Roles" are Spanish too
   'es:operator:accounts.fields.roles',
   'es:operator:accounts.roles.heading',
+  // The console's programs (issue 28): "program" (one), "Public", "Licence", "Name", "Version" and "Revision" are these languages' own words.
+  ...['sk', 'ro', 'pl', 'hu', 'cs'].map((lng) => `${lng}:operator:programs.count_one`),
+  'ro:operator:programs.public',
+  'cs:operator:programs.columns.licenseType',
+  ...['columns.name', 'columns.version', 'fields.name', 'fields.version', 'editor.revision', 'revisions.entry', 'media.screenshot'].map((key) => `de:operator:programs.${key}`),
   // Catalogue: loanwords and platform names that the languages use as they are.
   'catalogue:program.price',
   'catalogue:platforms.windows',

@@ -19,6 +19,9 @@ export const OPERATOR_PAGES: OperatorPage[] = [
   { section: 'accounts', route: { path: 'accounts/:id', ...page(['operator'], 'client/pages/operator/account.tsx', () => import('./account.tsx'), head('Account')) } },
   { section: 'maintenance', route: { path: 'maintenance', ...page(['operator'], 'client/pages/operator/maintenance.tsx', () => import('./maintenance.tsx'), head('Maintenance · Operator console')) } },
   { section: 'audit', route: { path: 'audit', ...page(['operator'], 'client/pages/operator/audit.tsx', () => import('./audit.tsx'), head('Audit log · Operator console')) } },
+  { section: 'programs', route: { path: 'programs', ...page(['operator', 'catalogue'], 'client/pages/operator/programs.tsx', () => import('./programs.tsx'), head('Programs')) } },
+  { section: 'programs', route: { path: 'programs/new', ...page(['operator', 'catalogue'], 'client/pages/operator/program-editor.tsx', () => import('./program-editor.tsx'), head('New program')) } },
+  { section: 'programs', route: { path: 'programs/:id', ...page(['operator', 'catalogue'], 'client/pages/operator/program-editor.tsx', () => import('./program-editor.tsx'), head('Edit program')) } },
 ]
 
 /** The sections that have a page. */

@@ -1,4 +1,8 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { expect, type Page } from '@playwright/test'
+import { E2E_ENV } from '../../../playwright.config.ts'
+import { OPERATOR_ROUTES, permissionsOf } from '../../../shared/operator.ts'
 import { E2E_MAIL_PORT } from './ports.ts'
 
 // A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed
@@ -48,5 +52,32 @@ export async function readyAccount(page: Page, name: string): Promise<string> {
   await expect(page).toHaveURL(/\/tos$/)
   await page.getByRole('button', { name: 'I accept the terms of service' }).click()
   await expect(page).toHaveURL(/\/@\/library$/)
+  return email
+}
+
+/**
+ * Issue 28: a ready account (above) given an operator role by the operator command's endpoint
+ * (`PUT /internal/users/roles` on the API, with the embedded operator token the app keeps in its
+ * data folder: what `npm run accounts -- role add` calls), signed in on `page` with the console
+ * open once the role has reached its session.
+ */
+export async function operatorAccount(page: Page, name: string, role: 'admin' | 'editor' | 'support'): Promise<string> {
+  const email = await readyAccount(page, name)
+  const token = fs.readFileSync(path.join(E2E_ENV.DATA_DIR, 'operator-token'), 'utf8').trim()
+  const answer = await fetch(`http://127.0.0.1:${E2E_ENV.API_PORT}/internal/users/roles`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, role, granted: true }),
+  })
+  expect(answer.status, await answer.clone().text()).toBe(200)
+  // A role granted applies to a session within a second or two (the role-change feed): until
+  // then the console is the 404 page and the BFF refuses the role's routes.
+  const permissions = permissionsOf([role])
+  const probe = OPERATOR_ROUTES.find((route) => route.method === 'GET' && !route.url.includes(':') && permissions.includes(route.permission))!
+  await expect(async () => {
+    expect((await page.request.get(probe.url)).status()).toBe(200)
+    await page.goto('/@/operator')
+    await expect(page.getByRole('heading', { level: 1, name: 'Operator console' })).toBeVisible({ timeout: 1_000 })
+  }).toPass({ timeout: 15_000 })
   return email
 }
