@@ -126,10 +126,15 @@ function date(problems: FieldProblem[], field: string, value: unknown): boolean 
  * The problems of a program as written, the fields named as the body spells them; none: it can be
  * stored. `program` is whole (a create, or a change merged into the current program).
  */
+/** Ids the console's own pages use (/@/operator/programs/new): a program cannot have them. */
+export const RESERVED_PROGRAM_IDS: ReadonlySet<string> = new Set(['new'])
+
 export function programProblems(program: Record<string, unknown>): FieldProblem[] {
   const problems: FieldProblem[] = []
   if (program.id !== undefined && (typeof program.id !== 'string' || !SLUG.test(program.id) || program.id.length > 100)) {
     problems.push({ field: 'id', message: 'id must be lower case letters and digits joined by dashes' })
+  } else if (program.id !== undefined && RESERVED_PROGRAM_IDS.has(program.id as string)) {
+    problems.push({ field: 'id', message: `id "${program.id as string}" is a page of the console: choose another` })
   }
   text(problems, 'name', program.name, PROGRAM_LIMITS.name)
   organisation(problems, 'developer', program.developer)

@@ -4,6 +4,7 @@ import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/
 import {
   EDITABLE_FIELDS,
   programProblems,
+  RESERVED_PROGRAM_IDS,
   type EditableField,
   type EditorProgram,
   type FieldProblem,
@@ -336,7 +337,7 @@ export async function createProgram(db: Database, body: Record<string, unknown>,
     } else {
       const { rows } = await tx.query<{ id: string }>('SELECT id FROM api.programs WHERE id = $1 OR id LIKE $2', [base, `${base}-%`])
       const taken = new Set(rows.map((row) => row.id))
-      for (let n = 2; taken.has(id); n++) id = `${base}-${n}`
+      for (let n = 2; taken.has(id) || RESERVED_PROGRAM_IDS.has(id); n++) id = `${base}-${n}`
     }
     const stored = await store(tx, id, program, 1, true)
     await recordRevision(tx, context, stored, 1, 'create', changesBetween(null, stored))

@@ -99,6 +99,10 @@ t.test('the operator programs API', async (t) => {
     const taken = await editor.post('/api/operator/programs', { ...NEW_PROGRAM, id: 'kritzel-lite' })
     t.equal(taken.statusCode, 400)
     t.match(taken.json(), { code: 'API_VALIDATION_FAILED', fields: [{ field: 'id' }] })
+    // "new" is the console's page for a new program (/@/operator/programs/new), never a program's id.
+    const reserved = await editor.post('/api/operator/programs', { ...NEW_PROGRAM, id: 'new' })
+    t.equal(reserved.statusCode, 400)
+    t.match(reserved.json(), { code: 'API_VALIDATION_FAILED', fields: [{ field: 'id' }] })
   })
 
   t.test('validation errors name the field', async (t) => {
