@@ -385,7 +385,10 @@ test('an account an operator disables sees the disabled page, and is back when e
     expect(result.status, result.stderr).toBe(0)
   }
   operator('disable')
+  // Issue 28: disabling ends every session of the account; signed in again, it sees the message.
   await page.goto('/@/library')
+  await expect(page).toHaveURL(/\/login/)
+  await logIn(page, email)
   await expect(page.getByTestId('account-disabled')).toContainText('Your account has been disabled. If you believe this is an error, please contact support')
   await page.goto('/@/programs/blender')
   await expect(page.getByTestId('account-disabled')).toBeVisible()
