@@ -4,8 +4,8 @@ import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
-import { alwaysRevalidate, operatorGuard, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/guards.ts'
-import { OPERATOR_PAGES } from './pages/operator/routes.ts'
+import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/guards.ts'
+import { OPERATOR_PAGES, operatorPages } from './pages/operator/routes.ts'
 import type { PageHead } from './lib/head.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
@@ -207,11 +207,11 @@ export const routes: RouteObject[] = [
               {
                 path: '@/operator',
                 id: 'operator',
-                loader: operatorGuard,
                 shouldRevalidate: alwaysRevalidate,
                 ErrorBoundary: PageErrorBoundary,
-                ...page(['operator'], 'client/pages/operator/layout.tsx', () => import('./pages/operator/layout.tsx')),
-                children: OPERATOR_PAGES.map((entry) => ({ ErrorBoundary: PageErrorBoundary, ...entry.route })),
+                // The guard is the layout's loader (pages/operator/layout.tsx), in the console's chunk.
+                ...page(['operator'], 'client/pages/operator/pages.tsx', () => operatorPages().then((pages) => pages.layout)),
+                children: OPERATOR_PAGES.map((route) => ({ ErrorBoundary: PageErrorBoundary, ...route })),
               },
             ],
           },

@@ -4,6 +4,9 @@
 import type { Locale } from './locales.ts'
 import type { DatePrecision } from './partial-dates.ts'
 import type { ProgramScreenshot } from './media.ts'
+import type { LicenseType, Platform } from './catalogue-vocabulary.ts'
+
+export type { LicenseType, Platform }
 
 /** The ten program categories; "all" is the filter value meaning no category. */
 export const PROGRAM_CATEGORIES = [
@@ -20,18 +23,6 @@ export const PROGRAM_CATEGORIES = [
 ] as const
 export type ProgramCategory = (typeof PROGRAM_CATEGORIES)[number]
 export const ALL_CATEGORIES = 'all'
-
-/** Licence types and whether each means free or paid. */
-export const LICENSE_TYPES = {
-  freeware: { free: true },
-  'open-source': { free: true },
-  freemium: { free: true },
-  trial: { free: false },
-  commercial: { free: false },
-  subscription: { free: false },
-} as const
-export type LicenseType = keyof typeof LICENSE_TYPES
-export const LICENSE_TYPE_IDS = Object.keys(LICENSE_TYPES) as LicenseType[]
 
 /**
  * English names for page titles, which the spec keeps in English (§1) whatever the visitor's
@@ -58,8 +49,6 @@ export const LICENSE_TYPE_NAMES_EN: Record<LicenseType, string> = {
   subscription: 'Subscription',
 }
 
-export const PLATFORMS = ['windows', 'macos', 'linux', 'web'] as const
-export type Platform = (typeof PLATFORMS)[number]
 
 export const LIBRARY_FILTER_TABS = ['all', 'free', 'paid'] as const
 export type PriceFilter = (typeof LIBRARY_FILTER_TABS)[number]

@@ -1,7 +1,8 @@
 // The catalogue as editors write it (issue 28): the operator API's programs and their checks,
 // shared by the API (which enforces them) and the console (which shows them next to the field).
 
-import { LICENSE_TYPES, PLATFORMS, PROGRAM_CATEGORIES, type LicenseType, type Platform, type Price, type ProgramCategory } from './catalogue.ts'
+import { PROGRAM_CATEGORIES, type LicenseType, type Platform, type Price, type ProgramCategory } from './catalogue.ts'
+import { LICENSE_TYPES, PLATFORMS } from './catalogue-vocabulary.ts'
 import { LOCALES, type Locale } from './locales.ts'
 import { mayPrecede, parsePartialDate } from './partial-dates.ts'
 

@@ -67,27 +67,6 @@ export async function apiSend<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', pa
   return { ok: response.ok, status: response.status, body: parsed }
 }
 
-/**
- * A file sent as the request's body, its bytes as they are (issue 28: a program's logo and
- * screenshots), with the anti-forgery header like every write. A network failure is status 0.
- */
-export async function apiUpload<T>(method: 'POST' | 'PUT', path: string, file: Blob): Promise<ApiResult<T>> {
-  let response: Response
-  try {
-    response = await fetch(path, {
-      method,
-      headers: { accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', 'content-type': file.type || 'application/octet-stream', rid: 'anti-csrf' },
-      credentials: 'same-origin',
-      body: file,
-    })
-  } catch {
-    return { ok: false, status: 0, body: null }
-  }
-  const type = response.headers.get('content-type') ?? ''
-  const parsed = type.includes('application/json') ? ((await response.json()) as T | ErrorBody) : null
-  return { ok: response.ok, status: response.status, body: parsed }
-}
-
 export function errorMessage(result: ApiResult<unknown>): string | undefined {
   return isErrorBody(result.body) ? result.body.message : undefined
 }

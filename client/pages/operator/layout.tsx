@@ -1,16 +1,29 @@
 import { useTranslation } from 'react-i18next'
-import { NavLink, Outlet, useRouteLoaderData } from 'react-router'
+import { data, NavLink, Outlet, useRouteLoaderData, type LoaderFunctionArgs } from 'react-router'
+import { notFoundMessage } from '../../../shared/constants.ts'
+import type { UserRecord } from '../../../shared/types.ts'
+import { apiResponse } from '../../lib/api.ts'
 import { permissionsOf } from '../../../shared/operator.ts'
 import type { SignedInData } from '../../lib/guards.ts'
-import { builtSections } from './routes.ts'
 import { OPERATOR_SECTIONS } from './sections.ts'
+
+/**
+ * The operator console (issue 28): only for an account with a role. Anyone else gets the 404 page,
+ * as for any path that is not there — the console does not say it exists. The API checks every
+ * operator call again; this only keeps the pages away.
+ */
+export async function loader({ context, request }: LoaderFunctionArgs): Promise<null> {
+  const response = await apiResponse(context, '/api/user', request.signal)
+  const roles = response.status === 200 ? (response.body as UserRecord).roles : []
+  if (roles.length === 0) throw data({ message: notFoundMessage(new URL(request.url).pathname) }, { status: 404, statusText: 'Not Found' })
+  return null
+}
 
 /** The sections of the console the signed-in account may open. */
 export function useOperatorSections() {
   const { user } = useRouteLoaderData('signed-in') as SignedInData
   const permissions = new Set(permissionsOf(user.roles))
-  const built = builtSections()
-  return OPERATOR_SECTIONS.filter((section) => built.has(section.id) && permissions.has(section.permission))
+  return OPERATOR_SECTIONS.filter((section) => permissions.has(section.permission))
 }
 
 /** /@/operator (issue 28): the console's own navigation above its pages. */

@@ -1,4 +1,5 @@
-import { LICENSE_TYPES, type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue.ts'
+import { type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue.ts'
+import { LICENSE_TYPES } from '../../../shared/catalogue-vocabulary.ts'
 import { LOCALES, type Locale } from '../../../shared/locales.ts'
 import type { EditableField, EditorProgram, ProgramAsWritten, ProgramTexts } from '../../../shared/program-editor.ts'
 

@@ -3,11 +3,33 @@ import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
 import { MAX_SCREENSHOTS, SCREENSHOT_ALT_MAX } from '../../../shared/media.ts'
 import { Notice } from '../../components/auth-shell.tsx'
-import { apiSend, apiUpload, errorMessage, type ApiResult } from '../../lib/api.ts'
+import { apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
+import type { ErrorBody } from '../../../shared/types.ts'
 
 // A program's logo and screenshots in the console (issue 28): the API's media routes
 // (docs/API.md "Logos and screenshots"). The file goes as the request's body as it is; the API
 // checks, sanitises and re-encodes it and says what was wrong.
+
+/**
+ * A file sent as the request's body, its bytes as they are (issue 28: a program's logo and
+ * screenshots), with the anti-forgery header like every write. A network failure is status 0.
+ */
+async function apiUpload<T>(method: 'POST' | 'PUT', path: string, file: Blob): Promise<ApiResult<T>> {
+  let response: Response
+  try {
+    response = await fetch(path, {
+      method,
+      headers: { accept: 'application/json', 'accept-language': document.documentElement.lang || 'en', 'content-type': file.type || 'application/octet-stream', rid: 'anti-csrf' },
+      credentials: 'same-origin',
+      body: file,
+    })
+  } catch {
+    return { ok: false, status: 0, body: null }
+  }
+  const type = response.headers.get('content-type') ?? ''
+  const parsed = type.includes('application/json') ? ((await response.json()) as T | ErrorBody) : null
+  return { ok: response.ok, status: response.status, body: parsed }
+}
 
 export interface EditorScreenshot {
   id: string

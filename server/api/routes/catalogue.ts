@@ -5,12 +5,11 @@ import { Type, type TUnsafe } from 'typebox'
 import {
   DEFAULT_PAGE_SIZE,
   LIBRARY_FILTER_TABS,
-  LICENSE_TYPE_IDS,
   MAX_PAGE_SIZE,
-  PLATFORMS,
   PROGRAM_CATEGORIES,
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
+import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
 import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
