@@ -41,6 +41,7 @@ import {
 } from '../media-repository.ts'
 import { Id } from '../routes/catalogue.ts'
 import { recordAudit } from './audit-log.ts'
+import { bumpCatalogueVersion } from '../program-editor.ts'
 import type { OperatorRoutesOptions } from './index.ts'
 
 // Logos and screenshots of programs (issue 28; docs/API.md "Logos and screenshots"). The image is
@@ -100,8 +101,13 @@ export default async function mediaRoutes(plugin: FastifyInstance, _opts: Operat
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
-  const audit = (request: FastifyRequest, tx: Parameters<typeof recordAudit>[0], programId: string, before: unknown, after: unknown) =>
-    recordAudit(tx, { actor: request.operator!, action: 'program.media', target: `program:${programId}`, before, after, requestId: request.id })
+  // Every write is on the record, and is a change of the public program (its screenshots, its
+  // logo): the catalogue's version moves in the same transaction, so every cache keyed by it
+  // (the API's index, the BFF's shared answers and pages) shows it within its second.
+  const audit = async (request: FastifyRequest, tx: Parameters<typeof recordAudit>[0], programId: string, before: unknown, after: unknown) => {
+    await recordAudit(tx, { actor: request.operator!, action: 'program.media', target: `program:${programId}`, before, after, requestId: request.id })
+    await bumpCatalogueVersion(tx)
+  }
 
   app.get('/api/operator/programs/:id/media', { schema: { params: Params, response: { 200: Media } } }, async (request) => {
     const { id } = request.params

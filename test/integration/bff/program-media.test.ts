@@ -265,3 +265,15 @@ t.test('an anonymous tab sees the program page with no operator route reachable'
   const anonymous = browser(stack.bff)
   t.equal((await anonymous.get('/api/operator/programs/blender/media')).statusCode, 401)
 })
+
+t.test('a visitor without a session sees a new screenshot, and a removed one gone, within a second (the catalogue version moves with every media write)', async (t) => {
+  const shots = async () => ((await send(null, 'GET', '/api/programs/krita', undefined, { 'accept-language': 'en' })).json() as { screenshots: Array<{ id: string }> }).screenshots
+  t.same(await shots(), [], 'none yet — and the answer is now in the shared cache')
+  const added = await send(editor, 'POST', '/api/operator/programs/krita/screenshots', await png(400, 300), { 'content-type': 'image/png' })
+  t.equal(added.statusCode, 201)
+  ahead += 1_001
+  t.same((await shots()).map((shot) => shot.id), [added.json().id], 'shown past the second')
+  t.equal((await send(editor, 'DELETE', `/api/operator/programs/krita/screenshots/${added.json().id}`)).statusCode, 204)
+  ahead += 1_001
+  t.same(await shots(), [], 'and gone')
+})
