@@ -244,7 +244,8 @@ export async function changeDisabled(
     const before = disabledState(current)
     const after = disabledState(updated.rows[0]!)
     const [was, now] = [changedFields(before, after), changedFields(after, before)]
-    await recordAudit(tx, {
+    // Enabling an enabled account (or disabling again for the same reason) changes nothing: nothing to record.
+    if (Object.keys(was).length > 0 || Object.keys(now).length > 0) await recordAudit(tx, {
       actor: audit.actor,
       action: change.disabled ? 'user.disable' : 'user.enable',
       target: `user:${current.id}`,

@@ -189,6 +189,9 @@ t.test('disable: a reason is required; the account\'s sessions end and it sees t
     { actor_email: 'admin@softshelf.test', action: 'user.enable', before: { disabled: true, reason: 'Chargeback fraud, ticket 4411' }, after: { disabled: false, reason: null, by: null, disabledAt: null } },
   ])
   t.equal(entries[0]!.request_id, disabled.headers['x-request-id'], 'the entry names the request')
+  // Enabling it again changes nothing, and records nothing.
+  t.equal((await admin.post(`/api/operator/users/${doraId}/enable`)).statusCode, 200)
+  t.equal((await auditOf(`user:${doraId}`)).length, 2, 'no entry for a change that changed nothing')
 
   const unknown = await support.post('/api/operator/users/no-such-user/disable', { reason: 'x' })
   t.equal(unknown.statusCode, 404)
