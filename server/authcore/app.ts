@@ -17,10 +17,12 @@ import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
+import { DashboardService } from './dashboard.ts'
 import { exportUsers } from './export.ts'
 import { BadRequest } from './input.ts'
 import { KeyStore } from './keys.ts'
 import coreRoutes from './routes/core.ts'
+import dashboardRoutes from './routes/dashboard.ts'
 import recipeRoutes from './routes/recipes.ts'
 import roleRoutes from './routes/roles.ts'
 import sessionRoutes from './routes/session.ts'
@@ -63,6 +65,7 @@ export interface CoreServices {
   sessions: SessionService
   totp: TotpService
   roles: RoleService
+  dashboard: DashboardService
 }
 
 declare module 'fastify' {
@@ -168,6 +171,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     sessions: new SessionService(db, keys, box, options.now),
     totp: new TotpService(db, box),
     roles: new RoleService(db, options.now),
+    dashboard: new DashboardService(db, options.now),
   }
 
   app.decorateRequest('core', null as unknown as CoreScope)
@@ -200,7 +204,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
       if (request.routeOptions.url === '/recipe/multitenancy/tenant/v2') return reply.send({ status: 'TENANT_NOT_FOUND_ERROR' })
       return reply.code(400).type('text/plain; charset=utf-8').send('AppId or tenantId not found')
     }
-    // The real core's app-level endpoints (roles and permissions) answer for the public tenant only.
+    // The real core's app-level endpoints (roles and permissions, the dashboard's accounts) answer for the public tenant only.
     if (routeConfig?.appLevel && routed.tenantId !== 'public') {
       return reply.code(403).type('text/plain; charset=utf-8').send('Only public tenantId can call this app specific API')
     }
@@ -269,6 +273,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   await app.register(sessionRoutes, { services })
   await app.register(recipeRoutes, { services })
   await app.register(roleRoutes, { services })
+  await app.register(dashboardRoutes, { services })
 
   return Object.assign(app as unknown as FastifyInstance, { services })
 }

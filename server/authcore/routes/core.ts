@@ -14,6 +14,23 @@ export const CDI_VERSIONS = ['5.4']
 const USERS_DEFAULT_LIMIT = 100
 const USERS_MAX_LIMIT = 500
 
+/** A search tag's terms: split at ";", trimmed, empty ones dropped; none at all is no filter (undefined). */
+function searchTerms(value: string | undefined, lowercase: boolean): string[] | undefined {
+  const terms = (value ?? '')
+    .split(';')
+    .map((term) => (lowercase ? term.trim().toLowerCase() : term.trim()))
+    .filter((term) => term !== '')
+  return terms.length > 0 ? [...new Set(terms)] : undefined
+}
+
+/** A term taken as it is in LIKE: its own "%" and "_" match themselves. */
+function likeEscaped(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+/** The tags GET /users searches by, as the real core lists them. */
+export const SEARCH_TAGS = ['email', 'phone', 'provider']
+
 export default async function coreRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const { db, apps, keys } = services
 
@@ -71,14 +88,22 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
       params.push(recipes)
       where.push(`u.recipe_id = ANY($${params.length}::text[])`)
     }
-    if (q.email) {
-      params.push(`%${q.email.trim().toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
-      where.push(`u.email LIKE $${params.length}`)
+    // The dashboard's search (the real core's): each tag a list of terms split at ";", any term of a
+    // tag matching, every tag given applying to the same login method.
+    const emails = searchTerms(q.email, true)
+    const phones = searchTerms(q.phone, false)
+    const providers = searchTerms(q.provider, false)
+    if (emails) {
+      // The start of the address, or of its domain.
+      params.push(emails.flatMap((term) => [`${likeEscaped(term)}%`, `%@${likeEscaped(term)}%`]))
+      where.push(`u.email LIKE ANY($${params.length}::text[])`)
     }
-    if (q.provider) {
-      params.push(q.provider)
-      where.push(`u.third_party_id = $${params.length}`)
+    if (providers) {
+      params.push(providers.map((term) => `${likeEscaped(term)}%`))
+      where.push(`u.third_party_id LIKE ANY($${params.length}::text[])`)
     }
+    // Only passwordless login methods have a phone number, and this core has none.
+    if (phones) where.push('false')
     if (q.paginationToken) {
       const [time, id] = Buffer.from(q.paginationToken, 'base64url').toString('utf8').split(';')
       if (!time || !id || !/^\d+$/.test(time)) throw new BadRequest('invalid pagination token')
@@ -100,6 +125,8 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
       ...(rows.length > limit && last ? { nextPaginationToken: Buffer.from(`${last.time_joined};${last.primary_user_id}`).toString('base64url') } : {}),
     }
   })
+
+  app.get('/user/search/tags', async () => ({ status: 'OK', tags: SEARCH_TAGS }))
 
   app.get('/users/count', async (request) => {
     const q = request.query as Record<string, string | undefined>

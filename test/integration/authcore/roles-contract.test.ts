@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream'
 import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { ROLE_CHANGE_RETENTION_MS } from '../../../server/authcore/roles.ts'
@@ -219,4 +220,42 @@ t.test('deleting a user removes its roles and notes the change; the export carri
   t.same(await json('GET', `/second/recipe/user/roles?userId=${holder}`), { status: 'OK', roles: [] })
   t.same(await json('GET', '/public/recipe/role/users?role=exported'), { status: 'OK', users: [kept] })
   t.same(await changedUsers(since), [holder], 'the deleted user\'s roles changed; nobody else\'s')
+})
+
+t.test('the feed is polled twice a second by every instance: its reads write no log line, other calls do', async (t) => {
+  const lines: string[] = []
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter((line) => line !== ''))
+      done()
+    },
+  })
+  const logged = await buildAuthCore({ config: { logLevel: 'info', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, logStream })
+  t.teardown(() => logged.close())
+  await logged.ready()
+  lines.length = 0
+  for (const url of ['/recipe/user/roles/changed?since=0', '/public/recipe/user/roles/changed?since=0', '/appid-public/recipe/user/roles/changed']) {
+    t.equal((await logged.inject({ url, headers: cdi })).statusCode, 200, url)
+  }
+  t.same(lines, [], 'nothing for the feed, in any spelling')
+  t.equal((await logged.inject({ url: '/recipe/roles', headers: cdi })).statusCode, 200)
+  t.ok(lines.some((line) => line.includes('/recipe/roles')), 'a roles read is logged as any call')
+})
+
+t.test('at once: one creation wins; grants racing a removal leave no holder of a role that is gone, and each grant that stood is in the feed', async (t) => {
+  const creations = await Promise.all(Array.from({ length: 8 }, () => send('PUT', '/recipe/role', { role: 'raced', permissions: ['p'] })))
+  t.ok(creations.every((r) => r.statusCode === 200), creations.map((r) => r.body).join(' '))
+  t.equal(creations.filter((r) => r.json().createdNewRole === true).length, 1, 'created once')
+
+  const since = await dbNow()
+  const grants = Array.from({ length: 12 }, (_, i) => send('PUT', '/public/recipe/user/role', { userId: `racer-${i}`, role: 'raced' }))
+  const removal = send('POST', '/recipe/role/remove', { role: 'raced' })
+  const answers = await Promise.all([...grants, removal])
+  t.ok(answers.every((r) => r.statusCode === 200), 'no error: ' + answers.filter((r) => r.statusCode !== 200).map((r) => r.body).join(' '))
+  const granted = answers.slice(0, 12).flatMap((r, i) => (r.json().status === 'OK' ? [`racer-${i}`] : []))
+  t.ok(answers.slice(0, 12).every((r) => ['OK', 'UNKNOWN_ROLE_ERROR'].includes(r.json().status)))
+  t.same(await json('GET', '/recipe/role/users?role=raced'), { status: 'UNKNOWN_ROLE_ERROR' }, 'the role is gone')
+  const held = await db.query("SELECT 1 FROM authcore.user_roles WHERE role = 'raced'")
+  t.equal(held.rowCount, 0, 'and nobody holds it')
+  t.same(await changedUsers(since), [...granted].sort(), 'every grant that stood before the removal is noted (the removal noted them again)')
 })
