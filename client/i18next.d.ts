@@ -6,6 +6,7 @@ import type common from '../locales/en/common.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
+import type operator from '../locales/en/operator.json'
 import type profile from '../locales/en/profile.json'
 import type streaming from '../locales/en/streaming.json'
 import type sentry from '../locales/en/sentry.json'
@@ -26,6 +27,7 @@ declare module 'i18next' {
       streaming: typeof streaming
       sentry: typeof sentry
       checkout: typeof checkout
+      operator: typeof operator
     }
   }
 }

@@ -4,7 +4,8 @@ import { ErrorPage } from './components/error-page.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
-import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/guards.ts'
+import { alwaysRevalidate, operatorGuard, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/guards.ts'
+import { OPERATOR_PAGES } from './pages/operator/routes.ts'
 import type { PageHead } from './lib/head.ts'
 import { page, type RouteHandle } from './lib/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
@@ -202,6 +203,16 @@ export const routes: RouteObject[] = [
                 id: 'stripe-cancel',
               },
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
+              // Issue 28: the operator console, for an account with a role (anyone else: the 404 page).
+              {
+                path: '@/operator',
+                id: 'operator',
+                loader: operatorGuard,
+                shouldRevalidate: alwaysRevalidate,
+                ErrorBoundary: PageErrorBoundary,
+                ...page(['operator'], 'client/pages/operator/layout.tsx', () => import('./pages/operator/layout.tsx')),
+                children: OPERATOR_PAGES.map((entry) => ({ ErrorBoundary: PageErrorBoundary, ...entry.route })),
+              },
             ],
           },
           {

@@ -1,5 +1,5 @@
 import { data, redirect, useRouteLoaderData, type LoaderFunctionArgs, type ShouldRevalidateFunction } from 'react-router'
-import { ACCOUNT_DISABLED_MESSAGE } from '../../shared/constants.ts'
+import { ACCOUNT_DISABLED_MESSAGE, notFoundMessage } from '../../shared/constants.ts'
 import { protectedRedirect, termsRedirect, type SessionState } from '../../shared/session.ts'
 import type { ErrorBody, UserRecord } from '../../shared/types.ts'
 import { apiResponse } from './api.ts'
@@ -95,4 +95,16 @@ export async function protectedGuard({ context, request }: LoaderFunctionArgs): 
   const terms = termsRedirect(user.isTosAccepted, new URL(request.url).pathname === '/tos')
   if (terms) throw redirect(terms)
   return { user }
+}
+
+/**
+ * The operator console (issue 28): only for an account with a role. Anyone else gets the 404 page,
+ * as for any path that is not there — the console does not say it exists. The API checks every
+ * operator call again; this only keeps the pages away.
+ */
+export async function operatorGuard({ context, request }: LoaderFunctionArgs): Promise<null> {
+  const response = await apiResponse(context, '/api/user', request.signal)
+  const roles = response.status === 200 ? (response.body as UserRecord).roles : []
+  if (roles.length === 0) throw data({ message: notFoundMessage(new URL(request.url).pathname) }, { status: 404, statusText: 'Not Found' })
+  return null
 }

@@ -50,6 +50,13 @@ const SAME_AS_ENGLISH = new Set([
   'es:common:errors.other.title', // "Error" is Spanish too
   'de:common:footer.version', // "Version" is German too
   'de:common:categories.simulation',
+  // The operator console's role names that are the same word in these languages.
+  'es:operator:shell.roles.editor',
+  'ro:operator:shell.roles.admin',
+  'ro:operator:shell.roles.editor',
+  'pl:operator:shell.roles.admin',
+  'de:operator:shell.roles.admin',
+  'de:operator:shell.roles.support',
   // Catalogue: loanwords and platform names that the languages use as they are.
   'catalogue:program.price',
   'catalogue:platforms.windows',
