@@ -1,3 +1,4 @@
+import { generateKeyPairSync, sign } from 'node:crypto'
 import t from 'tap'
 import { OPERATOR_ROLES, ROLE_PERMISSIONS } from '../../../shared/operator.ts'
 import { keepOperatorRolesInSync } from '../../../server/bff/auth/operator-access.ts'
@@ -130,6 +131,28 @@ t.test('PUT /api/operator/users/{id}/roles', async (t) => {
       t.equal(((await direct.json()) as { code: string }).code, 'API_PERMISSION_DENIED', role)
     }
   })
+})
+
+t.test('a forged token claiming every permission is refused by the BFF and the API', async (t) => {
+  const stack = await buildStack(t, { auth: true })
+  const tab = await signedInTab(stack, 'forger@example.com')
+  const real = claimsOf(tab)
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+  const header = JSON.parse(Buffer.from((tab.jar.get('sAccessToken') ?? '').split('.')[0]!, 'base64url').toString('utf8')) as object
+  const now = Date.now()
+  const unsigned = `${part(header)}.${part({ ...real, 'st-role': { v: ['admin'], t: now }, 'st-perm': { v: [...ROLE_PERMISSIONS.admin], t: now } })}`
+  const forged = `${unsigned}.${sign('sha256', Buffer.from(unsigned), privateKey).toString('base64url')}`
+  tab.jar.cookies.set('sAccessToken', { value: forged, path: '/' })
+  const viaBff = await tab.put(`/api/operator/users/${idOf(tab)}/roles`, { roles: ['admin'] })
+  t.equal(viaBff.statusCode, 401, 'the BFF: not a session')
+  const direct = await fetch(`${stack.apiUrl}/api/operator/users/${idOf(tab)}/roles`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${forged}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ roles: ['admin'] }),
+  })
+  t.equal(direct.status, 401, 'the API: not a session')
+  t.same((await cdi(stack, 'GET', `/recipe/user/roles?userId=${idOf(tab)}`)).json().roles, [], 'nothing granted')
 })
 
 t.test('a core not reachable at start does not stop the BFF: the roles are tried again, logged once', async (t) => {
