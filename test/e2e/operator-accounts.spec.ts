@@ -53,8 +53,10 @@ test('an admin grants support in the browser; support disables and enables an ac
   await expect(supportPage.getByText(/Disabled on .* Reason: Chargeback, ticket 4411/)).toBeVisible()
 
   // The customer is signed out everywhere; signed in again, the disabled message.
-  await customerPage.goto('/@/library')
-  await expect(customerPage).toHaveURL(/\/login/)
+  await expect(async () => {
+    await customerPage.goto('/@/library')
+    await expect(customerPage).toHaveURL(/\/login/, { timeout: 500 })
+  }).toPass({ timeout: 10_000 })
   await logIn(customerPage, customer)
   await expect(customerPage.getByTestId('account-disabled')).toContainText('Your account has been disabled')
 
