@@ -1,7 +1,7 @@
 import { type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue.ts'
 import { LICENSE_TYPES } from '../../../shared/catalogue-vocabulary.ts'
 import { LOCALES, type Locale } from '../../../shared/locales.ts'
-import type { EditableField, EditorProgram, ProgramAsWritten, ProgramTexts } from '../../../shared/program-editor.ts'
+import { EDITABLE_FIELDS, type EditableField, type EditorProgram, type ProgramAsWritten, type ProgramTexts } from '../../../shared/program-editor.ts'
 
 // The console's program editor (issue 28) works on a draft: the program as its inputs hold it
 // (strings, as typed). From the draft come the body of a create, the fields of a change (only
@@ -149,23 +149,12 @@ export function changesOf(base: Draft, draft: Draft): Partial<Record<EditableFie
   return changes
 }
 
-/** The draft's fields an editor can see as one thing: what a conflict lists and merges. */
-export const DRAFT_PARTS = [
-  'name',
-  'developer',
-  'publisher',
-  'licenseType',
-  'price',
-  'categories',
-  'platforms',
-  'languages',
-  'version',
-  'updated',
-  'released',
-  'homepage',
+/** The draft's fields an editor can see as one thing: what a conflict lists and merges — the editable fields, each language's texts apart. */
+export type DraftPart = Exclude<EditableField, 'texts'> | `texts.${Locale}`
+export const DRAFT_PARTS: readonly DraftPart[] = [
+  ...EDITABLE_FIELDS.filter((field): field is Exclude<EditableField, 'texts'> => field !== 'texts'),
   ...LOCALES.map((locale) => `texts.${locale}` as const),
-] as const
-export type DraftPart = (typeof DRAFT_PARTS)[number]
+]
 
 /** A part's value in a draft, comparable and printable. */
 export function partOf(draft: Draft, part: DraftPart): unknown {
