@@ -70,6 +70,11 @@ const FROM_PROGRAM = `
   JOIN api.license_types lt ON lt.id = p.license_type
   LEFT JOIN api.program_translations tr ON tr.program_id = p.id AND tr.locale = $1`
 
+/** A program's price from its row: null for a free one (no amount and currency stored). */
+export function priceOf(row: Pick<ProgramRow, 'price_amount' | 'price_currency' | 'price_period'>): ProgramSummary['price'] {
+  return row.price_amount === null || row.price_currency === null ? null : { amount: Number(row.price_amount), currency: row.price_currency, period: row.price_period ?? 'one-time' }
+}
+
 function toSummary(row: ProgramRow): ProgramSummary {
   return {
     id: row.id,
@@ -80,10 +85,7 @@ function toSummary(row: ProgramRow): ProgramSummary {
     publisher: { id: row.publisher_id, name: row.publisher_name },
     licenseType: row.license_type,
     isFree: row.is_free,
-    price:
-      row.price_amount === null || row.price_currency === null
-        ? null
-        : { amount: Number(row.price_amount), currency: row.price_currency, period: row.price_period ?? 'one-time' },
+    price: priceOf(row),
     categories: row.categories,
     platforms: row.platforms,
     languages: row.languages,

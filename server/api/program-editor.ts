@@ -15,6 +15,7 @@ import {
 import type { Database, Queryable } from '../db/database.ts'
 import { recordAudit, type AuditActor } from './operator/audit-log.ts'
 import { slugify } from './catalogue-seed.ts'
+import { priceOf } from './catalogue-repository.ts'
 import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from './errors.ts'
 
 // The catalogue as editors write it (issue 28): read a program as written, create, change on top of
@@ -87,10 +88,7 @@ function written(row: StoredRow): EditorProgram {
     developer: { id: row.developer_id, name: row.developer_name },
     publisher: { id: row.publisher_id, name: row.publisher_name },
     licenseType: row.license_type,
-    price:
-      row.price_amount === null || row.price_currency === null
-        ? null
-        : { amount: Number(row.price_amount), currency: row.price_currency, period: row.price_period ?? 'one-time' },
+    price: priceOf(row),
     categories: row.categories,
     platforms: row.platforms,
     languages: row.languages,
