@@ -55,7 +55,8 @@ export interface ProgramRevision {
   revision: number
   at: string
   actor: { id: string; email: string }
-  action: 'create' | 'update' | 'revert' | 'retire'
+  /** 'release': a release recorded (issue 29), by an editor or a feed. */
+  action: 'create' | 'update' | 'revert' | 'retire' | 'release'
   /** The fields this revision changed (`texts.de` for one language's texts). */
   changes: Record<string, { before: unknown; after: unknown }>
 }

@@ -289,7 +289,7 @@ export interface WriteContext {
   requestId: string
 }
 
-async function recordRevision(
+export async function recordRevision(
   tx: Queryable,
   context: WriteContext,
   stored: Stored,

@@ -90,7 +90,7 @@ const Revision = Type.Object({
   revision: Type.Integer(),
   at: Type.String({ description: 'ISO 8601.' }),
   actor: Type.Object({ id: Type.String(), email: Type.String() }),
-  action: StringEnum(['create', 'update', 'revert', 'retire'] as const),
+  action: StringEnum(['create', 'update', 'revert', 'retire', 'release'] as const),
   changes: Type.Record(Type.String(), Change, { description: 'The fields this revision changed; a language\'s texts as `texts.<locale>`, a retirement as `retired`.' }),
 })
 

@@ -1,0 +1,89 @@
+// The living catalogue (issue 29): releases, the ids a program has in other catalogues, watches,
+// notifications, saved searches and compare. Wire types and constants shared by the API, the BFF
+// and the pages; the HTTP contract is docs/API.md's "Living catalogue" section.
+
+/** Where a release came from: an editor (the console, the seed) or a feed, named `<format>:<host>` (`appstream:dl.flathub.org`, `homebrew:formulae.brew.sh`, `appstream:file`). */
+export type ReleaseSource = string
+export const EDITOR_RELEASE_SOURCE = 'editor'
+
+/** One release of a program, as `GET /api/programs/{id}/releases` lists them (newest first). */
+export interface Release {
+  version: string
+  /** "YYYY-MM-DD" (or "YYYY"/"YYYY-MM" for releases the seed knew only that well). */
+  date: string
+  notesUrl?: string
+  source: ReleaseSource
+}
+
+/** The ids a program has elsewhere, each optional. */
+export const EXTERNAL_CATALOGUES = ['flathub', 'winget', 'homebrew'] as const
+export type ExternalCatalogue = (typeof EXTERNAL_CATALOGUES)[number]
+export type ExternalIds = Partial<Record<ExternalCatalogue, string>>
+/** What an id of each looks like: Flathub's reverse-DNS app id, winget's Publisher.Package, a Homebrew cask token. */
+export const EXTERNAL_ID_PATTERNS: Record<ExternalCatalogue, RegExp> = {
+  flathub: /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*){2,}$/,
+  winget: /^[A-Za-z0-9][\w-]*(\.[\w-]+)+$/,
+  homebrew: /^[a-z0-9][a-z0-9@._+-]*$/,
+}
+export const EXTERNAL_ID_MAX_LENGTH = 255
+
+/** What of a watched program an account hears of. */
+export const WATCH_EVENTS = ['release', 'price', 'licence'] as const
+export type WatchEvent = (typeof WATCH_EVENTS)[number]
+
+/** `GET /api/user/watches` items. */
+export interface Watch {
+  programId: string
+  events: WatchEvent[]
+  createdAt: string
+}
+
+/** A notification's type: a watched program's event, or a saved search's new match. */
+export const NOTIFICATION_TYPES = ['release', 'price', 'licence', 'search'] as const
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
+
+/** `data` of each notification type. */
+export interface NotificationData {
+  release: { version: string; date: string; notesUrl?: string; source: ReleaseSource; programName: string }
+  price: { before: { amount: number; currency: string; period: string } | null; after: { amount: number; currency: string; period: string } | null; programName: string }
+  licence: { before: string; after: string; programName: string }
+  search: { searchId: string; searchName: string; query: string; programName: string }
+}
+
+export interface Notification<T extends NotificationType = NotificationType> {
+  id: string
+  type: T
+  programId: string
+  /** ISO 8601. */
+  at: string
+  read: boolean
+  data: NotificationData[T]
+}
+
+/** `GET /api/user/notifications`. */
+export interface NotificationList {
+  items: Notification[]
+  unread: number
+}
+
+/** How an account hears of its notifications by mail (`PATCH /api/user { notify }`). */
+export const NOTIFY_MODES = ['off', 'immediate', 'daily'] as const
+export type NotifyMode = (typeof NOTIFY_MODES)[number]
+export const DEFAULT_NOTIFY_MODE: NotifyMode = 'daily'
+
+/** A saved search: the catalogue's query string (`q=…&category=…&platform=…`, no leading `?`). */
+export interface SavedSearch {
+  id: string
+  name: string
+  query: string
+  createdAt: string
+}
+export const SAVED_SEARCHES_MAX = 20
+export const SAVED_SEARCH_NAME_MAX = 100
+
+/** `/compare?programs=a,b,c`: how many programs a comparison holds. */
+export const COMPARE_MIN = 2
+export const COMPARE_MAX = 4
+
+/** Atom feeds: how many of the newest releases each lists. */
+export const ATOM_FEED_ENTRIES = 50
