@@ -30,6 +30,7 @@ import { sessionIssuer } from '../http/session-token.ts'
 import { CATALOGUE_VERSION_CHECK_MS, CatalogueIndex, catalogueVersion } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
+import watchRoutes from './routes/watches.ts'
 import avatarRoutes from './routes/avatars.ts'
 import programMediaRoutes from './routes/media.ts'
 import { migrateApiSchema } from './schema.ts'
@@ -305,6 +306,8 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
   const roles = new CurrentRoles(roleChanges, core.userRoles)
   await app.register(userRoutes, { guard, roles, signInMethods: core.signInMethods, deletions, now: clock })
+  // Issue 29: watchlists and notifications.
+  await app.register(watchRoutes, { guard })
   await app.register(avatarRoutes)
   // Issue 28: programs' uploaded screenshots and logos.
   await app.register(programMediaRoutes)
