@@ -164,7 +164,7 @@ function readCatalogueFeeds(r: Reader): Config['catalogueFeeds'] {
     if (value === undefined) return fallback
     const ms = parseDuration(value)
     if (ms === undefined || ms < min || ms > max) {
-      r.problems.push(`${name} must be a duration from ${min / 1_000} seconds to ${max / 3_600_000} hours: seconds ("21600") or with a unit ("90s", "30m", "6h", "1d") (got "${value}")`)
+      r.problems.push(`${name} must be a duration from ${min / 1_000} s to ${max / 3_600_000} h: seconds ("21600") or with a unit ("90s", "30m", "6h", "1d") (got "${value}")`)
       return fallback
     }
     return ms
