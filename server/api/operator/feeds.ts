@@ -181,29 +181,29 @@ export default async function feedRoutes(plugin: FastifyInstance, opts: Operator
 
   app.get(
     '/api/operator/feeds',
-    { schema: { response: { 200: Type.Object({ feeds: Type.Array(Feed), intervalSeconds: Type.Integer() }) } } },
+    { schema: { description: 'The configured catalogue feeds with what was last read of each, and their newest reports.', response: { 200: Type.Object({ feeds: Type.Array(Feed), intervalSeconds: Type.Integer() }) } } },
     async () => ({ feeds: await feedStates(db, opts.feeds), intervalSeconds: Math.round(opts.feeds.intervalMs / 1000) }),
   )
 
-  app.post('/api/operator/feeds/sync', { schema: { response: { 200: SyncSummarySchema } } }, async (request) => {
+  app.post('/api/operator/feeds/sync', { schema: { description: 'Reads every catalogue feed now, whatever the interval, and answers what the pass did.', response: { 200: SyncSummarySchema } } }, async (request) => {
     const summary = await opts.feeds.run({ requestId: request.id })
     request.log.info({ event: 'feeds-synced', feeds: summary.feeds.map((f) => ({ feed: f.feed, status: f.status })) }, 'an operator ran the catalogue feeds')
     return summary
   })
 
-  app.get('/api/operator/proposed-changes', { schema: { response: { 200: Type.Object({ items: Type.Array(Proposal), total: Type.Integer() }) } } }, async () => {
+  app.get('/api/operator/proposed-changes', { schema: { description: 'The changes the feeds propose that no editor has decided yet, newest first.', response: { 200: Type.Object({ items: Type.Array(Proposal), total: Type.Integer() }) } } }, async () => {
     const { rows } = await db.query<ProposalRow>(`${SELECT_PROPOSALS} WHERE c.decision IS NULL ORDER BY c.id DESC LIMIT ${PROPOSALS_SHOWN}`)
     const count = await db.query<{ total: number }>('SELECT count(*)::int AS total FROM api.proposed_changes WHERE decision IS NULL')
     return { items: rows.map(proposalOf), total: count.rows[0]!.total }
   })
 
-  app.post('/api/operator/proposed-changes/:id/accept', { schema: { params: Params, response: { 200: Type.Object({ revision: Type.Integer() }) } } }, async (request) => {
+  app.post('/api/operator/proposed-changes/:id/accept', { schema: { description: "Applies a proposed change as the editor's own change of the program, on its current revision.", params: Params, response: { 200: Type.Object({ revision: Type.Integer() }) } } }, async (request) => {
     const accepted = await acceptProposal(db, request.params.id, context(request), opts.now())
     request.log.info({ event: 'proposal-accepted', proposal: request.params.id, revision: accepted.revision }, 'an editor accepted a proposed change')
     return accepted
   })
 
-  app.post('/api/operator/proposed-changes/:id/reject', { schema: { params: Params, response: { 200: Type.Object({ decision: Type.Literal('rejected') }) } } }, async (request) => {
+  app.post('/api/operator/proposed-changes/:id/reject', { schema: { description: 'Turns a proposed change down: the same value from the same feed is not proposed again.', params: Params, response: { 200: Type.Object({ decision: Type.Literal('rejected') }) } } }, async (request) => {
     await rejectProposal(db, request.params.id, context(request), opts.now())
     request.log.info({ event: 'proposal-rejected', proposal: request.params.id }, 'an editor rejected a proposed change')
     return { decision: 'rejected' as const }
