@@ -135,6 +135,29 @@ t.test('the feeds and proposed changes API', async (t) => {
     t.same(sync.feeds[0].proposals, [])
   })
 
+  await t.test('the console page: the feed, its reports, the pending proposals with Accept / Reject; in German; not for support', async (t) => {
+    const html = await editor.get('/@/operator/feeds', { accept: 'text/html' })
+    t.equal(html.statusCode, 200)
+    t.match(html.body, /<h1[^>]*>Feeds<\/h1>/)
+    t.ok(html.body.includes(feedName), 'the feed by its name')
+    t.match(html.body, /Working/)
+    t.match(html.body, /Older version ignored/)
+    t.match(html.body, /Create images and edit photographs/, "GIMP's pending summary")
+    t.notMatch(html.body, /GNU Image Manipulation Program<\/ins>/, 'not the rejected name')
+    t.match(html.body, />Accept<\/button>/)
+    t.match(html.body, />Read the feeds now<\/button>/)
+    const overview = await editor.get('/@/operator', { accept: 'text/html' })
+    t.match(overview.body, /href="\/@\/operator\/feeds"[^>]*>Feeds</, 'a section of the console for an editor')
+    const german = await editor.get('/@/operator/feeds', { accept: 'text/html', cookie: `${editor.jar.header('/')}; lang=de` })
+    t.match(german.body, /<h1[^>]*>Quellen<\/h1>/)
+    t.match(german.body, />Annehmen<\/button>/)
+    const support = await operatorTab(stack, 'sam@example.com', ['support'])
+    t.notMatch((await support.get('/@/operator', { accept: 'text/html' })).body, /href="\/@\/operator\/feeds"/, 'no Feeds section for support')
+    const refused = await support.get('/@/operator/feeds', { accept: 'text/html' })
+    t.equal(refused.statusCode, 403)
+    t.notOk(refused.body.includes(feedName), 'nothing of the feeds shown')
+  })
+
   await t.test('npm run catalogue -- sync: through the running API, printing what it did', async (t) => {
     const port = new URL(stack.apiUrl).port
     const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: tempDir(t), API_HOST: '127.0.0.1', API_PORT: port, OPERATOR_TOKEN: stack.operatorToken }
