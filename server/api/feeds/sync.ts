@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { CatalogueFeed, Config } from '../../config.ts'
 import type { Database, Queryable } from '../../db/database.ts'
+import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import type { OutageLogger } from '../../http/outage-log.ts'
 import { PROGRAM_LIMITS } from '../../../shared/program-editor.ts'
 import { compareVersions, recordRelease } from '../releases.ts'
@@ -327,7 +328,8 @@ export class FeedSchedule {
       await this.sync.run({ dueOnly: true })
       this.failures.succeeded()
     } catch (error) {
-      this.failures.failed(error, 'a catalogue feed pass failed; it runs again at the next check')
+      // A database out of reach is its outage log's to tell, once (issue 18); the pass runs again.
+      if (!isDatabaseUnreachable(error)) this.failures.failed(error, 'a catalogue feed pass failed; it runs again at the next check')
     } finally {
       this.arm()
     }
