@@ -10,7 +10,7 @@ import { readProgram } from '../../../server/api/program-editor.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'
 import { parseCatalogueFeed, type CatalogueFeed } from '../../../server/config.ts'
 import type { Database } from '../../../server/db/database.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { openTestDatabase, secondConnection, waitUntil } from '../../helpers.ts'
 
 // Issue 29, "the catalogue keeps itself current": the sync against feeds served on loopback by a
 // tiny HTTP server (the fixtures in test/fixtures/feeds, made for these tests, in both formats and
@@ -355,4 +355,31 @@ t.test('the timer reads each feed once per interval between the instances (an in
   const idle = new FeedSchedule(new FeedSync(db, { feeds: [], maxBytes: 1024, timeoutMs: 1_000, intervalMs: interval, now: () => NOW, log: recordingLog().log }), interval, failures, timers)
   idle.start()
   t.equal(armed.length, count, 'no feeds configured: no timer')
+})
+
+t.test('two instances never apply at once: while another holds the feeds\' lock, a pass skips the feed and changes nothing', async (t) => {
+  const db = await catalogue(t)
+  if (db.kind === 'pglite') {
+    t.pass('one process holds the embedded database: there is no other instance (PostgreSQL only)')
+    return
+  }
+  const served = await feedServer(t)
+  const feed = feedOf(`appstream:${served.base}/appstream.xml`)
+  const { sync } = syncOf(db, [feed])
+  const other = await secondConnection(t, db)
+  let release: (() => void) | undefined
+  const held = other.transaction(
+    async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['softshelf:api:catalogue-feeds'])
+      await new Promise<void>((resolve) => (release = resolve))
+    },
+    { timeoutMs: 30_000 },
+  )
+  await waitUntil(() => release !== undefined)
+  t.match((await sync.run()).feeds[0], { status: 'skipped', releases: [] })
+  t.equal((await readProgram(db, 'blender'))!.version, '4.4', 'nothing applied')
+  t.match((await db.query('SELECT etag FROM api.catalogue_feeds')).rows, [{ etag: null }], 'nor its ETag kept: the next pass reads it whole')
+  release!()
+  await held
+  t.match((await sync.run()).feeds[0], { status: 'updated', releases: [{ programId: 'blender', version: '4.5' }] })
 })
