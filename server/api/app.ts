@@ -60,6 +60,8 @@ import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
 import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
 import { createBackup } from '../backup/backup.ts'
+import { FeedSchedule, FeedSync, feedSyncOptions } from './feeds/sync.ts'
+import { SyncSummarySchema } from './operator/feeds.ts'
 
 export interface ApiOptions {
   config: Config
@@ -334,8 +336,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
   await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
+  // The catalogue keeps itself current (issue 29, decision 029): CATALOGUE_FEEDS read every
+  // CATALOGUE_FEED_INTERVAL between the instances, or at once from the console or the command.
+  const feeds = new FeedSync(db, feedSyncOptions(config, clock, app.log))
+  const feedSchedule = new FeedSchedule(feeds, config.catalogueFeeds.intervalMs, new RepeatedFailureLog(app.log, 'the catalogue feeds'))
+  app.addHook('onReady', async () => feedSchedule.start())
+  app.addHook('onClose', async () => feedSchedule.stop())
   // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
-  await app.register(operatorRoutes, { guard, core, roles, now: clock })
+  await app.register(operatorRoutes, { guard, core, roles, now: clock, feeds })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined
@@ -429,6 +437,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           return { disabled }
         },
       )
+      // npm run catalogue -- sync (issue 29): one pass over the feeds now, and what it did.
+      internal.post('/internal/catalogue/sync', { schema: { response: { 200: SyncSummarySchema } } }, async (request) => {
+        const summary = await feeds.run({ requestId: request.id })
+        request.log.info({ event: 'feeds-synced', feeds: summary.feeds.map((f) => ({ feed: f.feed, status: f.status })) }, 'the catalogue command ran the feeds')
+        return summary
+      })
       // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).
       internalRoleRoutes(plugin, { db, core, roles })
     })

@@ -51,3 +51,7 @@ export const ApiRevisionConflict = createError<[number]>(
 )
 /** Issue 28: a program editors have retired from the catalogue. */
 export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)
+/** Issue 29: a feed's proposed change that does not exist. */
+export const ApiProposalNotFound = createError('API_PROPOSAL_NOT_FOUND', 'There is no such proposed change.', 404)
+/** Issue 29: a proposed change an editor already accepted or rejected. */
+export const ApiProposalDecided = createError<[string]>('API_PROPOSAL_DECIDED', 'This proposed change was already %s: there is nothing left to decide.', 409)
