@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
@@ -153,4 +154,21 @@ test('the platform filter on the public listing and its signed-in twin, in the U
   // The personal library has the control too.
   await page.goto('/@/library?platform=web')
   await expect(page.getByLabel('Platform')).toHaveValue('web')
+})
+
+test('the comparison, its tray and its error page pass axe, in English and Romanian', async ({ page, context }) => {
+  // One program picked, so that the tray shows too.
+  await page.goto('/programs/blender')
+  await hydrated(page)
+  await page.locator('.program-actions').getByRole('button', { name: 'Compare Blender', exact: true }).click()
+  for (const lang of ['en', 'ro']) {
+    await context.addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
+    for (const url of ['/compare?programs=blender,gimp,krita', '/compare?programs=blender,blender']) {
+      await page.goto(url)
+      await hydrated(page)
+      await expect(page.getByTestId('compare-tray')).toBeVisible()
+      const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+      expect(result.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), `${url} in ${lang}`).toEqual([])
+    }
+  }
 })
