@@ -3,6 +3,7 @@ import type auth from '../locales/en/auth.json'
 import type catalogue from '../locales/en/catalogue.json'
 import type checkout from '../locales/en/checkout.json'
 import type common from '../locales/en/common.json'
+import type compare from '../locales/en/compare.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
@@ -28,6 +29,7 @@ declare module 'i18next' {
       sentry: typeof sentry
       checkout: typeof checkout
       operator: typeof operator
+      compare: typeof compare
     }
   }
 }
