@@ -2,10 +2,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router'
 import { EDITOR_RELEASE_SOURCE, type Release } from '../../../shared/living-catalogue.ts'
-import { formatPartialDate } from '../../../shared/partial-dates.ts'
+import { formatPartialDate, type DatePrecision } from '../../../shared/partial-dates.ts'
 import { RELEASE_LIMITS, releaseProblems, type FieldProblem } from '../../../shared/program-editor.ts'
 import { Notice } from '../../components/auth-shell.tsx'
-import { feedName, releasePrecision } from '../../components/release-history.tsx'
 import { apiSend, errorMessage } from '../../lib/api.ts'
 
 // A program's releases in the console (issue 29): its history, newest first, and an editor's new
@@ -20,6 +19,9 @@ const FIELDS: readonly ReleaseField[] = ['version', 'date', 'notesUrl']
 export interface ReleaseArrival {
   releaseAdded?: string
 }
+
+/** How precisely a release's date is known, from how it is written (the public page's rule too; kept apart so its chunk stays its own). */
+const precisionOf = (date: string): DatePrecision => (date.length === 4 ? 'year' : date.length === 7 ? 'month' : 'day')
 
 const today = (): string => new Date().toISOString().slice(0, 10)
 
@@ -138,9 +140,9 @@ export function ProgramReleases({ programId, releases }: { programId: string; re
                 <tr key={release.version}>
                   <td>{release.version}</td>
                   <td>
-                    <time dateTime={release.date}>{formatPartialDate(release.date, releasePrecision(release.date), i18n.language)}</time>
+                    <time dateTime={release.date}>{formatPartialDate(release.date, precisionOf(release.date), i18n.language)}</time>
                   </td>
-                  <td>{release.source === EDITOR_RELEASE_SOURCE ? t('releases.editors') : feedName(release.source)}</td>
+                  <td>{release.source === EDITOR_RELEASE_SOURCE ? t('releases.editors') : <code>{release.source}</code>}</td>
                   <td>
                     {release.notesUrl ? (
                       <a href={release.notesUrl} rel="noopener noreferrer external" target="_blank">
