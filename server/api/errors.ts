@@ -55,3 +55,9 @@ export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'T
 export const ApiProposalNotFound = createError('API_PROPOSAL_NOT_FOUND', 'There is no such proposed change.', 404)
 /** Issue 29: a proposed change an editor already accepted or rejected. */
 export const ApiProposalDecided = createError<[string]>('API_PROPOSAL_DECIDED', 'This proposed change was already %s: there is nothing left to decide.', 409)
+/** Issue 29: a release of a version the program's history already has. */
+export const ApiReleaseExists = createError<[string, string]>(
+  'API_RELEASE_EXISTS',
+  'The program "%s" already has a release of version %s: each version is recorded once.',
+  409,
+)
