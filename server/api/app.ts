@@ -58,6 +58,8 @@ import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
 import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
 import { createBackup } from '../backup/backup.ts'
+import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from './notification-mail.ts'
+import notificationMailRoutes from './routes/notification-mail.ts'
 
 export interface ApiOptions {
   config: Config
@@ -316,6 +318,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
   await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
+  // Notification mail (issue 29, decision 030): the BFF's mail worker claims the accounts a mail is
+  // due to with the auth core's key (or the operator token); the unsubscribe links' key is shared
+  // by every instance through the database.
+  const notificationMail = new NotificationMail({ db, coreUser: (userId) => core.user(userId), log: app.log, now: clock }, new UnsubscribeTokens(await unsubscribeKey(db), clock))
+  await app.register(notificationMailRoutes, {
+    mail: notificationMail,
+    secrets: [...(config.authCoreApiKeys ?? []), ...(coreApiKey ? [coreApiKey] : []), ...(options.operatorToken ? [options.operatorToken] : [])],
+  })
   // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
   await app.register(operatorRoutes, { guard, core, roles, now: clock })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the

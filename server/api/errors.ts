@@ -51,3 +51,6 @@ export const ApiRevisionConflict = createError<[number]>(
 )
 /** Issue 28: a program editors have retired from the catalogue. */
 export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)
+// Issue 29: the one-click unsubscribe link of a notification mail (docs/API.md "Notification mail and one-click unsubscribe").
+export const ApiUnsubscribeLinkInvalid = createError('API_UNSUBSCRIBE_LINK_INVALID', 'This unsubscribe link is not valid: nothing was changed. Turn notification mail off on your profile instead.', 400)
+export const ApiUnsubscribeLinkExpired = createError('API_UNSUBSCRIBE_LINK_EXPIRED', 'This unsubscribe link is more than 60 days old: nothing was changed. Use the link of a newer mail, or turn notification mail off on your profile.', 400)
