@@ -60,8 +60,8 @@ export type UnsubscribeCheck = { userId: string; language: Locale } | 'invalid' 
 
 /** The unsubscribe links' key (migration 025): written by the first instance, shared by all. */
 export async function unsubscribeKey(db: Queryable): Promise<Buffer> {
-  await db.query(`INSERT INTO notification_mail_keys (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, [randomBytes(32).toString('base64url')])
-  const { rows } = await db.query<{ secret: string }>(`SELECT secret FROM notification_mail_keys WHERE id = 1`)
+  await db.query(`INSERT INTO api.notification_mail_keys (id, secret) VALUES (1, $1) ON CONFLICT (id) DO NOTHING`, [randomBytes(32).toString('base64url')])
+  const { rows } = await db.query<{ secret: string }>(`SELECT secret FROM api.notification_mail_keys WHERE id = 1`)
   return Buffer.from(rows[0]!.secret, 'base64url')
 }
 
@@ -137,12 +137,12 @@ export class NotificationMail {
     const now = this.now()
     const userIds = await this.dueAccounts(limit, now)
     if (userIds.length === 0) return []
-    await this.db.query(`INSERT INTO notification_mail_accounts (user_id) SELECT unnest($1::text[]) ON CONFLICT (user_id) DO NOTHING`, [userIds])
+    await this.db.query(`INSERT INTO api.notification_mail_accounts (user_id) SELECT unnest($1::text[]) ON CONFLICT (user_id) DO NOTHING`, [userIds])
     // One statement: an account another worker holds (its lease running, or its transaction
     // locking the row now) is skipped, and the lease is checked again on the row as it is now.
     const { rows: claimed } = await this.db.query<{ user_id: string; claim_id: string | null; claim_notifications: string[] | null; verified_email: string | null }>(
-      `UPDATE notification_mail_accounts m SET claimed_until = $2
-        WHERE m.user_id IN (SELECT user_id FROM notification_mail_accounts WHERE user_id = ANY($1::text[]) ORDER BY user_id FOR UPDATE SKIP LOCKED)
+      `UPDATE api.notification_mail_accounts m SET claimed_until = $2
+        WHERE m.user_id IN (SELECT user_id FROM api.notification_mail_accounts WHERE user_id = ANY($1::text[]) ORDER BY user_id FOR UPDATE SKIP LOCKED)
           AND (m.claimed_until IS NULL OR m.claimed_until <= $3) AND (m.skipped_until IS NULL OR m.skipped_until <= $3)
         RETURNING m.user_id, m.claim_id, m.claim_notifications, m.verified_email`,
       [userIds, new Date(now + NOTIFICATION_MAIL_LEASE_MS), new Date(now)],
@@ -150,7 +150,7 @@ export class NotificationMail {
     if (claimed.length === 0) return []
     // The account as it is now: its setting may have changed since it was read.
     const { rows: users } = await this.db.query<{ id: string; email: string; language: string }>(
-      `SELECT id, email, language FROM users
+      `SELECT id, email, language FROM api.users
         WHERE id = ANY($1::text[]) AND disabled_at IS NULL AND notify <> 'off' AND (notify = 'immediate' OR notified_at IS NULL OR notified_at <= $2)`,
       [claimed.map((row) => row.user_id), new Date(now - DAILY_DIGEST_MS)],
     )
@@ -187,12 +187,12 @@ export class NotificationMail {
     }
     if (newlyVerified.length > 0) {
       await this.db.query(
-        `UPDATE notification_mail_accounts m SET verified_email = x.email FROM unnest($1::text[], $2::text[]) AS x(user_id, email) WHERE m.user_id = x.user_id`,
+        `UPDATE api.notification_mail_accounts m SET verified_email = x.email FROM unnest($1::text[], $2::text[]) AS x(user_id, email) WHERE m.user_id = x.user_id`,
         [newlyVerified.map((v) => v.userId), newlyVerified.map((v) => v.email)],
       )
     }
     if (skip.length > 0) {
-      await this.db.query(`UPDATE notification_mail_accounts SET claimed_until = NULL, skipped_until = $2 WHERE user_id = ANY($1::text[])`, [skip, new Date(now + UNVERIFIED_RECHECK_MS)])
+      await this.db.query(`UPDATE api.notification_mail_accounts SET claimed_until = NULL, skipped_until = $2 WHERE user_id = ANY($1::text[])`, [skip, new Date(now + UNVERIFIED_RECHECK_MS)])
     }
 
     // What each mail carries: a claim taken again carries what it carried (those not mailed since);
@@ -203,7 +203,7 @@ export class NotificationMail {
     const totals = new Map<string, number>()
     if (again.length > 0) {
       const { rows } = await this.db.query<NotificationRow>(
-        `SELECT id, user_id, type, program_id, at, data, read_at FROM notifications
+        `SELECT id, user_id, type, program_id, at, data, read_at FROM api.notifications
           WHERE id = ANY($1::bigint[]) AND mailed_at IS NULL ORDER BY user_id, id`,
         [again.flatMap((row) => row.claim_notifications ?? [])],
       )
@@ -213,7 +213,7 @@ export class NotificationMail {
       const { rows } = await this.db.query<NotificationRow>(
         `SELECT id, user_id, type, program_id, at, data, read_at, total FROM (
            SELECT n.*, row_number() OVER (PARTITION BY user_id ORDER BY id) AS k, count(*) OVER (PARTITION BY user_id)::int AS total
-             FROM notifications n WHERE user_id = ANY($1::text[]) AND mailed_at IS NULL) x
+             FROM api.notifications n WHERE user_id = ANY($1::text[]) AND mailed_at IS NULL) x
           WHERE k <= $2 ORDER BY user_id, id`,
         [fresh.map((row) => row.user_id), NOTIFICATION_MAIL_MAX_ITEMS],
       )
@@ -224,7 +224,7 @@ export class NotificationMail {
     }
     if (again.length > 0) {
       const { rows } = await this.db.query<{ user_id: string; total: number }>(
-        `SELECT user_id, count(*)::int AS total FROM notifications WHERE user_id = ANY($1::text[]) AND mailed_at IS NULL GROUP BY user_id`,
+        `SELECT user_id, count(*)::int AS total FROM api.notifications WHERE user_id = ANY($1::text[]) AND mailed_at IS NULL GROUP BY user_id`,
         [again.map((row) => row.user_id)],
       )
       for (const row of rows) totals.set(row.user_id, Number(row.total))
@@ -253,13 +253,13 @@ export class NotificationMail {
     }
     if (newClaims.length > 0) {
       await this.db.query(
-        `UPDATE notification_mail_accounts m SET claim_id = x.claim_id, claim_notifications = x.ids
+        `UPDATE api.notification_mail_accounts m SET claim_id = x.claim_id, claim_notifications = x.ids
            FROM jsonb_to_recordset($1::jsonb) AS x(user_id text, claim_id text, ids bigint[]) WHERE m.user_id = x.user_id`,
         [JSON.stringify(newClaims)],
       )
     }
     if (release.length > 0) {
-      await this.db.query(`UPDATE notification_mail_accounts SET claimed_until = NULL, claim_id = NULL, claim_notifications = NULL WHERE user_id = ANY($1::text[])`, [release])
+      await this.db.query(`UPDATE api.notification_mail_accounts SET claimed_until = NULL, claim_id = NULL, claim_notifications = NULL WHERE user_id = ANY($1::text[])`, [release])
     }
     return claims
   }
@@ -277,9 +277,9 @@ export class NotificationMail {
                 (u.id IS NOT NULL AND u.notify <> 'off' AND u.disabled_at IS NULL
                  AND (u.notify = 'immediate' OR u.notified_at IS NULL OR u.notified_at <= $3)
                  AND (m.user_id IS NULL OR ((m.claimed_until IS NULL OR m.claimed_until <= $2) AND (m.skipped_until IS NULL OR m.skipped_until <= $2)))) AS due
-           FROM (SELECT DISTINCT user_id FROM notifications WHERE mailed_at IS NULL AND user_id > $1 ORDER BY user_id LIMIT $4) n
-           LEFT JOIN users u ON u.id = n.user_id
-           LEFT JOIN notification_mail_accounts m ON m.user_id = n.user_id
+           FROM (SELECT DISTINCT user_id FROM api.notifications WHERE mailed_at IS NULL AND user_id > $1 ORDER BY user_id LIMIT $4) n
+           LEFT JOIN api.users u ON u.id = n.user_id
+           LEFT JOIN api.notification_mail_accounts m ON m.user_id = n.user_id
           ORDER BY n.user_id`,
         [cursor, new Date(now), new Date(now - DAILY_DIGEST_MS), SCAN_CHUNK],
       )
@@ -300,22 +300,22 @@ export class NotificationMail {
     const now = new Date(this.now())
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ user_id: string; claim_notifications: string[] | null }>(
-        `SELECT m.user_id, m.claim_notifications FROM notification_mail_accounts m JOIN unnest($1::text[], $2::text[]) AS x(user_id, claim_id)
+        `SELECT m.user_id, m.claim_notifications FROM api.notification_mail_accounts m JOIN unnest($1::text[], $2::text[]) AS x(user_id, claim_id)
              ON m.user_id = x.user_id AND m.claim_id = x.claim_id
            FOR UPDATE OF m`,
         [claims.map((c) => c.userId), claims.map((c) => c.claimId)],
       )
       if (rows.length === 0) return 0
       await tx.query(
-        `UPDATE notification_mail_accounts SET claim_id = NULL, claim_notifications = NULL, claimed_until = LEAST(claimed_until, $2::timestamptz + $3::bigint * interval '1 millisecond')
+        `UPDATE api.notification_mail_accounts SET claim_id = NULL, claim_notifications = NULL, claimed_until = LEAST(claimed_until, $2::timestamptz + $3::bigint * interval '1 millisecond')
           WHERE user_id = ANY($1::text[])`,
         [rows.map((row) => row.user_id), now, AFTER_ACK_MS],
       )
       if (rows.length === 0) return 0
       const userIds = rows.map((row) => row.user_id)
       const ids = rows.flatMap((row) => row.claim_notifications ?? [])
-      await tx.query(`UPDATE notifications SET mailed_at = $3 WHERE id = ANY($1::bigint[]) AND user_id = ANY($2::text[]) AND mailed_at IS NULL`, [ids, userIds, now])
-      await tx.query(`UPDATE users SET notified_at = $2 WHERE id = ANY($1::text[])`, [userIds, now])
+      await tx.query(`UPDATE api.notifications SET mailed_at = $3 WHERE id = ANY($1::bigint[]) AND user_id = ANY($2::text[]) AND mailed_at IS NULL`, [ids, userIds, now])
+      await tx.query(`UPDATE api.users SET notified_at = $2 WHERE id = ANY($1::text[])`, [userIds, now])
       return rows.length
     })
   }
@@ -326,9 +326,9 @@ export class NotificationMail {
     if (typeof checked === 'string') return checked
     const now = new Date(this.now())
     const changed = await this.db.transaction(async (tx) => {
-      const { rowCount } = await tx.query(`UPDATE users SET notify = 'off' WHERE id = $1`, [checked.userId])
+      const { rowCount } = await tx.query(`UPDATE api.users SET notify = 'off' WHERE id = $1`, [checked.userId])
       if (rowCount === 0) return false
-      await tx.query(`UPDATE notifications SET mailed_at = $2 WHERE user_id = $1 AND mailed_at IS NULL`, [checked.userId, now])
+      await tx.query(`UPDATE api.notifications SET mailed_at = $2 WHERE user_id = $1 AND mailed_at IS NULL`, [checked.userId, now])
       return true
     })
     return changed ? checked : 'invalid'
