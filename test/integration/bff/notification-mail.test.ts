@@ -138,3 +138,118 @@ t.test('two claimers never take one account; a claim not acknowledged comes back
     'the lease ran out without an acknowledgement: the same claims, with their ids',
   )
 })
+
+interface StoredMail {
+  to: string
+  subject: string
+  text: string
+  html: string
+  headers?: Record<string, string>
+}
+const mailsTo = (stack: Stack, to: string) => (mailsIn(stack.config.dataDir, to) as StoredMail[]).filter((mail) => mail.headers?.['List-Unsubscribe'])
+const tokenOf = (mail: StoredMail) => new URL(/^<(.+)>$/.exec(mail.headers!['List-Unsubscribe']!)![1]!).searchParams.get('token')!
+
+t.test("the worker: a watched program's release is one mail in the account's language with the one-click headers; a crash before the acknowledgement still makes one", async (t) => {
+  let now = Date.parse('2026-11-27T09:00:00Z')
+  const stack = await buildStack(t, { auth: true, now: () => now })
+  await signedInTab(stack, 'ada@example.com')
+  const ada = await userIdOf(stack, 'ada@example.com')
+  await stack.db.query(`UPDATE api.users SET notify = 'immediate', language = 'de' WHERE id = $1`, [ada])
+  await notifyRelease(stack, ada, 'blender', '4.5')
+
+  t.equal(await stack.bff.notificationMail.tick(), 1, 'one mail queued')
+  t.equal(await stack.bff.notificationMail.tick(), 0, 'and nothing more')
+  await stack.bff.mailOutbox.tick()
+  const [mail, ...others] = mailsTo(stack, 'ada@example.com')
+  t.equal(others.length, 0, 'one mail')
+  t.equal(mail!.subject, 'Neue Version von Blender: 4.5', "in the account's language")
+  t.match(mail!.headers!['List-Unsubscribe'], /^<http:\/\/localhost:3000\/mail\/unsubscribe\?token=[A-Za-z0-9_.-]+>$/)
+  t.equal(mail!.headers!['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click')
+  t.match(mail!.html, 'href="http://localhost:3000/programs/blender"', "the program's page")
+  t.match(mail!.text, 'http://localhost:3000/mail/unsubscribe?token=', 'the link in the text too')
+  const unmailed = await stack.db.query(`SELECT 1 FROM api.notifications WHERE user_id = $1 AND mailed_at IS NULL`, [ada])
+  t.equal(unmailed.rowCount, 0, 'the notification is mailed')
+
+  // The worker dies between writing the mail and saying so: the claim runs out, and the next round
+  // takes the same claim; the outbox already has its mail.
+  now += 60_000
+  await notifyRelease(stack, ada, 'gimp', '3.2')
+  await notifyRelease(stack, ada, 'inkscape', '1.5')
+  const claims = await stack.bff.notificationMail.claim(10)
+  t.equal(claims.length, 1)
+  t.equal(await stack.bff.notificationMail.write(claims), 1)
+  now += NOTIFICATION_MAIL_LEASE_MS + 1
+  t.equal(await stack.bff.notificationMail.tick(), 0, 'taken again: nothing new written')
+  await stack.bff.mailOutbox.tick()
+  const digests = mailsTo(stack, 'ada@example.com').slice(1)
+  t.equal(digests.length, 1, 'still one mail')
+  t.equal(digests[0]!.subject, 'Neues zu den Programmen, denen du auf Softshelf folgst', 'two events: the digest')
+  t.match(digests[0]!.text, 'GIMP: Version 3.2')
+  t.match(digests[0]!.text, 'Inkscape: Version 1.5')
+  t.equal((await stack.db.query(`SELECT 1 FROM api.notifications WHERE user_id = $1 AND mailed_at IS NULL`, [ada])).rowCount, 0, 'both mailed')
+  t.equal((await stack.db.query(`SELECT 1 FROM bff.mail_outbox WHERE user_id = $1 AND kind = 'notification'`, [ada])).rowCount, 2, 'two rows in the outbox in all')
+})
+
+t.test('one-click unsubscribe: a POST with the token and no session turns mail off; a GET, a forged, an old or another spelling changes nothing', async (t) => {
+  let now = Date.parse('2026-11-27T09:00:00Z')
+  const stack = await buildStack(t, { auth: true, now: () => now })
+  for (const email of ['ada@example.com', 'bob@example.com']) await signedInTab(stack, email)
+  const [ada, bob] = [await userIdOf(stack, 'ada@example.com'), await userIdOf(stack, 'bob@example.com')]
+  await stack.db.query(`UPDATE api.users SET notify = 'immediate'`)
+  await stack.db.query(`UPDATE api.users SET language = 'sk' WHERE id = $1`, [ada])
+  await notifyRelease(stack, ada, 'blender', '4.5')
+  await notifyRelease(stack, bob, 'blender', '4.5')
+  await stack.bff.notificationMail.tick()
+  await stack.bff.mailOutbox.tick()
+  const adaToken = tokenOf(mailsTo(stack, 'ada@example.com')[0]!)
+  const bobToken = tokenOf(mailsTo(stack, 'bob@example.com')[0]!)
+  const notifyOf = async (id: string) => (await stack.db.query<{ notify: string }>(`SELECT notify FROM api.users WHERE id = $1`, [id])).rows[0]!.notify
+  // What a mail provider sends (RFC 8058): from its own site, no cookie, no anti-forgery header.
+  const oneClick = (url: string) =>
+    stack.bff.inject({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://mail.example.net' }, payload: 'List-Unsubscribe=One-Click' })
+  const q = (token: string) => `?token=${encodeURIComponent(token)}`
+
+  const page = await stack.bff.inject({ method: 'GET', url: `/mail/unsubscribe${q(adaToken)}` })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, '<html lang="sk">', "the account's language")
+  t.match(page.body, `<form method="post" action="/mail/unsubscribe${q(adaToken)}">`)
+  t.match(page.body, 'name="List-Unsubscribe" value="One-Click"')
+  t.equal(page.headers['cache-control'], 'no-store')
+  t.equal(page.headers['referrer-policy'], 'no-referrer')
+  t.equal(await notifyOf(ada), 'immediate', 'a GET (a link scanner) changes nothing')
+
+  const [payload, signature] = adaToken.split('.') as [string, string]
+  const forgedPayload = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), u: bob })).toString('base64url')
+  for (const forged of [`${payload}.${signature.slice(0, -2)}AA`, `${forgedPayload}.${signature}`, 'nonsense', `${payload}.`]) {
+    const answer = await oneClick(`/mail/unsubscribe${q(forged)}`)
+    t.equal(answer.statusCode, 400, `a forged token: 400 (${forged.slice(-6)})`)
+  }
+  const api = await stack.api.inject({ method: 'POST', url: '/api/notifications/unsubscribe', payload: { token: `${forgedPayload}.${signature}` } })
+  t.equal(api.statusCode, 400)
+  t.equal(api.json().code, 'API_UNSUBSCRIBE_LINK_INVALID')
+  t.equal((await stack.bff.inject({ method: 'POST', url: `/mail/unsubscribe${q(adaToken)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'x=1' })).statusCode, 400, 'not the one-click body: 400')
+  // Only the route itself takes a post without the anti-forgery header: no other spelling reaches it, and the API's route behind the proxy keeps the check.
+  for (const url of [`/mail/unsubscribe/${q(adaToken)}`, `/MAIL/unsubscribe${q(adaToken)}`, `/mail/Unsubscribe${q(adaToken)}`, `/mail/unsubscribe%2F${q(adaToken)}`, `//mail/unsubscribe${q(adaToken)}`]) {
+    const answer = await oneClick(url)
+    t.not(answer.statusCode, 200, `${url.split('?')[0]}: not the route`)
+  }
+  const proxied = await stack.bff.inject({ method: 'POST', url: '/api/notifications/unsubscribe', headers: { 'content-type': 'application/json', origin: 'https://mail.example.net' }, payload: { token: adaToken } })
+  t.equal(proxied.statusCode, 403, 'through the /api proxy: the anti-forgery check')
+  t.equal(proxied.json().code, 'BFF_CSRF_REJECTED')
+  t.equal(await notifyOf(ada), 'immediate', 'nothing changed so far')
+  t.equal(await notifyOf(bob), 'immediate')
+
+  const done = await oneClick(`/mail/unsubscribe${q(adaToken)}`)
+  t.equal(done.statusCode, 200, 'the one-click POST: 200')
+  t.match(done.body, 'Hotovo')
+  t.equal(await notifyOf(ada), 'off', 'mail is off for that account')
+  t.equal(await notifyOf(bob), 'immediate', 'and only that one')
+  t.equal((await oneClick(`/mail/unsubscribe${q(adaToken)}`)).statusCode, 200, 'a second click: still 200')
+
+  // Bob's link, 61 days on: too old, nothing changes.
+  now += 61 * DAY
+  const old = await oneClick(`/mail/unsubscribe${q(bobToken)}`)
+  t.equal(old.statusCode, 400)
+  t.equal((await stack.api.inject({ method: 'POST', url: '/api/notifications/unsubscribe', payload: { token: bobToken } })).json().code, 'API_UNSUBSCRIBE_LINK_EXPIRED')
+  t.equal(await notifyOf(bob), 'immediate', 'an old link changes nothing')
+})
