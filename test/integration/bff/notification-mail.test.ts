@@ -183,7 +183,7 @@ t.test("the worker: a watched program's release is one mail in the account's lan
   await stack.bff.mailOutbox.tick()
   const digests = mailsTo(stack, 'ada@example.com').slice(1)
   t.equal(digests.length, 1, 'still one mail')
-  t.equal(digests[0]!.subject, 'Neues zu den Programmen, denen du auf Softshelf folgst', 'two events: the digest')
+  t.equal(digests[0]!.subject, 'Neues zu den Programmen, denen Sie auf Softshelf folgen', 'two events: the digest')
   t.match(digests[0]!.text, 'GIMP: Version 3.2')
   t.match(digests[0]!.text, 'Inkscape: Version 1.5')
   t.equal((await stack.db.query(`SELECT 1 FROM api.notifications WHERE user_id = $1 AND mailed_at IS NULL`, [ada])).rowCount, 0, 'both mailed')
