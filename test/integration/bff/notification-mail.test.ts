@@ -1,8 +1,9 @@
 import t from 'tap'
-import { browser, buildStack, mailsIn, signedInTab, TEST_AUTH_CORE_API_KEY, type Stack } from '../../helpers.ts'
+import { browser, buildStack, mailsIn, signedInTab, TEST_AUTH_CORE_API_KEY, waitUntil, type Stack } from '../../helpers.ts'
 import { recordRelease } from '../../../server/api/releases.ts'
 import { NOTIFICATION_MAIL_LEASE_MS, UNVERIFIED_RECHECK_MS } from '../../../server/api/notification-mail.ts'
 import type { NotificationMailClaim } from '../../../shared/living-catalogue.ts'
+import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
 // Issue 29, notification mail (docs/API.md "Notification mail and one-click unsubscribe",
 // decision 030): which accounts the API hands the BFF's mail worker, the mails the worker queues
@@ -253,3 +254,23 @@ t.test('one-click unsubscribe: a POST with the token and no session turns mail o
   t.equal((await stack.api.inject({ method: 'POST', url: '/api/notifications/unsubscribe', payload: { token: bobToken } })).json().code, 'API_UNSUBSCRIBE_LINK_EXPIRED')
   t.equal(await notifyOf(bob), 'immediate', 'an old link changes nothing')
 })
+
+t.test('over SMTP the mail carries both headers', async (t) => {
+  const smtp = await startSmtpServer(t)
+  const stack = await buildStack(t, { auth: true, env: { SMTP_URL: smtp.url } })
+  const tab = browser(stack.bff)
+  await tab.post('/auth/signup', { formFields: [{ id: 'email', value: 'grace@example.com' }, { id: 'password', value: PASSWORD }] })
+  await waitUntil(() => smtp.received.length === 1)
+  const verify = /http:\/\/localhost:3000\/verify-email\?token=([A-Za-z0-9_-]+)/.exec(decodeQuotedPrintable(smtp.received[0]!.raw))![1]
+  t.equal((await tab.post('/auth/user/email/verify', { method: 'token', token: verify })).json().status, 'OK')
+  const grace = await userIdOf(stack, 'grace@example.com')
+  await stack.db.query(`UPDATE api.users SET notify = 'immediate' WHERE id = $1`, [grace])
+  await notifyRelease(stack, grace, 'blender', '4.6')
+  t.equal(await stack.bff.notificationMail.tick(), 1)
+  await stack.bff.mailOutbox.tick()
+  const raw = smtp.received.at(-1)!.raw
+  t.match(raw, /^Subject: New version of Blender: 4\.6\r?$/m)
+  t.match(raw.replace(/\r?\n[ \t]+/g, ' '), /^List-Unsubscribe: <http:\/\/localhost:3000\/mail\/unsubscribe\?token=[A-Za-z0-9_.%-]+>\r?$/m)
+  t.match(raw, /^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m)
+})
+
