@@ -18,6 +18,7 @@ import pg from 'pg'
 import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
 import { newestPostgresBin, startPostgres } from './throwaway-postgres.ts'
+import { queuedMailStep } from './bench-notification-mail.ts'
 
 export const FANOUT_WATCHERS = Number(process.env.BENCH_FANOUT_WATCHERS ?? 100_000)
 /** Budgets on the 2-core machine (docs/BENCHMARKS.md has the figures they come from). */
@@ -47,6 +48,8 @@ export const FANOUT_STEPS: FanoutStep[] = [
       if (Number(rows[0]!.n) !== watchers) throw new Error(`${rows[0]!.n} notifications for ${watchers} watchers`)
     },
   },
+  // Issue 29, the notification mail: every account due a mail has it in the outbox (scripts/bench-notification-mail.ts).
+  queuedMailStep,
 ]
 
 export interface FanoutRun {
