@@ -34,6 +34,8 @@ export const FANOUT_BUDGET = {
 /** What happens after the release, each timed: the fan-out to notifications, and what later parts add. */
 export interface FanoutStep {
   name: string
+  /** What the step needs in place before the release (not timed): its schema, the state it assumes. */
+  prepare?(db: Database): Promise<void>
   run(db: Database, context: { event: string; watchers: number }): Promise<void>
 }
 
@@ -98,6 +100,7 @@ async function measure(kind: 'PGlite' | 'PostgreSQL', databaseUrl: string | unde
     )
     await db.query(`INSERT INTO api.watches (user_id, program_id, events) SELECT id, 'blender', ARRAY['release', 'price', 'licence'] FROM api.users WHERE id LIKE 'bench-%'`)
     await db.query('ANALYZE')
+    for (const step of FANOUT_STEPS) await step.prepare?.(db)
     const setupS = (performance.now() - started) / 1000
     ;(globalThis as { gc?: () => void }).gc?.()
     const rssBefore = process.memoryUsage().rss

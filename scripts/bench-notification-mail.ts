@@ -12,6 +12,12 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
+import { migrate, readMigrations } from '../server/db/migrate.ts'
+import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from '../server/api/notification-mail.ts'
+import notificationMailRoutes from '../server/api/routes/notification-mail.ts'
+import { MailOutbox } from '../server/bff/auth/mail-outbox.ts'
+import { EmailTexts } from '../server/bff/auth/emails.ts'
+import { NotificationMailWorker } from '../server/bff/notification-mail.ts'
 import type { UpstreamApi } from '../server/bff/upstream-api.ts'
 import type { FanoutStep } from './bench-fanout.ts'
 
@@ -20,16 +26,14 @@ const KEY = 'bench-notification-mail-key-0123456789'
 
 export const queuedMailStep: FanoutStep = {
   name: 'queued mail',
-  async run(db: Database, { watchers }) {
-    const { migrate, readMigrations } = await import('../server/db/migrate.ts')
-    const { NotificationMail, UnsubscribeTokens, unsubscribeKey } = await import('../server/api/notification-mail.ts')
-    const { default: notificationMailRoutes } = await import('../server/api/routes/notification-mail.ts')
-    const { MailOutbox } = await import('../server/bff/auth/mail-outbox.ts')
-    const { EmailTexts } = await import('../server/bff/auth/emails.ts')
-    const { NotificationMailWorker } = await import('../server/bff/notification-mail.ts')
-    const log = pino({ level: 'warn' })
+  async prepare(db: Database) {
+    // The BFF's schema (the outbox), and every address already seen verified.
     await migrate(db, 'bff', await readMigrations(new URL('../server/bff/migrations/', import.meta.url)))
     await db.query(`INSERT INTO api.notification_mail_accounts (user_id, verified_email) SELECT id, email FROM api.users ON CONFLICT (user_id) DO NOTHING`)
+    await unsubscribeKey(db)
+  },
+  async run(db: Database, { watchers }) {
+    const log = pino({ level: 'warn' })
     const { rows: due } = await db.query<{ n: string }>(`SELECT count(DISTINCT user_id)::text AS n FROM api.notifications WHERE mailed_at IS NULL`)
     const expected = Number(due[0]!.n)
 

@@ -314,7 +314,7 @@ export class NotificationMail {
       if (rows.length === 0) return 0
       const userIds = rows.map((row) => row.user_id)
       const ids = rows.flatMap((row) => row.claim_notifications ?? [])
-      await tx.query(`UPDATE api.notifications SET mailed_at = $3 WHERE id = ANY($1::bigint[]) AND user_id = ANY($2::text[]) AND mailed_at IS NULL`, [ids, userIds, now])
+      await tx.query(`UPDATE api.notifications SET mailed_at = $2 FROM unnest($1::bigint[]) AS x(id) WHERE notifications.id = x.id AND mailed_at IS NULL`, [ids, now])
       await tx.query(`UPDATE api.users SET notified_at = $2 WHERE id = ANY($1::text[])`, [userIds, now])
       return rows.length
     })

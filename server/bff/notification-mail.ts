@@ -19,7 +19,7 @@ import type { UpstreamApi } from './upstream-api.ts'
 /** How often the worker looks for mail that is due. */
 export const NOTIFICATION_MAIL_INTERVAL_MS = 5_000
 /** Accounts one batch claims. */
-export const NOTIFICATION_MAIL_BATCH = 200
+export const NOTIFICATION_MAIL_BATCH = 500
 /** Batches one round takes at most (then the next round goes on). */
 const ROUND_BATCHES_MAX = 1_000
 /** How long closing waits for a round still running. */
