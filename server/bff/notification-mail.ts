@@ -44,6 +44,7 @@ export class NotificationMailWorker {
   private readonly rounds: RepeatedFailureLog
   private timer: NodeJS.Timeout | undefined
   private round: Promise<void> | undefined
+  private offSaid = false
 
   constructor(private readonly options: NotificationMailWorkerOptions) {
     this.rounds = new RepeatedFailureLog(options.log, 'notification mail', { event: 'notification-mail' })
@@ -52,6 +53,8 @@ export class NotificationMailWorker {
   start(intervalMs = NOTIFICATION_MAIL_INTERVAL_MS): void {
     if (this.timer) return
     if (!this.options.secret) {
+      if (this.offSaid) return
+      this.offSaid = true
       this.options.log.warn(
         { event: 'notification-mail' },
         'Notification mail is off: this BFF has neither the auth core API key (AUTH_CORE_API_KEYS) nor OPERATOR_TOKEN to ask the API which mails are due. Notifications still show in the app.',
