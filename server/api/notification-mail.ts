@@ -121,6 +121,8 @@ export class NotificationMail {
   private readonly now: () => number
   /** The core out of reach while checking addresses: one line when it begins, one when it ends. */
   private readonly coreFailures: RepeatedFailureLog
+  /** Where the next claim's scan of accounts with unmailed notifications begins (this instance's). */
+  private scanCursor = ''
 
   constructor(
     options: NotificationMailOptions,
@@ -270,7 +272,11 @@ export class NotificationMail {
    */
   private async dueAccounts(limit: number, now: number): Promise<string[]> {
     const due: string[] = []
-    let cursor = ''
+    // Each claim goes on from where the last one stopped, and wraps around at the end: the index
+    // keeps the entries of notifications mailed a moment ago until they are vacuumed, and a scan
+    // from the start every time would walk them all again (quadratic in a fan-out of 100,000).
+    let cursor = this.scanCursor
+    let wrapped = cursor === ''
     for (let chunk = 0; chunk < SCAN_CHUNKS_MAX && due.length < limit; chunk++) {
       const { rows } = await this.db.query<{ user_id: string; due: boolean }>(
         `SELECT n.user_id,
@@ -283,10 +289,21 @@ export class NotificationMail {
           ORDER BY n.user_id`,
         [cursor, new Date(now), new Date(now - DAILY_DIGEST_MS), SCAN_CHUNK],
       )
-      for (const row of rows) if (row.due && due.length < limit) due.push(row.user_id)
-      if (rows.length < SCAN_CHUNK) break
-      cursor = rows[rows.length - 1]!.user_id
+      for (const row of rows) {
+        if (due.length === limit) break
+        if (row.due) due.push(row.user_id)
+        cursor = row.user_id
+      }
+      if (rows.length < SCAN_CHUNK && due.length < limit) {
+        if (wrapped) {
+          cursor = ''
+          break
+        }
+        wrapped = true
+        cursor = ''
+      }
     }
+    this.scanCursor = cursor
     return due
   }
 
