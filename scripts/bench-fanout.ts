@@ -18,12 +18,15 @@ import pg from 'pg'
 import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
 import { newestPostgresBin, startPostgres } from './throwaway-postgres.ts'
+import { queuedMailStep } from './bench-notification-mail.ts'
 
 export const FANOUT_WATCHERS = Number(process.env.BENCH_FANOUT_WATCHERS ?? 100_000)
 /** Budgets on the 2-core machine (docs/BENCHMARKS.md has the figures they come from). */
 export const FANOUT_BUDGET = {
-  /** Release recorded → the last step done, ms. */
+  /** Release recorded → every notification exists, ms. */
   totalMs: { PGlite: 60_000, PostgreSQL: 30_000 },
+  /** The step "queued mail" (issue 29, notification mail): every mail due in the outbox, ms (docs/BENCHMARKS.md). */
+  queuedMailMs: { PGlite: 150_000, PostgreSQL: 120_000 },
   /** Peak RSS of the process during the steps, minus its RSS just before them: bounded memory. */
   rssGrowthMb: 150,
   /** Peak heap in use during the steps. */
@@ -33,6 +36,8 @@ export const FANOUT_BUDGET = {
 /** What happens after the release, each timed: the fan-out to notifications, and what later parts add. */
 export interface FanoutStep {
   name: string
+  /** What the step needs in place before the release (not timed): its schema, the state it assumes. */
+  prepare?(db: Database): Promise<void>
   run(db: Database, context: { event: string; watchers: number }): Promise<void>
 }
 
@@ -47,6 +52,8 @@ export const FANOUT_STEPS: FanoutStep[] = [
       if (Number(rows[0]!.n) !== watchers) throw new Error(`${rows[0]!.n} notifications for ${watchers} watchers`)
     },
   },
+  // Issue 29, the notification mail: every account due a mail has it in the outbox (scripts/bench-notification-mail.ts).
+  queuedMailStep,
 ]
 
 export interface FanoutRun {
@@ -95,6 +102,7 @@ async function measure(kind: 'PGlite' | 'PostgreSQL', databaseUrl: string | unde
     )
     await db.query(`INSERT INTO api.watches (user_id, program_id, events) SELECT id, 'blender', ARRAY['release', 'price', 'licence'] FROM api.users WHERE id LIKE 'bench-%'`)
     await db.query('ANALYZE')
+    for (const step of FANOUT_STEPS) await step.prepare?.(db)
     const setupS = (performance.now() - started) / 1000
     ;(globalThis as { gc?: () => void }).gc?.()
     const rssBefore = process.memoryUsage().rss
@@ -119,7 +127,10 @@ async function measure(kind: 'PGlite' | 'PostgreSQL', databaseUrl: string | unde
     const totalMs = performance.now() - clock
     clearInterval(sampler)
     const mb = (bytes: number) => bytes / 2 ** 20
-    const budgetMs = FANOUT_BUDGET.totalMs[kind]
+    // Each part within its own budget: the fan-out's, and the queued mail's after it.
+    const mailMs = steps.find((step) => step.name === 'queued mail')?.ms ?? 0
+    const budgetMs = FANOUT_BUDGET.totalMs[kind] + (mailMs > 0 ? FANOUT_BUDGET.queuedMailMs[kind] : 0)
+    const withinTime = totalMs - mailMs <= FANOUT_BUDGET.totalMs[kind] && mailMs <= FANOUT_BUDGET.queuedMailMs[kind]
     const rssGrowth = mb(peakRss - rssBefore)
     return {
       watchers: FANOUT_WATCHERS,
@@ -130,7 +141,7 @@ async function measure(kind: 'PGlite' | 'PostgreSQL', databaseUrl: string | unde
       peakRssMb: mb(peakRss),
       peakHeapMb: mb(peakHeap),
       budgetMs,
-      pass: totalMs <= budgetMs && rssGrowth <= FANOUT_BUDGET.rssGrowthMb && mb(peakHeap) <= FANOUT_BUDGET.peakHeapMb,
+      pass: withinTime && rssGrowth <= FANOUT_BUDGET.rssGrowthMb && mb(peakHeap) <= FANOUT_BUDGET.peakHeapMb,
     }
   } finally {
     await db.close()

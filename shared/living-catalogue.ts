@@ -92,3 +92,26 @@ export function comparePath(ids: readonly string[]): string {
 
 /** Atom feeds: how many of the newest releases each lists. */
 export const ATOM_FEED_ENTRIES = 50
+
+/**
+ * Notification mail (docs/API.md "Notification mail and one-click unsubscribe", decision 030): one
+ * account the BFF's mail worker claimed, with what its mail tells (`POST /internal/notification-mail/claim`).
+ */
+export interface NotificationMailClaim {
+  /** The claim, and the outbox's id of its mail: a claim taken again after its lease ran out has the same one. */
+  claimId: string
+  userId: string
+  email: string
+  /** One of the eight locales. */
+  language: string
+  /** Oldest first, at most NOTIFICATION_MAIL_MAX_ITEMS. */
+  notifications: Notification[]
+  /** Unmailed notifications left for the next mail ("and N more"). */
+  more: number
+  /** The one-click unsubscribe link's token. */
+  unsubscribeToken: string
+}
+/** Notifications one mail lists at most; the rest go in the next one. */
+export const NOTIFICATION_MAIL_MAX_ITEMS = 50
+/** An unsubscribe link older than this does nothing (the mail that carried it is this old). */
+export const UNSUBSCRIBE_TOKEN_MAX_AGE_MS = 60 * 24 * 60 * 60_000

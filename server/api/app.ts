@@ -62,6 +62,8 @@ import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
 import { createBackup } from '../backup/backup.ts'
 import { FeedSchedule, FeedSync, feedSyncOptions } from './feeds/sync.ts'
 import { SyncSummarySchema } from './operator/feeds.ts'
+import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from './notification-mail.ts'
+import notificationMailRoutes from './routes/notification-mail.ts'
 
 export interface ApiOptions {
   config: Config
@@ -342,6 +344,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const feedSchedule = new FeedSchedule(feeds, config.catalogueFeeds.intervalMs, new RepeatedFailureLog(app.log, 'the catalogue feeds'))
   app.addHook('onReady', async () => feedSchedule.start())
   app.addHook('onClose', async () => feedSchedule.stop())
+  // Notification mail (issue 29, decision 030): the BFF's mail worker claims the accounts a mail is
+  // due to with the auth core's key (or the operator token); the unsubscribe links' key is shared
+  // by every instance through the database.
+  const notificationMail = new NotificationMail({ db, coreUser: (userId) => core.user(userId), log: app.log, now: clock }, new UnsubscribeTokens(await unsubscribeKey(db), clock))
+  await app.register(notificationMailRoutes, {
+    mail: notificationMail,
+    secrets: [...(config.authCoreApiKeys ?? []), ...(coreApiKey ? [coreApiKey] : []), ...(options.operatorToken ? [options.operatorToken] : [])],
+  })
   // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
   await app.register(operatorRoutes, { guard, core, roles, now: clock, feeds })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the

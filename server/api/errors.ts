@@ -61,3 +61,6 @@ export const ApiReleaseExists = createError<[string, string]>(
   'The program "%s" already has a release of version %s: each version is recorded once.',
   409,
 )
+// Issue 29: the one-click unsubscribe link of a notification mail (docs/API.md "Notification mail and one-click unsubscribe").
+export const ApiUnsubscribeLinkInvalid = createError('API_UNSUBSCRIBE_LINK_INVALID', 'This unsubscribe link is not valid: nothing was changed. Turn notification mail off on your profile instead.', 400)
+export const ApiUnsubscribeLinkExpired = createError('API_UNSUBSCRIBE_LINK_EXPIRED', 'This unsubscribe link is more than 60 days old: nothing was changed. Use the link of a newer mail, or turn notification mail off on your profile.', 400)

@@ -25,7 +25,11 @@ import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
 import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
 import { fastifyTrustProxy } from '../http/trust-proxy.ts'
+import { EmailTexts } from './auth/emails.ts'
 import { MailOutbox } from './auth/mail-outbox.ts'
+import { APP_NAME } from './auth/supertokens.ts'
+import { NotificationMailWorker } from './notification-mail.ts'
+import mailUnsubscribeRoutes from './routes/mail-unsubscribe.ts'
 import { authPlugin, mailerFor } from './auth/plugin.ts'
 import { verifiedAccount } from './auth/page-session.ts'
 import { pageForms } from './auth/page-forms.ts'
@@ -74,6 +78,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Outgoing mail (issue 18); tests drive its worker with tick(). */
     mailOutbox: MailOutbox
+    /** The notification mail worker (issue 29). */
+    notificationMail: NotificationMailWorker
   }
 }
 
@@ -196,6 +202,21 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     await outbox.stop()
     await outbox.mailer.close()
   })
+  // Notification mail (issue 29, decision 030): the worker queues the mails the API says are due,
+  // in every instance (claims never overlap); their one-click unsubscribe link is /mail/unsubscribe.
+  const emails = new EmailTexts(root, APP_NAME)
+  const notificationMail = new NotificationMailWorker({
+    upstreamApi: app.upstreamApi,
+    outbox,
+    emails,
+    appUrl: config.appUrl,
+    secret: options.authCoreApiKey ?? config.authCoreApiKeys?.[0] ?? options.operatorToken,
+    log: app.log,
+  })
+  app.decorate('notificationMail', notificationMail)
+  app.addHook('onReady', async () => notificationMail.start())
+  app.addHook('onClose', async () => notificationMail.stop())
+  await app.register(mailUnsubscribeRoutes, { emails, rateLimitMax: config.authRateLimitMax })
   // Roles granted or taken away (issue 28): the operator check reads them again within a second.
   const roleChanges = new RoleChanges({ coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), apiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], log: app.log })
   app.addHook('onReady', () => roleChanges.startAndWait())

@@ -4,6 +4,7 @@ import i18next from 'i18next'
 import { escapeHtml } from '../../../shared/html.ts'
 import { DEFAULT_LOCALE, LOCALES, type Locale } from '../../../shared/locales.ts'
 import type { DeviceName } from '../../../shared/user-agent.ts'
+import type { Notification, NotificationData } from '../../../shared/living-catalogue.ts'
 import type { OutgoingMail } from './mailer.ts'
 
 // The emails the auth flows send, in the language of the person who asked for them (DESIGN.md
@@ -87,6 +88,105 @@ export class EmailTexts {
       { link: values.forgotPasswordUrl, label: t('notice.action') },
       [],
     )
+  }
+
+  /**
+   * A notification mail (issue 29, server/bff/notification-mail.ts): one event in the subject
+   * ("New version of Blender: 4.5"), or the digest of every event since the last mail; each a line
+   * with its program page's link; the notifications page; why the mail came and how to stop it.
+   */
+  renderNotifications(locale: Locale, to: string, notifications: Notification[], more: number, links: { appUrl: string; unsubscribeUrl: string }): OutgoingMail {
+    const t = this.translator(locale)
+    const values = { appName: this.appName }
+    const lines = notifications.map((notification) => ({ text: this.notificationLine(locale, notification), link: `${links.appUrl}/programs/${encodeURIComponent(notification.programId)}` }))
+    const only = notifications.length === 1 && more === 0 ? notifications[0] : undefined
+    const subject = only ? this.notificationLine(locale, only, 'subject') : t('notifications.digestSubject', values)
+    const intro = only ? t('notifications.introOne', values) : t('notifications.introDigest', values)
+    const moreLine = more > 0 ? t('notifications.more', { countText: new Intl.NumberFormat(locale).format(more) }) : null
+    const action = { link: `${links.appUrl}/@/notifications`, label: t('notifications.action') }
+    const why = t('notifications.why', values)
+    const stop = t('notifications.stop', values)
+    const settings = t('notifications.settings', { profileUrl: `${links.appUrl}/@/my-profile` })
+    const footer = t('footer', values)
+    const text = [
+      t('greeting'),
+      intro,
+      '',
+      ...lines.flatMap((line) => [`- ${line.text}`, `  ${line.link}`]),
+      ...(moreLine ? ['', moreLine] : []),
+      '',
+      `${action.label}: ${action.link}`,
+      '',
+      why,
+      `${stop}: ${links.unsubscribeUrl}`,
+      settings,
+      '',
+      '--',
+      footer,
+    ].join('\n')
+    const p = (value: string, style = 'margin:0 0 16px') => `<p style="${style}">${value}</p>`
+    const small = 'margin:0 0 8px;font-size:13px;color:#5b6478'
+    const list = lines.map((line) => `<li style="margin:0 0 8px"><a href="${escapeHtml(line.link)}" style="color:#3346d3">${escapeHtml(line.text)}</a></li>`).join('\n')
+    const html = `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
+<body style="margin:0;padding:24px;background:#f4f5f7;font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#1d2433;line-height:1.5">
+<div style="max-width:560px;margin:0 auto;background:#fff;border-radius:8px;padding:32px">
+${p(escapeHtml(t('greeting')))}
+${p(escapeHtml(intro))}
+<ul style="margin:0 0 16px;padding-left:20px">
+${list}
+</ul>
+${moreLine ? p(escapeHtml(moreLine)) : ''}
+<p style="margin:24px 0"><a href="${escapeHtml(action.link)}" style="display:inline-block;background:#3346d3;color:#fff;text-decoration:none;padding:12px 20px;border-radius:6px;font-weight:600">${escapeHtml(action.label)}</a></p>
+${p(escapeHtml(why), small)}
+${p(`<a href="${escapeHtml(links.unsubscribeUrl)}" style="color:#3346d3">${escapeHtml(stop)}</a>`, small)}
+${p(escapeHtml(settings), small)}
+<p style="margin:24px 0 0;font-size:13px;color:#5b6478">${escapeHtml(footer)}</p>
+</div></body></html>`
+    return { to, subject, text, html }
+  }
+
+  /** One notification as a line of the mail (or, alone, its subject). */
+  private notificationLine(locale: Locale, notification: Notification, form: 'line' | 'subject' = 'line'): string {
+    const t = this.translator(locale)
+    const key = (name: string) => `notifications.${form}.${name}`
+    switch (notification.type) {
+      case 'release': {
+        const data = notification.data as NotificationData['release']
+        return t(key('release'), { program: data.programName, version: data.version })
+      }
+      case 'price': {
+        const data = notification.data as NotificationData['price']
+        const money = (price: NotificationData['price']['before']) => {
+          if (price === null || price.amount === 0) return t('notifications.free')
+          const amount = new Intl.NumberFormat(locale, { style: 'currency', currency: price.currency }).format(price.amount)
+          return price.period === 'month' || price.period === 'year' ? t(`notifications.per.${price.period}`, { amount }) : amount
+        }
+        return t(key('price'), { program: data.programName, before: money(data.before), after: money(data.after) })
+      }
+      case 'licence': {
+        const data = notification.data as NotificationData['licence']
+        return t(key('licence'), { program: data.programName, before: data.before, after: data.after })
+      }
+      default: {
+        const data = notification.data as NotificationData['search']
+        return t(key('search'), { program: data.programName, search: data.searchName })
+      }
+    }
+  }
+
+  /** The page of a mail's unsubscribe link (server/bff/notification-mail.ts): its texts in one language. */
+  unsubscribePage(locale: Locale): Record<'title' | 'question' | 'button' | 'done' | 'invalid' | 'expired' | 'failed', string> {
+    const t = this.translator(locale)
+    const values = { appName: this.appName }
+    return {
+      title: t('unsubscribe.title', values),
+      question: t('unsubscribe.question', values),
+      button: t('unsubscribe.button', values),
+      done: t('unsubscribe.done', values),
+      invalid: t('unsubscribe.invalid', values),
+      expired: t('unsubscribe.expired', values),
+      failed: t('unsubscribe.failed', values),
+    }
   }
 
   private compose(locale: Locale, to: string, subject: string, paragraphs: string[], action: { link: string; label: string } | null, after: string[]): OutgoingMail {

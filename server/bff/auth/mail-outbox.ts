@@ -25,8 +25,8 @@ import type { Mailer, OutgoingMail } from './mailer.ts'
 // one sender at a time. The message holds a link with its token: it is cleared once the mail is
 // sent or given up, the row a day later, and the body is never logged.
 
-/** 'emailChanged' is the old note to a former address, now a 'securityNotice' (rows written before may still wait). */
-export type MailKind = 'verify' | 'reset' | 'changeEmail' | 'emailChanged' | 'securityNotice'
+/** 'emailChanged' is the old note to a former address, now a 'securityNotice' (rows written before may still wait). 'notification': a watched program's news (issue 29). */
+export type MailKind = 'verify' | 'reset' | 'changeEmail' | 'emailChanged' | 'securityNotice' | 'notification'
 /** Mails with a link: a newer one sent makes the older ones still waiting pointless. */
 const LINK_KINDS: ReadonlySet<MailKind> = new Set(['verify', 'reset', 'changeEmail'])
 /** What /check-email shows of the verification mail (docs/API.md). */
@@ -98,6 +98,7 @@ interface Row {
   subject: string
   text_body: string
   html_body: string
+  headers?: Record<string, string> | null
   attempts: number
   created_at: string | number
 }
@@ -216,6 +217,39 @@ export class MailOutbox {
   }
 
   /**
+   * Writes mails the worker sends ('later', without a first try here), many in one statement: the
+   * notification mails (issue 29). Each `id` is the caller's and is the dedupe key: a mail whose id
+   * is already in the outbox (written before a crash) is not written again. How many were written.
+   */
+  async enqueue(mails: Array<{ id: string; mail: OutgoingMail; kind: MailKind; locale: Locale; userId?: string | undefined }>): Promise<number> {
+    if (mails.length === 0) return 0
+    const now = this.now()
+    // Column arrays (unnest), not one JSON document: the HTML bodies are most of the bytes, and
+    // are not parsed again as JSON.
+    const column = <T>(pick: (entry: (typeof mails)[number]) => T) => mails.map(pick)
+    const { rowCount } = await this.db.query(
+      `INSERT INTO bff.mail_outbox (id, kind, user_id, recipient, locale, subject, text_body, html_body, headers, status, attempts, next_attempt_at, created_at)
+       SELECT x.id, x.kind, x.user_id, x.recipient, x.locale, x.subject, x.text_body, x.html_body, x.headers::jsonb, 'queued', 0, $10, $10
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+           AS x(id, kind, user_id, recipient, locale, subject, text_body, html_body, headers)
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        column((m) => m.id),
+        column((m) => m.kind),
+        column((m) => m.userId ?? null),
+        column((m) => m.mail.to),
+        column((m) => m.locale),
+        column((m) => m.mail.subject),
+        column((m) => m.mail.text),
+        column((m) => m.mail.html),
+        column((m) => (m.mail.headers ? JSON.stringify(m.mail.headers) : null)),
+        now,
+      ],
+    )
+    return rowCount
+  }
+
+  /**
    * The account's verification mail, for /check-email: 'sent' when one of the last day went out
    * (or none is on record), else 'queued' while one waits, else 'failed'.
    */
@@ -295,7 +329,7 @@ export class MailOutbox {
            WHERE status = 'queued' AND next_attempt_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
            ORDER BY next_attempt_at LIMIT $3
            FOR UPDATE SKIP LOCKED)
-        RETURNING id, kind, user_id, recipient, subject, text_body, html_body, attempts, created_at`,
+        RETURNING id, kind, user_id, recipient, subject, text_body, html_body, headers, attempts, created_at`,
       [now, MAIL_CLAIM_LEASE_MS, BATCH],
     )
     for (const [index, row] of rows.entries()) {
@@ -330,7 +364,7 @@ export class MailOutbox {
   /** Hands one mail to the mailer; whether the server answered feeds the outage log (issue 18: not a line per mail). */
   private async send(row: Row): Promise<void> {
     try {
-      await this.mailer.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body, messageId: row.id })
+      await this.mailer.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body, messageId: row.id, ...(row.headers ? { headers: row.headers } : {}) })
     } catch (err) {
       this.heard(err)
       throw err
@@ -373,7 +407,7 @@ export class MailOutbox {
     const now = this.now()
     await this.db.query(
       `UPDATE bff.mail_outbox SET status = $2, ${status === 'sent' ? 'sent_at' : 'failed_at'} = $3, last_error = $4, claimed_until = NULL,
-              recipient = NULL, subject = NULL, text_body = NULL, html_body = NULL
+              recipient = NULL, subject = NULL, text_body = NULL, html_body = NULL, headers = NULL
         WHERE id = $1`,
       [row.id, status, now, error],
     )

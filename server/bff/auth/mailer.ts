@@ -19,6 +19,8 @@ export interface OutgoingMail {
    * recognisable as one.
    */
   messageId?: string
+  /** Headers of its own (a notification mail's List-Unsubscribe, RFC 8058); the mailbox keeps them too. */
+  headers?: Record<string, string>
 }
 
 export interface StoredMail extends OutgoingMail {
