@@ -5,6 +5,7 @@ import type checkout from '../locales/en/checkout.json'
 import type common from '../locales/en/common.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
+import type notifications from '../locales/en/notifications.json'
 import type legal from '../locales/en/legal.json'
 import type operator from '../locales/en/operator.json'
 import type profile from '../locales/en/profile.json'
@@ -28,6 +29,7 @@ declare module 'i18next' {
       sentry: typeof sentry
       checkout: typeof checkout
       operator: typeof operator
+      notifications: typeof notifications
     }
   }
 }

@@ -52,6 +52,8 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
           <PriceLabel program={program} t={t} language={language} />
         </p>
         {library ? <LibraryButton library={library} program={program} t={t} /> : null}
+        {/* Issue 29: "Watch" on the cards under /@ (client/components/watch-control.tsx). */}
+        {library?.WatchCard && !program.retired ? <library.WatchCard program={program} /> : null}
       </div>
     </li>
   )
