@@ -30,6 +30,8 @@ import { sessionIssuer } from '../http/session-token.ts'
 import { CATALOGUE_VERSION_CHECK_MS, CatalogueIndex, catalogueVersion } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
+import watchRoutes from './routes/watches.ts'
+import { NotificationFanout, type FanoutOptions } from './notifications/fanout.ts'
 import avatarRoutes from './routes/avatars.ts'
 import programMediaRoutes from './routes/media.ts'
 import { migrateApiSchema } from './schema.ts'
@@ -81,6 +83,8 @@ export interface ApiOptions {
   shedLoad?: boolean
   /** The embedded database's folder under DATA_DIR, named in a backup's manifest; 'pglite' (npm start) by default. */
   databaseFolder?: string
+  /** The notification fan-out's batch size and interval (issue 29); fanout.ts's defaults otherwise. */
+  fanout?: FanoutOptions
 }
 
 declare module 'fastify' {
@@ -94,6 +98,8 @@ declare module 'fastify' {
     roleChanges: RoleChanges
     /** The users' drives (issue 12): metadata, stored bytes and the sweep. */
     files: FilesRepository
+    /** Catalogue events to the watchers' notifications (issue 29); `wake()` after writing one. */
+    notificationFanout: NotificationFanout
   }
 }
 
@@ -305,6 +311,13 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
   const roles = new CurrentRoles(roleChanges, core.userRoles)
   await app.register(userRoutes, { guard, roles, signInMethods: core.signInMethods, deletions, now: clock })
+  // Issue 29: watchlists and notifications. The fan-out turns catalogue events into the watchers'
+  // notifications, every second on every instance (each event claimed by one at a time).
+  await app.register(watchRoutes, { guard })
+  const fanout = new NotificationFanout(db, app.log, options.fanout)
+  app.decorate('notificationFanout', fanout)
+  app.addHook('onReady', async () => fanout.start())
+  app.addHook('onClose', async () => fanout.stop())
   await app.register(avatarRoutes)
   // Issue 28: programs' uploaded screenshots and logos.
   await app.register(programMediaRoutes)
