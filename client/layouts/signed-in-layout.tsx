@@ -27,7 +27,7 @@ export function SignedInLayout() {
         {t('common:nav.skipToContent')}
       </a>
       {/* Issue 29: the bell stays beside the menu when the row folds; it is this layout's, so no visitor's page carries its code. */}
-      <SiteHeader fold="xl" beside={<NotificationBell count={(user as { unreadNotifications?: number }).unreadNotifications ?? 0} />}>
+      <SiteHeader fold="xl" beside={<NotificationBell count={user.unreadNotifications} />}>
         <SignedInNav user={user} />
       </SiteHeader>
       <div className="layout-default-body">

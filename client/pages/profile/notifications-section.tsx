@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
-import { DEFAULT_NOTIFY_MODE, NOTIFY_MODES, type NotifyMode } from '../../../shared/living-catalogue.ts'
+import { NOTIFY_MODES } from '../../../shared/living-catalogue.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../../lib/api.ts'
@@ -10,16 +10,13 @@ import { apiSend, errorMessage } from '../../lib/api.ts'
 // mail each as they come, or a daily digest (the default) — and whether adding a program to the
 // library watches it too. Saved with PATCH /api/user { notify, watchOnAdd }, like the details above.
 
-type WithSettings = UserRecord & { notify?: NotifyMode; watchOnAdd?: boolean }
-
-export function NotificationsSection({ user }: { user: WithSettings }) {
+export function NotificationsSection({ user }: { user: UserRecord }) {
   const { t } = useTranslation(['profile', 'common'])
   const id = useId()
   const revalidator = useRevalidator()
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
-  const notify = user.notify ?? DEFAULT_NOTIFY_MODE
-  const watchOnAdd = user.watchOnAdd ?? true
+  const { notify, watchOnAdd } = user
 
   const save = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
