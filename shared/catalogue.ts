@@ -4,6 +4,7 @@
 import type { Locale } from './locales.ts'
 import type { DatePrecision } from './partial-dates.ts'
 import type { ProgramScreenshot } from './media.ts'
+import type { ExternalIds } from './living-catalogue.ts'
 import type { LicenseType, Platform } from './catalogue-vocabulary.ts'
 
 export type { LicenseType, Platform }
@@ -122,6 +123,8 @@ export interface ProgramDetail extends ProgramSummary {
   forSale?: boolean
   /** Issue 28: the editors' screenshots, in their order (the API always sends the list). */
   screenshots?: ProgramScreenshot[]
+  /** Issue 29: the ids it has in other catalogues (Flathub, winget, Homebrew); the API always sends it. */
+  externalIds?: ExternalIds
 }
 
 export interface ProgramPage {

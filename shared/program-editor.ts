@@ -4,6 +4,7 @@
 import { PROGRAM_CATEGORIES, type LicenseType, type Platform, type Price, type ProgramCategory } from './catalogue.ts'
 import { LICENSE_TYPES, PLATFORMS } from './catalogue-vocabulary.ts'
 import { LOCALES, type Locale } from './locales.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from './living-catalogue.ts'
 import { mayPrecede, parsePartialDate } from './partial-dates.ts'
 
 export interface ProgramTexts {
@@ -36,6 +37,8 @@ export interface ProgramAsWritten {
   released: string
   homepage: string
   texts: { en: ProgramTexts } & Partial<Record<Exclude<Locale, 'en'>, ProgramTexts>>
+  /** Issue 29: the ids it has in other catalogues (absent in a create: none). One program per id. */
+  externalIds?: ExternalIds
 }
 
 /** A program as the editors' API answers it: written, with its current revision and whether it is retired. */
@@ -48,6 +51,7 @@ export interface EditorProgram extends ProgramAsWritten {
   retired: boolean
   /** When it was retired (ISO 8601), or null. */
   retiredAt: string | null
+  externalIds: ExternalIds
 }
 
 /** One entry of a program's history, newest first. */
@@ -76,6 +80,7 @@ export const EDITABLE_FIELDS = [
   'released',
   'homepage',
   'texts',
+  'externalIds',
 ] as const satisfies readonly (keyof ProgramAsWritten)[]
 export type EditableField = (typeof EDITABLE_FIELDS)[number]
 
@@ -124,13 +129,75 @@ function date(problems: FieldProblem[], field: string, value: unknown): boolean 
   return false
 }
 
+/** Ids the console's own pages use (/@/operator/programs/new): a program cannot have them. */
+export const RESERVED_PROGRAM_IDS: ReadonlySet<string> = new Set(['new'])
+
+/** Whether `value` is an address of one of `protocols` ("https:"), at most `max` characters. */
+export function isWebAddress(value: unknown, max: number, protocols: readonly string[]): boolean {
+  if (typeof value !== 'string' || value.length > max) return false
+  try {
+    return protocols.includes(new URL(value).protocol)
+  } catch {
+    return false
+  }
+}
+
+/** Issue 29: `externalIds` (absent: none) — an object of the known catalogues, each id as that catalogue writes it. */
+function externalIdProblems(problems: FieldProblem[], value: unknown): void {
+  if (value === undefined) return
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return void problems.push({ field: 'externalIds', message: `externalIds must be an object of ${EXTERNAL_CATALOGUES.join(', ')}` })
+  }
+  for (const [catalogue, id] of Object.entries(value)) {
+    const field = `externalIds.${catalogue}`
+    if (!(EXTERNAL_CATALOGUES as readonly string[]).includes(catalogue)) problems.push({ field, message: `${field} is not a catalogue: externalIds names ${EXTERNAL_CATALOGUES.join(', ')}` })
+    else if (typeof id !== 'string' || id.length > EXTERNAL_ID_MAX_LENGTH || !EXTERNAL_ID_PATTERNS[catalogue as keyof ExternalIds].test(id)) {
+      problems.push({ field, message: `${field} must be ${EXTERNAL_ID_FORMS[catalogue as keyof ExternalIds]}` })
+    }
+  }
+}
+
+/** How each catalogue writes an id, for the message of one that is not. */
+const EXTERNAL_ID_FORMS: Record<keyof ExternalIds, string> = {
+  flathub: "a Flathub app id such as org.blender.Blender",
+  winget: 'a winget package id such as BlenderFoundation.Blender',
+  homebrew: 'a Homebrew cask or formula name such as blender',
+}
+
+/** The external ids in a fixed order, without empty ones: what is stored and read back. */
+export function normalisedExternalIds(value: ExternalIds | undefined): ExternalIds {
+  const ids: ExternalIds = {}
+  for (const catalogue of EXTERNAL_CATALOGUES) if (value?.[catalogue]) ids[catalogue] = value[catalogue]
+  return ids
+}
+
+/** Issue 29: a release as an editor adds it (`POST /api/operator/programs/{id}/releases`). */
+export interface ReleaseAsWritten {
+  version: string
+  /** "YYYY-MM-DD", not after today. */
+  date: string
+  notesUrl?: string
+}
+
+export const RELEASE_LIMITS = { version: PROGRAM_LIMITS.version, notesUrl: 2000 } as const
+
+/** The problems of a release as written; `today` is "YYYY-MM-DD" (UTC) — a release is not announced ahead. */
+export function releaseProblems(release: Record<string, unknown>, today: string): FieldProblem[] {
+  const problems: FieldProblem[] = []
+  text(problems, 'version', release.version, RELEASE_LIMITS.version)
+  const date = release.date
+  if (typeof date !== 'string' || date.length !== 10 || parsePartialDate(date) === null) problems.push({ field: 'date', message: 'date must be a day written YYYY-MM-DD' })
+  else if (date > today) problems.push({ field: 'date', message: `date must not be in the future (today is ${today})` })
+  if (release.notesUrl !== undefined && !isWebAddress(release.notesUrl, RELEASE_LIMITS.notesUrl, ['https:', 'http:'])) {
+    problems.push({ field: 'notesUrl', message: 'notesUrl must be an http:// or https:// address' })
+  }
+  return problems
+}
+
 /**
  * The problems of a program as written, the fields named as the body spells them; none: it can be
  * stored. `program` is whole (a create, or a change merged into the current program).
  */
-/** Ids the console's own pages use (/@/operator/programs/new): a program cannot have them. */
-export const RESERVED_PROGRAM_IDS: ReadonlySet<string> = new Set(['new'])
-
 export function programProblems(program: Record<string, unknown>): FieldProblem[] {
   const problems: FieldProblem[] = []
   if (program.id !== undefined && (typeof program.id !== 'string' || !SLUG.test(program.id) || program.id.length > 100)) {
@@ -168,14 +235,8 @@ export function programProblems(program: Record<string, unknown>): FieldProblem[
   if (released && updated && !mayPrecede(program.released as string, program.updated as string)) {
     problems.push({ field: 'updated', message: 'updated must not be before released' })
   }
-  const homepage = program.homepage
-  let url: URL | null = null
-  try {
-    url = typeof homepage === 'string' && homepage.length <= PROGRAM_LIMITS.homepage ? new URL(homepage) : null
-  } catch {
-    url = null
-  }
-  if (url?.protocol !== 'https:') problems.push({ field: 'homepage', message: 'homepage must be an https:// address' })
+  if (!isWebAddress(program.homepage, PROGRAM_LIMITS.homepage, ['https:'])) problems.push({ field: 'homepage', message: 'homepage must be an https:// address' })
+  externalIdProblems(problems, program.externalIds)
   const texts = program.texts
   if (typeof texts !== 'object' || texts === null || Array.isArray(texts)) {
     problems.push({ field: 'texts.en', message: 'texts.en is required' })
@@ -218,6 +279,7 @@ export function strayFields(body: unknown, extra: readonly string[] = []): strin
   within(program.publisher, 'publisher', ORGANISATION_KEYS)
   within(program.price, 'price', PRICE_KEYS)
   within(program.texts, 'texts', LOCALES)
+  within(program.externalIds, 'externalIds', EXTERNAL_CATALOGUES)
   if (typeof program.texts === 'object' && program.texts !== null) {
     for (const [locale, entry] of Object.entries(program.texts)) if ((LOCALES as readonly string[]).includes(locale)) within(entry, `texts.${locale}`, TEXT_KEYS)
   }

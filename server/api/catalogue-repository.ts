@@ -9,6 +9,8 @@ import type {
 } from '../../shared/catalogue.ts'
 import type { Queryable } from '../db/database.ts'
 import type { Locale } from '../../shared/locales.ts'
+import type { ExternalIds } from '../../shared/living-catalogue.ts'
+import { normalisedExternalIds } from '../../shared/program-editor.ts'
 import { partialDate, type DatePrecision } from '../../shared/partial-dates.ts'
 
 export interface ProgramQuery {
@@ -51,6 +53,7 @@ interface ProgramRow {
   updated_precision: DatePrecision
   popularity: number
   retired: boolean
+  external_ids?: ExternalIds
 }
 
 // Texts in the language asked for ($1), English where the program has no translation into it;
@@ -115,7 +118,7 @@ export async function programsByIds(db: Queryable, ids: string[], locale: Locale
  */
 export async function getProgram(db: Queryable, id: string, locale: Locale = 'en'): Promise<ProgramDetail | null> {
   const { rows } = await db.query<ProgramRow>(
-    `${SELECT_PROGRAM}, COALESCE(tr.description, p.description) AS description, p.homepage, p.released_on::text AS released_on, p.released_precision
+    `${SELECT_PROGRAM}, COALESCE(tr.description, p.description) AS description, p.homepage, p.released_on::text AS released_on, p.released_precision, p.external_ids
      ${FROM_PROGRAM} WHERE p.id = $2`,
     [locale, id],
   )
@@ -141,6 +144,7 @@ export async function getProgram(db: Queryable, id: string, locale: Locale = 'en
     releasedPrecision: row.released_precision ?? 'day',
     moreFromDeveloper: more.rows.map(toSummary),
     related: related.rows.map(toSummary),
+    externalIds: normalisedExternalIds(row.external_ids ?? {}),
   }
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { PROGRAM_CATEGORIES, type LicenseType } from '../../shared/catalogue.ts'
 import { LICENSE_TYPES, PLATFORMS } from '../../shared/catalogue-vocabulary.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from '../../shared/living-catalogue.ts'
 import { LOCALES, DEFAULT_LOCALE, type Locale } from '../../shared/locales.ts'
 import { mayPrecede, parsePartialDate } from '../../shared/partial-dates.ts'
 import type { Database } from '../db/database.ts'
@@ -37,6 +38,8 @@ export interface SeedProgram {
   /** The current version's release, written the same way. */
   updated: string
   popularity: number
+  /** Issue 29: the ids it has in other catalogues — only ids known to be real. */
+  externalIds?: ExternalIds
 }
 
 /** One program's texts in one language other than English. */
@@ -75,6 +78,7 @@ function organisationKey(name: string): string {
 export function validateSeed(programs: SeedProgram[]): void {
   const ids = new Set<string>()
   const organisations = new Map<string, string>()
+  const externalIds = new Map<string, string>()
   for (const p of programs) {
     for (const name of [p.developer, p.publisher]) {
       const known = organisations.get(organisationKey(name))
@@ -96,6 +100,14 @@ export function validateSeed(programs: SeedProgram[]): void {
     check(mayPrecede(p.released, p.updated), p.id, 'updated before released')
     check(Number.isInteger(p.popularity) && p.popularity >= 0 && p.popularity <= 100, p.id, 'bad popularity')
     check(/^https:\/\//.test(p.homepage), p.id, 'homepage must be https')
+    for (const [catalogue, value] of Object.entries(p.externalIds ?? {})) {
+      check((EXTERNAL_CATALOGUES as readonly string[]).includes(catalogue), p.id, `externalIds.${catalogue} is not a catalogue`)
+      const pattern = EXTERNAL_ID_PATTERNS[catalogue as keyof ExternalIds]
+      check(typeof value === 'string' && value.length <= EXTERNAL_ID_MAX_LENGTH && pattern.test(value), p.id, `externalIds.${catalogue} "${String(value)}" is not such an id`)
+      const key = `${catalogue}:${value}`
+      check(!externalIds.has(key), p.id, `externalIds.${catalogue} "${value}" is also ${externalIds.get(key)}'s`)
+      externalIds.set(key, p.id)
+    }
   }
 }
 
@@ -189,28 +201,47 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
     }
 
     const ps = seed.programs
+    // Issue 29: an id of another catalogue names one program. An editor's program keeps the ids it
+    // has (the seed gives way: its program goes without); the seed's own are set afresh, cleared
+    // first so that ids moving between two of its programs never meet in the unique index.
+    const edited = await tx.query<{ external_ids: ExternalIds }>("SELECT external_ids FROM api.programs WHERE revision > 0 AND external_ids <> '{}'::jsonb")
+    const takenByEditors = new Set(edited.rows.flatMap((row) => Object.entries(row.external_ids).map(([catalogue, value]) => `${catalogue}:${value}`)))
+    // (readSeed refuses a seed that gives one id twice; one made otherwise gives it to the first.)
+    const claimed = new Set(takenByEditors)
+    const seedIds = ps.map((p) => {
+      const ids: ExternalIds = {}
+      for (const catalogue of EXTERNAL_CATALOGUES) {
+        const value = p.externalIds?.[catalogue]
+        if (value === undefined || claimed.has(`${catalogue}:${value}`)) continue
+        claimed.add(`${catalogue}:${value}`)
+        ids[catalogue] = value
+      }
+      return JSON.stringify(ids)
+    })
+    await tx.query("UPDATE api.programs SET external_ids = '{}'::jsonb WHERE revision = 0 AND external_ids <> '{}'::jsonb")
     const released = ps.map((p) => parsePartialDate(p.released)!)
     const updated = ps.map((p) => parsePartialDate(p.updated)!)
     await tx.query(
       `INSERT INTO api.programs (id, name, summary, description, developer_id, publisher_id, license_type,
          price_amount, price_currency, price_period, platforms, languages, homepage, version, released_on,
-         updated_on, popularity, search_text, released_precision, updated_precision)
+         updated_on, popularity, search_text, released_precision, updated_precision, external_ids)
        SELECT id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
          price_period, string_to_array(platforms, ','), string_to_array(languages, ','), homepage, version,
-         released_on::date, updated_on::date, popularity, search_text, released_precision, updated_precision
+         released_on::date, updated_on::date, popularity, search_text, released_precision, updated_precision, external_ids::jsonb
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[],
          $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[],
-         $17::int[], $18::text[], $19::text[], $20::text[])
+         $17::int[], $18::text[], $19::text[], $20::text[], $21::text[])
          AS s(id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
            price_period, platforms, languages, homepage, version, released_on, updated_on, popularity, search_text,
-           released_precision, updated_precision)
+           released_precision, updated_precision, external_ids)
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, summary = EXCLUDED.summary, description = EXCLUDED.description,
          developer_id = EXCLUDED.developer_id, publisher_id = EXCLUDED.publisher_id, license_type = EXCLUDED.license_type,
          price_amount = EXCLUDED.price_amount, price_currency = EXCLUDED.price_currency, price_period = EXCLUDED.price_period,
          platforms = EXCLUDED.platforms, languages = EXCLUDED.languages, homepage = EXCLUDED.homepage,
          version = EXCLUDED.version, released_on = EXCLUDED.released_on, updated_on = EXCLUDED.updated_on,
          popularity = EXCLUDED.popularity, search_text = EXCLUDED.search_text,
-         released_precision = EXCLUDED.released_precision, updated_precision = EXCLUDED.updated_precision
+         released_precision = EXCLUDED.released_precision, updated_precision = EXCLUDED.updated_precision,
+         external_ids = EXCLUDED.external_ids
        WHERE api.programs.revision = 0`,
       [
         ps.map((p) => p.id),
@@ -233,7 +264,16 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
         ps.map((p) => [p.name, p.summary, p.developer, p.publisher].join(' ').toLowerCase()),
         released.map((d) => d.precision),
         updated.map((d) => d.precision),
+        seedIds,
       ],
+    )
+    // Issue 29: the version of a program as the seed writes it is a release of its history (dated
+    // its "updated"), so the history and the version agree; one the history has changes nothing.
+    await tx.query(
+      `INSERT INTO api.program_releases (program_id, version, released_on, released_precision, source)
+       SELECT id, version, updated_on, updated_precision, 'editor' FROM api.programs WHERE revision = 0 AND id = ANY($1::text[])
+       ON CONFLICT DO NOTHING`,
+      [ps.map((p) => p.id)],
     )
     // The translations of the programs as the seed wrote them are the seed's alone: replaced whole,
     // so one the seed no longer has goes. Those of a program an editor has written are the editor's.

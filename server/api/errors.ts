@@ -51,3 +51,9 @@ export const ApiRevisionConflict = createError<[number]>(
 )
 /** Issue 28: a program editors have retired from the catalogue. */
 export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)
+/** Issue 29: a release of a version the program's history already has. */
+export const ApiReleaseExists = createError<[string, string]>(
+  'API_RELEASE_EXISTS',
+  'The program "%s" already has a release of version %s: each version is recorded once.',
+  409,
+)

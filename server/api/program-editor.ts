@@ -1,8 +1,10 @@
 import { PROGRAM_CATEGORIES, type ProgramCategory } from '../../shared/catalogue.ts'
+import { EXTERNAL_CATALOGUES, type ExternalIds } from '../../shared/living-catalogue.ts'
 import { LOCALES, type Locale } from '../../shared/locales.ts'
 import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/partial-dates.ts'
 import {
   EDITABLE_FIELDS,
+  normalisedExternalIds,
   programProblems,
   RESERVED_PROGRAM_IDS,
   type EditableField,
@@ -17,6 +19,7 @@ import { recordAudit, type AuditActor } from './operator/audit-log.ts'
 import { slugify } from './catalogue-seed.ts'
 import { priceOf } from './catalogue-repository.ts'
 import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from './errors.ts'
+import { recordCatalogueEvent, recordEditedVersion } from './releases.ts'
 
 // The catalogue as editors write it (issue 28): read a program as written, create, change on top of
 // a revision (a change based on an older one is refused, never applied over someone else's), revert
@@ -61,6 +64,7 @@ interface StoredRow {
   categories: ProgramCategory[]
   revision: number
   retired_at: string | null
+  external_ids: ExternalIds | null
   texts: Array<{ locale: Exclude<Locale, 'en'>; summary: string; description: string }> | null
 }
 
@@ -68,7 +72,7 @@ const SELECT_WRITTEN = `
   SELECT p.id, p.name, p.summary, p.description, p.developer_id, d.name AS developer_name, p.publisher_id, pub.name AS publisher_name,
     p.license_type, p.price_amount, p.price_currency, p.price_period, p.platforms, p.languages, p.homepage, p.version,
     p.released_on::text AS released_on, p.released_precision, p.updated_on::text AS updated_on, p.updated_precision,
-    p.revision, to_json(p.retired_at)#>>'{}' AS retired_at,
+    p.revision, to_json(p.retired_at)#>>'{}' AS retired_at, p.external_ids,
     ARRAY(SELECT pc.category_id FROM api.program_categories pc JOIN api.categories c ON c.id = pc.category_id
           WHERE pc.program_id = p.id ORDER BY pc.is_primary DESC, c.position) AS categories,
     (SELECT json_agg(json_build_object('locale', t.locale, 'summary', t.summary, 'description', t.description) ORDER BY t.locale)
@@ -100,6 +104,7 @@ function written(row: StoredRow): EditorProgram {
     revision: row.revision,
     retired: row.retired_at !== null,
     retiredAt: row.retired_at === null ? null : new Date(row.retired_at).toISOString(),
+    externalIds: normalisedExternalIds(row.external_ids ?? {}),
   }
 }
 
@@ -180,7 +185,9 @@ async function store(tx: Queryable, id: string, program: ProgramAsWritten, revis
     released: program.released,
     homepage: program.homepage,
     texts: program.texts,
+    externalIds: normalisedExternalIds(program.externalIds),
   }
+  await refuseTakenExternalIds(tx, id, stored.externalIds)
   const en = program.texts.en
   const searchText = [stored.name, en.summary, developer.name, publisher.name].join(' ').toLowerCase()
   const values = [
@@ -204,23 +211,32 @@ async function store(tx: Queryable, id: string, program: ProgramAsWritten, revis
     updated.precision,
     searchText,
     revision,
+    JSON.stringify(stored.externalIds),
   ]
-  if (isNew) {
-    await tx.query(
-      `INSERT INTO api.programs (id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
-         price_period, platforms, languages, homepage, version, released_on, released_precision, updated_on, updated_precision,
-         search_text, revision, popularity)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::date, $16, $17::date, $18, $19, $20, 0)`,
-      values,
-    )
-  } else {
-    await tx.query(
-      `UPDATE api.programs SET name = $2, summary = $3, description = $4, developer_id = $5, publisher_id = $6, license_type = $7,
-         price_amount = $8, price_currency = $9, price_period = $10, platforms = $11, languages = $12, homepage = $13, version = $14,
-         released_on = $15::date, released_precision = $16, updated_on = $17::date, updated_precision = $18, search_text = $19, revision = $20
-       WHERE id = $1`,
-      values,
-    )
+  try {
+    if (isNew) {
+      await tx.query(
+        `INSERT INTO api.programs (id, name, summary, description, developer_id, publisher_id, license_type, price_amount, price_currency,
+           price_period, platforms, languages, homepage, version, released_on, released_precision, updated_on, updated_precision,
+           search_text, revision, external_ids, popularity)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::date, $16, $17::date, $18, $19, $20, $21::jsonb, 0)`,
+        values,
+      )
+    } else {
+      await tx.query(
+        `UPDATE api.programs SET name = $2, summary = $3, description = $4, developer_id = $5, publisher_id = $6, license_type = $7,
+           price_amount = $8, price_currency = $9, price_period = $10, platforms = $11, languages = $12, homepage = $13, version = $14,
+           released_on = $15::date, released_precision = $16, updated_on = $17::date, updated_precision = $18, search_text = $19, revision = $20,
+           external_ids = $21::jsonb
+         WHERE id = $1`,
+        values,
+      )
+    }
+  } catch (error) {
+    // Another program took the id between the check and the write (its unique index): said as the check says it.
+    const taken = takenExternalId(error)
+    if (taken) throw validationError([{ field: `externalIds.${taken}`, message: `externalIds.${taken} is already the id of another program` }])
+    throw error
   }
   await tx.query('DELETE FROM api.program_translations WHERE program_id = $1', [id])
   const translated = LOCALES.filter((locale) => locale !== 'en' && program.texts[locale] !== undefined) as Exclude<Locale, 'en'>[]
@@ -247,6 +263,25 @@ async function store(tx: Queryable, id: string, program: ProgramAsWritten, revis
     ])
   }
   return stored
+}
+
+/** Issue 29: an id of another catalogue names one program only — a second one is a validation error naming the field, not the unique index's 500. */
+async function refuseTakenExternalIds(tx: Queryable, id: string, ids: ExternalIds): Promise<void> {
+  const problems: FieldProblem[] = []
+  for (const catalogue of EXTERNAL_CATALOGUES) {
+    const value = ids[catalogue]
+    if (value === undefined) continue
+    const { rows } = await tx.query<{ id: string }>('SELECT id FROM api.programs WHERE id <> $1 AND external_ids ->> $2 = $3', [id, catalogue, value])
+    if (rows[0]) problems.push({ field: `externalIds.${catalogue}`, message: `externalIds.${catalogue} "${value}" is already the id of the program "${rows[0].id}"` })
+  }
+  if (problems.length > 0) throw validationError(problems)
+}
+
+/** The catalogue whose unique index (migration 021: programs_<catalogue>_id) refused a write, if that was the error. */
+function takenExternalId(error: unknown): string | undefined {
+  const { code, constraint, message } = (error ?? {}) as { code?: string; constraint?: string; message?: string }
+  if (code !== '23505') return undefined
+  return EXTERNAL_CATALOGUES.find((catalogue) => `${constraint ?? ''} ${message ?? ''}`.includes(`programs_${catalogue}_id`))
 }
 
 /** Tells every API instance's index and every BFF cache that the catalogue changed (catalogue-index.ts). */
@@ -393,6 +428,11 @@ export async function updateProgram(
       return { revision: current.revision }
     }
     await recordRevision(tx, context, stored, revision, action, changes)
+    // Issue 29: what watchers hear of, in the change's transaction. A new version written here is
+    // a release of the program's history too (dated its "updated"), not a second revision.
+    if (changes.price) await recordCatalogueEvent(tx, id, 'price', { before: changes.price.before, after: changes.price.after, programName: stored.name })
+    if (changes.licenseType) await recordCatalogueEvent(tx, id, 'licence', { before: changes.licenseType.before, after: changes.licenseType.after, programName: stored.name })
+    if (changes.version) await recordEditedVersion(tx, { programId: id, version: stored.version, date: stored.updated, programName: stored.name })
     return { revision }
   })
 }

@@ -23,6 +23,7 @@ const PROGRAM: EditorProgram = {
   revision: 4,
   retired: false,
   retiredAt: null,
+  externalIds: { flathub: 'example.kritzel.Kritzel', homebrew: 'kritzel' },
 }
 
 t.test('a draft read back unchanged is the program as written, and changes nothing', async (t) => {
@@ -30,6 +31,16 @@ t.test('a draft read back unchanged is the program as written, and changes nothi
   const { id: _id, revision: _revision, retired: _retired, retiredAt: _retiredAt, ...written } = PROGRAM
   t.same(writtenOf(draft), written)
   t.same(changesOf(draft, draftOf(PROGRAM)), {})
+})
+
+t.test('issue 29: external ids as typed — trimmed, an emptied one left out, a change sends the whole set', async (t) => {
+  const base = draftOf(PROGRAM)
+  t.same(base.externalIds, { flathub: 'example.kritzel.Kritzel', winget: '', homebrew: 'kritzel' })
+  const edited = { ...base, externalIds: { flathub: '', winget: ' Kritzel.Kritzel ', homebrew: 'kritzel' } }
+  t.same(changesOf(base, edited), { externalIds: { winget: 'Kritzel.Kritzel', homebrew: 'kritzel' } })
+  t.same(partsChanged(base, edited), ['externalIds'])
+  t.same(writtenOf(emptyDraft()).externalIds, {}, 'a new program: none')
+  t.equal(errorTarget('externalIds.winget'), 'externalIds.winget', "an error names the catalogue's input")
 })
 
 t.test('only the changed fields: texts by language, an emptied language removed, a renamed developer without its old id', async (t) => {

@@ -1,7 +1,8 @@
 import { type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue.ts'
 import { LICENSE_TYPES } from '../../../shared/catalogue-vocabulary.ts'
+import { EXTERNAL_CATALOGUES, type ExternalCatalogue } from '../../../shared/living-catalogue.ts'
 import { LOCALES, type Locale } from '../../../shared/locales.ts'
-import { EDITABLE_FIELDS, type EditableField, type EditorProgram, type ProgramAsWritten, type ProgramTexts } from '../../../shared/program-editor.ts'
+import { EDITABLE_FIELDS, normalisedExternalIds, type EditableField, type EditorProgram, type ProgramAsWritten, type ProgramTexts } from '../../../shared/program-editor.ts'
 
 // The console's program editor (issue 28) works on a draft: the program as its inputs hold it
 // (strings, as typed). From the draft come the body of a create, the fields of a change (only
@@ -30,7 +31,11 @@ export interface Draft {
   released: string
   homepage: string
   texts: Record<Locale, ProgramTexts>
+  /** Issue 29: the ids in other catalogues as typed ("" for none). */
+  externalIds: Record<ExternalCatalogue, string>
 }
+
+const emptyExternalIds = (): Record<ExternalCatalogue, string> => Object.fromEntries(EXTERNAL_CATALOGUES.map((catalogue) => [catalogue, ''])) as Record<ExternalCatalogue, string>
 
 const emptyTexts = (): Record<Locale, ProgramTexts> => Object.fromEntries(LOCALES.map((locale) => [locale, { summary: '', description: '' }])) as Record<Locale, ProgramTexts>
 
@@ -55,6 +60,7 @@ export function emptyDraft(): Draft {
     released: '',
     homepage: 'https://',
     texts: emptyTexts(),
+    externalIds: emptyExternalIds(),
   }
 }
 
@@ -84,6 +90,7 @@ export function draftOf(program: EditorProgram): Draft {
     released: program.released,
     homepage: program.homepage,
     texts,
+    externalIds: { ...emptyExternalIds(), ...program.externalIds },
   }
 }
 
@@ -122,6 +129,7 @@ export function writtenOf(draft: Draft): ProgramAsWritten {
     released: draft.released.trim(),
     homepage: draft.homepage.trim(),
     texts: texts as ProgramAsWritten['texts'],
+    externalIds: normalisedExternalIds(Object.fromEntries(EXTERNAL_CATALOGUES.map((catalogue) => [catalogue, draft.externalIds[catalogue].trim()]))),
   }
 }
 

@@ -7,6 +7,7 @@ import { operatorAuthorizer, type CurrentRoles } from './guard.ts'
 import maintenanceRoutes from './maintenance.ts'
 import mediaRoutes from './media.ts'
 import programRoutes from './programs.ts'
+import releaseRoutes from './releases.ts'
 import roleRoutes from './roles.ts'
 import userRoutes from './users.ts'
 
@@ -36,6 +37,7 @@ export default async function operatorRoutes(app: FastifyInstance, opts: Operato
   app.addHook('onRequest', operatorAuthorizer(opts.guard, opts.roles))
   answerPrivately(app)
   await app.register(programRoutes, opts)
+  await app.register(releaseRoutes, opts)
   await app.register(mediaRoutes, opts)
   await app.register(userRoutes, opts)
   await app.register(roleRoutes, opts)

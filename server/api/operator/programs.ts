@@ -8,7 +8,7 @@ import { PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, type EditableField } from '../../../shared/program-editor.ts'
 import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../program-editor.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
-import { StringEnum } from '../routes/catalogue.ts'
+import { ExternalIdsSchema, StringEnum } from '../routes/catalogue.ts'
 import type { OperatorRoutesOptions } from './index.ts'
 
 // Programs: the editors' catalogue (issue 28). GET/POST /api/operator/programs, GET/PATCH/DELETE
@@ -56,7 +56,12 @@ const textsOf = (other: TSchema) =>
   )
 
 const ProgramBody = Type.Object(
-  { id: Type.Optional(Type.String({ pattern: PROGRAM_SLUG_PATTERN, maxLength: 100, description: 'Made from the name when absent.' })), ...writtenFields, texts: textsOf(Texts) },
+  {
+    id: Type.Optional(Type.String({ pattern: PROGRAM_SLUG_PATTERN, maxLength: 100, description: 'Made from the name when absent.' })),
+    ...writtenFields,
+    texts: textsOf(Texts),
+    externalIds: Type.Optional(ExternalIdsSchema),
+  },
   { additionalProperties: false },
 )
 
@@ -70,6 +75,7 @@ const PatchBody = Type.Object(
         { additionalProperties: false, description: 'Only the languages that change: a language given replaces its texts, null removes them (not English).' },
       ),
     ),
+    externalIds: Type.Optional(ExternalIdsSchema),
   },
   { additionalProperties: false },
 )
@@ -83,6 +89,7 @@ const EditorProgram = Type.Object({
   revision: Type.Integer({ description: 'Send it back as `baseRevision` with a change.' }),
   retired: Type.Boolean(),
   retiredAt: Type.Union([Type.String(), Type.Null()], { description: 'When it was retired (ISO 8601), or null.' }),
+  externalIds: ExternalIdsSchema,
 })
 
 const Change = Type.Object({ before: Type.Unknown(), after: Type.Unknown() })
@@ -97,7 +104,7 @@ const Revision = Type.Object({
 const Params = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) })
 
 /** Ajv's first problem, named as the body spells the field: `texts.de.summary`, `categories[1]`, `price.currency`. */
-function fieldErrors(errors: Array<{ keyword: string; instancePath: string; message?: string; params: Record<string, unknown> }>, dataVar: string): Error {
+export function fieldErrors(errors: Array<{ keyword: string; instancePath: string; message?: string; params: Record<string, unknown> }>, dataVar: string): Error {
   const issue = errors[0]
   if (!issue) return validationError([{ field: dataVar, message: `${dataVar} is invalid` }])
   let field = issue.instancePath

@@ -10,11 +10,13 @@ import {
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue.ts'
 import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH } from '../../../shared/living-catalogue.ts'
 import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
+import { listReleases } from '../releases.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
@@ -50,6 +52,15 @@ const PartialDate = (what: string) =>
   Type.String({ pattern: PARTIAL_DATE_PATTERN, description: `${what}, only as precisely as it is known: "YYYY", "YYYY-MM" or "YYYY-MM-DD" (ISO 8601).` })
 const Precision = (field: string) => StringEnum(DATE_PRECISIONS, { description: `How much of \`${field}\` is known.` })
 const Price = Type.Object({ amount: Type.Number(), currency: Type.String({ description: 'ISO 4217, e.g. "EUR".' }), period: StringEnum(['one-time', 'month', 'year'] as const) })
+
+/** Issue 29: the ids in other catalogues (shared/living-catalogue.ts's patterns are checked by programProblems, naming the field). */
+export const ExternalIdsSchema = Type.Object(
+  Object.fromEntries(EXTERNAL_CATALOGUES.map((catalogue) => [catalogue, Type.Optional(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH }))])),
+  {
+    additionalProperties: false,
+    description: 'The ids the program has in other catalogues, each optional: `flathub` (app id, e.g. "org.blender.Blender"), `winget` (package id, e.g. "BlenderFoundation.Blender"), `homebrew` (cask or formula, e.g. "blender"). One program per id.',
+  },
+)
 
 const summaryProperties = {
   id: Type.String(),
@@ -94,6 +105,20 @@ const ProgramDetail = Type.Object({
       srcset: Type.Array(Type.Object({ url: Type.String({ description: 'GET /api/screenshots/{file}: WebP, cached for ever.' }), width: Type.Integer() }), { description: 'Narrowest first, at most the widths 280, 560, 840, 1120, 1400, 1680.' }),
     }),
     { description: 'Issue 28: up to 8, in the editors\' order.' },
+  ),
+  externalIds: ExternalIdsSchema,
+})
+
+/** Issue 29: a program's release history (shared/living-catalogue.ts `Release`). */
+const ReleaseList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      version: Type.String(),
+      date: PartialDate('The day it was released (a release the catalogue knew only to the month or year says so)'),
+      notesUrl: Type.Optional(Type.String({ description: 'Its release notes (http or https); absent when none is known.' })),
+      source: Type.String({ description: '"editor" (the console, the seed) or the feed it came from, `<format>:<host>`, e.g. "appstream:dl.flathub.org".' }),
+    }),
+    { description: 'Newest first: by date, then by when it was recorded. The first is the program\'s `version` and `updated`.' },
   ),
 })
 
@@ -152,7 +177,14 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
     // Issue 28: a retired program is gone from the catalogue; said so, not "never existed".
     if (program.retired) throw new ApiProgramRetired(request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
-    return { ...program, forSale: opts.forSale && program.price !== null, screenshots: await publicScreenshots(app.db, program.id, locale) }
+    return { ...program, forSale: opts.forSale && program.price !== null, screenshots: await publicScreenshots(app.db, program.id, locale), externalIds: program.externalIds ?? {} }
+  })
+
+  app.get('/api/programs/:id/releases', { schema: { params: Type.Object({ id: Id }), response: { 200: ReleaseList } } }, async (request) => {
+    const { rows } = await app.db.query<{ retired: boolean }>('SELECT retired_at IS NOT NULL AS retired FROM api.programs WHERE id = $1', [request.params.id])
+    if (!rows[0]) throw new ApiCatalogueNotFound('program', request.params.id)
+    if (rows[0].retired) throw new ApiProgramRetired(request.params.id)
+    return { items: await listReleases(app.db, request.params.id) }
   })
 
   app.get('/api/categories', { schema: { response: { 200: Type.Array(Category) } } }, async () => listCategories(app.db))
