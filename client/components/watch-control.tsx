@@ -25,6 +25,13 @@ function byProgram(watches: readonly Watch[]): Map<string, readonly WatchEvent[]
   return new Map(watches.map((watch) => [watch.programId, watch.events]))
 }
 
+function withEvents(map: ReadonlyMap<string, readonly WatchEvent[]>, id: string, events: readonly WatchEvent[]): Map<string, readonly WatchEvent[]> {
+  const next = new Map(map)
+  if (events.length === 0) next.delete(id)
+  else next.set(id, events)
+  return next
+}
+
 /** The user's watches for the cards and the program page inside it (and inside a LibraryProvider). */
 export function WatchProvider({ watches, children }: { watches: readonly Watch[]; children: ReactNode }) {
   const { t } = useTranslation('common')
@@ -43,6 +50,12 @@ export function WatchProvider({ watches, children }: { watches: readonly Watch[]
     async (id: string, wanted: readonly WatchEvent[]) => {
       const events = WATCH_EVENTS.filter((event) => wanted.includes(event))
       const path = `/api/user/watches/${encodeURIComponent(id)}`
+      // Shown at once (a checkbox ticks when clicked), and taken back if the API refuses it.
+      let previous: readonly WatchEvent[] = []
+      setWatched((map) => {
+        previous = map.get(id) ?? []
+        return withEvents(map, id, events)
+      })
       setPending((set) => new Set(set).add(id))
       const result = events.length === 0 ? await apiSend('DELETE', path) : await apiSend<Watch>('PUT', path, { events })
       setPending((set) => {
@@ -50,16 +63,9 @@ export function WatchProvider({ watches, children }: { watches: readonly Watch[]
         next.delete(id)
         return next
       })
-      if (!result.ok) {
-        showToast({ kind: 'error', title: result.status === 0 ? t('errors.errorApiRequest') : (errorMessage(result) ?? t('errors.occuredSomeError')) })
-        return
-      }
-      setWatched((map) => {
-        const next = new Map(map)
-        if (events.length === 0) next.delete(id)
-        else next.set(id, events)
-        return next
-      })
+      if (result.ok) return
+      setWatched((map) => withEvents(map, id, previous))
+      showToast({ kind: 'error', title: result.status === 0 ? t('errors.errorApiRequest') : (errorMessage(result) ?? t('errors.occuredSomeError')) })
     },
     [t],
   )
@@ -107,7 +113,16 @@ export function WatchControl({ program }: { program: { id: string; name: string 
   return (
     <span className="watch-control">
       <WatchToggle program={program} />
-      <details className="disclosure watch-menu" data-testid="watch-menu">
+      <details
+        className="disclosure watch-menu"
+        data-testid="watch-menu"
+        onKeyDown={(event) => {
+          // Escape closes the menu and gives the focus back to its button.
+          if (event.key !== 'Escape' || !event.currentTarget.open) return
+          event.currentTarget.open = false
+          ;(event.currentTarget.firstElementChild as HTMLElement).focus()
+        }}
+      >
         <summary aria-label={t('watch.chooseNamed', { name: program.name })}>{t('watch.choose')}</summary>
         <fieldset className="watch-events">
           <legend>{t('watch.legend', { name: program.name })}</legend>
