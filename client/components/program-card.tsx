@@ -53,7 +53,7 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
         </p>
         {library ? <LibraryButton library={library} program={program} t={t} /> : null}
         {/* Issue 29: "Watch" on the cards under /@ (client/components/watch-control.tsx). */}
-        {library?.WatchCard && !program.retired ? <library.WatchCard program={program} /> : null}
+        {library?.WatchCard && <library.WatchCard program={program} />}
       </div>
     </li>
   )

@@ -83,11 +83,12 @@ function useStore(): WatchStore {
   return store
 }
 
-/** Watch (every event) or stop watching; the button says which, and for what. */
-export function WatchToggle({ program }: { program: { id: string; name: string } }) {
+/** Watch (every event) or stop watching; the button says which, and for what. A retired program has nothing more to tell. */
+export function WatchToggle({ program }: { program: { id: string; name: string; retired?: boolean } }) {
   const { t } = useTranslation('catalogue')
   const store = useStore()
   const watching = store.events(program.id).length > 0
+  if (program.retired && !watching) return null
   return (
     <button
       type="button"

@@ -14,7 +14,7 @@ export interface LibraryState {
    * Issue 29: the "Watch" controls of a card and of the program page, where the page has the user's
    * watches (client/components/watch-control.tsx fills them in): the public pages carry no code of theirs.
    */
-  WatchCard?: ComponentType<{ program: { id: string; name: string } }>
+  WatchCard?: ComponentType<{ program: { id: string; name: string; retired?: boolean } }>
   WatchPage?: ComponentType<{ program: { id: string; name: string } }>
 }
 
