@@ -132,7 +132,7 @@ test('a new account has no notifications; watching from a card; the profile keep
   await expect(section.getByRole('checkbox', { name: 'Watch programs I add to my library' })).toBeChecked()
   await section.getByRole('radio', { name: 'At once' }).check()
   await section.getByRole('checkbox', { name: 'Watch programs I add to my library' }).uncheck()
-  await section.getByRole('button', { name: 'Save notification settings' }).click()
+  await section.getByRole('button', { name: 'Update notification settings' }).click()
   await expect(section.getByTestId('notifications-settings-status')).toHaveText('Your notification settings are saved.')
   await page.reload()
   await hydrated(page)
@@ -158,7 +158,7 @@ test('at 390 px the signed-in header keeps the bell in its one row, beside the m
       const banner = page.getByRole('banner')
       const bell = banner.getByTestId('notification-bell')
       await expect(bell, `${lang} ${width}px`).toBeInViewport()
-      expect((await banner.boundingBox())!.height, `${lang} ${width}px: one row`).toBeLessThanOrEqual(width === 390 ? 64 : 80)
+      expect((await banner.boundingBox())!.height, `${lang} ${width}px: one row`).toBeLessThanOrEqual(width === 390 ? 64 : 72)
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${lang} ${width}px: no sideways scroll`).toBeLessThanOrEqual(0)
       const box = (await bell.boundingBox())!
       expect(box.x + box.width, `${lang} ${width}px`).toBeLessThanOrEqual(width)
