@@ -318,6 +318,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.decorate('notificationFanout', fanout)
   app.addHook('onReady', async () => fanout.start())
   app.addHook('onClose', async () => fanout.stop())
+  // An editor's write to a program may have recorded an event (a release, a price, a licence):
+  // its watchers are told at once rather than at the next tick. Other writers call wake() themselves.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.url.startsWith('/api/operator/programs')) fanout.wake()
+  })
   await app.register(avatarRoutes)
   // Issue 28: programs' uploaded screenshots and logos.
   await app.register(programMediaRoutes)

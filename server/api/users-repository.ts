@@ -92,7 +92,9 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     tos_version: string | null
     tos_accepted_at: Date | string | null
     created_at: Date | string
-  }>('SELECT id, email, name, language, language_chosen, is_in_mail_list, utm, tos_version, tos_accepted_at, created_at FROM api.users WHERE id = $1', [id])
+    notify: string
+    watch_on_add: boolean
+  }>('SELECT id, email, name, language, language_chosen, is_in_mail_list, utm, tos_version, tos_accepted_at, created_at, notify, watch_on_add FROM api.users WHERE id = $1', [id])
   const row = rows[0]
   if (!row) return null
   const library = await db.query<{ program_id: string; name: string; added_at: Date | string }>(
@@ -114,6 +116,12 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     [id],
   )
   const avatar = await db.query<{ hash: string; created_at: Date | string }>('SELECT hash, created_at FROM api.avatars WHERE user_id = $1', [id])
+  // Issue 29: the watchlist and the notifications.
+  const watches = await db.query<{ program_id: string; events: string[]; created_at: Date | string }>('SELECT program_id, events, created_at FROM api.watches WHERE user_id = $1 ORDER BY created_at, program_id', [id])
+  const notifications = await db.query<{ type: string; program_id: string; at: Date | string; read_at: Date | string | null; data: unknown }>(
+    'SELECT type, program_id, at, read_at, data FROM api.notifications WHERE user_id = $1 ORDER BY id DESC',
+    [id],
+  )
   const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString())
   return {
     account: {
@@ -126,7 +134,11 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
       timeJoined: iso(row.created_at),
       // The landing-page record the browser sent with the sign-up (spec §3).
       utm: row.utm ?? null,
+      notify: row.notify,
+      watchOnAdd: row.watch_on_add,
     },
+    watches: watches.rows.map((watch) => ({ programId: watch.program_id, events: watch.events, createdAt: iso(watch.created_at) })),
+    notifications: notifications.rows.map((entry) => ({ type: entry.type, programId: entry.program_id, at: iso(entry.at), readAt: iso(entry.read_at), data: entry.data })),
     terms: { acceptedVersion: row.tos_version, acceptedAt: iso(row.tos_accepted_at) },
     library: library.rows.map((entry) => ({ programId: entry.program_id, name: entry.name, addedAt: iso(entry.added_at) })),
     // The image itself is at the URL (it is the re-encoded one; the upload was never kept).

@@ -65,12 +65,13 @@ export class NotificationFanout {
       const event = rows[0]
       if (!event) return null
       const id = String(event.id)
-      // The program's name goes with every notification (the bell and the mail name it); the
+      // A range on watches_of_program (program_id, user_id) from the cursor on; user ids are never
+      // empty, so '' is before the first. The program's name goes with every notification (the bell and the mail name it); the
       // release event carries it already, and any other event without it gets it here.
       const { rows: batch } = await tx.query<{ taken: string | number; last: string | null }>(
         `WITH batch AS (
            SELECT w.user_id FROM api.watches w
-           WHERE w.program_id = $1 AND $2 = ANY (w.events) AND ($3::text IS NULL OR w.user_id > $3)
+           WHERE w.program_id = $1 AND w.user_id > COALESCE($3::text, '') AND $2 = ANY (w.events)
            ORDER BY w.user_id LIMIT $4),
          event AS (
            SELECT e.at, CASE WHEN e.data ? 'programName' THEN e.data ELSE e.data || jsonb_build_object('programName', p.name) END AS data

@@ -83,7 +83,14 @@ const UserExport = Type.Object({
     isInMailList: Type.Boolean(),
     timeJoined: NullableIso,
     utm: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The landing-page record the browser sent with the sign-up.' }),
+    notify: Type.String(),
+    watchOnAdd: Type.Boolean(),
   }),
+  watches: Type.Array(Type.Object({ programId: Type.String(), events: Type.Array(Type.String()), createdAt: NullableIso }), { description: 'Issue 29: the watchlist, oldest first.' }),
+  notifications: Type.Array(
+    Type.Object({ type: Type.String(), programId: Type.String(), at: NullableIso, readAt: NullableIso, data: Type.Object({}, { additionalProperties: true }) }),
+    { description: 'Issue 29: every notification, newest first.' },
+  ),
   terms: Type.Object({ acceptedVersion: NullableString, acceptedAt: NullableIso }),
   library: Type.Array(Type.Object({ programId: Type.String(), name: Type.String(), addedAt: NullableIso })),
   files: Type.Array(
