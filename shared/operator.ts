@@ -56,6 +56,7 @@ export const OPERATOR_ROUTES: readonly OperatorRoute[] = [
   { method: 'DELETE', url: '/api/operator/programs/:id/logo', permission: 'catalogue:write' },
   { method: 'PUT', url: '/api/operator/programs/:id/logo', permission: 'catalogue:write' },
   { method: 'GET', url: '/api/operator/programs/:id/media', permission: 'catalogue:read' },
+  { method: 'GET', url: '/api/operator/programs/:id/releases', permission: 'catalogue:read' },
   { method: 'POST', url: '/api/operator/programs/:id/releases', permission: 'catalogue:write' },
   { method: 'POST', url: '/api/operator/programs/:id/revert', permission: 'catalogue:write' },
   { method: 'GET', url: '/api/operator/programs/:id/revisions', permission: 'catalogue:read' },

@@ -2,18 +2,29 @@ import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
+import type { Release } from '../../shared/living-catalogue.ts'
 import { formatPartialDate } from '../../shared/partial-dates.ts'
 import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
+import { ReleaseHistory, releasePrecision } from '../components/release-history.tsx'
 import { ScreenshotGallery } from '../components/screenshot-gallery.tsx'
 import type { ReturnState } from '../lib/account/continue.ts'
 import { apiGet } from '../lib/api.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary } from '../lib/catalogue/library-state.ts'
 
-export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramDetail> {
-  return apiGet<ProgramDetail>(context, `/api/programs/${encodeURIComponent(params.programId ?? '')}`, request.signal)
+/** The program and (issue 29) its release history, asked for together. */
+export type ProgramPageData = ProgramDetail & { releases: Release[] }
+
+export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramPageData> {
+  const path = `/api/programs/${encodeURIComponent(params.programId ?? '')}`
+  // The program's own answer decides the page (404, 410): the history's failure only leaves it out.
+  const [program, releases] = await Promise.all([
+    apiGet<ProgramDetail>(context, path, request.signal),
+    apiGet<{ items: Release[] }>(context, `${path}/releases`, request.signal).then((answer) => answer.items, () => []),
+  ])
+  return { ...program, releases }
 }
 
 function languageName(code: string, locale: string): string {
@@ -36,9 +47,13 @@ function ProgramSection({ id, title, programs }: { id: string; title: string; pr
 
 /** `purchase`: the signed-in twin's Buy / Owned (client/pages/checkout), kept out of the visitor's code. */
 export function Component({ purchase }: { purchase?: ReactNode }) {
-  const program = useLoaderData() as ProgramDetail
+  const program = useLoaderData() as ProgramPageData
   const { t, i18n } = useTranslation(['catalogue', 'common', 'checkout'])
   const { t: catalogueT } = useTranslation('catalogue')
+  // Issue 29: the current version and "updated" are the newest release's.
+  const newest = program.releases?.[0]
+  const version = newest?.version ?? program.version
+  const updated = newest ? formatPartialDate(newest.date, releasePrecision(newest.date), i18n.language) : formatPartialDate(program.updated, program.updatedPrecision, i18n.language)
   // Under /@ the page is the signed-in twin: add/remove, and every catalogue link goes to a twin.
   const library = useLibrary()
   const href = useCatalogueHref()
@@ -122,6 +137,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
               </ul>
             </section>
           ) : null}
+          <ReleaseHistory releases={program.releases ?? []} />
         </div>
         <section aria-labelledby="details-title" className="program-details card">
           <h2 id="details-title">{t('catalogue:program.details')}</h2>
@@ -150,9 +166,9 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
             <dt>{t('catalogue:program.platforms')}</dt>
             <dd>{program.platforms.map((platform) => t(`catalogue:platforms.${platform}`)).join(', ')}</dd>
             <dt>{t('catalogue:program.version')}</dt>
-            <dd>{program.version}</dd>
+            <dd data-testid="program-version">{version}</dd>
             <dt>{t('catalogue:program.updated')}</dt>
-            <dd>{formatPartialDate(program.updated, program.updatedPrecision, i18n.language)}</dd>
+            <dd>{updated}</dd>
             <dt>{t('catalogue:program.released')}</dt>
             <dd>{formatPartialDate(program.released, program.releasedPrecision, i18n.language)}</dd>
           </dl>

@@ -4,6 +4,7 @@ import { data, Link, useLoaderData, useLocation, useNavigate, type LoaderFunctio
 import { permissionsOf } from '../../../shared/operator.ts'
 import { PROGRAM_CATEGORIES, type LicenseType } from '../../../shared/catalogue.ts'
 import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, type Release } from '../../../shared/living-catalogue.ts'
 import { LOCALES, LOCALE_NAMES, type Locale } from '../../../shared/locales.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { PROGRAM_LIMITS, programProblems, type EditorProgram, type FieldProblem, type ProgramRevision } from '../../../shared/program-editor.ts'
@@ -11,6 +12,7 @@ import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
 import { changesOf, draftOf, emptyDraft, errorTarget, hasText, isFreeLicence, mergeDrafts, partOf, partsChanged, writtenOf, type Draft } from './program-draft.ts'
 import { ProgramMediaSection, type ProgramMedia } from './program-media.tsx'
+import { ProgramReleases } from './program-releases.tsx'
 import { ProgramRevisions, usePartLabel, useShownValue } from './program-revisions.tsx'
 
 // /@/operator/programs/new and /@/operator/programs/:id (issue 28): the editor of one program as
@@ -23,6 +25,8 @@ export interface EditorData {
   revisions: ProgramRevision[]
   /** Its logo and screenshots; null for a new program. */
   media: ProgramMedia | null
+  /** Issue 29: its releases, newest first; [] for a new program. */
+  releases: Release[]
 }
 
 export async function loader({ params, request, context }: LoaderFunctionArgs): Promise<EditorData> {
@@ -33,15 +37,16 @@ export async function loader({ params, request, context }: LoaderFunctionArgs): 
     if (!permissionsOf(roles).includes('catalogue:write')) {
       throw data(null, { status: 403 })
     }
-    return { program: null, revisions: [], media: null }
+    return { program: null, revisions: [], media: null, releases: [] }
   }
   const path = `/api/operator/programs/${encodeURIComponent(params.id)}`
-  const [program, revisions, media] = await Promise.all([
+  const [program, revisions, media, releases] = await Promise.all([
     apiGet<EditorProgram>(context, path, request.signal),
     apiGet<ProgramRevision[]>(context, `${path}/revisions`, request.signal),
     apiGet<ProgramMedia>(context, `${path}/media`, request.signal),
+    apiGet<{ items: Release[] }>(context, `${path}/releases`, request.signal),
   ])
-  return { program, revisions, media }
+  return { program, revisions, media, releases: releases.items }
 }
 
 /** What the editor's page was told by the save that led to it. */
@@ -76,7 +81,10 @@ interface Conflict {
 
 type Status = { kind: 'success' | 'error' | 'info'; text: string } | null
 
-function ProgramEditor({ data: { program, revisions, media } }: { data: EditorData }) {
+/** Issue 29: what an id of each catalogue looks like, shown in its empty input. */
+const EXTERNAL_ID_EXAMPLES = { flathub: 'org.blender.Blender', winget: 'BlenderFoundation.Blender', homebrew: 'blender' } as const
+
+function ProgramEditor({ data: { program, revisions, media, releases } }: { data: EditorData }) {
   const { t } = useTranslation(['operator', 'catalogue', 'common'])
   const navigate = useNavigate()
   const location = useLocation()
@@ -124,7 +132,9 @@ function ProgramEditor({ data: { program, revisions, media } }: { data: EditorDa
     for (const problem of problems) {
       const target = errorTarget(problem.field)
       const key = errorKey(target)
-      if (!key) unplaced.push(problem.message)
+      const catalogue = EXTERNAL_CATALOGUES.find((c) => target === `externalIds.${c}`)
+      if (catalogue) next[target] ??= t('releases.externalIds.error', { catalogue: t(`releases.externalIds.${catalogue}`), example: EXTERNAL_ID_EXAMPLES[catalogue] })
+      else if (!key) unplaced.push(problem.message)
       else next[target] ??= t(`programs.errors.${key}` as 'programs.errors.name')
     }
     setErrors(next)
@@ -336,6 +346,27 @@ function ProgramEditor({ data: { program, revisions, media } }: { data: EditorDa
         </fieldset>
 
         <fieldset className="operator-fieldset">
+          <legend>{t('releases.externalIds.legend')}</legend>
+          <p className="hint">{t('releases.externalIds.hint')}</p>
+          <div className="operator-grid">
+            {EXTERNAL_CATALOGUES.map((catalogue) => (
+              <TextInput
+                key={catalogue}
+                target={`externalIds.${catalogue}`}
+                label={t(`releases.externalIds.${catalogue}`)}
+                value={draft.externalIds[catalogue]}
+                onChange={(v) => set('externalIds', { ...draft.externalIds, [catalogue]: v })}
+                error={errorOf(`externalIds.${catalogue}`)}
+                placeholder={EXTERNAL_ID_EXAMPLES[catalogue]}
+                maxLength={EXTERNAL_ID_MAX_LENGTH}
+                autoComplete="off"
+                spellCheck={false}
+              />
+            ))}
+          </div>
+        </fieldset>
+
+        <fieldset className="operator-fieldset">
           <legend>{t('programs.editor.texts')}</legend>
           <p className="hint">{t('programs.hints.texts')}</p>
           <TextTabs draft={draft} errors={errors} active={tab} onSelect={setTab} />
@@ -381,6 +412,7 @@ function ProgramEditor({ data: { program, revisions, media } }: { data: EditorDa
       </form>
       {base && confirmRetire ? <RetireConfirmation name={base.name} busy={busy} onYes={() => void retire()} onCancel={() => setConfirmRetire(false)} /> : null}
       {base && media ? <ProgramMediaSection programId={base.id} media={media} /> : null}
+      {base ? <ProgramReleases programId={base.id} releases={releases} /> : null}
       {base ? <ProgramRevisions program={base} revisions={revisions} onStale={(text) => setStatus({ kind: 'error', text })} /> : null}
     </main>
   )

@@ -4,8 +4,8 @@ import { Type } from 'typebox'
 import { EDITOR_RELEASE_SOURCE } from '../../../shared/living-catalogue.ts'
 import { RELEASE_LIMITS, releaseProblems, type ReleaseAsWritten } from '../../../shared/program-editor.ts'
 import { ApiCatalogueNotFound, ApiReleaseExists } from '../errors.ts'
-import { validationError } from '../program-editor.ts'
-import { recordRelease } from '../releases.ts'
+import { readProgram, validationError } from '../program-editor.ts'
+import { listReleases, recordRelease } from '../releases.ts'
 import type { OperatorRoutesOptions } from './index.ts'
 import { fieldErrors } from './programs.ts'
 
@@ -31,6 +31,28 @@ const today = (now: number): string => new Date(now).toISOString().slice(0, 10)
 export default async function releaseRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
+
+  // The console's list: a retired program's too (the public one answers 410 for it), never cached.
+  app.get(
+    '/api/operator/programs/:id/releases',
+    {
+      schema: {
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({ version: Type.String(), date: Type.String(), notesUrl: Type.Optional(Type.String()), source: Type.String() }),
+              { description: 'Newest first, as GET /api/programs/{id}/releases lists them.' },
+            ),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      if (!(await readProgram(db, request.params.id))) throw new ApiCatalogueNotFound('program', request.params.id)
+      return { items: await listReleases(db, request.params.id) }
+    },
+  )
 
   app.post(
     '/api/operator/programs/:id/releases',

@@ -88,3 +88,14 @@ t.test('a malformed translation is refused with what is wrong', async (t) => {
   t.throws(() => validateTranslations(seed.programs, 'de', 'programs-1.json', { blender: { ...ok, name: 'Mixer' } }), /must be exactly/)
   t.throws(() => validateTranslations(seed.programs, 'de', 'programs-1.json', { blender: { ...ok, summary: '  ' } }), /empty or non-text/)
 })
+
+t.test('issue 29: the external ids of the seed are real ids, each of one program', async (t) => {
+  const blender = seed.programs.find((p) => p.id === 'blender')!
+  t.same(blender.externalIds, { flathub: 'org.blender.Blender', winget: 'BlenderFoundation.Blender', homebrew: 'blender' })
+  t.ok(seed.programs.filter((p) => p.externalIds !== undefined).length >= 30, 'the open programs that are in Flathub, winget or Homebrew have them')
+  t.notOk(seed.programs.some((p) => p.licenseType === 'subscription' && p.externalIds?.flathub), 'no made-up Flathub id for a subscription program')
+  const gimp = seed.programs.find((p) => p.id === 'gimp')!
+  t.throws(() => validateSeed([blender, { ...gimp, externalIds: { flathub: 'org.blender.Blender' } }]), /gimp.*externalIds\.flathub "org\.blender\.Blender" is also blender's/)
+  t.throws(() => validateSeed([{ ...gimp, externalIds: { flathub: 'gimp' } }]), /externalIds\.flathub "gimp" is not such an id/)
+  t.throws(() => validateSeed([{ ...gimp, externalIds: { snap: 'gimp' } as never }]), /externalIds\.snap is not a catalogue/)
+})
