@@ -147,7 +147,7 @@ test('a visitor is asked to sign in to watch, and comes back to the program', as
   await expect(watch).toHaveAttribute('href', `/login?redirectToPath=${encodeURIComponent(`/@/programs/${PROGRAM.id}`)}`)
 })
 
-test('at 390 px the signed-in header keeps the bell in its one row, beside the menu, in the longest languages too', async ({ page, context }) => {
+test('at 390 px the signed-in header keeps the bell in its one row, beside the menu, in the longest languages too; the events menu fits a phone', async ({ page, context }) => {
   await readyAccount(page, 'phone-bell')
   for (const lang of ['en', 'de', 'ro', 'hu']) {
     await context.addCookies([{ name: 'lang', value: lang, domain: '127.0.0.1', path: '/' }])
@@ -163,5 +163,16 @@ test('at 390 px the signed-in header keeps the bell in its one row, beside the m
       const box = (await bell.boundingBox())!
       expect(box.x + box.width, `${lang} ${width}px`).toBeLessThanOrEqual(width)
     }
+  }
+  // The program page's menu of events opens inside a phone's screen.
+  for (const width of [320, 390]) {
+    await page.setViewportSize({ width, height: 844 })
+    await page.goto('/@/programs/gimp')
+    await hydrated(page)
+    await page.getByTestId('watch-menu').locator('summary').click()
+    const menu = (await page.locator('.watch-events').boundingBox())!
+    expect(menu.x, `${width}px`).toBeGreaterThanOrEqual(0)
+    expect(menu.x + menu.width, `${width}px`).toBeLessThanOrEqual(width)
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${width}px: no sideways scroll`).toBeLessThanOrEqual(0)
   }
 })
