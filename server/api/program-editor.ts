@@ -374,6 +374,8 @@ export async function createProgram(db: Database, body: Record<string, unknown>,
     }
     const stored = await store(tx, id, program, 1, true)
     await recordRevision(tx, context, stored, 1, 'create', changesBetween(null, stored))
+    // Issue 29: its history starts with the version it is written with.
+    await recordEditedVersion(tx, { programId: id, version: stored.version, date: stored.updated, programName: stored.name }, false)
     return { id, revision: 1 }
   })
 }

@@ -105,7 +105,12 @@ export async function recordRelease(tx: Queryable, release: NewRelease, context:
  * change's own, not a second one. A version the history has already changes nothing. Watchers hear
  * of it when it is the newest release. True when it was recorded.
  */
-export async function recordEditedVersion(tx: Queryable, release: { programId: string; version: string; date: string; programName: string }): Promise<boolean> {
+export async function recordEditedVersion(
+  tx: Queryable,
+  release: { programId: string; version: string; date: string; programName: string },
+  /** False for a program just added: no one watches it yet. */
+  announce = true,
+): Promise<boolean> {
   const date = parsePartialDate(release.date)
   if (!date) throw new Error(`recordEditedVersion: "${release.date}" is not a date`)
   const inserted = await tx.query(
@@ -114,6 +119,7 @@ export async function recordEditedVersion(tx: Queryable, release: { programId: s
     [release.programId, release.version, date.start, date.precision, EDITOR_RELEASE_SOURCE],
   )
   if (inserted.rows.length === 0) return false
+  if (!announce) return true
   const { rows } = await tx.query<{ version: string }>(
     'SELECT version FROM api.program_releases WHERE program_id = $1 ORDER BY released_on DESC, recorded_at DESC LIMIT 1',
     [release.programId],

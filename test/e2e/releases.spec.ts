@@ -38,7 +38,7 @@ test('an editor adds a release in the console; the program page shows it in Vers
   await expect(panel.getByRole('row', { name: /1\.0/ })).toBeVisible()
 
   // A date in the future: named at its field, the cursor there, nothing sent.
-  await panel.getByLabel('Version', { exact: true }).fill('1.1')
+  await panel.getByLabel('New version').fill('1.1')
   await panel.getByLabel('Released on').fill(day(3))
   await panel.getByRole('button', { name: 'Add release' }).click()
   const date = panel.getByLabel('Released on')
@@ -47,13 +47,13 @@ test('an editor adds a release in the console; the program page shows it in Vers
   await expect(panel.getByText('Enter the day it came out (YYYY-MM-DD), not in the future.')).toBeVisible()
 
   // A version the history has: the API says so, at the version.
-  await panel.getByLabel('Version', { exact: true }).fill('1.0')
+  await panel.getByLabel('New version').fill('1.0')
   await date.fill(day(-1))
   await panel.getByRole('button', { name: 'Add release' }).click()
   await expect(panel.getByText('This program already has a release of version 1.0.')).toBeVisible()
-  await expect(panel.getByLabel('Version', { exact: true })).toBeFocused()
+  await expect(panel.getByLabel('New version')).toBeFocused()
 
-  await panel.getByLabel('Version', { exact: true }).fill('1.1')
+  await panel.getByLabel('New version').fill('1.1')
   await panel.getByLabel('Release notes address').fill('https://notenblatt.example/news/1.1')
   await panel.getByRole('button', { name: 'Add release' }).click()
   await expect(page.getByTestId('release-status')).toHaveText('Version 1.1 was added to the releases.')
@@ -62,7 +62,7 @@ test('an editor adds a release in the console; the program page shows it in Vers
   await expect(rows.nth(2)).toContainText('1.0')
   // The release is a revision of the program: the editor is on it, and its history names it.
   await expect(page.getByText('new release').first()).toBeVisible()
-  await expect(page.getByLabel('Version', { exact: true }).first()).toHaveValue('1.1')
+  await expect(page.getByLabel('Version', { exact: true })).toHaveValue('1.1')
 
   // A visitor's page, within the catalogue's 2 seconds.
   const visitor = await (await browser.newContext()).newPage()

@@ -254,6 +254,34 @@ t.test('releases and external ids', async (t) => {
     t.match(back, [{ type: 'price', data: { before: { ...price, period: 'one-time' }, after: price } }, { type: 'licence', data: { before: 'commercial', after: 'subscription' } }], 'a revert records them too')
     t.equal(back.length, 2, 'a version the history has already is no new release')
   })
+
+  await t.test("a program added in the console starts its history with its version; the console's list; no one is told of it", async (t) => {
+    const created = await editor.post('/api/operator/programs', {
+      name: 'Notenblatt',
+      developer: { name: 'Notenwerk' },
+      publisher: { name: 'Notenwerk' },
+      licenseType: 'freeware',
+      price: null,
+      categories: ['audio-music'],
+      platforms: ['linux'],
+      languages: ['en'],
+      version: '1.0',
+      updated: '2026-01',
+      released: '2025',
+      homepage: 'https://notenblatt.example/',
+      texts: { en: { summary: 'Sheet music.', description: 'Notenblatt shows sheet music.' } },
+    })
+    t.equal(created.statusCode, 201, created.body)
+    const listed = await editor.get('/api/operator/programs/notenblatt/releases')
+    t.equal(listed.statusCode, 200)
+    t.match(listed.headers['cache-control'], /no-store/)
+    t.same(listed.json(), { items: [{ version: '1.0', date: '2026-01', source: 'editor' }] })
+    t.same(await events(db, 'notenblatt'), [])
+    const retired = await editor.get('/api/operator/programs/meshlab/releases')
+    t.equal(retired.statusCode, 200, "a retired program's list, for the console")
+    t.equal(retired.json().items[0].version, '2099.1')
+    t.equal((await editor.get('/api/operator/programs/no-such-program/releases')).statusCode, 404)
+  })
 })
 
 t.test("the seed: a new version of a program no editor wrote is a release of its history; its external ids give way to an editor's", async (t) => {

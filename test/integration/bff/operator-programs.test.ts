@@ -82,6 +82,7 @@ t.test('the operator programs API', async (t) => {
       revision: 1,
       retired: false,
       retiredAt: null,
+      externalIds: {},
     })
     const again = await editor.post('/api/operator/programs', NEW_PROGRAM)
     t.same(again.json(), { id: 'kritzel-studio-2', revision: 1 }, 'the same name again: a unique id')
