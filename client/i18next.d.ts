@@ -6,6 +6,7 @@ import type common from '../locales/en/common.json'
 import type compare from '../locales/en/compare.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
+import type notifications from '../locales/en/notifications.json'
 import type legal from '../locales/en/legal.json'
 import type operator from '../locales/en/operator.json'
 import type profile from '../locales/en/profile.json'
@@ -30,6 +31,7 @@ declare module 'i18next' {
       checkout: typeof checkout
       operator: typeof operator
       compare: typeof compare
+      notifications: typeof notifications
     }
   }
 }

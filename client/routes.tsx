@@ -208,6 +208,8 @@ export const routes: RouteObject[] = [
                 id: 'stripe-cancel',
               },
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
+              // Issue 29: what the programs the user watches did, and what saved searches found.
+              accountPage('@/notifications', 'Notifications', () => import('./pages/notifications.tsx'), 'client/pages/notifications.tsx', ['notifications', 'catalogue']),
               // Issue 28: the operator console, for an account with a role (anyone else: the 404 page).
               {
                 path: '@/operator',

@@ -54,6 +54,8 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
         </p>
         {library ? <LibraryButton library={library} program={program} t={t} /> : null}
         {program.retired ? null : <CompareToggle program={program} t={t} />}
+        {/* Issue 29: "Watch" on the cards under /@ (client/components/watch-control.tsx). */}
+        {library?.WatchCard && <library.WatchCard program={program} />}
       </div>
     </li>
   )

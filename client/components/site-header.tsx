@@ -15,7 +15,7 @@ import { BrandLink } from './brand-link.tsx'
  * announce a summary's state, Escape closes the menu and gives the focus back to its button, and the
  * menu closes when the visitor navigates.
  */
-export function SiteHeader({ children, fold = 'lg' }: { children: ReactNode; fold?: 'lg' | 'xl' }) {
+export function SiteHeader({ children, fold = 'lg', beside }: { children: ReactNode; fold?: 'lg' | 'xl'; beside?: ReactNode }) {
   const { t } = useTranslation('common')
   const menu = useRef<HTMLDetailsElement>(null)
   // Unset on the server: without scripts nothing would keep `aria-expanded` true, and a summary
@@ -30,6 +30,8 @@ export function SiteHeader({ children, fold = 'lg' }: { children: ReactNode; fol
   return (
     <header className={`site-header site-header-fold-${fold}`}>
       <BrandLink />
+      {/* What stays in the row when the menu folds (issue 29: the signed-in layout's bell). */}
+      {beside}
       <nav className="site-nav" aria-label={t('nav.main')}>
         <details
           ref={menu}

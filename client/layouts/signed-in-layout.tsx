@@ -2,6 +2,7 @@ import { useEffect } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Outlet, useNavigate, useRouteLoaderData } from 'react-router'
 import { cookieLocale, switchTabLocale } from '../components/language-switcher.tsx'
+import { NotificationBell } from '../components/notification-bell.tsx'
 import { SignedInNav } from '../components/signed-in-nav.tsx'
 import { onSignedOut } from '../lib/session-state.ts'
 import type { SignedInData } from '../lib/guards.ts'
@@ -25,7 +26,8 @@ export function SignedInLayout() {
       <a className="skip-link" href="#content">
         {t('common:nav.skipToContent')}
       </a>
-      <SiteHeader fold="xl">
+      {/* Issue 29: the bell stays beside the menu when the row folds; it is this layout's, so no visitor's page carries its code. */}
+      <SiteHeader fold="xl" beside={<NotificationBell count={user.unreadNotifications} />}>
         <SignedInNav user={user} />
       </SiteHeader>
       <div className="layout-default-body">

@@ -2,7 +2,9 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs } from 'react-router'
 import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, LIBRARY_VIEWS, type ProgramPage } from '../../shared/catalogue.ts'
 import { CompareTray } from '../components/compare-toggle.tsx'
+import type { Watch } from '../../shared/living-catalogue.ts'
 import { ProgramGrid } from '../components/program-card.tsx'
+import { WatchProvider } from '../components/watch-control.tsx'
 import { apiGet } from '../lib/api.ts'
 import { LibraryProvider } from '../lib/library.tsx'
 // Through the public listing's module, so that they ship in its chunk (see there).
@@ -20,6 +22,8 @@ interface MyLibraryData {
   result: ProgramPage
   libraryIds: string[]
   ownedIds: string[]
+  /** Issue 29: what the user watches, for the cards' "Watch". */
+  watches: Watch[]
 }
 
 export async function loader({ request, context }: LoaderFunctionArgs): Promise<MyLibraryData> {
@@ -30,13 +34,14 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
   if (state.q) query.set('q', state.q)
   if (state.platform !== 'all') query.set('platform', state.platform)
   if (state.view !== 'saved') query.set('view', state.view)
-  const [result, ids] = await Promise.all([
+  const [result, ids, watches] = await Promise.all([
     apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal),
     apiGet<{ programIds: string[]; ownedIds: string[] }>(context, '/api/user/program-ids', request.signal),
+    apiGet<{ items: Watch[] }>(context, '/api/user/watches', request.signal),
   ])
   // Past the last page (a removal emptied it, or a hand-edited URL): the last page (issue 15).
   redirectPastLastPage(url, state, result)
-  return { state, result, libraryIds: ids.programIds, ownedIds: ids.ownedIds }
+  return { state, result, libraryIds: ids.programIds, ownedIds: ids.ownedIds, watches: watches.items }
 }
 
 /** Saved | Owned: plain links, the view in the URL; a view starts unfiltered. */
@@ -60,7 +65,7 @@ function ViewTabs({ view }: { view: ListingState['view'] }) {
 }
 
 export function Component() {
-  const { state, result, libraryIds, ownedIds } = useLoaderData() as MyLibraryData
+  const { state, result, libraryIds, ownedIds, watches } = useLoaderData() as MyLibraryData
   const { t } = useTranslation(['auth', 'catalogue', 'common'])
   const location = useLocation()
   const navigation = useNavigation()
@@ -99,7 +104,9 @@ export function Component() {
       ) : (
         // Keyed by the view and its cards: a list the revalidation changed starts from its own state.
         <LibraryProvider key={`${state.view}:${result.items.map((program) => program.id).join()}`} ids={libraryIds} ownedIds={ownedIds} revalidateOnChange>
-          <ProgramGrid programs={result.items} />
+          <WatchProvider watches={watches}>
+            <ProgramGrid programs={result.items} />
+          </WatchProvider>
         </LibraryProvider>
       )}
 

@@ -14,6 +14,7 @@ import { AvatarSection } from './profile/avatar-section.tsx'
 import { DeleteAccountSection } from './profile/delete-account-section.tsx'
 import { AuthenticatorSection, PasswordGate } from './profile/authenticator-section.tsx'
 import { EmailSection } from './profile/email-section.tsx'
+import { NotificationsSection } from './profile/notifications-section.tsx'
 import { SupportSection } from './profile/support-section.tsx'
 
 // /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
@@ -107,6 +108,7 @@ export function Component() {
           </p>
         </form>
       </section>
+      <NotificationsSection user={user} />
       <EmailSection />
       <PasswordGate><PasswordSection /></PasswordGate>
       <AuthenticatorSection />

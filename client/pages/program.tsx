@@ -81,6 +81,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
             {library ? (
               <>
                 <LibraryButton library={library} program={program} t={catalogueT} />
+                {library.WatchPage ? <library.WatchPage program={program} /> : null}
                 {purchase}
                 {/* The account pages added it on the way here (client/lib/account/continue.ts). */}
                 {(location.state as ReturnState | null)?.added === program.id && library.has(program.id) ? (
@@ -104,6 +105,10 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
                 <span id="add-hint" className="hint">
                   {t('catalogue:program.addToLibraryHint')}
                 </span>
+                {/* Issue 29: watching needs an account too; the visitor comes back to the twin to choose. */}
+                <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button button-secondary" title={t('catalogue:watch.signInHint')}>
+                  {t('catalogue:watch.watch')}
+                </Link>
               </>
             )}
             <CompareToggle program={program} t={catalogueT} />

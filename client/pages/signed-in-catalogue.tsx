@@ -1,6 +1,8 @@
 import { useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail } from '../../shared/catalogue.ts'
 import type { PurchaseView } from '../../shared/checkout.ts'
+import type { Watch } from '../../shared/living-catalogue.ts'
+import { WatchProvider } from '../components/watch-control.tsx'
 import { apiGet } from '../lib/api.ts'
 import { LibraryProvider } from '../lib/library.tsx'
 import * as listing from './catalogue-listing.tsx'
@@ -15,11 +17,16 @@ interface WithLibrary {
   libraryIds: string[]
   /** Issue 27: what the user owns, for the cards' "Owned". */
   ownedIds: string[]
+  /** Issue 29: what the user watches, for the "Watch" controls. */
+  watches: Watch[]
 }
 
 async function libraryIds(args: LoaderFunctionArgs): Promise<WithLibrary> {
-  const ids = await apiGet<{ programIds: string[]; ownedIds: string[] }>(args.context, '/api/user/program-ids', args.request.signal)
-  return { libraryIds: ids.programIds, ownedIds: ids.ownedIds }
+  const [ids, watches] = await Promise.all([
+    apiGet<{ programIds: string[]; ownedIds: string[] }>(args.context, '/api/user/program-ids', args.request.signal),
+    apiGet<{ items: Watch[] }>(args.context, '/api/user/watches', args.request.signal),
+  ])
+  return { libraryIds: ids.programIds, ownedIds: ids.ownedIds, watches: watches.items }
 }
 
 export async function listingLoader(args: LoaderFunctionArgs): Promise<listing.ListingData & WithLibrary> {
@@ -34,10 +41,13 @@ export async function programLoader(args: LoaderFunctionArgs) {
 }
 
 export function ListingComponent() {
-  const { libraryIds: ids, ownedIds } = useLoaderData() as WithLibrary
+  const { libraryIds: ids, ownedIds, watches } = useLoaderData() as WithLibrary
   return (
-    <LibraryProvider ids={ids} ownedIds={ownedIds}>
-      <listing.Component />
+    // Revalidated on a change: adding a program may watch it too (issue 29, the profile's setting).
+    <LibraryProvider ids={ids} ownedIds={ownedIds} revalidateOnChange>
+      <WatchProvider watches={watches}>
+        <listing.Component />
+      </WatchProvider>
     </LibraryProvider>
   )
 }
@@ -46,8 +56,10 @@ export function ProgramComponent() {
   const data = useLoaderData() as WithLibrary & ProgramDetail & { purchase: PurchaseView | null }
   // Keyed by program: moving to another program's page starts from its own library state.
   return (
-    <LibraryProvider key={data.id} ids={data.libraryIds} ownedIds={data.ownedIds}>
-      <program.Component purchase={<PurchaseActions key={`${data.id}:${data.purchase?.status ?? ''}`} program={data} purchase={data.purchase ?? undefined} />} />
+    <LibraryProvider key={data.id} ids={data.libraryIds} ownedIds={data.ownedIds} revalidateOnChange>
+      <WatchProvider watches={data.watches}>
+        <program.Component purchase={<PurchaseActions key={`${data.id}:${data.purchase?.status ?? ''}`} program={data} purchase={data.purchase ?? undefined} />} />
+      </WatchProvider>
     </LibraryProvider>
   )
 }

@@ -1,4 +1,4 @@
-import { createContext, useContext } from 'react'
+import { createContext, useContext, type ComponentType } from 'react'
 
 // What a catalogue page reads of the signed-in user's library, apart from the provider that keeps
 // it (client/lib/library.tsx, used by /@ pages only): the public pages' cards and program page
@@ -10,6 +10,12 @@ export interface LibraryState {
   toggle(id: string): Promise<void>
   /** Bought, or subscribed to with the paid period running (issue 27: the cards' "Owned"). */
   owns(id: string): boolean
+  /**
+   * Issue 29: the "Watch" controls of a card and of the program page, where the page has the user's
+   * watches (client/components/watch-control.tsx fills them in): the public pages carry no code of theirs.
+   */
+  WatchCard?: ComponentType<{ program: { id: string; name: string; retired?: boolean } }>
+  WatchPage?: ComponentType<{ program: { id: string; name: string } }>
 }
 
 export const LibraryContext = createContext<LibraryState | null>(null)
