@@ -80,6 +80,9 @@ export interface SavedSearch {
 }
 export const SAVED_SEARCHES_MAX = 20
 export const SAVED_SEARCH_NAME_MAX = 100
+export const SAVED_SEARCH_QUERY_MAX = 2000
+/** What a listing's URL says that is no part of what a saved search looks for: left out when it is saved. */
+export const SAVED_SEARCH_IGNORED_PARAMS = ['sort', 'page', 'pageSize'] as const
 
 /** `/compare?programs=a,b,c`: how many programs a comparison holds. */
 export const COMPARE_MIN = 2
