@@ -122,6 +122,8 @@ export interface ProgramDetail extends ProgramSummary {
   forSale?: boolean
   /** Issue 28: the editors' screenshots, in their order (the API always sends the list). */
   screenshots?: ProgramScreenshot[]
+  /** Issue 29: a paid program's free alternatives (free programs of its primary category, most popular first); empty for a free one. */
+  alternatives?: ProgramSummary[]
 }
 
 export interface ProgramPage {

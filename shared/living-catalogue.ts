@@ -90,3 +90,11 @@ export const COMPARE_MAX = 4
 
 /** Atom feeds: how many of the newest releases each lists. */
 export const ATOM_FEED_ENTRIES = 50
+
+/** `GET /api/releases` items: the newest releases of the catalogue (or of a category), what the Atom feeds list. */
+export interface RecentRelease extends Release {
+  programId: string
+  programName: string
+  /** ISO 8601: when the catalogue recorded it. */
+  recordedAt: string
+}

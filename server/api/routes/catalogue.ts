@@ -15,6 +15,8 @@ import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-d
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
+import { freeAlternatives } from '../free-alternatives.ts'
+import { recentReleasesRoute } from './recent-releases.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
@@ -95,6 +97,7 @@ const ProgramDetail = Type.Object({
     }),
     { description: 'Issue 28: up to 8, in the editors\' order.' },
   ),
+  alternatives: Type.Array(ProgramSummary, { description: 'Issue 29: for a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
 })
 
 const Category = Type.Object({ id: StringEnum(PROGRAM_CATEGORIES), count: Type.Integer({ description: 'Programs in the category.' }) })
@@ -152,8 +155,16 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
     // Issue 28: a retired program is gone from the catalogue; said so, not "never existed".
     if (program.retired) throw new ApiProgramRetired(request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
-    return { ...program, forSale: opts.forSale && program.price !== null, screenshots: await publicScreenshots(app.db, program.id, locale) }
+    return {
+      ...program,
+      forSale: opts.forSale && program.price !== null,
+      screenshots: await publicScreenshots(app.db, program.id, locale),
+      alternatives: await freeAlternatives(app.db, program, locale),
+    }
   })
+
+  // Issue 29: the newest releases, for the Atom feeds.
+  recentReleasesRoute(app)
 
   app.get('/api/categories', { schema: { response: { 200: Type.Array(Category) } } }, async () => listCategories(app.db))
   app.get('/api/categories/:id', { schema: { params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 200: Category } } }, async (request) => {
