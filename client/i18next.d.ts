@@ -8,6 +8,7 @@ import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
 import type operator from '../locales/en/operator.json'
 import type profile from '../locales/en/profile.json'
+import type savedSearches from '../locales/en/saved-searches.json'
 import type streaming from '../locales/en/streaming.json'
 import type sentry from '../locales/en/sentry.json'
 
@@ -28,6 +29,7 @@ declare module 'i18next' {
       sentry: typeof sentry
       checkout: typeof checkout
       operator: typeof operator
+      'saved-searches': typeof savedSearches
     }
   }
 }

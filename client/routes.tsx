@@ -202,6 +202,8 @@ export const routes: RouteObject[] = [
                 ...accountPage('stripe/cancel', 'Payment cancelled', () => checkoutReturns().then((m) => ({ Component: m.CancelPage, loader: m.cancelLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
                 id: 'stripe-cancel',
               },
+              // Issue 29: the account's saved searches.
+              accountPage('@/saved-searches', 'Saved searches', () => import('./pages/saved-searches.tsx'), 'client/pages/saved-searches.tsx', ['saved-searches']),
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
               // Issue 28: the operator console, for an account with a role (anyone else: the 404 page).
               {

@@ -6,6 +6,7 @@ import { LibraryProvider } from '../lib/library.tsx'
 import * as listing from './catalogue-listing.tsx'
 import * as program from './program.tsx'
 import { PurchaseActions } from './checkout/purchase-actions.tsx'
+import { SaveSearch } from '../components/save-search.tsx'
 
 // The catalogue pages under /@ (/@/programs, /@/programs/{id}, /@/category/{id},
 // /@/developer/{id}, /@/publisher/{id}, /@/license-type/{id}; client/lib/catalogue/twins.ts): the
@@ -37,7 +38,7 @@ export function ListingComponent() {
   const { libraryIds: ids, ownedIds } = useLoaderData() as WithLibrary
   return (
     <LibraryProvider ids={ids} ownedIds={ownedIds}>
-      <listing.Component />
+      <listing.Component actions={<SaveSearch />} />
     </LibraryProvider>
   )
 }
