@@ -26,7 +26,7 @@ test('save a search from a listing, open it from the saved searches, delete it',
   await page.goto('/@/saved-searches')
   await hydrated(page)
   await page.getByRole('button', { name: 'Delete the saved search “Free Blender things”' }).click()
-  await expect(page.getByRole('status')).toHaveText('The saved search “Free Blender things” was deleted.')
+  await expect(page.getByRole('status').filter({ hasText: 'was deleted' })).toHaveText('The saved search “Free Blender things” was deleted.')
   await expect(page.getByText('You have no saved searches yet.')).toBeVisible()
 })
 
