@@ -40,15 +40,16 @@ const IGNORED = new Set<string>(SAVED_SEARCH_IGNORED_PARAMS)
  */
 export function parseSavedQuery(raw: string): { query: string; filters: SavedSearchFilters } {
   const params = new URLSearchParams(raw.startsWith('?') ? raw.slice(1) : raw)
-  const given: Record<string, string> = {}
+  const given = new Map<string, string>()
   const kept = new URLSearchParams()
   for (const [name, value] of params) {
-    if (IGNORED.has(name) || !(name in ProgramListQuery.properties)) continue
-    if (name in given) throw new ApiValidation(`query: ${name} is given more than once`)
-    given[name] = value
+    // Own properties only: "constructor" or "__proto__" is no parameter of the listing.
+    if (IGNORED.has(name) || !Object.hasOwn(ProgramListQuery.properties, name)) continue
+    if (given.has(name)) throw new ApiValidation(`query: ${name} is given more than once`)
+    given.set(name, value)
     kept.append(name, value)
   }
-  const read = Value.Clean(ProgramListQuery, Value.Convert(ProgramListQuery, Value.Default(ProgramListQuery, { ...given })))
+  const read = Value.Clean(ProgramListQuery, Value.Convert(ProgramListQuery, Value.Default(ProgramListQuery, Object.fromEntries(given))))
   const errors = Value.Errors(ProgramListQuery, read) as TLocalizedValidationError[]
   if (errors.length > 0) throw new ApiValidation(`query: ${schemaErrorFormatter(errors as never, 'query').message}`)
   const { sort: _sort, page: _page, pageSize: _pageSize, ...filters } = read as ProgramQuery

@@ -72,7 +72,7 @@ t.test('saved searches', async (t) => {
   })
 
   t.test('save, list, read as the listing reads it', async (t) => {
-    const answer = await alice.post('/api/user/saved-searches', { name: '  Paid graphics ', query: '?category=graphics&price=paid&sort=nameDesc&page=3&utm_source=x' })
+    const answer = await alice.post('/api/user/saved-searches', { name: '  Paid graphics ', query: '?category=graphics&price=paid&sort=nameDesc&page=3&utm_source=x&constructor=1&__proto__=2' })
     t.equal(answer.statusCode, 201, answer.body)
     t.match(answer.headers['cache-control'], /no-store/)
     const saved = answer.json()
