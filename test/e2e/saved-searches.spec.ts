@@ -1,9 +1,16 @@
-import { expect, test } from '@playwright/test'
+import AxeBuilder from '@axe-core/playwright'
+import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
 // Issue 29 in the browser: a signed-in user saves a listing's search (its name prefilled from the
 // filters), finds it on /@/saved-searches, opens it and deletes it; a paid program's page shows
 // free alternatives; the home page names its Atom feed, which a reader can fetch.
+
+/** No axe violation on the page as it is now (the bar of accessibility.spec.ts). */
+async function expectAccessible(page: Page): Promise<void> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+  expect(result.violations.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), page.url()).toEqual([])
+}
 
 test('save a search from a listing, open it from the saved searches, delete it', async ({ page }) => {
   await readyAccount(page, 'searcher')
@@ -12,6 +19,7 @@ test('save a search from a listing, open it from the saved searches, delete it',
   await page.getByRole('button', { name: 'Save this search' }).click()
   const name = page.getByLabel('Name of the search')
   await expect(name).toHaveValue('Free · “blender”')
+  await expectAccessible(page)
   await name.fill('Free Blender things')
   await page.getByRole('button', { name: 'Save', exact: true }).click()
   await expect(page.getByRole('status').filter({ hasText: 'Search saved.' })).toBeVisible()
@@ -19,6 +27,7 @@ test('save a search from a listing, open it from the saved searches, delete it',
   await page.getByRole('link', { name: 'Your saved searches' }).click()
   await expect(page).toHaveURL(/\/@\/saved-searches$/)
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Saved searches')
+  await expectAccessible(page)
   await page.getByRole('link', { name: 'Free Blender things' }).click()
   await expect(page).toHaveURL(/\/@\/programs\?price=free&q=blender$/)
   await expect(page.getByLabel('Search programs')).toHaveValue('blender')
