@@ -60,4 +60,14 @@ test('the home page names its Atom feed, and the feed is there', async ({ page }
   expect(feed.status()).toBe(200)
   expect(feed.headers()['content-type']).toBe('application/atom+xml; charset=utf-8')
   expect(await feed.text()).toContain('<feed xmlns="http://www.w3.org/2005/Atom"')
+
+  // Navigating in the page keeps the head in step: a category's own feed, then none on a program's page.
+  await hydrated(page)
+  await page.locator('a[href="/category/3d"]').first().click()
+  await expect(page).toHaveURL(/\/category\/3d$/)
+  await expect(link).toHaveAttribute('title', 'Softshelf: new releases in 3D')
+  await expect(link).toHaveAttribute('href', /\/feeds\/category\/3d\.atom$/)
+  await page.locator('.program-card h3 a').first().click()
+  await expect(page).toHaveURL(/\/programs\//)
+  await expect(link).toHaveCount(0)
 })
