@@ -3,6 +3,7 @@ import type auth from '../locales/en/auth.json'
 import type catalogue from '../locales/en/catalogue.json'
 import type checkout from '../locales/en/checkout.json'
 import type common from '../locales/en/common.json'
+import type compare from '../locales/en/compare.json'
 import type files from '../locales/en/files.json'
 import type home from '../locales/en/home.json'
 import type legal from '../locales/en/legal.json'
@@ -30,6 +31,7 @@ declare module 'i18next' {
       checkout: typeof checkout
       operator: typeof operator
       'saved-searches': typeof savedSearches
+      compare: typeof compare
     }
   }
 }

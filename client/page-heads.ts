@@ -1,8 +1,10 @@
 import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory, type ProgramDetail } from '../shared/catalogue.ts'
 import { PAGE_TITLE, PRODUCT_NAME } from '../shared/constants.ts'
+import { COMPARE_MAX } from '../shared/living-catalogue.ts'
 import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH, ogImagePath } from '../shared/logos.ts'
 import type { HeadBuilder, HeadBuilderName } from './lib/head.ts'
 import type { ListingData } from './pages/catalogue-listing.tsx'
+import type { CompareData } from './pages/compare/compare.tsx'
 
 // The head of each public page built from its data (client/lib/head.ts): English titles (spec §1),
 // descriptions in the visitor's language, structured data where search engines use it. Routes name
@@ -110,10 +112,22 @@ export const programHead: HeadBuilder = ({ data, appUrl, logosVersion }) => {
 /** Issue 12: the drive's public page. */
 export const filesHead: HeadBuilder = ({ t }) => ({ title: 'Files', description: t('files:meta.description') })
 
+/**
+ * Issue 29: a comparison. Never indexed: every set of programs is a page of its own, and each
+ * program's page is the one to find.
+ */
+export const compareHead: HeadBuilder = ({ data, t }) => {
+  if (!data) return null
+  const names = (data as CompareData).problems.length > 0 ? [] : (data as CompareData).programs.map((program) => program.name)
+  if (names.length === 0) return { title: 'Compare programs', description: t('compare:meta.empty', { max: COMPARE_MAX }), noindex: true }
+  return { title: `Compare ${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`, description: t('compare:meta.programs', { names: names.join(', ') }), noindex: true }
+}
+
 /** The builders by the name routes give them. */
 export const pageHeads: Readonly<Record<HeadBuilderName, HeadBuilder>> = {
   home: homeHead,
   listing: listingHead,
   program: programHead,
   files: filesHead,
+  compare: compareHead,
 }

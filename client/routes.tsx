@@ -34,6 +34,7 @@ function publicTwinRoutes(): RouteObject[] {
     program: page(['catalogue', 'checkout'], 'client/pages/program.tsx', () => import('./pages/program.tsx'), 'program'),
     // What the drive is, for visitors.
     files: page(['files'], 'client/pages/files/files-intro.tsx', () => import('./pages/files/files-intro.tsx'), 'files'),
+    compare: comparePage,
   }
   return SIGNED_IN_TWINS.map(({ path, kind }) => ({ path, ErrorBoundary: PageErrorBoundary, ...pages[kind] }))
 }
@@ -59,6 +60,9 @@ function withHeaders<T extends { handle: RouteHandle }>(route: T, headers: Recor
   return { ...route, handle: { ...route.handle, headers } }
 }
 
+/** Issue 29: a comparison; the same page public and under /@ (its links go to the twins there). */
+const comparePage = page(['compare', 'catalogue'], 'client/pages/compare/compare.tsx', () => import('./pages/compare/compare.tsx'), 'compare')
+
 const emailPages = () => import('./pages/auth/email-verification.tsx')
 const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
 const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
@@ -75,6 +79,7 @@ function signedInTwinRoutes(): RouteObject[] {
     listing: page(['catalogue'], module, () => signedInCatalogue().then((m) => ({ Component: m.ListingComponent, loader: m.listingLoader })), 'listing'),
     program: page(['catalogue', 'checkout'], module, () => signedInCatalogue().then((m) => ({ Component: m.ProgramComponent, loader: m.programLoader })), 'program'),
     files: page(['files'], 'client/pages/files/drive.tsx', () => import('./pages/files/drive.tsx'), privateHead('My files')),
+    compare: comparePage,
   }
   return SIGNED_IN_TWINS.map(({ twin, kind }) => ({ path: twin, id: routeName(twin), ErrorBoundary: PageErrorBoundary, ...pages[kind] }))
 }

@@ -28,6 +28,8 @@
 // - office (issue 27): `npm start` with the shipped rate limits; 50 people behind one address
 //   browse for a minute (pages with their logos, assets and locale files, the version poll): no 429,
 //   no socket error (scripts/bench-office.ts).
+// - fanout (issue 29): one release of a program watched by 100,000 accounts becomes every
+//   notification on PGlite and on PostgreSQL within the budget, in bounded memory (scripts/bench-fanout.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -44,6 +46,7 @@ import { benchFiles, printFiles } from './bench-files.ts'
 import { benchOverload, printOverload } from './bench-overload.ts'
 import { benchLoad, printLoad } from './bench-load.ts'
 import { benchOffice, printOffice } from './bench-office.ts'
+import { benchFanout, printFanout } from './bench-fanout.ts'
 import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
@@ -59,7 +62,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load', 'office'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load', 'office', 'fanout'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -683,6 +686,14 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
     async () => {
       const result = await benchOffice(cleanups)
       printOffice(result)
+      return result.pass
+    },
+  ],
+  [
+    'fanout',
+    async () => {
+      const result = await benchFanout(cleanups)
+      printFanout(result)
       return result.pass
     },
   ],

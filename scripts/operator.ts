@@ -28,7 +28,7 @@ export function operatorToken(config: Config): string | undefined {
  * Calls an /internal endpoint of the running API with the operator token. Answers undefined when
  * no API listens (the caller opens the database itself); a refusal ends the command.
  */
-export async function internalCall<T>(config: Config, method: 'GET' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T | undefined> {
+export async function internalCall<T>(config: Config, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, timeoutMs = 5_000): Promise<T | undefined> {
   const token = operatorToken(config)
   let response: Response
   try {
@@ -41,7 +41,7 @@ export async function internalCall<T>(config: Config, method: 'GET' | 'PUT' | 'D
       method,
       headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(5_000),
+      signal: AbortSignal.timeout(timeoutMs),
     })
   } catch (error) {
     if ((error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED') return undefined

@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { FILES_DEFAULT_MAX_FILE_BYTES, FILES_DEFAULT_QUOTA_BYTES } from '../shared/constants.ts'
 import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error-reporting.ts'
 import type { SupportSettings } from '../shared/ssr-contract.ts'
@@ -86,6 +87,94 @@ export interface Config {
   sentry: SentryConfig | undefined
   /** Card checkout (issue 13): Stripe, when STRIPE_SECRET_KEY is set; without it nothing is for sale. */
   stripe: StripeSettings | undefined
+  /** Catalogue feeds (issue 29, decision 029): none configured, none is read. */
+  catalogueFeeds: { feeds: CatalogueFeed[]; intervalMs: number; maxBytes: number; timeoutMs: number }
+}
+
+/** The formats of CATALOGUE_FEEDS: an AppStream catalog (XML, gzip'd or not), Homebrew's cask JSON. */
+export const CATALOGUE_FEED_FORMATS = ['appstream', 'homebrew'] as const
+export type CatalogueFeedFormat = (typeof CATALOGUE_FEED_FORMATS)[number]
+
+/** One entry of CATALOGUE_FEEDS. */
+export interface CatalogueFeed {
+  /** `<format>:<url>` as configured (a path made a file: URL): the feed's key in the database and the console. */
+  name: string
+  format: CatalogueFeedFormat
+  /** https://, http:// on loopback, or file:. */
+  url: string
+  /** What its releases are recorded as coming from: `<format>:<host>`, `<format>:file`. */
+  source: string
+}
+
+/** CATALOGUE_FEED_INTERVAL's default: four times a day. */
+export const CATALOGUE_FEED_DEFAULT_INTERVAL_MS = 6 * 3_600_000
+/**
+ * CATALOGUE_FEED_MAX_BYTES' default, counted after gunzip: Flathub's whole AppStream catalog is
+ * about 40–60 MB uncompressed and Homebrew's cask list about 30 MB, so 128 MiB leaves them room to
+ * double while a feed gone wrong (or hostile) cannot fill the API's memory or disk.
+ */
+export const CATALOGUE_FEED_DEFAULT_MAX_BYTES = 128 * 1024 * 1024
+/** CATALOGUE_FEED_TIMEOUT's default: the whole read of one feed, headers and body. */
+export const CATALOGUE_FEED_DEFAULT_TIMEOUT_MS = 120_000
+
+const DURATION_UNITS: Record<string, number> = { '': 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** "21600" (seconds), "90s", "30m", "6h", "1d" → milliseconds; undefined when it is none of these. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d{1,9})\s*([smhd]?)$/i.exec(value.trim())
+  if (!match) return undefined
+  return Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!
+}
+
+/** One CATALOGUE_FEEDS entry read, or why it cannot be. */
+export function parseCatalogueFeed(entry: string): CatalogueFeed | { problem: string } {
+  const colon = entry.indexOf(':')
+  const format = colon < 0 ? '' : entry.slice(0, colon).trim().toLowerCase()
+  if (!(CATALOGUE_FEED_FORMATS as readonly string[]).includes(format)) {
+    return { problem: `"${redactUrl(entry)}" must start with ${CATALOGUE_FEED_FORMATS.map((f) => `${f}:`).join(' or ')} followed by its address` }
+  }
+  const location = entry.slice(colon + 1).trim()
+  const expected = 'an https:// URL, http:// only on this machine (localhost, 127.0.0.1, [::1]), or a file (file:///… or an absolute path)'
+  let url: URL
+  try {
+    url = location.startsWith('/') ? pathToFileURL(location) : new URL(location)
+  } catch {
+    return { problem: `"${redactUrl(entry)}": the address must be ${expected}` }
+  }
+  const allowed = url.protocol === 'https:' || url.protocol === 'file:' || isLoopbackHttpUrl(url.href)
+  if (!allowed || (url.protocol !== 'file:' && url.hostname === '')) return { problem: `"${redactUrl(entry)}": the address must be ${expected}` }
+  if (url.username !== '' || url.password !== '') return { problem: `"${redactUrl(entry)}": the address must not contain a user name or password` }
+  const f = format as CatalogueFeedFormat
+  return { name: `${f}:${url.href}`, format: f, url: url.href, source: `${f}:${url.protocol === 'file:' ? 'file' : url.hostname}` }
+}
+
+function readCatalogueFeeds(r: Reader): Config['catalogueFeeds'] {
+  const feeds: CatalogueFeed[] = []
+  const raw = r.optional('CATALOGUE_FEEDS')
+  if (raw !== undefined) {
+    for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
+      const feed = parseCatalogueFeed(entry)
+      if ('problem' in feed) r.problems.push(`CATALOGUE_FEEDS: ${feed.problem}`)
+      else if (feeds.some((f) => f.name === feed.name)) r.problems.push(`CATALOGUE_FEEDS names the feed "${redactUrl(feed.name)}" twice`)
+      else feeds.push(feed)
+    }
+  }
+  const duration = (name: string, fallback: number, min: number, max: number): number => {
+    const value = r.optional(name)
+    if (value === undefined) return fallback
+    const ms = parseDuration(value)
+    if (ms === undefined || ms < min || ms > max) {
+      r.problems.push(`${name} must be a duration from ${min / 1_000} s to ${max / 3_600_000} h: seconds ("21600") or with a unit ("90s", "30m", "6h", "1d") (got "${value}")`)
+      return fallback
+    }
+    return ms
+  }
+  return {
+    feeds,
+    intervalMs: duration('CATALOGUE_FEED_INTERVAL', CATALOGUE_FEED_DEFAULT_INTERVAL_MS, 60_000, 7 * 86_400_000),
+    maxBytes: r.integer('CATALOGUE_FEED_MAX_BYTES', CATALOGUE_FEED_DEFAULT_MAX_BYTES, 1_024, 2 * 1024 * 1024 * 1024),
+    timeoutMs: duration('CATALOGUE_FEED_TIMEOUT', CATALOGUE_FEED_DEFAULT_TIMEOUT_MS, 1_000, 3_600_000),
+  }
 }
 
 /** One entry of STREAMING_CLUSTERS: a group of machines in a region that streams programs. */
@@ -544,11 +633,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sentry: undefined,
     stripe: undefined,
+    catalogueFeeds: { feeds: [], intervalMs: CATALOGUE_FEED_DEFAULT_INTERVAL_MS, maxBytes: CATALOGUE_FEED_DEFAULT_MAX_BYTES, timeoutMs: CATALOGUE_FEED_DEFAULT_TIMEOUT_MS },
   }
   config.files.s3 = readS3(r)
   config.streaming.clusters = readStreamingClusters(r)
   config.sentry = readSentry(r, nodeEnv)
   config.stripe = readStripe(r)
+  config.catalogueFeeds = readCatalogueFeeds(r)
   config.providers.google = r.clientPair('GOOGLE')
   config.providers.github = r.clientPair('GITHUB')
   const oidc = r.clientPair('OIDC')

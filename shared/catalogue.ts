@@ -50,6 +50,14 @@ export const LICENSE_TYPE_NAMES_EN: Record<LicenseType, string> = {
 }
 
 
+/**
+ * Issue 29: the listings' platform filter, in the order of the vocabulary's PLATFORMS (a test ties
+ * them). A record, so the type check keeps every platform in it; catalogue-vocabulary.ts itself
+ * stays out of a visitor's first JavaScript.
+ */
+const PLATFORM_FILTER: Record<Platform, true> = { windows: true, macos: true, linux: true, web: true }
+export const PLATFORM_FILTERS = Object.keys(PLATFORM_FILTER) as Platform[]
+
 export const LIBRARY_FILTER_TABS = ['all', 'free', 'paid'] as const
 export type PriceFilter = (typeof LIBRARY_FILTER_TABS)[number]
 export const SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc'] as const

@@ -88,6 +88,11 @@ export const SAVED_SEARCH_IGNORED_PARAMS = ['sort', 'page', 'pageSize'] as const
 export const COMPARE_MIN = 2
 export const COMPARE_MAX = 4
 
+/** The comparison's public path (the URL is its whole state); ids are slugs, so the commas stay readable. */
+export function comparePath(ids: readonly string[]): string {
+  return `/compare?programs=${ids.map(encodeURIComponent).join(',')}`
+}
+
 /** Atom feeds: how many of the newest releases each lists. */
 export const ATOM_FEED_ENTRIES = 50
 

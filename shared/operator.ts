@@ -47,6 +47,8 @@ export interface OperatorRoute {
 export const OPERATOR_ROUTES: readonly OperatorRoute[] = [
   { method: 'GET', url: '/api/operator/audit', permission: 'audit:read' },
   { method: 'GET', url: '/api/operator/audit.csv', permission: 'audit:read' },
+  { method: 'GET', url: '/api/operator/feeds', permission: 'catalogue:read' },
+  { method: 'POST', url: '/api/operator/feeds/sync', permission: 'catalogue:write' },
   { method: 'PUT', url: '/api/operator/maintenance', permission: 'maintenance:write' },
   { method: 'GET', url: '/api/operator/programs', permission: 'catalogue:read' },
   { method: 'POST', url: '/api/operator/programs', permission: 'catalogue:write' },
@@ -61,6 +63,9 @@ export const OPERATOR_ROUTES: readonly OperatorRoute[] = [
   { method: 'POST', url: '/api/operator/programs/:id/screenshots', permission: 'catalogue:write' },
   { method: 'DELETE', url: '/api/operator/programs/:id/screenshots/:sid', permission: 'catalogue:write' },
   { method: 'PATCH', url: '/api/operator/programs/:id/screenshots/:sid', permission: 'catalogue:write' },
+  { method: 'GET', url: '/api/operator/proposed-changes', permission: 'catalogue:read' },
+  { method: 'POST', url: '/api/operator/proposed-changes/:id/accept', permission: 'catalogue:write' },
+  { method: 'POST', url: '/api/operator/proposed-changes/:id/reject', permission: 'catalogue:write' },
   { method: 'GET', url: '/api/operator/users', permission: 'accounts:read' },
   { method: 'GET', url: '/api/operator/users/:id', permission: 'accounts:read' },
   { method: 'POST', url: '/api/operator/users/:id/disable', permission: 'accounts:write' },

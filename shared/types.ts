@@ -1,5 +1,7 @@
 // Shapes that cross the wire between the product API, the BFF and the browser.
 
+import type { NotifyMode } from './living-catalogue.ts'
+
 /** Every error response of the BFF and the API (DESIGN.md §4.11). */
 export interface ErrorBody {
   statusCode: number
@@ -50,6 +52,12 @@ export interface UserRecord {
   librarySize: number
   /** The account's operator roles now (issue 28): admin, editor, support; empty for everyone else. */
   roles: string[]
+  /** How notifications are mailed (issue 29): off, immediate, or a daily digest. */
+  notify: NotifyMode
+  /** Adding a program to the library watches it too (issue 29). */
+  watchOnAdd: boolean
+  /** How many notifications are unread (the header's bell, issue 29). */
+  unreadNotifications: number
 }
 
 /** POST / DELETE /api/user/program/:id. */

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { Form, useSubmit } from 'react-router'
 import { SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
 import type { ListingState } from '../lib/catalogue-query.ts'
-import { CategoryField, FiltersDisclosure, SortField } from './listing-parts.tsx'
+import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
 
 // The search and filter form of a program listing — the public catalogue, its signed-in twins and
 // the user's own library (issue 15) — as a GET form, so it works before scripts load or without
@@ -29,17 +29,17 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
   useEffect(() => {
     const fields = form.current?.elements
     if (!fields) return
-    const values: Record<string, string> = { q: state.q, category: state.category, sort: state.sort }
+    const values: Record<string, string> = { q: state.q, category: state.category, platform: state.platform, sort: state.sort }
     for (const [name, value] of Object.entries(values)) {
       const field = fields.namedItem(name) as HTMLInputElement | HTMLSelectElement | null
       if (field) field.value = value
     }
     const mine = fields.namedItem('mine') as HTMLInputElement | null
     if (mine) mine.checked = state.mine
-  }, [state.q, state.category, state.sort, state.mine])
+  }, [state.q, state.category, state.platform, state.sort, state.mine])
 
   // What narrows the list (the sort only orders it); a category page's own category is no filter.
-  const active = [state.q !== '', category && state.category !== 'all', languageFilter && state.mine].filter(Boolean).length
+  const active = [state.q !== '', category && state.category !== 'all', state.platform !== 'all', languageFilter && state.mine].filter(Boolean).length
 
   return (
     <FiltersDisclosure active={active}>
@@ -63,6 +63,7 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
         {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
         {state.view !== 'saved' ? <input type="hidden" name="view" value={state.view} /> : null}
         {category ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
+        <PlatformField id="listing-platform" name="platform" defaultValue={state.platform} />
         <SortField id="listing-sort" name="sort" defaultValue={state.sort} sorts={sorts} />
         {languageFilter ? (
           <div className="field field-check">

@@ -1,7 +1,7 @@
 import type { ReactNode, SelectHTMLAttributes } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
-import { LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue.ts'
+import { LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue.ts'
 import { lastPage, listingSearch, pageItems, type ListingState } from '../lib/catalogue-query.ts'
 
 // What every program listing shares — the public catalogue, its signed-in twins and the user's
@@ -98,6 +98,24 @@ export function CategoryField({ id, ...select }: SelectProps) {
         {PROGRAM_CATEGORIES.map((category) => (
           <option key={category} value={category}>
             {t(`common:categories.${category}`)}
+          </option>
+        ))}
+      </select>
+    </div>
+  )
+}
+
+/** Issue 29: the platform filter ("All platforms" first). */
+export function PlatformField({ id, ...select }: SelectProps) {
+  const { t } = useTranslation('catalogue')
+  return (
+    <div className="field">
+      <label htmlFor={id}>{t('filters.platform')}</label>
+      <select id={id} {...select}>
+        <option value="all">{t('filters.allPlatforms')}</option>
+        {PLATFORM_FILTERS.map((platform) => (
+          <option key={platform} value={platform}>
+            {t(`platforms.${platform}`)}
           </option>
         ))}
       </select>

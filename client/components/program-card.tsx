@@ -4,6 +4,7 @@ import { Link } from 'react-router'
 import type { ProgramSummary } from '../../shared/catalogue.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary, type LibraryState } from '../lib/catalogue/library-state.ts'
+import { CompareToggle, CompareTray } from './compare-toggle.tsx'
 import { PriceLabel } from './price-label.tsx'
 import { ProgramIcon } from './program-icon.tsx'
 
@@ -52,10 +53,14 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
           <PriceLabel program={program} t={t} language={language} />
         </p>
         {library ? <LibraryButton library={library} program={program} t={t} /> : null}
+        {program.retired ? null : <CompareToggle program={program} t={t} />}
       </div>
     </li>
   )
 }
+
+// For the compare page (issue 29), so that these ship in the cards' chunk.
+export { CompareTray, PriceLabel }
 
 /**
  * A grid of program cards. The translation hook runs once here, not once per card: on a page of

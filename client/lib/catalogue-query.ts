@@ -1,5 +1,5 @@
 import { redirect } from 'react-router'
-import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type LibraryView, type PriceFilter, type ProgramPage } from '../../shared/catalogue.ts'
+import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type LibraryView, type Platform, type PriceFilter, type ProgramPage } from '../../shared/catalogue.ts'
 
 // A listing's state lives in the URL query (shareable, server-rendered, survives reload and
 // back/forward). A hand-edited URL with odd values gets the defaults, not an error page.
@@ -9,6 +9,8 @@ export interface ListingState {
   /** One of the page's sorts: spec §2's three, and on the personal library also recentlyAdded. */
   sort: LibrarySortOption
   category: string
+  /** Issue 29: the platform the programs run on; 'all' is no filter. */
+  platform: Platform | 'all'
   q: string
   mine: boolean
   /** My library's view (issue 27): the programs saved, or those owned (?view=owned). 'saved' elsewhere. */
@@ -27,6 +29,7 @@ export function readListingState(params: URLSearchParams, sorts: readonly Librar
     price: oneOf(params.get('price'), LIBRARY_FILTER_TABS, 'all'),
     sort: oneOf(params.get('sort'), sorts, 'namePopular'),
     category: oneOf(params.get('category'), [ALL_CATEGORIES, ...PROGRAM_CATEGORIES], ALL_CATEGORIES),
+    platform: oneOf(params.get('platform'), [...PLATFORM_FILTERS, 'all'], 'all'),
     q: (params.get('q') ?? '').slice(0, 100),
     mine: params.get('mine') === '1',
     view: oneOf(params.get('view'), views, 'saved'),
@@ -40,6 +43,7 @@ export function listingSearch(state: ListingState): string {
   if (state.q) params.set('q', state.q)
   if (state.price !== 'all') params.set('price', state.price)
   if (state.category !== ALL_CATEGORIES) params.set('category', state.category)
+  if (state.platform !== 'all') params.set('platform', state.platform)
   if (state.sort !== 'namePopular') params.set('sort', state.sort)
   if (state.mine) params.set('mine', '1')
   if (state.view !== 'saved') params.set('view', state.view)

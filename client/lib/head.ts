@@ -47,7 +47,7 @@ export interface HeadInput {
 export type HeadBuilder = (input: HeadInput) => PageHead | null
 
 /** The pages whose head is built from their data, by the builder of that name (client/page-heads.ts). */
-export type HeadBuilderName = 'home' | 'listing' | 'program' | 'files'
+export type HeadBuilderName = 'home' | 'listing' | 'program' | 'files' | 'compare'
 
 /**
  * What a route declares (`handle.head`): a builder's name, a head that never changes (account and

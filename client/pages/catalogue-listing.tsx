@@ -7,6 +7,7 @@ import {
   type ProgramCategory,
   type ProgramPage,
 } from '../../shared/catalogue.ts'
+import { CompareTray } from '../components/compare-toggle.tsx'
 import { ListingFilters } from '../components/listing-filters.tsx'
 import { Pagination, PriceTabs } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
@@ -59,6 +60,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs): 
   if (params.publisherId) query.set('publisher', params.publisherId)
   if (params.licenseType) query.set('licenseType', params.licenseType)
   if (state.q) query.set('q', state.q)
+  if (state.platform !== 'all') query.set('platform', state.platform)
   if (state.mine) query.set('language', loaderLocale(context))
   // An unknown scope is a 404 from the scope's own endpoint, and that answer wins: the list
   // endpoint may refuse the same value with 400.
@@ -150,6 +152,7 @@ export function Component({ actions }: { actions?: ReactNode } = {}) {
       )}
 
       <Pagination state={state} result={result} />
+      <CompareTray />
     </main>
   )
 }

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs } from 'react-router'
 import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, LIBRARY_VIEWS, type ProgramPage } from '../../shared/catalogue.ts'
+import { CompareTray } from '../components/compare-toggle.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'
 import { LibraryProvider } from '../lib/library.tsx'
@@ -27,6 +28,7 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
   const query = new URLSearchParams({ price: state.price, sort: state.sort, page: String(state.page), pageSize: String(DEFAULT_PAGE_SIZE) })
   if (state.category !== 'all') query.set('category', state.category)
   if (state.q) query.set('q', state.q)
+  if (state.platform !== 'all') query.set('platform', state.platform)
   if (state.view !== 'saved') query.set('view', state.view)
   const [result, ids] = await Promise.all([
     apiGet<ProgramPage>(context, `/api/user/programs?${query.toString()}`, request.signal),
@@ -62,7 +64,7 @@ export function Component() {
   const { t } = useTranslation(['auth', 'catalogue', 'common'])
   const location = useLocation()
   const navigation = useNavigation()
-  const filtered = state.price !== 'all' || state.category !== 'all' || state.q !== ''
+  const filtered = state.price !== 'all' || state.category !== 'all' || state.platform !== 'all' || state.q !== ''
   const owned = state.view === 'owned'
 
   return (
@@ -102,6 +104,7 @@ export function Component() {
       )}
 
       <Pagination state={state} result={result} />
+      <CompareTray />
     </main>
   )
 }

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
 import { formatPartialDate } from '../../shared/partial-dates.ts'
+import { CompareToggle, CompareTray } from '../components/compare-toggle.tsx'
 import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
@@ -91,6 +92,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
                 </span>
               </>
             )}
+            <CompareToggle program={program} t={catalogueT} />
           </p>
         </div>
       </header>
@@ -158,6 +160,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
       <FreeAlternatives program={program} />
       <ProgramSection id="more" title={t('catalogue:program.moreFromDeveloper', { developer: program.developer.name })} programs={program.moreFromDeveloper} />
       <ProgramSection id="related" title={t('catalogue:program.related')} programs={program.related} />
+      <CompareTray />
     </main>
   )
 }

@@ -32,6 +32,8 @@ import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
 import savedSearchRoutes from './routes/saved-searches.ts'
 import { runSavedSearches, SAVED_SEARCH_CHECK_MS } from './saved-searches.ts'
+import watchRoutes from './routes/watches.ts'
+import { NotificationFanout, type FanoutOptions } from './notifications/fanout.ts'
 import avatarRoutes from './routes/avatars.ts'
 import programMediaRoutes from './routes/media.ts'
 import { migrateApiSchema } from './schema.ts'
@@ -60,6 +62,8 @@ import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
 import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
 import { createBackup } from '../backup/backup.ts'
+import { FeedSchedule, FeedSync, feedSyncOptions } from './feeds/sync.ts'
+import { SyncSummarySchema } from './operator/feeds.ts'
 
 export interface ApiOptions {
   config: Config
@@ -83,6 +87,8 @@ export interface ApiOptions {
   shedLoad?: boolean
   /** The embedded database's folder under DATA_DIR, named in a backup's manifest; 'pglite' (npm start) by default. */
   databaseFolder?: string
+  /** The notification fan-out's batch size and interval (issue 29); fanout.ts's defaults otherwise. */
+  fanout?: FanoutOptions
 }
 
 declare module 'fastify' {
@@ -96,6 +102,8 @@ declare module 'fastify' {
     roleChanges: RoleChanges
     /** The users' drives (issue 12): metadata, stored bytes and the sweep. */
     files: FilesRepository
+    /** Catalogue events to the watchers' notifications (issue 29); `wake()` after writing one. */
+    notificationFanout: NotificationFanout
   }
 }
 
@@ -338,6 +346,18 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     clearInterval(savedSearchTimer)
     await savedSearchRun
   })
+  // Issue 29: watchlists and notifications. The fan-out turns catalogue events into the watchers'
+  // notifications, every second on every instance (each event claimed by one at a time).
+  await app.register(watchRoutes, { guard })
+  const fanout = new NotificationFanout(db, app.log, options.fanout)
+  app.decorate('notificationFanout', fanout)
+  app.addHook('onReady', async () => fanout.start())
+  app.addHook('onClose', async () => fanout.stop())
+  // An editor's write to a program may have recorded an event (a release, a price, a licence):
+  // its watchers are told at once rather than at the next tick. Other writers call wake() themselves.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.url.startsWith('/api/operator/programs')) fanout.wake()
+  })
   await app.register(avatarRoutes)
   // Issue 28: programs' uploaded screenshots and logos.
   await app.register(programMediaRoutes)
@@ -349,8 +369,14 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
   await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
+  // The catalogue keeps itself current (issue 29, decision 029): CATALOGUE_FEEDS read every
+  // CATALOGUE_FEED_INTERVAL between the instances, or at once from the console or the command.
+  const feeds = new FeedSync(db, feedSyncOptions(config, clock, app.log))
+  const feedSchedule = new FeedSchedule(feeds, config.catalogueFeeds.intervalMs, new RepeatedFailureLog(app.log, 'the catalogue feeds'))
+  app.addHook('onReady', async () => feedSchedule.start())
+  app.addHook('onClose', async () => feedSchedule.stop())
   // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
-  await app.register(operatorRoutes, { guard, core, roles, now: clock })
+  await app.register(operatorRoutes, { guard, core, roles, now: clock, feeds })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined
@@ -444,6 +470,12 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
           return { disabled }
         },
       )
+      // npm run catalogue -- sync (issue 29): one pass over the feeds now, and what it did.
+      internal.post('/internal/catalogue/sync', { schema: { response: { 200: SyncSummarySchema } } }, async (request) => {
+        const summary = await feeds.run({ requestId: request.id })
+        request.log.info({ event: 'feeds-synced', feeds: summary.feeds.map((f) => ({ feed: f.feed, status: f.status })) }, 'the catalogue command ran the feeds')
+        return summary
+      })
       // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).
       internalRoleRoutes(plugin, { db, core, roles })
     })

@@ -31,6 +31,8 @@ interface Entry {
   isFree: boolean
   categories: Set<string>
   languages: Set<string>
+  /** Issue 29: the platform filter. */
+  platforms: Set<string>
   popularity: number
   updatedOn: string
   /** Issue 28: left out of the public listing, kept in the libraries that hold it. */
@@ -142,12 +144,13 @@ export class CatalogueIndex {
       license_type: string
       is_free: boolean
       languages: string[]
+      platforms: string[]
       popularity: number
       updated_on: string
       categories: string[]
       retired: boolean
     }>(
-      `SELECT p.id, p.name, p.search_text, p.developer_id, p.publisher_id, p.license_type, lt.is_free, p.languages, p.popularity,
+      `SELECT p.id, p.name, p.search_text, p.developer_id, p.publisher_id, p.license_type, lt.is_free, p.languages, p.platforms, p.popularity,
               p.updated_on::text AS updated_on, p.retired_at IS NOT NULL AS retired, ARRAY(SELECT pc.category_id FROM api.program_categories pc WHERE pc.program_id = p.id) AS categories
          FROM api.programs p JOIN api.license_types lt ON lt.id = p.license_type`,
     )
@@ -172,6 +175,7 @@ export class CatalogueIndex {
       isFree: row.is_free,
       categories: new Set(row.categories),
       languages: new Set(row.languages),
+      platforms: new Set(row.platforms),
       popularity: row.popularity,
       updatedOn: row.updated_on.slice(0, 10),
       retired: row.retired,
@@ -257,7 +261,8 @@ export class CatalogueIndex {
       (query.publisher === undefined || e.publisherId === query.publisher) &&
       (query.licenseType === undefined || e.licenseType === query.licenseType) &&
       (query.price === 'all' || e.isFree === (query.price === 'free')) &&
-      (query.language === undefined || e.languages.has(query.language))
+      (query.language === undefined || e.languages.has(query.language)) &&
+      (query.platform === undefined || e.platforms.has(query.platform))
     let ordered: Entry[]
     if (query.sort !== 'recentlyAdded') ordered = state.orders[query.sort]
     else if (library) ordered = library.flatMap((id) => state.byId.get(id) ?? [])

@@ -19,6 +19,8 @@ export interface ProgramQuery {
   price: PriceFilter
   q?: string | undefined
   language?: string | undefined
+  /** Issue 29: windows, macos, linux or web. */
+  platform?: string | undefined
   sort: ApiSortOption
   page: number
   pageSize: number

@@ -54,3 +54,7 @@ export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'T
 // Issue 29: saved searches (docs/API.md "Saved searches").
 export const ApiSavedSearchesLimit = createError<[number]>('API_SAVED_SEARCHES_LIMIT', 'You already have %d saved searches: delete one before saving another.', 409)
 export const ApiSavedSearchNotFound = createError('API_SAVED_SEARCH_NOT_FOUND', 'There is no such saved search: it may have been deleted.', 404)
+/** Issue 29: a feed's proposed change that does not exist. */
+export const ApiProposalNotFound = createError('API_PROPOSAL_NOT_FOUND', 'There is no such proposed change.', 404)
+/** Issue 29: a proposed change an editor already accepted or rejected. */
+export const ApiProposalDecided = createError<[string]>('API_PROPOSAL_DECIDED', 'This proposed change was already %s: there is nothing left to decide.', 409)

@@ -361,7 +361,19 @@ export async function updateProgram(
   context: WriteContext,
   action: 'update' | 'revert' = 'update',
 ): Promise<{ revision: number }> {
-  return db.transaction(async (tx) => {
+  return db.transaction((tx) => updateProgramIn(tx, id, baseRevision, fields, context, action))
+}
+
+/** updateProgram inside the caller's transaction (issue 29: a feed's proposed change accepted, with its decision). */
+export async function updateProgramIn(
+  tx: Queryable,
+  id: string,
+  baseRevision: number,
+  fields: Partial<Record<EditableField, unknown>>,
+  context: WriteContext,
+  action: 'update' | 'revert' = 'update',
+): Promise<{ revision: number }> {
+  {
     const current = await readProgram(tx, id, true)
     if (!current) throw new ApiCatalogueNotFound('program', id)
     if (current.revision !== baseRevision) throw conflict(current.revision)
@@ -394,7 +406,7 @@ export async function updateProgram(
     }
     await recordRevision(tx, context, stored, revision, action, changes)
     return { revision }
-  })
+  }
 }
 
 /** A new revision equal to an earlier one (its program as written). */

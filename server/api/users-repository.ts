@@ -1,6 +1,7 @@
 import { TOS_VERSION } from '../../shared/constants.ts'
 import type { UtmRecord } from '../../shared/sign-up.ts'
 import type { UserRecord } from '../../shared/types.ts'
+import type { NotifyMode } from '../../shared/living-catalogue.ts'
 import { avatarPath } from '../../shared/avatar.ts'
 import { createHash } from 'node:crypto'
 import type { Database, Queryable } from '../db/database.ts'
@@ -27,10 +28,15 @@ interface Row {
   email_checked_at: number | string | null
   library_size: number | string
   avatar_hash: string | null
+  notify: NotifyMode
+  watch_on_add: boolean
+  unread_notifications: number | string
 }
 
 const SELECT_USER = `SELECT u.id, u.email, u.is_in_mail_list, u.name, u.language, u.language_chosen, u.tos_version, u.created_at, u.disabled_at, u.email_checked_at,
+  u.notify, u.watch_on_add,
   (SELECT count(*) FROM api.user_programs p WHERE p.user_id = u.id) AS library_size,
+  (SELECT count(*) FROM api.notifications n WHERE n.user_id = u.id AND n.read_at IS NULL) AS unread_notifications,
   (SELECT a.hash FROM api.avatars a WHERE a.user_id = u.id) AS avatar_hash
   FROM api.users u WHERE u.id = $1`
 
@@ -46,6 +52,9 @@ function toUser(row: Row): ProductUser {
     avatarUrl: row.avatar_hash === null ? null : avatarPath(row.avatar_hash),
     timeJoined: new Date(row.created_at).toISOString(),
     librarySize: Number(row.library_size),
+    notify: row.notify,
+    watchOnAdd: row.watch_on_add,
+    unreadNotifications: Number(row.unread_notifications),
     disabled: row.disabled_at !== null,
     emailCheckedAt: row.email_checked_at === null ? null : Number(row.email_checked_at),
   }
@@ -83,7 +92,9 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     tos_version: string | null
     tos_accepted_at: Date | string | null
     created_at: Date | string
-  }>('SELECT id, email, name, language, language_chosen, is_in_mail_list, utm, tos_version, tos_accepted_at, created_at FROM api.users WHERE id = $1', [id])
+    notify: string
+    watch_on_add: boolean
+  }>('SELECT id, email, name, language, language_chosen, is_in_mail_list, utm, tos_version, tos_accepted_at, created_at, notify, watch_on_add FROM api.users WHERE id = $1', [id])
   const row = rows[0]
   if (!row) return null
   const library = await db.query<{ program_id: string; name: string; added_at: Date | string }>(
@@ -105,6 +116,12 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     [id],
   )
   const avatar = await db.query<{ hash: string; created_at: Date | string }>('SELECT hash, created_at FROM api.avatars WHERE user_id = $1', [id])
+  // Issue 29: the watchlist and the notifications.
+  const watches = await db.query<{ program_id: string; events: string[]; created_at: Date | string }>('SELECT program_id, events, created_at FROM api.watches WHERE user_id = $1 ORDER BY created_at, program_id', [id])
+  const notifications = await db.query<{ type: string; program_id: string; at: Date | string; read_at: Date | string | null; data: unknown }>(
+    'SELECT type, program_id, at, read_at, data FROM api.notifications WHERE user_id = $1 ORDER BY id DESC',
+    [id],
+  )
   const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString())
   return {
     account: {
@@ -117,7 +134,11 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
       timeJoined: iso(row.created_at),
       // The landing-page record the browser sent with the sign-up (spec §3).
       utm: row.utm ?? null,
+      notify: row.notify,
+      watchOnAdd: row.watch_on_add,
     },
+    watches: watches.rows.map((watch) => ({ programId: watch.program_id, events: watch.events, createdAt: iso(watch.created_at) })),
+    notifications: notifications.rows.map((entry) => ({ type: entry.type, programId: entry.program_id, at: iso(entry.at), readAt: iso(entry.read_at), data: entry.data })),
     terms: { acceptedVersion: row.tos_version, acceptedAt: iso(row.tos_accepted_at) },
     library: library.rows.map((entry) => ({ programId: entry.program_id, name: entry.name, addedAt: iso(entry.added_at) })),
     // The image itself is at the URL (it is the re-encoded one; the upload was never kept).
@@ -134,15 +155,20 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
   }
 }
 
-/** Profile changes: a field left undefined keeps its value; a language given is the user's choice from then on. */
-export async function updateProfile(db: Database, id: string, change: { name?: string | null; language?: string }): Promise<ProductUser | null> {
+/**
+ * Profile changes: a field left undefined keeps its value; a language given is the user's choice
+ * from then on. `notify` and `watchOnAdd` are the notification settings (issue 29).
+ */
+export async function updateProfile(db: Database, id: string, change: { name?: string | null; language?: string; notify?: NotifyMode; watchOnAdd?: boolean }): Promise<ProductUser | null> {
   const { rowCount } = await db.query(
     `UPDATE api.users SET
        name = CASE WHEN $2 THEN $3 ELSE name END,
        language = COALESCE($4, language),
-       language_chosen = language_chosen OR $4 IS NOT NULL
+       language_chosen = language_chosen OR $4 IS NOT NULL,
+       notify = COALESCE($5, notify),
+       watch_on_add = COALESCE($6, watch_on_add)
      WHERE id = $1`,
-    [id, change.name !== undefined, change.name ?? null, change.language ?? null],
+    [id, change.name !== undefined, change.name ?? null, change.language ?? null, change.notify ?? null, change.watchOnAdd ?? null],
   )
   return rowCount > 0 ? getUser(db, id) : null
 }

@@ -49,6 +49,7 @@ const SAME_AS_ENGLISH = new Set([
   'common:footer.copyright',
   'es:common:errors.other.title', // "Error" is Spanish too
   'de:common:footer.version', // "Version" is German too
+  'hu:catalogue:filters.platform', // "Platform" is Hungarian too
   'de:common:categories.simulation',
   // The operator console's role names that are the same word in these languages.
   'es:operator:shell.roles.editor',

@@ -6,7 +6,7 @@ import { matchRoutes, useRouteLoaderData } from 'react-router'
 // and not in the others.
 
 /** What a page shows; the route table gives each kind its page module, public and signed in. */
-export type TwinKind = 'listing' | 'program' | 'files'
+export type TwinKind = 'listing' | 'program' | 'files' | 'compare'
 
 export interface TwinPage {
   /** The public page's route pattern, as React Router writes it (no leading slash). */
@@ -27,6 +27,8 @@ export const SIGNED_IN_TWINS: readonly TwinPage[] = [
   { path: 'license-type/:licenseType', twin: '@/license-type/:licenseType', kind: 'listing' },
   // Issue 12: what the drive is, for visitors; the drive itself for a signed-in user.
   { path: 'files', twin: '@/files', kind: 'files' },
+  // Issue 29: a comparison, shared by its link (/compare?programs=a,b,c).
+  { path: 'compare', twin: '@/compare', kind: 'compare' },
 ]
 
 /**

@@ -1,6 +1,7 @@
 import { Component as AccountPage, loader as accountLoader } from './account.tsx'
 import { Component as AccountsPage, loader as accountsLoader } from './accounts.tsx'
 import { Component as AuditPage, loader as auditLoader } from './audit.tsx'
+import { Component as FeedsPage, loader as feedsLoader } from './feeds.tsx'
 import { Component as LayoutPage, loader as layoutLoader } from './layout.tsx'
 import { Component as MaintenancePage, loader as maintenanceLoader } from './maintenance.tsx'
 import { Component as OverviewPage } from './overview.tsx'
@@ -19,3 +20,4 @@ export const maintenance = { Component: MaintenancePage, loader: maintenanceLoad
 export const audit = { Component: AuditPage, loader: auditLoader }
 export const programs = { Component: ProgramsPage, loader: programsLoader }
 export const programEditor = { Component: ProgramEditorPage, loader: programEditorLoader }
+export const feeds = { Component: FeedsPage, loader: feedsLoader }

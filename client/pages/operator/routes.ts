@@ -27,4 +27,5 @@ export const OPERATOR_PAGES: RouteObject[] = [
   operatorPage('programs', 'programs', 'Programs', catalogue),
   operatorPage('programs/new', 'programEditor', 'New program', catalogue),
   operatorPage('programs/:id', 'programEditor', 'Edit program', catalogue),
+  operatorPage('feeds', 'feeds', 'Feeds'),
 ]

@@ -6,6 +6,7 @@ import type { OperatorPermission } from '../../../shared/operator.ts'
 
 export const OPERATOR_SECTIONS = [
   { id: 'programs', permission: 'catalogue:read' },
+  { id: 'feeds', permission: 'catalogue:read' },
   { id: 'accounts', permission: 'accounts:read' },
   { id: 'maintenance', permission: 'maintenance:write' },
   { id: 'audit', permission: 'audit:read' },

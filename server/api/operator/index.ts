@@ -3,6 +3,8 @@ import { operatorRoute } from '../../../shared/operator.ts'
 import type { coreAccounts } from '../core-accounts.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import auditRoutes from './audit.ts'
+import feedRoutes from './feeds.ts'
+import type { FeedSync } from '../feeds/sync.ts'
 import { operatorAuthorizer, type CurrentRoles } from './guard.ts'
 import maintenanceRoutes from './maintenance.ts'
 import mediaRoutes from './media.ts'
@@ -22,6 +24,8 @@ export interface OperatorRoutesOptions {
   roles: CurrentRoles
   /** The clock; tests move it. */
   now: () => number
+  /** The catalogue feeds (issue 29): their passes, and what they read. */
+  feeds: FeedSync
 }
 
 export default async function operatorRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
@@ -41,4 +45,5 @@ export default async function operatorRoutes(app: FastifyInstance, opts: Operato
   await app.register(roleRoutes, opts)
   await app.register(maintenanceRoutes, opts)
   await app.register(auditRoutes, opts)
+  await app.register(feedRoutes, opts)
 }

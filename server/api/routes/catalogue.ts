@@ -36,6 +36,7 @@ export const ProgramListQuery = Type.Object(
     price: StringEnum(LIBRARY_FILTER_TABS, { default: 'all' }),
     q: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+    platform: Type.Optional(StringEnum(PLATFORMS, { description: 'Issue 29: only the programs that run there.' })),
     sort: StringEnum(API_SORT_OPTIONS, { default: 'namePopular' }),
     page: Type.Integer({ minimum: 1, maximum: 10_000, default: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),

@@ -32,6 +32,8 @@ import { isRetired } from '../catalogue-repository.ts'
 import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from './catalogue.ts'
 import { LIBRARY_VIEWS, USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
+import { NOTIFY_MODES } from '../../../shared/living-catalogue.ts'
+import { watchIfNotWatched } from '../notifications/watches.ts'
 
 // The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
 // terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
@@ -49,6 +51,9 @@ const UserRecord = Type.Object({
   timeJoined: Type.String({ description: 'ISO time the account was made.' }),
   librarySize: Type.Integer(),
   roles: Type.Array(Type.String(), { description: 'The account\'s operator roles now (issue 28): admin, editor, support; empty for everyone else.' }),
+  notify: StringEnum(NOTIFY_MODES, { description: 'How notifications are mailed (issue 29): off, immediate, or a daily digest.' }),
+  watchOnAdd: Type.Boolean({ description: 'Adding a program to the library watches it too (release, price, licence).' }),
+  unreadNotifications: Type.Integer({ description: 'How many notifications are unread (the header\'s bell).' }),
 })
 
 /** GET /api/user/programs: the public listing's query; `sort` also takes recentlyAdded (newest added first). */
@@ -78,7 +83,14 @@ const UserExport = Type.Object({
     isInMailList: Type.Boolean(),
     timeJoined: NullableIso,
     utm: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'The landing-page record the browser sent with the sign-up.' }),
+    notify: Type.String(),
+    watchOnAdd: Type.Boolean(),
   }),
+  watches: Type.Array(Type.Object({ programId: Type.String(), events: Type.Array(Type.String()), createdAt: NullableIso }), { description: 'Issue 29: the watchlist, oldest first.' }),
+  notifications: Type.Array(
+    Type.Object({ type: Type.String(), programId: Type.String(), at: NullableIso, readAt: NullableIso, data: Type.Object({}, { additionalProperties: true }) }),
+    { description: 'Issue 29: every notification, newest first.' },
+  ),
   terms: Type.Object({ acceptedVersion: NullableString, acceptedAt: NullableIso }),
   library: Type.Array(Type.Object({ programId: Type.String(), name: Type.String(), addedAt: NullableIso })),
   files: Type.Array(
@@ -185,6 +197,9 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
           {
             name: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 1000 })])),
             language: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...LOCALES] })),
+            // Issue 29: how notifications are mailed, and whether adding to the library watches.
+            notify: Type.Optional(StringEnum(NOTIFY_MODES)),
+            watchOnAdd: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },
         ),
@@ -193,14 +208,23 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
     },
     async (request) => {
       const user = await activeUser(request)
-      if (request.body.name === undefined && request.body.language === undefined) throw new ApiValidation('Give a name or a language to change.')
+      const { notify, watchOnAdd } = request.body
+      if (request.body.name === undefined && request.body.language === undefined && notify === undefined && watchOnAdd === undefined) {
+        throw new ApiValidation('Give a name, a language, notify or watchOnAdd to change.')
+      }
       let name: string | null | undefined
       if (typeof request.body.name === 'string') {
         const checked = checkDisplayName(request.body.name)
         if ('problem' in checked) throw new ApiValidation(checked.problem)
         name = checked.name
       } else if (request.body.name === null) name = null
-      return publicUser((await updateProfile(db, user.id, { ...(name !== undefined ? { name } : {}), ...(request.body.language ? { language: request.body.language } : {}) }))!, await rolesOf(request))
+      const change = {
+        ...(name !== undefined ? { name } : {}),
+        ...(request.body.language ? { language: request.body.language } : {}),
+        ...(notify !== undefined ? { notify } : {}),
+        ...(watchOnAdd !== undefined ? { watchOnAdd } : {}),
+      }
+      return publicUser((await updateProfile(db, user.id, change))!, await rolesOf(request))
     },
   )
 
@@ -300,6 +324,8 @@ export default async function userRoutes(app: FastifyInstance, opts: UserRouteOp
       if (method === 'post' && (await isRetired(db, programId))) throw new ApiProgramRetired(programId)
       const known = method === 'post' ? await addToLibrary(db, user.id, programId) : await removeFromLibrary(db, user.id, programId)
       if (!known) throw new ApiCatalogueNotFound('program', programId)
+      // Issue 29: with the account's watchOnAdd, what is added is watched (a watch it has stays as it is).
+      if (method === 'post' && user.watchOnAdd) await watchIfNotWatched(db, user.id, programId)
       return { programId, inLibrary: method === 'post', librarySize: (await getUser(db, user.id))!.librarySize }
     })
   }

@@ -33,6 +33,9 @@ t.test('the export is an attachment with the account, its terms, its library and
     signInMethods: [{ method: 'emailpassword', email: 'export@example.com', verified: true, timeJoined: String }],
   })
   t.same(data.library.map((entry: { programId: string }) => entry.programId).sort(), ['blender', 'gimp'])
+  t.match(data.account, { notify: 'daily', watchOnAdd: true }, 'issue 29: the notification settings')
+  t.same(data.watches.map((entry: { programId: string; events: string[] }) => [entry.programId, entry.events]).sort(), [['blender', ['release', 'price', 'licence']], ['gimp', ['release', 'price', 'licence']]], 'and the watchlist (adding to the library watched them)')
+  t.same(data.notifications, [])
   t.match(data.library[0], { name: String, addedAt: String })
   t.equal(data.signInHistory.length, 2, 'the sign-up and the sign-in')
   t.match(data.signInHistory[0], { at: String, method: 'password', userAgent: /iPhone/, ip: '127.0.0.1' }, 'newest first, with the browser and address')

@@ -19,6 +19,9 @@ const BFF_PROXY_PATHS = new Set(['/api/files/uploads', '/api/stripe/webhook'])
  */
 const WRITES_WITHOUT_BODY = [
   'POST /api/files/{id}/restore',
+  'POST /api/operator/feeds/sync',
+  'POST /api/operator/proposed-changes/{id}/accept',
+  'POST /api/operator/proposed-changes/{id}/reject',
   'POST /api/operator/users/{id}/enable',
   'POST /api/operator/users/{id}/sessions/end',
   'POST /api/operator/users/{id}/verification/resend',

@@ -51,8 +51,8 @@ t.test('the user record', async (t) => {
     t.equal(response.statusCode, 200)
     t.equal(response.headers['cache-control'], 'no-store')
     const user = response.json()
-    t.same(Object.keys(user).sort(), ['avatarUrl', 'email', 'id', 'isInMailList', 'isTosAccepted', 'language', 'languageChosen', 'librarySize', 'name', 'roles', 'timeJoined'])
-    t.match(user, { id: userId, email: 'lin@example.com', isTosAccepted: false, isInMailList: true, language: 'hu', languageChosen: false, name: null, avatarUrl: null, librarySize: 0 })
+    t.same(Object.keys(user).sort(), ['avatarUrl', 'email', 'id', 'isInMailList', 'isTosAccepted', 'language', 'languageChosen', 'librarySize', 'name', 'notify', 'roles', 'timeJoined', 'unreadNotifications', 'watchOnAdd'])
+    t.match(user, { id: userId, email: 'lin@example.com', isTosAccepted: false, isInMailList: true, language: 'hu', languageChosen: false, name: null, avatarUrl: null, librarySize: 0, notify: 'daily', watchOnAdd: true, unreadNotifications: 0 })
     t.ok(Math.abs(Date.parse(user.timeJoined) - Date.now()) < 60_000)
   })
 

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { LIBRARY_SORT_OPTIONS } from '../../../shared/catalogue.ts'
+import { LIBRARY_SORT_OPTIONS, PLATFORM_FILTERS } from '../../../shared/catalogue.ts'
+import { PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
 import { listingSearch, pageItems, readListingState, redirectPastLastPage } from '../../../client/lib/catalogue-query.ts'
 
 // Issue 15: numbered pages (first, last, current ±1, an ellipsis for what is left out) and a page
@@ -63,4 +64,14 @@ t.test('issue 27: My library\'s view is in the URL, only where the page offers i
   t.equal(readListingState(new URLSearchParams('view=bought'), LIBRARY_SORT_OPTIONS, views).view, 'saved', 'an unknown view is the default')
   t.equal(readListingState(new URLSearchParams('view=owned')).view, 'saved', 'the catalogue has no views: the parameter is ignored')
   t.equal(listingSearch(readListingState(new URLSearchParams('view=saved'), LIBRARY_SORT_OPTIONS, views)), '', 'the default view is left out of URLs')
+})
+
+t.test('issue 29: the platform is in the URL like the other filters; an unknown one is no filter', async (t) => {
+  t.equal(readListingState(new URLSearchParams('platform=linux')).platform, 'linux')
+  for (const odd of ['Linux', 'amiga', '', 'all']) t.equal(readListingState(new URLSearchParams(`platform=${odd}`)).platform, 'all', odd)
+  t.equal(readListingState(new URLSearchParams()).platform, 'all')
+  const state = readListingState(new URLSearchParams('platform=web&category=graphics&page=3'))
+  t.equal(listingSearch(state), '?category=graphics&platform=web&page=3')
+  t.equal(listingSearch({ ...state, platform: 'all', page: 1 }), '?category=graphics', 'no filter: left out of the URL')
+  t.same(PLATFORM_FILTERS, [...PLATFORMS], 'the listings offer every platform of the vocabulary, in its order')
 })

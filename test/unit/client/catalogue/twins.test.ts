@@ -97,7 +97,7 @@ t.test('the route table has a public page and a named twin for every entry of th
   }
   t.same(
     SIGNED_IN_TWINS.map((page) => routeName(page.twin)),
-    ['@-programs', '@-programs-programId', '@-category-categoryId', '@-developer-developerId', '@-publisher-publisherId', '@-license-type-licenseType', '@-files'],
+    ['@-programs', '@-programs-programId', '@-category-categoryId', '@-developer-developerId', '@-publisher-publisherId', '@-license-type-licenseType', '@-files', '@-compare'],
   )
 })
 
@@ -111,6 +111,8 @@ t.test('a signed-in user on a public page goes to its twin, path and query (issu
   t.equal(signedInHome('/publisher/p', '?price=free'), '/@/publisher/p?price=free')
   t.equal(signedInHome('/license-type/l'), '/@/license-type/l')
   t.equal(signedInHome('/files'), '/@/files')
+  // Issue 29: a comparison's twin keeps its programs.
+  t.equal(signedInHome('/compare', '?programs=a,b'), '/@/compare?programs=a,b')
   t.equal(signedInHome('/files/'), '/@/files', 'issue 12: the drive is the twin of its public page')
   t.equal(signedInHome('/developer/adobe/'), '/@/developer/adobe')
   t.equal(signedInHome('/Publisher/P/'), '/@/publisher/P', 'literals as the router writes them, the parameter as it came')

@@ -177,6 +177,7 @@ t.test('the widget learns id, email and phone of a user, nothing else', async (t
   const record: UserRecord = {
     id: 'u-1', email: 'ada@example.com', isTosAccepted: true, isInMailList: true, name: 'Ada', language: 'en',
     languageChosen: true, avatarUrl: '/a.png', timeJoined: '2026-01-01T00:00:00Z', librarySize: 3, roles: [],
+    notify: 'daily', watchOnAdd: true, unreadNotifications: 0,
   }
   t.strictSame(chatUserOf(record), { id: 'u-1', email: 'ada@example.com', phone: null })
   t.strictSame(chatUserOf({ ...record, phone: '+421900000000' }), { id: 'u-1', email: 'ada@example.com', phone: '+421900000000' })
@@ -188,7 +189,7 @@ t.test('the tab keeps a signed-in user outside /@ until the session ends, then s
   const page = recordingPage(clock)
   const widget = startChatWidget({ page, firstLoadAt: 500, timers: clock })
   t.teardown(() => widget.stop())
-  const record = { id: 'u-1', email: 'ada@example.com', isTosAccepted: true, isInMailList: false, name: null, language: 'en', languageChosen: false, avatarUrl: null, timeJoined: '2026-01-01T00:00:00Z', librarySize: 0, roles: [] }
+  const record = { id: 'u-1', email: 'ada@example.com', isTosAccepted: true, isInMailList: false, name: null, language: 'en', languageChosen: false, avatarUrl: null, timeJoined: '2026-01-01T00:00:00Z', librarySize: 0, roles: [], notify: 'daily' as const, watchOnAdd: true, unreadNotifications: 0 }
   widget.signedInUser(record)
   clock.advance(500)
   widget.signedInUser(undefined)
