@@ -93,6 +93,7 @@ t.test('saved searches', async (t) => {
       [{ name: 'x', query: 'developer=Not%20A%20Slug' }, /^query: developer /],
       [{ name: 'x', query: `q=${'a'.repeat(101)}` }, /^query: q /],
       [{ name: 'x', query: 'q=blender&q=gimp' }, /^query: q is given more than once$/],
+      [{ name: 'x', query: 'platform=Windows' }, /^query: platform must be one of: windows, macos, linux, web$/],
       [{ name: '   ', query: 'q=blender' }, /^name must not be blank$/],
       [{ name: '', query: 'q=blender' }, /name/],
       [{ name: 'x'.repeat(101), query: 'q=blender' }, /name/],
@@ -141,6 +142,7 @@ t.test('saved searches', async (t) => {
     await db.query("UPDATE api.users SET notify = 'off' WHERE id = $1", [bobId])
     const paid = (await alice.post('/api/user/saved-searches', { name: 'Paid graphics', query: 'category=graphics&price=paid' })).json()
     const byName = (await alice.post('/api/user/saved-searches', { name: 'Kritzel', query: 'q=kritzel' })).json()
+    const onMac = (await alice.post('/api/user/saved-searches', { name: 'Graphics on a Mac', query: 'category=graphics&platform=macos' })).json()
     const free = (await alice.post('/api/user/saved-searches', { name: 'Free graphics', query: 'category=graphics&price=free' })).json()
     const bobs = (await bob.post('/api/user/saved-searches', { name: 'Bob paints', query: 'q=painting&category=graphics' })).json()
     const known = (await db.query<{ count: string | number }>('SELECT count(*) AS count FROM api.saved_search_matches WHERE search_id = $1', [paid.id])).rows[0]!.count
@@ -163,6 +165,7 @@ t.test('saved searches', async (t) => {
       'one per search that matches it; not the free graphics search; left for the daily mail',
     )
     t.notOk(told.some((n) => n.dedupe.startsWith(`search:${free.id}`)))
+    t.notOk(told.some((n) => n.dedupe.startsWith(`search:${onMac.id}`)), 'Kritzel runs on Windows and Linux: not on a Mac')
     await waitUntil(async () => (await notificationsOf(bobId)).length === 1, 15_000)
     const [bobsNotification] = await notificationsOf(bobId)
     t.equal(bobsNotification!.dedupe, `search:${bobs.id}:${id}`)
