@@ -10,6 +10,7 @@ import type notifications from '../locales/en/notifications.json'
 import type legal from '../locales/en/legal.json'
 import type operator from '../locales/en/operator.json'
 import type profile from '../locales/en/profile.json'
+import type savedSearches from '../locales/en/saved-searches.json'
 import type streaming from '../locales/en/streaming.json'
 import type sentry from '../locales/en/sentry.json'
 
@@ -30,6 +31,7 @@ declare module 'i18next' {
       sentry: typeof sentry
       checkout: typeof checkout
       operator: typeof operator
+      'saved-searches': typeof savedSearches
       compare: typeof compare
       notifications: typeof notifications
     }

@@ -10,8 +10,13 @@ import type { CompareData } from './pages/compare/compare.tsx'
 // descriptions in the visitor's language, structured data where search engines use it. Routes name
 // their builder (`handle.head`); pages whose head never changes carry it in the route table.
 
+/** Issue 29: the Atom feed of the newest releases (server/bff/routes/feeds.ts), and of one category. */
+const RELEASES_FEED = { title: 'Softshelf: new releases', path: '/feeds/releases.atom' }
+const categoryFeed = (id: ProgramCategory) => ({ title: `Softshelf: new releases in ${CATEGORY_NAMES_EN[id]}`, path: `/feeds/category/${id}.atom` })
+
 export const homeHead: HeadBuilder = ({ appUrl }) => ({
   title: PAGE_TITLE,
+  feed: RELEASES_FEED,
   // Lets search engines offer a search box that lands on the library's search.
   jsonLd: {
     '@context': 'https://schema.org',
@@ -31,11 +36,12 @@ export const listingHead: HeadBuilder = ({ data, t }) => {
   const { scope } = data as ListingData
   switch (scope.kind) {
     case 'library':
-      return { title: 'Software catalogue', description: t('catalogue:meta.library') }
+      return { title: 'Software catalogue', description: t('catalogue:meta.library'), feed: RELEASES_FEED }
     case 'category':
       return {
         title: `${CATEGORY_NAMES_EN[scope.id]} software`,
         description: t('catalogue:meta.category', { category: t(`common:categories.${scope.id}`) }),
+        feed: categoryFeed(scope.id),
       }
     case 'licenseType':
       return {

@@ -207,6 +207,8 @@ export const routes: RouteObject[] = [
                 ...accountPage('stripe/cancel', 'Payment cancelled', () => checkoutReturns().then((m) => ({ Component: m.CancelPage, loader: m.cancelLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
                 id: 'stripe-cancel',
               },
+              // Issue 29: the account's saved searches.
+              accountPage('@/saved-searches', 'Saved searches', () => import('./pages/saved-searches.tsx'), 'client/pages/saved-searches.tsx', ['saved-searches']),
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
               // Issue 29: what the programs the user watches did, and what saved searches found.
               accountPage('@/notifications', 'Notifications', () => import('./pages/notifications.tsx'), 'client/pages/notifications.tsx', ['notifications', 'catalogue']),

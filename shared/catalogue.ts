@@ -133,6 +133,8 @@ export interface ProgramDetail extends ProgramSummary {
   screenshots?: ProgramScreenshot[]
   /** Issue 29: the ids it has in other catalogues (Flathub, winget, Homebrew); the API always sends it. */
   externalIds?: ExternalIds
+  /** Issue 29: a paid program's free alternatives (free programs of its primary category, most popular first); empty for a free one. */
+  alternatives?: ProgramSummary[]
 }
 
 export interface ProgramPage {

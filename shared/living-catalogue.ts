@@ -80,6 +80,9 @@ export interface SavedSearch {
 }
 export const SAVED_SEARCHES_MAX = 20
 export const SAVED_SEARCH_NAME_MAX = 100
+export const SAVED_SEARCH_QUERY_MAX = 2000
+/** What a listing's URL says that is no part of what a saved search looks for: left out when it is saved. */
+export const SAVED_SEARCH_IGNORED_PARAMS = ['sort', 'page', 'pageSize'] as const
 
 /** `/compare?programs=a,b,c`: how many programs a comparison holds. */
 export const COMPARE_MIN = 2
@@ -115,3 +118,10 @@ export interface NotificationMailClaim {
 export const NOTIFICATION_MAIL_MAX_ITEMS = 50
 /** An unsubscribe link older than this does nothing (the mail that carried it is this old). */
 export const UNSUBSCRIBE_TOKEN_MAX_AGE_MS = 60 * 24 * 60 * 60_000
+/** `GET /api/releases` items: the newest releases of the catalogue (or of a category), what the Atom feeds list. */
+export interface RecentRelease extends Release {
+  programId: string
+  programName: string
+  /** ISO 8601: when the catalogue recorded it. */
+  recordedAt: string
+}

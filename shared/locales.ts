@@ -16,7 +16,7 @@ export const LOCALE_NAMES: Record<Locale, string> = {
 }
 
 /** Translation namespaces: locales/<lng>/<ns>.json. `common` is on every page. */
-export const NAMESPACES = ['common', 'home', 'legal', 'catalogue', 'auth', 'profile', 'files', 'streaming', 'sentry', 'checkout', 'operator', 'compare', 'notifications'] as const
+export const NAMESPACES = ['common', 'home', 'legal', 'catalogue', 'auth', 'profile', 'files', 'streaming', 'sentry', 'checkout', 'operator', 'compare', 'notifications', 'saved-searches'] as const
 export type Namespace = (typeof NAMESPACES)[number]
 
 /** Namespaces only the server reads (locales/<lng>/<ns>.json), never sent to the browser. */

@@ -22,6 +22,8 @@ export interface PageHead {
   noindex?: boolean
   /** The picture a link to the page shows on social sites (Open Graph); absolute URL. */
   image?: PageImage
+  /** Issue 29: the Atom feed of the page (`<link rel="alternate" type="application/atom+xml">`); its path on the app. */
+  feed?: { title: string; path: string }
 }
 
 export interface PageImage {
@@ -61,6 +63,8 @@ export interface ResolvedHead {
   jsonLd: string | null
   noindex: boolean
   image: PageImage | null
+  /** The page's Atom feed, its URL absolute. */
+  feed: { title: string; href: string } | null
 }
 
 /** Open Graph locale names of our languages. */
@@ -115,6 +119,7 @@ export function resolveHead(head: PageHead | null | undefined, input: { t: I18n[
     jsonLd: head?.jsonLd ? serializeForScript(head.jsonLd) : null,
     noindex: head?.noindex ?? false,
     image: head?.image ?? null,
+    feed: head?.feed ? { title: head.feed.title, href: `${input.appUrl}${head.feed.path}` } : null,
   }
 }
 
@@ -150,6 +155,7 @@ export function headTags(head: ResolvedHead, nonce: string): string {
   const tags = [`<title>${escapeHtml(head.title)}</title>`]
   for (const [attribute, key, content] of metaEntries(head)) tags.push(`<meta ${attribute}="${key}" content="${escapeHtml(content)}">`)
   tags.push(`<link rel="canonical" href="${escapeHtml(head.canonical)}">`)
+  if (head.feed) tags.push(`<link rel="alternate" type="application/atom+xml" title="${escapeHtml(head.feed.title)}" href="${escapeHtml(head.feed.href)}">`)
   // A data block is never executed; the nonce only keeps strict CSP reports quiet.
   if (head.jsonLd) tags.push(`<script type="application/ld+json" nonce="${nonce}">${head.jsonLd}</script>`)
   return tags.join('')
@@ -169,6 +175,19 @@ export function applyHead(head: ResolvedHead): void {
     element.content = content
   }
   document.head.querySelector<HTMLLinkElement>('link[rel="canonical"]')?.setAttribute('href', head.canonical)
+  let feed = document.head.querySelector<HTMLLinkElement>('link[rel="alternate"][type="application/atom+xml"]')
+  if (!head.feed) {
+    feed?.remove()
+  } else {
+    if (!feed) {
+      feed = document.createElement('link')
+      feed.rel = 'alternate'
+      feed.type = 'application/atom+xml'
+      document.head.append(feed)
+    }
+    feed.title = head.feed.title
+    feed.href = head.feed.href
+  }
   const script = document.head.querySelector('script[type="application/ld+json"]')
   if (!head.jsonLd) {
     script?.remove()

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs, type Params } from 'react-router'
 import {
@@ -122,7 +123,8 @@ function ScopeHeader({ scope, total }: { scope: Scope; total: number }) {
   }
 }
 
-export function Component() {
+/** `actions`: the signed-in twin's "Save this search" (issue 29), kept out of the visitor's code. */
+export function Component({ actions }: { actions?: ReactNode } = {}) {
   const { scope, state, result } = useLoaderData() as ListingData
   const { t } = useTranslation(['catalogue', 'common'])
   const location = useLocation()
@@ -133,6 +135,7 @@ export function Component() {
       <ScopeHeader scope={scope} total={result.total} />
 
       <ListingFilters state={state} category={scope.kind !== 'category'} />
+      {actions}
 
       <PriceTabs state={state} />
 

@@ -9,6 +9,7 @@ import { PriceLabel } from '../components/price-label.tsx'
 import { LibraryButton, ProgramGrid } from '../components/program-card.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { ReleaseHistory, releasePrecision } from '../components/release-history.tsx'
+import { FreeAlternatives } from '../components/free-alternatives.tsx'
 import { ScreenshotGallery } from '../components/screenshot-gallery.tsx'
 import type { ReturnState } from '../lib/account/continue.ts'
 import { apiGet } from '../lib/api.ts'
@@ -177,6 +178,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
         </section>
       </div>
 
+      <FreeAlternatives program={program} />
       <ProgramSection id="more" title={t('catalogue:program.moreFromDeveloper', { developer: program.developer.name })} programs={program.moreFromDeveloper} />
       <ProgramSection id="related" title={t('catalogue:program.related')} programs={program.related} />
       <CompareTray />

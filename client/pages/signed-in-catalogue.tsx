@@ -8,6 +8,7 @@ import { LibraryProvider } from '../lib/library.tsx'
 import * as listing from './catalogue-listing.tsx'
 import * as program from './program.tsx'
 import { PurchaseActions } from './checkout/purchase-actions.tsx'
+import { SaveSearch } from '../components/save-search.tsx'
 
 // The catalogue pages under /@ (/@/programs, /@/programs/{id}, /@/category/{id},
 // /@/developer/{id}, /@/publisher/{id}, /@/license-type/{id}; client/lib/catalogue/twins.ts): the
@@ -46,7 +47,7 @@ export function ListingComponent() {
     // Revalidated on a change: adding a program may watch it too (issue 29, the profile's setting).
     <LibraryProvider ids={ids} ownedIds={ownedIds} revalidateOnChange>
       <WatchProvider watches={watches}>
-        <listing.Component />
+        <listing.Component actions={<SaveSearch />} />
       </WatchProvider>
     </LibraryProvider>
   )

@@ -30,6 +30,8 @@ import { sessionIssuer } from '../http/session-token.ts'
 import { CATALOGUE_VERSION_CHECK_MS, CatalogueIndex, catalogueVersion } from './catalogue-index.ts'
 import catalogueRoutes from './routes/catalogue.ts'
 import userRoutes from './routes/user.ts'
+import savedSearchRoutes from './routes/saved-searches.ts'
+import { runSavedSearches, SAVED_SEARCH_CHECK_MS } from './saved-searches.ts'
 import watchRoutes from './routes/watches.ts'
 import { NotificationFanout, type FanoutOptions } from './notifications/fanout.ts'
 import avatarRoutes from './routes/avatars.ts'
@@ -315,6 +317,37 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
   const roles = new CurrentRoles(roleChanges, core.userRoles)
   await app.register(userRoutes, { guard, roles, signInMethods: core.signInMethods, deletions, now: clock })
+  // Issue 29: saved searches; when the catalogue moves, they are run again and new matches told.
+  await app.register(savedSearchRoutes, { guard })
+  let savedSearchTimer: NodeJS.Timeout | undefined
+  const savedSearchFailures = new RepeatedFailureLog(app.log, 'running the saved searches')
+  let savedSearchRun: Promise<void> | undefined
+  const rerunSavedSearches = () => {
+    savedSearchRun ??= runSavedSearches(db, app.catalogue)
+      .then(
+        (notified) => {
+          savedSearchFailures.succeeded()
+          if (notified > 0) app.log.info({ event: 'saved-search-matches', notifications: notified }, 'saved searches found new programs')
+        },
+        (err: unknown) => {
+          if (isDatabaseUnreachable(err)) return
+          savedSearchFailures.failed(err, 'running the saved searches failed; they run again in a moment')
+          reporter?.captureBackgroundError(err, 'saved-searches')
+        },
+      )
+      .finally(() => {
+        savedSearchRun = undefined
+      })
+    return savedSearchRun
+  }
+  app.addHook('onReady', async () => {
+    savedSearchTimer = setInterval(() => void rerunSavedSearches(), SAVED_SEARCH_CHECK_MS)
+    savedSearchTimer.unref()
+  })
+  app.addHook('onClose', async () => {
+    clearInterval(savedSearchTimer)
+    await savedSearchRun
+  })
   // Issue 29: watchlists and notifications. The fan-out turns catalogue events into the watchers'
   // notifications, every second on every instance (each event claimed by one at a time).
   await app.register(watchRoutes, { guard })

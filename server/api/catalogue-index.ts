@@ -195,11 +195,11 @@ export class CatalogueIndex {
     return loading
   }
 
-  /** The current index; a changed catalogue version is picked up within `versionCheckMs`. */
-  private async current(): Promise<State> {
+  /** The current index; a changed catalogue version is picked up within `versionCheckMs` (at once with `fresh`). */
+  private async current(fresh = false): Promise<State> {
     if (!this.state) return this.reload()
     const state = await this.state
-    if (this.now() - this.checkedAt >= this.versionCheckMs) {
+    if (fresh || this.now() - this.checkedAt >= this.versionCheckMs) {
       this.checkedAt = this.now()
       if ((await this.version()) !== state.version) return this.reload()
     }
@@ -233,7 +233,24 @@ export class CatalogueIndex {
    * recentlyAdded (issue 15).
    */
   async list(query: Omit<ProgramQuery, 'sort'> & { sort: UserLibraryApiSortOption }, library?: readonly string[], locale: Locale = 'en'): Promise<ProgramPage> {
-    const state = await this.current()
+    const matches = this.select(await this.current(), query, library, locale)
+    const start = (query.page - 1) * query.pageSize
+    const ids = matches.slice(start, start + query.pageSize).map((e) => e.id)
+    return { items: await programsByIds(this.db, ids, locale), total: matches.length, page: query.page, pageSize: query.pageSize }
+  }
+
+  /**
+   * Issue 29, saved searches: the catalogue as it is now (its version read at once, not after
+   * `versionCheckMs`), and what a query matches in it — every public program, as the listing
+   * would list them, without reading the database again.
+   */
+  async matcher(): Promise<{ version: string | null; matches: (query: Omit<ProgramQuery, 'sort' | 'page' | 'pageSize'>, locale?: Locale) => string[] }> {
+    const state = await this.current(true)
+    return { version: state.version, matches: (query, locale = 'en') => this.select(state, { ...query, sort: 'namePopular' }, undefined, locale).map((e) => e.id) }
+  }
+
+  /** The entries a listing's query selects, in its order (all of them: the caller pages). */
+  private select(state: State, query: Omit<ProgramQuery, 'sort' | 'page' | 'pageSize'> & { sort: UserLibraryApiSortOption }, library: readonly string[] | undefined, locale: Locale): Entry[] {
     const within = library === undefined ? undefined : new Set(library)
     const q = normaliseQuery(query.q)
     const category = query.category && query.category !== 'all' ? query.category : undefined
@@ -268,8 +285,6 @@ export class CatalogueIndex {
         matches = [...similar.keys()].filter(keep).sort((a, b) => similar.get(b)! - similar.get(a)! || position.get(a)! - position.get(b)!)
       }
     }
-    const start = (query.page - 1) * query.pageSize
-    const ids = matches.slice(start, start + query.pageSize).map((e) => e.id)
-    return { items: await programsByIds(this.db, ids, locale), total: matches.length, page: query.page, pageSize: query.pageSize }
+    return matches
   }
 }

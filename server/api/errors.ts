@@ -51,6 +51,9 @@ export const ApiRevisionConflict = createError<[number]>(
 )
 /** Issue 28: a program editors have retired from the catalogue. */
 export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)
+// Issue 29: saved searches (docs/API.md "Saved searches").
+export const ApiSavedSearchesLimit = createError<[number]>('API_SAVED_SEARCHES_LIMIT', 'You already have %d saved searches: delete one before saving another.', 409)
+export const ApiSavedSearchNotFound = createError('API_SAVED_SEARCH_NOT_FOUND', 'There is no such saved search: it may have been deleted.', 404)
 /** Issue 29: a feed's proposed change that does not exist. */
 export const ApiProposalNotFound = createError('API_PROPOSAL_NOT_FOUND', 'There is no such proposed change.', 404)
 /** Issue 29: a proposed change an editor already accepted or rejected. */

@@ -48,6 +48,7 @@ import healthRoutes, { bffReadiness } from './routes/health.ts'
 import localeRoutes from './routes/locales.ts'
 import openApiRoutes from './routes/openapi.ts'
 import seoRoutes from './routes/seo.ts'
+import feedRoutes from './routes/feeds.ts'
 import { upstreamApiPlugin } from './upstream-api.ts'
 
 export interface BffOptions {
@@ -187,6 +188,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl, now: options.now })
+  // Issue 29: Atom feeds of the newest releases.
+  await app.register(feedRoutes, { appUrl: config.appUrl, now: options.now })
   // Issue 28: logos editors uploaded, served in place of the generated ones.
   const uploadedLogos = new UploadedLogos(app.upstreamApi, app.log, options.now)
   await app.register(logoRoutes, { logos, uploaded: uploadedLogos, api: app.upstreamApi })

@@ -3,6 +3,8 @@ import { createError } from '../http/errors.ts'
 // The BFF's error catalogue. Codes are stable: the client and the API reference rely on them.
 export const BffNotFound = createError<[string, string]>('BFF_NOT_FOUND', 'Nothing is served at %s %s.', 404)
 // Issue 15: a logo or link-preview image of a program the catalogue does not have.
+// Issue 29: an Atom feed of a category the catalogue does not have (/feeds/category/{id}.atom).
+export const BffFeedNotFound = createError('BFF_FEED_NOT_FOUND', 'There is no such feed: the catalogue has no category by this name.', 404)
 export const BffLogoNotFound = createError('BFF_LOGO_NOT_FOUND', 'No program in the catalogue has this id, so there is no image for it.', 404)
 // A tenant-prefixed /auth path (/auth/{tenantId}/…, the SDK's spelling) naming a tenant the auth
 // core does not have — a mangled emailed link's tenantId, usually. Was a 500 (the core's 400).

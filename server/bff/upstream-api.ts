@@ -44,7 +44,7 @@ const MICRO_CACHE_TTL_MS = 1_000
  * kept only under the version it names, `x-catalogue-version`). An answer that varies by anything
  * else is not kept. Conditional and credentialed requests always go to the API.
  */
-const SHARED_PREFIXES = ['/api/programs', '/api/categories', '/api/license-types', '/api/developers/', '/api/publishers/']
+const SHARED_PREFIXES = ['/api/programs', '/api/categories', '/api/license-types', '/api/developers/', '/api/publishers/', '/api/releases']
 const SHARED_MAX_TTL_MS = 30_000
 const CATALOGUE_VERSION_HEADER = 'x-catalogue-version'
 

@@ -17,6 +17,8 @@ import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '.
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
 import { listReleases } from '../releases.ts'
+import { freeAlternatives } from '../free-alternatives.ts'
+import { recentReleasesRoute } from './recent-releases.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
@@ -108,6 +110,7 @@ const ProgramDetail = Type.Object({
     { description: 'Issue 28: up to 8, in the editors\' order.' },
   ),
   externalIds: ExternalIdsSchema,
+  alternatives: Type.Array(ProgramSummary, { description: 'Issue 29: for a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
 })
 
 /** Issue 29: a program's release history (shared/living-catalogue.ts `Release`). */
@@ -178,7 +181,13 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
     // Issue 28: a retired program is gone from the catalogue; said so, not "never existed".
     if (program.retired) throw new ApiProgramRetired(request.params.id)
     // Issue 13: a paid program can be bought here when card checkout is configured.
-    return { ...program, forSale: opts.forSale && program.price !== null, screenshots: await publicScreenshots(app.db, program.id, locale), externalIds: program.externalIds ?? {} }
+    return {
+      ...program,
+      forSale: opts.forSale && program.price !== null,
+      screenshots: await publicScreenshots(app.db, program.id, locale),
+      externalIds: program.externalIds ?? {},
+      alternatives: await freeAlternatives(app.db, program, locale),
+    }
   })
 
   app.get('/api/programs/:id/releases', { schema: { params: Type.Object({ id: Id }), response: { 200: ReleaseList } } }, async (request) => {
@@ -187,6 +196,9 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
     if (rows[0].retired) throw new ApiProgramRetired(request.params.id)
     return { items: await listReleases(app.db, request.params.id) }
   })
+
+  // Issue 29: the newest releases, for the Atom feeds.
+  recentReleasesRoute(app)
 
   app.get('/api/categories', { schema: { response: { 200: Type.Array(Category) } } }, async () => listCategories(app.db))
   app.get('/api/categories/:id', { schema: { params: Type.Object({ id: Type.String({ maxLength: 100 }) }), response: { 200: Category } } }, async (request) => {
