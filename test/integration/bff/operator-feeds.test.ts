@@ -75,7 +75,11 @@ t.test('the feeds and proposed changes API', async (t) => {
     t.match(sync.json(), { feeds: [{ feed: feedName, status: 'updated', releases: [{ programId: 'blender', version: '4.5' }], ignored: [{ programId: 'gimp', reason: 'version-backwards' }], problem: null }] })
     const after = (await editor.get('/api/operator/feeds')).json()
     t.match(after.feeds[0], { checkedAt: /^\d{4}-/, succeededAt: /^\d{4}-/, problem: null })
-    t.match(after.feeds[0].reports, [{ kind: 'version-backwards', programId: 'gimp', detail: /2\.10\.38 is older than the catalogue's 3\.0/ }])
+    // Newest first. Inkscape is mapped by the seed's own ids (org.inkscape.Inkscape): its release dated 2099 is ignored too.
+    t.match(after.feeds[0].reports, [
+      { kind: 'future-date', programId: 'inkscape', detail: /Inkscape 1\.5 is dated 2099-01-01/ },
+      { kind: 'version-backwards', programId: 'gimp', detail: /2\.10\.38 is older than the catalogue's 3\.0/ },
+    ])
     await waitUntil(async () => (await bff.inject({ method: 'GET', url: '/api/programs/blender' })).json<{ version: string }>().version === '4.5')
     const releases = await bff.inject({ method: 'GET', url: '/api/programs/blender' })
     t.equal(releases.json().version, '4.5', 'Blender shows 4.5 to everyone')
@@ -171,7 +175,7 @@ t.test('the feeds and proposed changes API', async (t) => {
       [
         `${feedName}: read`,
         '\treleases recorded: 1 (blender 4.5.2)',
-        '\tignored: 1 (gimp 2.10.38: version-backwards)',
+        '\tignored: 2 (gimp 2.10.38: version-backwards, inkscape 1.5: future-date)',
         '\tproposed changes: 0',
         '',
       ].join('\n'),
