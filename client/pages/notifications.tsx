@@ -150,6 +150,7 @@ export function Component() {
           </button>
         ) : null}
         <Link to="/@/my-profile#notifications">{t('settings')}</Link>
+        <Link to="/@/saved-searches">{t('savedSearches')}</Link>
       </div>
       {done ? (
         <Notice kind="success" testId="notifications-status">
