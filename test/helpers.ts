@@ -11,6 +11,7 @@ import { buildApi } from '../server/api/app.ts'
 import { buildAuthCore } from '../server/authcore/app.ts'
 import { base32Decode, totpCode } from '../server/authcore/totp.ts'
 import { buildBff } from '../server/bff/app.ts'
+import { recordRelease } from '../server/api/releases.ts'
 import type { OperatorRole } from '../shared/operator.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
 import { loadConfig, type Config } from '../server/config.ts'
@@ -384,4 +385,26 @@ export async function grantRoles(stack: Stack, userId: string, roles: readonly O
     })
     if (answer.json<{ status?: string }>().status !== 'OK') throw new Error(`granting ${role} failed: ${answer.body}`)
   }
+}
+
+/** The product API's id of the account with this email. */
+export async function userIdOf(stack: Stack, email: string): Promise<string> {
+  const { rows } = await stack.db.query<{ id: string }>(`SELECT id FROM api.users WHERE email = $1`, [email])
+  return rows[0]!.id
+}
+
+/** A release of a program and its notification to one watcher, as the fan-out writes it (issue 29, the watches part). */
+export async function notifyRelease(stack: Stack, userId: string, programId: string, version: string): Promise<void> {
+  await stack.db.transaction(async (tx) => {
+    await recordRelease(tx, { programId, version, date: '2026-11-20', source: 'editor' }, { actor: { id: 'editor', email: 'editor@example.com' }, requestId: 'test' })
+  })
+  const { rows } = await stack.db.query<{ id: string; data: Record<string, unknown> }>(
+    `SELECT id, data FROM api.catalogue_events WHERE program_id = $1 AND type = 'release' ORDER BY id DESC LIMIT 1`,
+    [programId],
+  )
+  const name = (await stack.db.query<{ name: string }>(`SELECT name FROM api.programs WHERE id = $1`, [programId])).rows[0]!.name
+  await stack.db.query(
+    `INSERT INTO api.notifications (user_id, type, program_id, data, dedupe) VALUES ($1, 'release', $2, $3, $4)`,
+    [userId, programId, JSON.stringify({ ...rows[0]!.data, programName: name }), `event:${rows[0]!.id}`],
+  )
 }

@@ -1,6 +1,5 @@
 import t from 'tap'
-import { browser, buildStack, mailsIn, signedInTab, TEST_AUTH_CORE_API_KEY, type Stack } from '../../helpers.ts'
-import { recordRelease } from '../../../server/api/releases.ts'
+import { browser, buildStack, mailsIn, notifyRelease, signedInTab, type Stack, TEST_AUTH_CORE_API_KEY, userIdOf } from '../../helpers.ts'
 import { NOTIFICATION_MAIL_LEASE_MS, UNVERIFIED_RECHECK_MS } from '../../../server/api/notification-mail.ts'
 import type { NotificationMailClaim } from '../../../shared/living-catalogue.ts'
 
@@ -15,26 +14,6 @@ const DAY = 24 * HOUR
 const PASSWORD = 'correct horse battery'
 const key = { authorization: `Bearer ${TEST_AUTH_CORE_API_KEY}` }
 
-async function userIdOf(stack: Stack, email: string): Promise<string> {
-  const { rows } = await stack.db.query<{ id: string }>(`SELECT id FROM api.users WHERE email = $1`, [email])
-  return rows[0]!.id
-}
-
-/** A release of a program and its notification to one watcher, as the fan-out writes it (issue 29, the watches part). */
-async function notifyRelease(stack: Stack, userId: string, programId: string, version: string): Promise<void> {
-  await stack.db.transaction(async (tx) => {
-    await recordRelease(tx, { programId, version, date: '2026-11-20', source: 'editor' }, { actor: { id: 'editor', email: 'editor@example.com' }, requestId: 'test' })
-  })
-  const { rows } = await stack.db.query<{ id: string; data: Record<string, unknown> }>(
-    `SELECT id, data FROM api.catalogue_events WHERE program_id = $1 AND type = 'release' ORDER BY id DESC LIMIT 1`,
-    [programId],
-  )
-  const name = (await stack.db.query<{ name: string }>(`SELECT name FROM api.programs WHERE id = $1`, [programId])).rows[0]!.name
-  await stack.db.query(
-    `INSERT INTO api.notifications (user_id, type, program_id, data, dedupe) VALUES ($1, 'release', $2, $3, $4)`,
-    [userId, programId, JSON.stringify({ ...rows[0]!.data, programName: name }), `event:${rows[0]!.id}`],
-  )
-}
 
 async function claim(stack: Stack, limit = 100, headers: Record<string, string> = key) {
   return stack.api.inject({ method: 'POST', url: '/internal/notification-mail/claim', headers, payload: { limit } })
