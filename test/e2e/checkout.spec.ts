@@ -191,12 +191,12 @@ for (const lang of ['en', 'de']) {
     }
     await openProgram(page, 'keyshot')
     await shoot('program-for-sale')
-    await page.locator('.program-actions button').last().click()
+    await page.getByTestId('buy').click()
     await page.getByRole('link', { name: 'Back' }).click()
     await hydrated(page)
     await shoot('cancel')
     await openProgram(page, 'keyshot')
-    await page.locator('.program-actions button').last().click()
+    await page.getByTestId('buy').click()
     await page.getByRole('button', { name: 'Pay' }).click()
     await expect(page).toHaveURL(/\/stripe\/success/)
     await hydrated(page)
@@ -204,7 +204,7 @@ for (const lang of ['en', 'de']) {
     await openProgram(page, 'keyshot')
     await expect(page.getByTestId('owned')).toBeVisible()
     await shoot('program-owned')
-    await page.locator('.program-actions button').last().click()
+    await page.getByTestId('buy').click()
     await shoot('program-owned-confirm')
   })
 }

@@ -41,6 +41,9 @@ test('after a deploy an open tab announces the new version once, and "Reload" lo
     await page.goto(`http://127.0.0.1:${PORT}/`)
     await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
     await expect(page.getByText('Version 1.0.716+build-a')).toBeVisible()
+    // What loads after hydration (the toaster, the compare tray) is in: a chunk cut off by the
+    // stop would make the page load itself again (chunk-reload.ts), not announce the new version.
+    await page.waitForLoadState('networkidle')
     await stop(server)
     server = startServer('build-b')
     await healthy()

@@ -81,7 +81,7 @@ export function PurchaseActions({ program, purchase }: { program: ProgramDetail;
   }
   if (!program.forSale) return null
   return (
-    <button type="button" className="button" disabled={busy} aria-label={t('buyNamed', { name: program.name })} onClick={() => void buy()}>
+    <button type="button" className="button" data-testid="buy" disabled={busy} aria-label={t('buyNamed', { name: program.name })} onClick={() => void buy()}>
       {busy ? t('opening') : t('buy')}
     </button>
   )
