@@ -204,7 +204,7 @@ for (const lang of ['en', 'de']) {
     await openProgram(page, 'keyshot')
     await expect(page.getByTestId('owned')).toBeVisible()
     await shoot('program-owned')
-    await page.getByTestId('buy').click()
+    await page.getByTestId('cancel-subscription').click()
     await shoot('program-owned-confirm')
   })
 }

@@ -61,7 +61,7 @@ export function PurchaseActions({ program, purchase }: { program: ProgramDetail;
         </span>
         {term ? <span className="hint">{term}</span> : null}
         {subscription && !current.cancelAtPeriodEnd && !confirming ? (
-          <button type="button" className="button button-secondary button-small" onClick={() => setConfirming(true)}>
+          <button type="button" className="button button-secondary button-small" data-testid="cancel-subscription" onClick={() => setConfirming(true)}>
             {t('subscription.cancel')}
           </button>
         ) : null}
