@@ -76,7 +76,7 @@ export function SaveSearch() {
       ) : (
         <button
           type="button"
-          className="button button-secondary"
+          className="button button-secondary button-small"
           onClick={() => {
             setStatus(null)
             setOpen(true)
