@@ -1,7 +1,7 @@
 import { createContext, useCallback, useContext, useId, useMemo, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../shared/living-catalogue.ts'
-import { apiSend, errorMessage } from '../lib/api.ts'
+import { apiResponse, apiSend, errorMessage } from '../lib/api.ts'
 import { LibraryContext, type LibraryState } from '../lib/catalogue/library-state.ts'
 import { showToast } from '../lib/toasts.ts'
 
@@ -36,26 +36,36 @@ function withEvents(map: ReadonlyMap<string, readonly WatchEvent[]>, id: string,
 export function WatchProvider({ watches, children }: { watches: readonly Watch[]; children: ReactNode }) {
   const { t } = useTranslation('common')
   const library = useContext(LibraryContext)
-  const withControls = useMemo<LibraryState | null>(() => library && { ...library, WatchCard: WatchToggle, WatchPage: WatchControl }, [library])
-  // The loader's list, until the page's own changes; a revalidated list (another page's change, a
-  // program added to the library that watches it) replaces it.
-  const [source, setSource] = useState(watches)
-  const [watched, setWatched] = useState(() => byProgram(watches))
-  if (source !== watches) {
-    setSource(watches)
-    setWatched(byProgram(watches))
-  }
+  // The loader's list, with the page's own changes on top of it; a revalidated list (another
+  // page's change, a program added to the library that watches it) starts again from itself.
+  // Derived, not copied into state during render: a copy set while rendering a navigation's new
+  // list kept React Router from committing it (the library's sort stayed where it was).
+  const loaded = useMemo(() => byProgram(watches), [watches])
+  const [changed, setChanged] = useState<{ from: readonly Watch[]; map: ReadonlyMap<string, readonly WatchEvent[]> } | null>(null)
+  const watched = changed !== null && changed.from === watches ? changed.map : loaded
+  // Adding to the library may watch the program too (the profile's "watch the programs I add",
+  // issue 29): after an add, the watches are what the API now says. Asked here, not by revalidating
+  // the page's loaders, which a navigation made at the same moment would lose.
+  const toggle = useCallback(
+    async (id: string) => {
+      if (!library) return
+      const adding = !library.has(id)
+      await library.toggle(id)
+      if (!adding) return
+      const answer = await apiResponse(undefined, '/api/user/watches')
+      if (answer.status === 200) setChanged({ from: watches, map: byProgram((answer.body as { items: Watch[] }).items) })
+    },
+    [library, watches],
+  )
+  const withControls = useMemo<LibraryState | null>(() => library && { ...library, toggle, WatchCard: WatchToggle, WatchPage: WatchControl }, [library, toggle])
   const [pending, setPending] = useState(() => new Set<string>())
   const save = useCallback(
     async (id: string, wanted: readonly WatchEvent[]) => {
       const events = WATCH_EVENTS.filter((event) => wanted.includes(event))
       const path = `/api/user/watches/${encodeURIComponent(id)}`
       // Shown at once (a checkbox ticks when clicked), and taken back if the API refuses it.
-      let previous: readonly WatchEvent[] = []
-      setWatched((map) => {
-        previous = map.get(id) ?? []
-        return withEvents(map, id, events)
-      })
+      const previous = watched.get(id) ?? []
+      setChanged((current) => ({ from: watches, map: withEvents(current !== null && current.from === watches ? current.map : loaded, id, events) }))
       setPending((set) => new Set(set).add(id))
       const result = events.length === 0 ? await apiSend('DELETE', path) : await apiSend<Watch>('PUT', path, { events })
       setPending((set) => {
@@ -64,10 +74,10 @@ export function WatchProvider({ watches, children }: { watches: readonly Watch[]
         return next
       })
       if (result.ok) return
-      setWatched((map) => withEvents(map, id, previous))
+      setChanged((current) => ({ from: watches, map: withEvents(current !== null && current.from === watches ? current.map : loaded, id, previous) }))
       showToast({ kind: 'error', title: result.status === 0 ? t('errors.errorApiRequest') : (errorMessage(result) ?? t('errors.occuredSomeError')) })
     },
-    [t],
+    [t, watched, watches, loaded],
   )
   const store = useMemo<WatchStore>(() => ({ events: (id) => watched.get(id) ?? [], busy: (id) => pending.has(id), save }), [watched, pending, save])
   return (

@@ -44,8 +44,7 @@ export async function programLoader(args: LoaderFunctionArgs) {
 export function ListingComponent() {
   const { libraryIds: ids, ownedIds, watches } = useLoaderData() as WithLibrary
   return (
-    // Revalidated on a change: adding a program may watch it too (issue 29, the profile's setting).
-    <LibraryProvider ids={ids} ownedIds={ownedIds} revalidateOnChange>
+    <LibraryProvider ids={ids} ownedIds={ownedIds}>
       <WatchProvider watches={watches}>
         <listing.Component actions={<SaveSearch />} />
       </WatchProvider>
@@ -57,7 +56,7 @@ export function ProgramComponent() {
   const data = useLoaderData() as WithLibrary & ProgramDetail & { purchase: PurchaseView | null }
   // Keyed by program: moving to another program's page starts from its own library state.
   return (
-    <LibraryProvider key={data.id} ids={data.libraryIds} ownedIds={data.ownedIds} revalidateOnChange>
+    <LibraryProvider key={data.id} ids={data.libraryIds} ownedIds={data.ownedIds}>
       <WatchProvider watches={data.watches}>
         <program.Component purchase={<PurchaseActions key={`${data.id}:${data.purchase?.status ?? ''}`} program={data} purchase={data.purchase ?? undefined} />} />
       </WatchProvider>

@@ -140,6 +140,34 @@ test('a new account has no notifications; watching from a card; the profile keep
   await expect(section.getByRole('checkbox', { name: 'Watch programs I add to my library' })).not.toBeChecked()
 })
 
+test('adding a program from its card watches it, as the profile says, and the card shows it at once', async ({ page }) => {
+  await readyAccount(page, 'adds')
+  const cardOf = (name: string) => page.locator('.program-card').filter({ has: page.getByRole('link', { name, exact: true }) })
+  await page.goto('/@/programs?q=inkscape')
+  await hydrated(page)
+  const inkscape = cardOf('Inkscape')
+  await expect(inkscape.getByTestId('watch-toggle')).toHaveAttribute('aria-pressed', 'false')
+  await inkscape.getByRole('button', { name: 'Add Inkscape to my library' }).click()
+  await expect(inkscape.getByTestId('watch-toggle')).toHaveAttribute('aria-pressed', 'true')
+
+  // With "Watch programs I add" off, an add leaves the watch alone.
+  await page.goto('/@/my-profile')
+  await hydrated(page)
+  const section = page.getByTestId('notifications-section')
+  await section.getByRole('checkbox', { name: 'Watch programs I add to my library' }).uncheck()
+  await section.getByRole('button', { name: 'Update notification settings' }).click()
+  await expect(section.getByTestId('notifications-settings-status')).toHaveText('Your notification settings are saved.')
+  await page.goto('/@/programs?q=krita')
+  await hydrated(page)
+  const krita = cardOf('Krita')
+  await krita.getByRole('button', { name: 'Add Krita to my library' }).click()
+  await expect(krita.getByRole('button', { name: 'Remove Krita from my library' })).toBeVisible()
+  await expect(krita.getByTestId('watch-toggle')).toHaveAttribute('aria-pressed', 'false')
+  await page.reload()
+  await hydrated(page)
+  await expect(cardOf('Krita').getByTestId('watch-toggle')).toHaveAttribute('aria-pressed', 'false')
+})
+
 test('a visitor is asked to sign in to watch, and comes back to the program', async ({ page }) => {
   await page.goto(`/programs/${PROGRAM.id}`)
   await hydrated(page)
