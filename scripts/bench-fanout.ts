@@ -9,15 +9,13 @@
 // The steps after the release are a list (FANOUT_STEPS): the notification mail adds its own
 // ("queued mail") after the notifications, and the row's time is the sum.
 import { fork } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
 import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
-import { newestPostgresBin, startPostgres } from './throwaway-postgres.ts'
+import { newestPostgresBin, startPostgres, withFreshDatabase } from './throwaway-postgres.ts'
 import { queuedMailStep } from './bench-notification-mail.ts'
 
 export const FANOUT_WATCHERS = Number(process.env.BENCH_FANOUT_WATCHERS ?? 100_000)
@@ -158,27 +156,6 @@ function child(database: string, kind: 'PGlite' | 'PostgreSQL', databaseUrl?: st
   })
 }
 
-/** A fresh database on the server, dropped afterwards. */
-async function withFreshDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `bench_fanout_${randomBytes(6).toString('hex')}`
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl })
-    await client.connect()
-    try {
-      await client.query(sql)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  try {
-    const url = new URL(serverUrl)
-    url.pathname = `/${name}`
-    return await fn(url.href)
-  } finally {
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  }
-}
 
 export async function benchFanout(cleanups: Array<() => void>): Promise<FanoutFigures> {
   const runs: FanoutRun[] = [await child('PGlite (embedded, on disk)', 'PGlite')]

@@ -32,13 +32,12 @@
 //   notification on PGlite and on PostgreSQL within the budget, in bounded memory (scripts/bench-fanout.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
-import { newestPostgresBin, startPostgres } from './throwaway-postgres.ts'
+import { newestPostgresBin, startPostgres, withFreshDatabase } from './throwaway-postgres.ts'
 import { benchAuthCore, printAuthCore } from './bench-authcore.ts'
 import { benchSignIn, printSignIn } from './bench-signin.ts'
 import { benchAvatar, printAvatar } from './bench-avatar.ts'
@@ -47,7 +46,6 @@ import { benchOverload, printOverload } from './bench-overload.ts'
 import { benchLoad, printLoad } from './bench-load.ts'
 import { benchOffice, printOffice } from './bench-office.ts'
 import { benchFanout, printFanout } from './bench-fanout.ts'
-import pg from 'pg'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
 import type { RenderFigures } from './bench-render.ts'
@@ -355,27 +353,6 @@ async function catalogueRun(database: string, env: NodeJS.ProcessEnv): Promise<C
   }
 }
 
-/** A fresh, empty database on the server at `serverUrl`; dropped afterwards, so that server's own data stays untouched. */
-async function withFreshDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
-  const name = `bench_${randomBytes(6).toString('hex')}`
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: serverUrl })
-    await client.connect()
-    try {
-      await client.query(sql)
-    } finally {
-      await client.end()
-    }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  try {
-    const url = new URL(serverUrl)
-    url.pathname = `/${name}`
-    return await fn(url.href)
-  } finally {
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  }
-}
 
 async function catalogue(): Promise<boolean> {
   const runs: CatalogueRun[] = []

@@ -2,10 +2,12 @@
 // (`npm run bench`) and for the tests that stop and start the server under a running app
 // (test/system/database-outage.test.ts).
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
+import pg from 'pg'
 
 export function newestPostgresBin(): string | undefined {
   const base = '/usr/lib/postgresql'
@@ -83,4 +85,26 @@ export async function startPostgres(bin: string, cleanups: Array<() => void>): P
   const server = await throwawayPostgres(bin)
   cleanups.push(() => server.remove())
   return server.url
+}
+
+/** A fresh, empty database on the server at `serverUrl`; dropped afterwards, so that server's own data stays untouched. */
+export async function withFreshDatabase<T>(serverUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `bench_${randomBytes(6).toString('hex')}`
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  try {
+    const url = new URL(serverUrl)
+    url.pathname = `/${name}`
+    return await fn(url.href)
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  }
 }

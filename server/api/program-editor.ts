@@ -390,16 +390,12 @@ function withoutState(program: EditorProgram): Stored {
  * someone else changed the program meanwhile and nothing is written (409 with the current one).
  * `texts` changes per language: a language given replaces its texts, `null` removes them.
  */
-export async function updateProgram(
-  db: Database,
-  id: string,
-  baseRevision: number,
-  fields: Partial<Record<EditableField, unknown>>,
-  context: WriteContext,
-  action: 'update' | 'revert' = 'update',
-): Promise<{ revision: number }> {
-  return db.transaction((tx) => updateProgramIn(tx, id, baseRevision, fields, context, action))
+export async function updateProgram(db: Database, ...change: UpdateArguments): Promise<{ revision: number }> {
+  return db.transaction((tx) => updateProgramIn(tx, ...change))
 }
+
+/** What a change is: the program, the revision it is based on, the fields, who and why. */
+type UpdateArguments = [id: string, baseRevision: number, fields: Partial<Record<EditableField, unknown>>, context: WriteContext, action?: 'update' | 'revert']
 
 /** updateProgram inside the caller's transaction (issue 29: a feed's proposed change accepted, with its decision). */
 export async function updateProgramIn(
