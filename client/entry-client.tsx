@@ -8,6 +8,7 @@ import { ConsentBannerBody, consentBannerShows } from './components/shell-parts.
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { configureErrorReporting, startErrorReporting } from './lib/error-reporting/report.ts'
+import { reportRecoveredError } from './lib/fatal-error.ts'
 import { createI18n } from './lib/i18n.ts'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
@@ -59,6 +60,7 @@ async function start(): Promise<void> {
         </ClientConfigProvider>
       </I18nextProvider>
     </StrictMode>,
+    { onRecoverableError: (error, info) => reportRecoveredError(error, info.componentStack) },
   )
   // Issue 13: the SDK loads after hydration, and only with SENTRY_DSN (report.ts).
   startErrorReporting()

@@ -15,6 +15,19 @@ export function reportError(error: unknown): void {
   void reportToTracker(error)
 }
 
+/**
+ * An error React recovered from by itself (hydrateRoot's onRecoverableError): the page is whole, so
+ * it is reported but opens nothing. The common one is a part of the shell hydrated after the page
+ * (the consent banner, the toasts: their own Suspense boundaries, which React hydrates after the
+ * page is interactive) when the visitor changed something it shows in between, such as the
+ * language: React renders that part afresh in the new language. Before, React's default passed it
+ * to window.reportError, and the window's error listener opened the error page over a working page.
+ */
+export function reportRecoveredError(error: unknown, componentStack?: string): void {
+  console.error('[softshelf] recovered from an error', error, componentStack ?? '')
+  void reportToTracker(error)
+}
+
 export function openFatalError(error: unknown, userAgent: string = navigator.userAgent): void {
   reportError(error)
   if (isBotUserAgent(userAgent)) return
