@@ -56,8 +56,11 @@ export async function unreadCount(db: Queryable, userId: string): Promise<number
 /** A page of the account's notifications, the newest first, older than `before` when given. */
 export async function listNotifications(db: Queryable, userId: string, page: { before?: string | undefined; limit: number }): Promise<NotificationList> {
   const { rows } = await db.query<NotificationRow>(
-    `SELECT id, type, program_id, at, read_at, data FROM api.notifications
-     WHERE user_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $3`,
+    // The program's name as it is now: a program an editor renamed is listed by its new name
+    // (what happened, the version or the prices, stays as it was told).
+    `SELECT n.id, n.type, n.program_id, n.at, n.read_at, n.data || jsonb_build_object('programName', p.name) AS data
+       FROM api.notifications n JOIN api.programs p ON p.id = n.program_id
+      WHERE n.user_id = $1 AND ($2::bigint IS NULL OR n.id < $2::bigint) ORDER BY n.id DESC LIMIT $3`,
     [userId, page.before ?? null, page.limit],
   )
   const items: Notification[] = rows.map((row) => ({

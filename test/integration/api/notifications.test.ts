@@ -1,7 +1,7 @@
 import t from 'tap'
 import { insertNotification } from '../../../server/api/notifications/notifications.ts'
 import { recordRelease } from '../../../server/api/releases.ts'
-import { buildStack, signedInTab, waitUntil } from '../../helpers.ts'
+import { buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Issue 29: a watched program's release reaches the watcher's notifications through the API's own
 // fan-out; the list, its paging and marking read, through the BFF as a signed-in tab calls them.
@@ -134,4 +134,17 @@ t.test('signed out: 401; a write without the anti-forgery header: 403, nothing r
   t.equal(forged.statusCode, 403)
   t.equal(forged.json().code, 'BFF_CSRF_REJECTED')
   t.equal((await list(tab)).unread, 1)
+})
+
+t.test('a program an editor renames is listed by its new name; what happened stays as it was told', async (t) => {
+  const tab = await person()
+  t.equal((await tab.put('/api/user/watches/krita', { events: ['release'] })).statusCode, 200)
+  const version = await releaseOf('krita')
+  await waitUntil(async () => (await list(tab)).items.length > 0)
+  t.match((await list(tab)).items[0], { programId: 'krita', data: { version, programName: 'Krita' } })
+  const editor = await operatorTab(stack, 'renamer@example.com', ['editor'])
+  const current = (await editor.get('/api/operator/programs/krita')).json() as { revision: number }
+  const renamed = await editor.send('PATCH', '/api/operator/programs/krita', { baseRevision: current.revision, name: 'Krita Studio' })
+  t.equal(renamed.statusCode, 200, renamed.body)
+  t.match((await list(tab)).items[0], { programId: 'krita', data: { version, programName: 'Krita Studio' } })
 })
