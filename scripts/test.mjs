@@ -1,25 +1,48 @@
 // `npm test`: lint, type check, build, the tap suite (on PGlite, and again on PostgreSQL when
 // TEST_DATABASE_URL is set), the system tests once, then the browser tests. Stops at the first failing step and ends
-// with one summary line: "tests: N passed, N failed, N skipped".
+// with a summary: each step's wall time, every failing tap file and subtest and every failing
+// browser test by name, the slow ones and those that passed on a retry (flaky candidates; the limits
+// are in scripts/test-report.mjs), then one line "tests: N passed, N failed, N skipped".
+// CI keeps only the end of the log, so the end names what failed. `node scripts/ci-times.mjs` turns
+// a log of this into per-step and per-file tables.
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { playwrightReader, tapReader } from './test-report.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = (name) => path.join(root, 'node_modules', '.bin', name)
 const totals = { passed: 0, failed: 0, skipped: 0 }
+/** @type {{label: string, seconds: number, code: number}[]} */
+const stepTimes = []
+/** Names of what failed and of what passed slowly or on a retry, for the summary (scripts/test-report.mjs). */
+const report = { failures: [], slow: [] }
 
-function run(label, command, args, env = {}) {
+function run(label, command, args, env = {}, onLine) {
   console.log(`\n=== ${label} ===`)
+  const started = performance.now()
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
     let tail = ''
-    child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk)
-      tail = (tail + chunk.toString()).slice(-4000)
+    let partial = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (text) => {
+      process.stdout.write(text)
+      tail = (tail + text).slice(-4000)
+      if (onLine) {
+        const lines = (partial + text).split('\n')
+        partial = lines.pop() ?? ''
+        for (const line of lines) onLine(line)
+      }
     })
-    child.on('close', (code) => resolve({ code: code ?? 1, tail }))
+    child.on('close', (code) => {
+      if (onLine && partial) onLine(partial)
+      const seconds = (performance.now() - started) / 1000
+      stepTimes.push({ label, seconds, code: code ?? 1 })
+      console.log(`--- ${label}: ${seconds.toFixed(1)} s (exit ${code ?? 1})`)
+      resolve({ code: code ?? 1, tail })
+    })
   })
 }
 
@@ -38,13 +61,19 @@ function countPlaywright(tail) {
 }
 
 function finish(code) {
+  console.log('\n=== summary ===')
+  for (const { label, seconds, code: exit } of stepTimes) console.log(`${label}: ${seconds.toFixed(1)} s${exit === 0 ? '' : ` (exit ${exit})`}`)
+  console.log(`all steps: ${stepTimes.reduce((sum, step) => sum + step.seconds, 0).toFixed(1)} s`)
+  if (report.slow.length > 0) console.log(`\nslow to pass or passed on a retry (${report.slow.length}; flaky candidates):\n${report.slow.map((entry) => `  ${entry}`).join('\n')}`)
+  if (report.failures.length > 0) console.log(`\nfailed (${report.failures.length}):\n${report.failures.map((entry) => `  ${entry}`).join('\n')}`)
   console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`)
   process.exit(code)
 }
 
-async function step(label, command, args, env, count) {
-  const { code, tail } = await run(label, command, args, env)
+async function step(label, command, args, env, count, reader) {
+  const { code, tail } = await run(label, command, args, env, reader?.onLine)
   count?.(tail)
+  reader?.done?.()
   if (code !== 0) {
     console.error(`\n${label} failed (exit ${code})`)
     if (totals.failed === 0) totals.failed = 1
@@ -55,12 +84,12 @@ async function step(label, command, args, env, count) {
 await step('lint', bin('eslint'), ['.'])
 await step('type check', bin('tsc'), ['-p', 'tsconfig.json'])
 await step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])
-await step('tap on PGlite', bin('tap'), [], { TEST_DATABASE_URL: '' }, countTap)
+await step('tap on PGlite', bin('tap'), [], { TEST_DATABASE_URL: '' }, countTap, tapReader('PGlite', report))
 if (process.env.TEST_DATABASE_URL) {
   // The second run is for what touches the database: unit tests and the files that never open one
   // (or that run the embedded default whatever the environment says) ran once already.
   const databaseFree = ['test/unit/**', 'test/integration/process.test.ts', 'test/integration/bff/upstream-streamed.test.ts', 'test/integration/bff/slow-clients.test.ts']
-  await step('tap on PostgreSQL', bin('tap'), databaseFree.map((glob) => `--exclude=${glob}`), {}, countTap)
+  await step('tap on PostgreSQL', bin('tap'), databaseFree.map((glob) => `--exclude=${glob}`), {}, countTap, tapReader('PostgreSQL', report))
 } else {
   console.log('\n(TEST_DATABASE_URL is not set: the PostgreSQL run is skipped; .ci/run sets it)')
 }
@@ -69,12 +98,12 @@ if (process.env.TEST_DATABASE_URL) {
 const systemTests = fs.existsSync(path.join(root, 'test', 'system'))
   ? fs.readdirSync(path.join(root, 'test', 'system')).filter((name) => name.endsWith('.test.ts')).map((name) => path.join('test', 'system', name))
   : []
-if (systemTests.length > 0) await step('system tests (once)', bin('tap'), systemTests, {}, countTap)
+if (systemTests.length > 0) await step('system tests (once)', bin('tap'), systemTests, {}, countTap, tapReader('system', report))
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!fs.existsSync(chromium)) {
   console.error(`\nChromium not found at ${chromium}: install it (apt-get install chromium) or set CHROMIUM_PATH.`)
   totals.failed += 1
   finish(1)
 }
-await step('browser tests (Playwright + Chromium)', bin('playwright'), ['test'], {}, countPlaywright)
+await step('browser tests (Playwright + Chromium)', bin('playwright'), ['test'], {}, countPlaywright, playwrightReader(report))
 finish(0)
