@@ -148,6 +148,30 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10
   }
 }
 
+/**
+ * One clock for a test's services and the test itself (the handbook: clocks are injected, never
+ * waited on). It starts at the beginning of the current 30-second TOTP step, moves 1 ms at each
+ * read so that what the services write keeps its order, and otherwise only when the test moves it:
+ * a code the test computes from `totpStep()` is the code of the step the auth core checks it in,
+ * whatever the wall clock does meanwhile (issue 30: a 30-second boundary between two lines turned a
+ * replayed code into a fresh one). Close to the wall clock, so tokens it stamps are not expired to
+ * the SDK's own checks.
+ */
+export class TestClock {
+  #ms: number
+  constructor(start = Math.floor(Date.now() / 30_000) * 30_000) {
+    this.#ms = start
+  }
+  readonly now = (): number => ++this.#ms
+  advance(ms: number): void {
+    this.#ms += ms
+  }
+  /** The TOTP time step the clock is in (RFC 6238, 30-second period unless told). */
+  totpStep(periodSeconds = 30): number {
+    return Math.floor(this.#ms / 1000 / periodSeconds)
+  }
+}
+
 /** Log lines written by a service, parsed; for asserting what is (not) logged. */
 export class LogCapture extends Writable {
   readonly lines: string[] = []
@@ -303,13 +327,19 @@ export function browser(app: FastifyInstance, jar = new CookieJar()) {
 /**
  * A confirmed authenticator on a signed-in tab, set up as the app does (create, then verify with
  * the current code): its secret and the recovery codes the set-up showed. `headers` go with the
- * confirmation (a User-Agent for the notice it sends).
+ * confirmation (a User-Agent for the notice it sends); `clock` is the auth core's when the stack
+ * was given one (`coreNow`), else the code is the wall clock's.
  */
-export async function confirmedAuthenticator(tab: ReturnType<typeof browser>, deviceName = 'Softshelf', headers: Record<string, string> = {}): Promise<{ secret: Buffer; codes: string[] }> {
+export async function confirmedAuthenticator(
+  tab: ReturnType<typeof browser>,
+  deviceName = 'Softshelf',
+  headers: Record<string, string> = {},
+  clock?: TestClock,
+): Promise<{ secret: Buffer; codes: string[] }> {
   const created = await tab.post('/auth/totp/device', { deviceName })
   if (created.json().status !== 'OK') throw new Error(`no device: ${created.body}`)
   const secret = base32Decode(created.json().secret)
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName, totp: totpCode(secret, Math.floor(Date.now() / 30_000)) }, headers)
+  const verified = await tab.post('/auth/totp/device/verify', { deviceName, totp: totpCode(secret, clock ? clock.totpStep() : Math.floor(Date.now() / 30_000)) }, headers)
   if (verified.json().status !== 'OK') throw new Error(`not verified: ${verified.body}`)
   return { secret, codes: verified.json().recoveryCodes as string[] }
 }

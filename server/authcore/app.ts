@@ -48,7 +48,7 @@ export interface AuthCoreOptions {
   /** Token for the /internal operator endpoints (rotate keys, export users); without one they answer 404. */
   operatorToken?: string | undefined
   logStream?: NodeJS.WritableStream
-  /** The clock of sessions and signing keys (tests move it instead of waiting). */
+  /** The clock of sessions, signing keys and TOTP codes (tests move it instead of waiting). */
   now?: () => number
 }
 
@@ -169,7 +169,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}),
     keys,
     sessions: new SessionService(db, keys, box, options.now),
-    totp: new TotpService(db, box),
+    totp: new TotpService(db, box, options.now),
     roles: new RoleService(db, options.now),
     dashboard: new DashboardService(db, options.now),
   }

@@ -79,6 +79,8 @@ export class TotpService {
   constructor(
     private readonly db: Database,
     private readonly box: SecretBox,
+    /** The core's clock (buildAuthCore's `now`): the step a code belongs to, the cooldown, replays. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   private secretOf(appId: string, device: DeviceRow): Buffer {
@@ -111,7 +113,7 @@ export class TotpService {
       await tx.query(
         `INSERT INTO authcore.totp_devices (app_id, user_id, device_name, secret_encrypted, period, skew, verified, created_at) VALUES ($1, $2, $3, $4, $5, $6, false, $7)
          ON CONFLICT (app_id, user_id, device_name) DO UPDATE SET secret_encrypted = EXCLUDED.secret_encrypted, period = EXCLUDED.period, skew = EXCLUDED.skew, created_at = EXCLUDED.created_at`,
-        [appId, input.userId, name, this.box.seal(`totp:${appId}`, secret), input.period, input.skew, Date.now()],
+        [appId, input.userId, name, this.box.seal(`totp:${appId}`, secret), input.period, input.skew, this.now()],
       )
       return { status: 'OK' as const, secret, deviceName: name }
     })
@@ -166,7 +168,7 @@ export class TotpService {
   ): Promise<CodeCheck & { device?: DeviceRow }> {
     const max = scope.settings.totpMaxAttempts
     const cooldownMs = scope.settings.totpRateLimitCooldown * 1000
-    const now = Date.now()
+    const now = this.now()
     const { rows: log } = await tx.query<{ code: string; is_valid: boolean; expiry: string; created_time: string }>(
       'SELECT code, is_valid, expiry, created_time FROM authcore.totp_used_codes WHERE app_id = $1 AND tenant_id = $2 AND user_id = $3 ORDER BY created_time DESC LIMIT $4',
       [scope.appId, scope.tenantId, userId, max],

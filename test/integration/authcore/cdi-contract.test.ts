@@ -2,14 +2,16 @@ import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt } from '../../../server/authcore/keys.ts'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { openTestDatabase, secondConnection } from '../../helpers.ts'
+import { openTestDatabase, secondConnection, TestClock } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Contract tests on raw CDI 5.4 (AUTH-CORE.md §1, §3): transport rules, status strings, fields
 // the SDK parses, and the semantics hardest to see through the SDK.
 
 const db = await openTestDatabase(t)
-const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null })
+// The core's clock is the test's: the TOTP codes below are computed from it (issue 30).
+const clock = new TestClock()
+const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, now: clock.now })
 t.teardown(() => core.close())
 
 const cdi = { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' }
@@ -176,7 +178,7 @@ t.test('regenerate keeps exp and hashes; an expired token regenerates without a 
 t.test('TOTP: parallel wrong codes cannot exceed the limit', async (t) => {
   const userId = 'totp-user'
   const device = await json('POST', '/recipe/totp/device', { userId, deviceName: 'd', skew: 1, period: 30 })
-  const code = totpCode(base32Decode(device.secret), Math.floor(Date.now() / 30_000))
+  const code = totpCode(base32Decode(device.secret), clock.totpStep())
   t.same(await json('POST', '/public/recipe/totp/device/verify', { userId, deviceName: 'd', totp: code }), { status: 'OK', wasAlreadyVerified: false })
   t.same(await json('POST', '/public/recipe/totp/device/verify', { userId, deviceName: 'd', totp: 'whatever' }), { status: 'OK', wasAlreadyVerified: true })
   const answers = await Promise.all(Array.from({ length: 12 }, () => send('POST', '/public/recipe/totp/verify', { userId, totp: '00000000' })))

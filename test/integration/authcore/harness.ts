@@ -20,9 +20,10 @@ import { openTestDatabase, TEST_AUTH_CORE_SECRET as TEST_SECRET } from '../../he
 
 export { TEST_SECRET }
 
-export async function startCore(t: Test, options: { apiKeys?: string[] } = {}) {
+/** Our auth core on loopback; `now` is its clock (a test's TestClock), the wall clock without one. */
+export async function startCore(t: Test, options: { apiKeys?: string[]; now?: () => number } = {}) {
   const db = await openTestDatabase(t)
-  const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: options.apiKeys ?? null })
+  const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: options.apiKeys ?? null, ...(options.now ? { now: options.now } : {}) })
   await core.listen({ host: '127.0.0.1', port: 0 })
   t.teardown(() => core.close())
   const { port } = core.server.address() as { port: number }

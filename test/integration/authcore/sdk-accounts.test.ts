@@ -3,15 +3,19 @@ import supertokens from 'supertokens-node'
 import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
+import { TestClock } from '../../helpers.ts'
 import { browser, form, startCore, startSdkApp } from './harness.ts'
 
-// TOTP and MFA, third-party sign-in, metadata and user deletion through the real SDK.
+// TOTP and MFA, third-party sign-in, metadata and user deletion through the real SDK. The core
+// runs on the test's clock, and the codes come from the same one (issue 30: computed from the wall
+// clock, a 30-second boundary between two lines made the "replayed" code a fresh one).
 
-const { url } = await startCore(t)
+const clock = new TestClock()
+const { url } = await startCore(t, { now: clock.now })
 const { app, mails } = await startSdkApp(t, url)
 
-/** The code an authenticator shows `steps` periods from now. */
-const code = (secret: string, steps = 0) => totpCode(base32Decode(secret), Math.floor(Date.now() / 30_000) + steps)
+/** The code an authenticator shows `steps` periods from the core's now. */
+const code = (secret: string, steps = 0) => totpCode(base32Decode(secret), clock.totpStep() + steps)
 
 async function verifiedUser(email: string) {
   const tab = browser(app)
@@ -38,11 +42,15 @@ t.test('TOTP: a device is set up with a code; wrong and replayed codes count; fi
   const list = await tab.get('/auth/totp/device/list')
   t.match(list.json(), { status: 'OK', devices: [{ name: deviceName, period: 30, skew: 1 }] })
 
-  const ok = await tab.post('/auth/totp/verify', { totp: code(secret, 1) })
+  const next = code(secret, 1)
+  const ok = await tab.post('/auth/totp/verify', { totp: next })
   t.equal(ok.json().status, 'OK', 'the next step is within the skew')
-  const replay = await tab.post('/auth/totp/verify', { totp: code(secret, 1) })
+  const replay = await tab.post('/auth/totp/verify', { totp: next })
   t.match(replay.json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 1 }, 'a used code does not work twice')
-  for (let attempt = 2; attempt <= 5; attempt++) {
+  clock.advance(30_000)
+  const replayNextStep = await tab.post('/auth/totp/verify', { totp: next })
+  t.match(replayNextStep.json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 2 }, 'nor in the step it belongs to, once the clock is there')
+  for (let attempt = 3; attempt <= 5; attempt++) {
     const wrong = await tab.post('/auth/totp/verify', { totp: '12345678' })
     t.match(wrong.json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: attempt, maxNumberOfFailedAttempts: 5 })
   }
