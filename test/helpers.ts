@@ -150,25 +150,28 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10
 
 /**
  * One clock for a test's services and the test itself (the handbook: clocks are injected, never
- * waited on). It starts at the beginning of the current 30-second TOTP step, moves 1 ms at each
- * read so that what the services write keeps its order, and otherwise only when the test moves it:
- * a code the test computes from `totpStep()` is the code of the step the auth core checks it in,
- * whatever the wall clock does meanwhile (issue 30: a 30-second boundary between two lines turned a
- * replayed code into a fresh one). Close to the wall clock, so tokens it stamps are not expired to
- * the SDK's own checks.
+ * waited on). It starts at the beginning of the current 30-second TOTP step and moves only when the
+ * test moves it (`advance`), so a code the test computes from `totpStep()` is the code of the step
+ * the auth core checks it in, whatever the wall clock does meanwhile (issue 30: a 30-second boundary
+ * between two lines turned a replayed code into a fresh one). `now` also moves 1 ms at each read, so
+ * that what a service writes keeps its order (the auth core's); `fixed` reads the same instant
+ * until the test moves it (a service whose answers the test compares exactly, like a Retry-After).
+ * Close to the wall clock, so the tokens it stamps are not expired to the SDK's own checks.
  */
 export class TestClock {
-  #ms: number
+  #base: number
+  #ticks = 0
   constructor(start = Math.floor(Date.now() / 30_000) * 30_000) {
-    this.#ms = start
+    this.#base = start
   }
-  readonly now = (): number => ++this.#ms
+  readonly now = (): number => this.#base + ++this.#ticks
+  readonly fixed = (): number => this.#base
   advance(ms: number): void {
-    this.#ms += ms
+    this.#base += ms
   }
   /** The TOTP time step the clock is in (RFC 6238, 30-second period unless told). */
   totpStep(periodSeconds = 30): number {
-    return Math.floor(this.#ms / 1000 / periodSeconds)
+    return Math.floor((this.#base + this.#ticks) / 1000 / periodSeconds)
   }
 }
 

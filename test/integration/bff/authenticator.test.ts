@@ -1,36 +1,38 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
 import { totpCode } from '../../../server/authcore/totp.ts'
-import { browser, buildStack, confirmedAuthenticator, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
 // The profile's authenticator (issue 11): the security summary, removing a device with a current
 // code (wrong codes counted by the core, a confirmed device no longer removable through the SDK
 // without one), recovery codes shown once at set-up and on request, stored hashed, spent once at
 // /mfa instead of a TOTP code, and limited like the TOTP factor — past the cool-down on an
-// injected clock.
+// injected clock. One clock, the test's, for the BFF, the auth core and the codes the test computes
+// (issue 30: the core and the codes were on the wall clock).
 
 const PASSWORD = 'correct horse battery'
 const REDIRECT = 'http://localhost:3000/auth-callback/oidc'
 const CODE_SHAPE = /^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/
 const form = (email: string, password = PASSWORD) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 
-let clock = Date.now()
+const clock = new TestClock()
 const idp = await startOidcProvider(t, REDIRECT)
 const stack = await buildStack(t, {
   auth: true,
-  now: () => clock,
+  now: clock.fixed,
+  coreNow: clock.now,
   env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '200', OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, OIDC_NAME: 'Test Identity' },
 })
 
 type Tab = ReturnType<typeof browser>
-const period = () => Math.floor(Date.now() / 30_000)
+const period = () => clock.totpStep()
 /** A code no window the core accepts (period −1…+1) would take. */
 const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code) => ![-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code))!
 
 const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
-const setUpTotp = (tab: Tab) => confirmedAuthenticator(tab)
+const setUpTotp = (tab: Tab) => confirmedAuthenticator(tab, 'Softshelf', {}, clock)
 
 /** A new sign-in with the password: the first factor done, the second owed. */
 async function signIn(email: string): Promise<Tab> {
@@ -185,11 +187,11 @@ t.test('wrong recovery codes lock like wrong TOTP codes, until the cool-down has
   t.equal(right.statusCode, 429, 'while locked the right code is refused too')
   t.equal(right.json().code, 'BFF_RECOVERY_CODE_BLOCKED')
   t.equal(right.headers['retry-after'], '900', 'for the TOTP factor\'s 15 minutes')
-  clock += 899_000
+  clock.advance(899_000)
   const almost = await redeem(tab, codes[0])
   t.equal(almost.statusCode, 429, 'a second before the end')
   t.equal(almost.headers['retry-after'], '1')
-  clock += 1_000
+  clock.advance(1_000)
   const after = await redeem(tab, codes[0])
   t.equal(after.statusCode, 200, 'the cool-down has passed')
   t.equal((await tab.get('/api/user')).statusCode, 200)

@@ -3,7 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import type { Test } from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { browser, buildStack, CookieJar, lastMailLink, signedInTab, type Stack } from '../../helpers.ts'
+import { browser, buildStack, CookieJar, lastMailLink, signedInTab, type Stack, TestClock } from '../../helpers.ts'
 
 // Issue 15 item 9, decision 025: the account forms sent before their page's script runs — an
 // urlencoded post to the page's own address. The BFF answers through the same /auth and /api
@@ -247,9 +247,11 @@ t.test('the reset link check tells a usable link from a used or unknown one, and
 })
 
 t.test('the second factor without script: a wrong code in the page, the right one on to the target', async (t) => {
-  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  // The auth core on the test's clock, the codes from it (issue 30).
+  const clock = new TestClock()
+  const stack = await buildStack(t, { auth: true, coreNow: clock.now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
   const tab = await signedInTab(stack, 'otp@example.com')
-  const period = () => Math.floor(Date.now() / 30_000)
+  const period = () => clock.totpStep()
   const created = await tab.post('/auth/totp/device', { deviceName: 'Softshelf' })
   const secret = base32Decode(created.json().secret)
   t.match((await tab.post('/auth/totp/device/verify', { deviceName: 'Softshelf', totp: totpCode(secret, period()) })).json(), { status: 'OK' })

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
 import { MAIL_RETRY_BASE_MS } from '../../../server/bff/auth/mail-outbox.ts'
-import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, waitUntil, type MailboxMessage } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, TestClock, waitUntil, type MailboxMessage } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
 // Security notices (issue 26 §1): every change to an account's security — an authenticator added
@@ -21,11 +21,13 @@ const PROFILE = 'http://localhost:3000/@/my-profile'
 /** 14:30 UTC on 6 December 2026: the BFF's clock, so the mail's time is known. */
 const clock = Date.UTC(2026, 11, 6, 14, 30)
 
-const stack = await buildStack(t, { auth: true, now: () => clock, env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '1000', TRUST_PROXY: '127.0.0.1' } })
+/** The auth core's clock, near the wall clock (the SDK checks its tokens' expiry on that); the codes come from it (issue 30). */
+const coreClock = new TestClock()
+const stack = await buildStack(t, { auth: true, now: () => clock, coreNow: coreClock.now, env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '1000', TRUST_PROXY: '127.0.0.1' } })
 
 type Tab = ReturnType<typeof browser>
 const form = (email: string, password = PASSWORD) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
-const period = () => Math.floor(Date.now() / 30_000)
+const period = () => coreClock.totpStep()
 /** A code no window the core accepts (period −1…+1) would take. */
 const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code) => ![-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code))!
 
@@ -59,7 +61,7 @@ async function chooseLanguage(tab: Tab, language: string): Promise<void> {
 }
 
 /** A confirmed authenticator (the account's first): its secret. */
-const setUpTotp = async (tab: Tab, headers: Record<string, string> = {}) => (await confirmedAuthenticator(tab, 'Phone', headers)).secret
+const setUpTotp = async (tab: Tab, headers: Record<string, string> = {}) => (await confirmedAuthenticator(tab, 'Phone', headers, coreClock)).secret
 
 /** What every notice says besides what changed, in English. */
 function saysTheRest(t: Test, mail: StoredMail): void {
