@@ -1,4 +1,4 @@
-// `npm test`: lint, type check, build, the tap suite (on PGlite, and again on PostgreSQL when
+// `npm test`: lint and type check (side by side), build, the tap suite (on PGlite, and again on PostgreSQL when
 // TEST_DATABASE_URL is set), the system tests once, then the browser tests. Stops at the first failing step and ends
 // with a summary: each step's wall time, every failing tap file and subtest and every failing
 // browser test by name, the slow ones and those that passed on a retry (flaky candidates; the limits
