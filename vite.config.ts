@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import react from '@vitejs/plugin-react'
 import { defineConfig, type Plugin } from 'vite'
@@ -9,6 +11,7 @@ import { defineConfig, type Plugin } from 'vite'
  * instead (0.7 kB gzip of the public pages' 130 kB budget). Development and server rendering keep
  * the warnings.
  */
+const root = fileURLToPath(new URL('.', import.meta.url))
 const reactRouterProduction = fileURLToPath(new URL('./node_modules/react-router/dist/production/index.mjs', import.meta.url))
 
 /**
@@ -56,10 +59,91 @@ export function failOnIneffectiveDynamicImport(warning: { code?: string; message
   warn(warning)
 }
 
+const base64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+
+/**
+ * Where each byte of a minified chunk comes from, read from its source map's mappings (base64
+ * VLQ): `[start, end, source]` byte ranges, adjacent ranges of one source merged. A segment's bytes
+ * run to the next segment's column or the end of its line; bytes before a line's first segment,
+ * of a segment without a source, and the newlines are the bundler's own (source -1).
+ */
+export function sourceRanges(code: string, mappings: string): [number, number, number][] {
+  const ranges: [number, number, number][] = []
+  const add = (start: number, end: number, source: number) => {
+    if (end <= start) return
+    const last = ranges.at(-1)
+    if (last && last[2] === source && last[1] === start) last[1] = end
+    else ranges.push([start, end, source])
+  }
+  const mapped = mappings.split(';')
+  let offset = 0
+  let sourceIndex = 0
+  code.split('\n').forEach((text, lineNumber) => {
+    const length = Buffer.byteLength(text)
+    // Columns count UTF-16 units; ranges count UTF-8 bytes, as gzip and the network do.
+    const byteAt = (column: number) => offset + Buffer.byteLength(text.slice(0, column))
+    let column = 0
+    const segments: { start: number; source: number }[] = []
+    const line = mapped[lineNumber] ?? ''
+    for (const segment of line ? line.split(',') : []) {
+      const fields: number[] = []
+      let value = 0
+      let shift = 0
+      for (const char of segment) {
+        const digit = base64.indexOf(char)
+        value += (digit & 31) << shift
+        if (digit & 32) shift += 5
+        else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1)
+          value = 0
+          shift = 0
+        }
+      }
+      column += fields[0] ?? 0
+      if (fields.length > 1) sourceIndex += fields[1] ?? 0
+      segments.push({ start: byteAt(column), source: fields.length > 1 ? sourceIndex : -1 })
+    }
+    add(offset, segments[0]?.start ?? offset + length, -1)
+    segments.forEach((segment, i) => add(segment.start, segments[i + 1]?.start ?? offset + length, segment.source))
+    offset += length
+    if (offset < Buffer.byteLength(code)) add(offset, offset + 1, -1)
+    offset += 1
+  })
+  return ranges
+}
+
+/**
+ * What each browser chunk is made of, for `npm run bundle-map` (scripts/bundle-map.mjs): the byte
+ * ranges of every source file in the minified chunk, written to dist/client/.vite/bundle-map.json (not
+ * served: only dist/client/assets is). The chunks are built with hidden source maps for it, which
+ * this plugin then deletes (KEEP_SOURCE_MAPS=1 keeps them for a closer look; never in a release).
+ */
+const bundleMap: Plugin = {
+  name: 'softshelf:bundle-map',
+  apply: (_config, { command, isSsrBuild }) => command === 'build' && !isSsrBuild,
+  // After the bundle is written, when every plugin has had its say on the chunks' code.
+  writeBundle(options, bundle) {
+    const outDir = path.resolve(root, options.dir ?? 'dist/client')
+    const chunks: Record<string, { name: string; sources: string[]; ranges: [number, number, number][] }> = {}
+    for (const [fileName, output] of Object.entries(bundle)) {
+      if (output.type !== 'chunk') continue
+      // A chunk without a map is the bundler's own (its runtime).
+      chunks[fileName] = {
+        name: output.name,
+        sources: output.map?.sources.map((source) => path.relative(root, path.resolve(outDir, path.dirname(fileName), source ?? ''))) ?? [],
+        ranges: output.map ? sourceRanges(output.code, output.map.mappings) : [[0, Buffer.byteLength(output.code), -1]],
+      }
+      if (!process.env.KEEP_SOURCE_MAPS) fs.rmSync(path.join(outDir, `${fileName}.map`), { force: true })
+    }
+    fs.mkdirSync(path.join(outDir, '.vite'), { recursive: true })
+    fs.writeFileSync(path.join(outDir, '.vite', 'bundle-map.json'), `${JSON.stringify(chunks)}\n`)
+  },
+}
+
 // One config for the browser bundle (dist/client) and the server-rendering bundle (dist/ssr,
 // built with --ssr). In development the BFF runs Vite in middleware mode.
 export default defineConfig(({ command, isSsrBuild }) => ({
-  plugins: [react(), serverOnlyModulePaths],
+  plugins: [react(), serverOnlyModulePaths, bundleMap],
   publicDir: 'public',
   resolve:
     command === 'build' && !isSsrBuild
@@ -87,7 +171,8 @@ export default defineConfig(({ command, isSsrBuild }) => ({
         outDir: 'dist/client',
         emptyOutDir: true,
         manifest: true,
-        sourcemap: false,
+        // Only for the bundle map (the plugin above), which drops them: no map is written.
+        sourcemap: 'hidden',
         target: 'es2022',
         assetsInlineLimit: 0,
         // Every browser with modulepreload (Chrome 66, Firefox 115, Safari 17 and later) gets no use
