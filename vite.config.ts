@@ -49,6 +49,24 @@ const serverOnlyModulePaths: Plugin = {
 }
 
 /**
+ * The browser translates with a small runtime over the same resources (client/lib/i18n-browser.ts,
+ * decision 031), not i18next (15 kB gzip of every page's first JS, issue 30): in the browser, in
+ * development as in the build, `react-i18next` is client/lib/i18n-react.tsx, and a module that
+ * would bring i18next itself into the browser fails (type imports are gone by then). The server
+ * renders with react-i18next and i18next; a unit test proves both write the same text.
+ */
+const browserTranslations: Plugin = {
+  name: 'softshelf:browser-translations',
+  enforce: 'pre',
+  resolveId(id, importer) {
+    if (this.environment.config.consumer !== 'client') return null
+    if (id === 'react-i18next') return fileURLToPath(new URL('./client/lib/i18n-react.tsx', import.meta.url))
+    if (id === 'i18next' || id.startsWith('i18next/')) this.error(`${importer ?? 'a module'} imports i18next into the browser: the browser translates with client/lib/i18n-browser.ts (decision 031)`)
+    return null
+  },
+}
+
+/**
  * A dynamic import is there to move a module out of the first load (the browser build) and must do
  * so: one that a static import elsewhere keeps in the same chunk (INEFFECTIVE_DYNAMIC_IMPORT) fails
  * the build rather than printing a warning nobody reads (issue 27). Other warnings keep Vite's
@@ -143,7 +161,7 @@ const bundleMap: Plugin = {
 // One config for the browser bundle (dist/client) and the server-rendering bundle (dist/ssr,
 // built with --ssr). In development the BFF runs Vite in middleware mode.
 export default defineConfig(({ command, isSsrBuild }) => ({
-  plugins: [react(), serverOnlyModulePaths, bundleMap],
+  plugins: [react(), browserTranslations, serverOnlyModulePaths, bundleMap],
   publicDir: 'public',
   resolve:
     command === 'build' && !isSsrBuild

@@ -1,0 +1,282 @@
+import type { NamespaceResources } from '../../shared/ssr-contract.ts'
+
+/**
+ * The browser's translations (issue 30, decision 031): the same i18next JSON resources, looked up
+ * the way i18next looks them up with the options `createI18n` (client/lib/i18n.ts) gives it, in a
+ * few hundred bytes instead of i18next's 15 kB gzip. The server renders with i18next; hydration
+ * needs the browser to write the very same text, which test/unit/client/i18n-browser.test.ts
+ * proves for every key of every namespace of every language (values, plural counts, contexts,
+ * default values, objects). What it covers: `ns:key` and `ns` (the first namespace wins, as
+ * react-i18next's `t` has it), nested keys, `{{value}}` and `{{-value}}` (never escaped, as
+ * `escapeValue: false`), `count` (cardinal and ordinal, Intl.PluralRules, `_zero` when the count
+ * is 0), `context`, `defaultValue`, `returnObjects`, `replace`. Not covered, and caught by that
+ * test if a resource ever uses them: nesting (`$t(…)`) and formats (`{{value, number}}`).
+ */
+
+type Tree = Record<string, unknown>
+export interface TOptions {
+  ns?: string | readonly string[]
+  lng?: string
+  count?: number
+  ordinal?: boolean
+  context?: string | number
+  defaultValue?: unknown
+  returnObjects?: boolean
+  replace?: Record<string, unknown>
+  [value: string]: unknown
+}
+export type TFunction = (key: string, options?: TOptions | string) => any // eslint-disable-line @typescript-eslint/no-explicit-any -- i18next's t gives what the key holds
+
+const own = (object: object, key: string) => Object.prototype.hasOwnProperty.call(object, key)
+const isString = (value: unknown): value is string => typeof value === 'string'
+
+/** i18next's getPath: down the `.`-separated path, own properties only, strings end the way. */
+function getPath(object: unknown, path: string[]): unknown {
+  for (let i = 0; i < path.length - 1; i++) {
+    if (!object || isString(object)) return undefined
+    object = own(object as object, path[i]!) ? (object as Tree)[path[i]!] : {}
+  }
+  return object && !isString(object) && own(object as object, path.at(-1)!) ? (object as Tree)[path.at(-1)!] : undefined
+}
+
+/** i18next's deepFind: a key that holds dots itself (`{"a.b": …}`), at any depth. */
+function deepFind(object: unknown, path: string): unknown {
+  if (!object) return undefined
+  const found = (object as Tree)[path]
+  if (found) return own(object as object, path) ? found : undefined
+  const tokens = path.split('.')
+  let current = object as Tree | undefined
+  for (let i = 0; i < tokens.length; ) {
+    if (!current || typeof current !== 'object') return undefined
+    let next: unknown
+    let nextPath = ''
+    for (let j = i; j < tokens.length; ++j) {
+      nextPath += (j === i ? '' : '.') + tokens[j]
+      next = current[nextPath]
+      if ((typeof next === 'function' || nextPath === '__proto__') && !own(current, nextPath)) next = undefined
+      if (next !== undefined) {
+        if (['string', 'number', 'boolean'].includes(typeof next) && j < tokens.length - 1) continue
+        i = j + 1
+        break
+      }
+    }
+    current = next as Tree | undefined
+  }
+  return current
+}
+
+const lookup = (object: unknown, key: string) => getPath(object, key.split('.')) ?? deepFind(object, key)
+
+const makeString = (value: unknown) => (value == null ? '' : String(value))
+
+/** i18next's interpolation with `escapeValue: false` and `skipOnVariables` (its default). */
+function interpolate(text: string, data: Tree, options: TOptions): string {
+  // `{{-value}}` first; what it wrote is never read again. Then `{{value}}`.
+  const written: [number, number][] = []
+  let shift = 0
+  ;[/\{\{-(.+?)\}\}/g, /\{\{(.+?)\}\}/g].forEach((regex, pass) => {
+    let replaces = 0
+    let match: RegExpExecArray | null
+    while ((match = regex.exec(text))) {
+      const at = match.index - shift
+      const inside = written.find(([start, end]) => at >= start && at < end)
+      if (inside) {
+        regex.lastIndex = inside[1] + shift
+        continue
+      }
+      const name = match[1]!.trim()
+      let value = lookup(data, name)
+      if (value === undefined) {
+        if (!own(options, name)) continue // left as written
+        value = ''
+      }
+      const safe = makeString(value)
+      text = text.slice(0, match.index) + safe + text.slice(match.index + match[0].length)
+      if (pass === 0) written.push([match.index, match.index + safe.length])
+      else shift += safe.length - match[0].length
+      regex.lastIndex += safe.length - match[0].length
+      if (++replaces >= 1000) break
+    }
+  })
+  return text
+}
+
+const pluralRules = new Map<string, Intl.PluralRules>()
+function pluralSuffix(language: string, count: number, ordinal: boolean | undefined): string {
+  const code = `${language.replace(/_/g, '-')}|${ordinal ? 'o' : 'c'}`
+  let rules = pluralRules.get(code)
+  if (!rules) pluralRules.set(code, (rules = new Intl.PluralRules(language.replace(/_/g, '-'), { type: ordinal ? 'ordinal' : 'cardinal' })))
+  return `_${ordinal ? 'ordinal_' : ''}${rules.select(count)}`
+}
+
+/** i18next's looksLikeObjectPath with `:` and `.` as separators: `ns:key`, not a sentence. */
+function looksLikeObjectPath(key: string): boolean {
+  const sentence = /( |,|\?|!|;)/
+  if (!sentence.test(key)) return true
+  const dot = key.indexOf('.')
+  return dot > 0 && !sentence.test(key.substring(0, dot))
+}
+
+function splitKey(key: string, options: TOptions): { key: string; namespaces: string[] } {
+  let namespaces: string | readonly string[] = options.ns || 'common'
+  if (key.includes(':') && looksLikeObjectPath(key) && !/\$t\(/.test(key)) {
+    const parts = key.split(':')
+    namespaces = parts.shift()!
+    key = parts.join('.')
+  }
+  return { key, namespaces: isString(namespaces) ? [namespaces] : [...namespaces] }
+}
+
+const isValid = (value: unknown) => value !== undefined && value !== null
+
+export type Store = Record<string, NamespaceResources>
+
+/** i18next's `t`, over `store` (language → namespace → keys) for `language` unless `options.lng`. */
+export function translate(store: Store, language: string, keyIn: string, optionsIn: TOptions | string = {}): unknown {
+  const options: TOptions = isString(optionsIn) ? { defaultValue: optionsIn } : { ...optionsIn }
+  const { key, namespaces } = splitKey(String(keyIn), options)
+  const lng = options.lng || language
+  const plural = options.count !== undefined && !isString(options.count)
+  const suffix = plural ? pluralSuffix(lng, options.count!, options.ordinal) : ''
+  const zero = plural && !options.ordinal && options.count === 0
+  const context = options.context !== undefined && (isString(options.context) || typeof options.context === 'number') && options.context !== ''
+
+  // Resolve: per namespace, the most specific key first.
+  let found: unknown
+  let usedKey = key
+  const candidates = (base: string) => [base, ...(plural ? [...(options.ordinal && suffix.startsWith('_ordinal_') ? [base + suffix.replace('_ordinal_', '_')] : []), base + suffix, ...(zero ? [`${base}_zero`] : [])] : [])]
+  const keys = [...candidates(key), ...(context ? candidates(`${key}_${options.context}`) : [])]
+  for (const ns of namespaces) {
+    for (let i = keys.length - 1; i >= 0 && !isValid(found); i--) {
+      usedKey = keys[i]!
+      found = lookup(store[lng]?.[ns], usedKey)
+    }
+    if (isValid(found)) break
+  }
+
+  const hasDefault = Object.keys(options).some((option) => option.startsWith('defaultValue') && options[option] !== undefined)
+  const ordinalFallback = options.ordinal && plural ? pluralSuffix(lng, options.count!, false) : ''
+  const defaultValue = (zero && options.defaultValue_zero) || options[`defaultValue${suffix}`] || options[`defaultValue${ordinalFallback}`] || options.defaultValue
+  const forObject = !found && hasDefault ? defaultValue : found
+  if (forObject && typeof forObject === 'object') {
+    if (!options.returnObjects) return `key '${key} (${language})' returned an object instead of string.`
+    const copy: Tree = Array.isArray(forObject) ? ([] as unknown as Tree) : {}
+    const base = Array.isArray(forObject) ? usedKey : key
+    for (const part of Object.keys(forObject)) {
+      const deepKey = `${base}.${part}`
+      const sub: TOptions = { ...options, joinArrays: false, ns: namespaces }
+      if (hasDefault && !found) sub.defaultValue = defaultValue && typeof defaultValue === 'object' ? (defaultValue as Tree)[part] : undefined
+      const value = translate(store, language, deepKey, sub)
+      copy[part] = value === deepKey ? (forObject as Tree)[part] : value
+    }
+    return copy
+  }
+  let text = found
+  if (!isValid(text) && hasDefault) text = defaultValue
+  if (!isValid(text)) text = key
+  if (!isString(text)) return text
+  return interpolate(text, options.replace && !isString(options.replace) ? options.replace : options, options)
+}
+
+type Listener = (language: string) => void
+
+/**
+ * The tab's translations: the page's namespaces from the server's HTML, more fetched from the
+ * hashed locale path as pages need them, and the language switched once every namespace the tab
+ * has is there in the new one (as i18next's `changeLanguage`). The parts of i18next's instance the
+ * app uses: `language`, `t`, `getFixedT`, `changeLanguage`, `loadNamespaces`, `hasLoadedNamespace`,
+ * `on`/`off('languageChanged')`.
+ */
+export class BrowserI18n {
+  language: string
+  readonly store: Store
+  readonly options = { defaultNS: 'common', react: {} }
+  readonly isInitialized = true
+  private readonly namespaces: string[]
+  private readonly listeners = new Set<Listener>()
+  private readonly loading = new Map<string, Promise<void>>()
+  private changingTo: string | undefined
+
+  private readonly localesHash: string | undefined
+  private readonly fetchJson: ((url: string) => Promise<unknown>) | null
+
+  /** Without `localesHash` nothing is fetched: every namespace counts as there. */
+  constructor(options: { locale: string; resources: NamespaceResources; namespaces: readonly string[]; localesHash?: string; fetchJson?: (url: string) => Promise<unknown> }) {
+    this.language = options.locale
+    this.store = { [options.locale]: { ...options.resources } }
+    this.namespaces = [...options.namespaces]
+    this.localesHash = options.localesHash
+    this.fetchJson = options.localesHash ? (options.fetchJson ?? fetchLocale) : null
+  }
+
+  t = (key: string, options?: TOptions | string): any => translate(this.store, this.language, key, isString(options) ? { defaultValue: options } : options) // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  /** A `t` for one language and namespace (react-i18next's `useTranslation` makes one per render). */
+  getFixedT(language: string, ns?: string | readonly string[]): TFunction {
+    return (key, options) => {
+      const own: TOptions = isString(options) ? { defaultValue: options } : { ...options }
+      own.lng ||= language
+      own.ns ||= ns
+      return translate(this.store, this.language, key, own)
+    }
+  }
+
+  hasLoadedNamespace(ns: string): boolean {
+    return !this.fetchJson || this.store[this.language]?.[ns] !== undefined
+  }
+
+  loadNamespaces(ns: string | readonly string[]): Promise<void> {
+    const list = isString(ns) ? [ns] : ns
+    for (const n of list) if (!this.namespaces.includes(n)) this.namespaces.push(n)
+    const languages = new Set([this.language, this.changingTo ?? this.language])
+    return this.load([...languages], list)
+  }
+
+  async changeLanguage(language: string): Promise<TFunction> {
+    this.changingTo = language
+    await this.load([language], this.namespaces)
+    if (this.changingTo === language) {
+      this.language = language
+      this.changingTo = undefined
+      for (const listener of [...this.listeners]) listener(language)
+    }
+    return this.getFixedT(this.language)
+  }
+
+  on(_event: 'languageChanged', listener: Listener): void {
+    this.listeners.add(listener)
+  }
+
+  off(_event: 'languageChanged', listener: Listener): void {
+    this.listeners.delete(listener)
+  }
+
+  /** Fetches what `languages` lack of `namespaces`; one that fails stays missing (its keys show). */
+  private async load(languages: string[], namespaces: readonly string[]): Promise<void> {
+    const fetchJson = this.fetchJson
+    if (!fetchJson) return
+    await Promise.all(
+      languages.flatMap((lng) =>
+        namespaces.map((ns) => {
+          if (this.store[lng]?.[ns] !== undefined) return undefined
+          const name = `${lng}/${ns}`
+          let pending = this.loading.get(name)
+          if (!pending) {
+            pending = fetchJson(`/locales/${this.localesHash}/${encodeURIComponent(lng)}/${encodeURIComponent(ns)}.json`)
+              .then((tree) => void ((this.store[lng] ??= {})[ns] = tree as Tree))
+              .catch(() => {})
+              .finally(() => this.loading.delete(name))
+            this.loading.set(name, pending)
+          }
+          return pending
+        }),
+      ),
+    )
+  }
+}
+
+async function fetchLocale(url: string): Promise<unknown> {
+  const response = await fetch(url, { headers: { accept: 'application/json' } })
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`)
+  return response.json()
+}
