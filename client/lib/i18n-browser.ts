@@ -185,31 +185,27 @@ type Listener = (language: string) => void
  * hashed locale path as pages need them, and the language switched once every namespace the tab
  * has is there in the new one (as i18next's `changeLanguage`). The parts of i18next's instance the
  * app uses: `language`, `t`, `getFixedT`, `changeLanguage`, `loadNamespaces`, `hasLoadedNamespace`,
- * `on`/`off('languageChanged')`.
+ * `on`/`off('languageChanged')`. Without `localesHash` nothing is fetched: every namespace is there.
  */
 export class BrowserI18n {
-  language: string
-  readonly store: Store
-  readonly options = { defaultNS: 'common', react: {} }
-  readonly isInitialized = true
-  private readonly namespaces: string[]
-  private readonly listeners = new Set<Listener>()
-  private readonly loading = new Map<string, Promise<void>>()
-  private changingTo: string | undefined
+  declare language: string
+  declare readonly store: Store
+  declare private namespaces: string[]
+  declare private changingTo: string | undefined
+  declare private fetchJson: ((lng: string, ns: string) => Promise<unknown>) | null
+  readonly options = { defaultNS: 'common' }
+  private listeners = new Set<Listener>()
+  private loading = new Map<string, Promise<void>>()
 
-  private readonly localesHash: string | undefined
-  private readonly fetchJson: ((url: string) => Promise<unknown>) | null
-
-  /** Without `localesHash` nothing is fetched: every namespace counts as there. */
   constructor(options: { locale: string; resources: NamespaceResources; namespaces: readonly string[]; localesHash?: string; fetchJson?: (url: string) => Promise<unknown> }) {
-    this.language = options.locale
-    this.store = { [options.locale]: { ...options.resources } }
+    const { locale, localesHash, fetchJson = fetchLocale } = options
+    this.language = locale
+    this.store = { [locale]: { ...options.resources } }
     this.namespaces = [...options.namespaces]
-    this.localesHash = options.localesHash
-    this.fetchJson = options.localesHash ? (options.fetchJson ?? fetchLocale) : null
+    this.fetchJson = localesHash ? (lng, ns) => fetchJson(`/locales/${localesHash}/${encodeURIComponent(lng)}/${encodeURIComponent(ns)}.json`) : null
   }
 
-  t = (key: string, options?: TOptions | string): any => translate(this.store, this.language, key, isString(options) ? { defaultValue: options } : options) // eslint-disable-line @typescript-eslint/no-explicit-any
+  t = (key: string, options?: TOptions | string): any => this.getFixedT(this.language, 'common')(key, options) // eslint-disable-line @typescript-eslint/no-explicit-any
 
   /** A `t` for one language and namespace (react-i18next's `useTranslation` makes one per render). */
   getFixedT(language: string, ns?: string | readonly string[]): TFunction {
@@ -222,14 +218,13 @@ export class BrowserI18n {
   }
 
   hasLoadedNamespace(ns: string): boolean {
-    return !this.fetchJson || this.store[this.language]?.[ns] !== undefined
+    return !this.fetchJson || !!this.store[this.language]?.[ns]
   }
 
   loadNamespaces(ns: string | readonly string[]): Promise<void> {
     const list = isString(ns) ? [ns] : ns
     for (const n of list) if (!this.namespaces.includes(n)) this.namespaces.push(n)
-    const languages = new Set([this.language, this.changingTo ?? this.language])
-    return this.load([...languages], list)
+    return this.load([this.language, this.changingTo ?? this.language], list)
   }
 
   async changeLanguage(language: string): Promise<TFunction> {
@@ -240,7 +235,7 @@ export class BrowserI18n {
       this.changingTo = undefined
       for (const listener of [...this.listeners]) listener(language)
     }
-    return this.getFixedT(this.language)
+    return this.t
   }
 
   on(_event: 'languageChanged', listener: Listener): void {
@@ -258,14 +253,12 @@ export class BrowserI18n {
     await Promise.all(
       languages.flatMap((lng) =>
         namespaces.map((ns) => {
-          if (this.store[lng]?.[ns] !== undefined) return undefined
           const name = `${lng}/${ns}`
           let pending = this.loading.get(name)
-          if (!pending) {
-            pending = fetchJson(`/locales/${this.localesHash}/${encodeURIComponent(lng)}/${encodeURIComponent(ns)}.json`)
+          if (!pending && !this.store[lng]?.[ns]) {
+            pending = fetchJson(lng, ns)
               .then((tree) => void ((this.store[lng] ??= {})[ns] = tree as Tree))
-              .catch(() => {})
-              .finally(() => this.loading.delete(name))
+              .catch(() => void this.loading.delete(name))
             this.loading.set(name, pending)
           }
           return pending
