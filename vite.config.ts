@@ -70,20 +70,29 @@ const browserTranslations: Plugin = {
 }
 
 /**
- * React Router's browser build carries framework-mode code that a data router like ours (a route
- * table, createBrowserRouter) never runs, yet keeps because a component it uses refers to it:
- * `<Link prefetch>`'s page links (they need the framework's manifest, and without its
- * `<HydratedRouter>` they throw), the React Server Components error handler (rendered only under
- * an RSC router), and the instrumentation of `createBrowserRouter({ unstable_instrumentations })`,
- * which we do not pass. Cutting them is 2.7 kB gzip of every page's first JS (issue 30). Each cut
- * names the code it replaces; a React Router release that changes it fails the build here, to be
- * looked at again, rather than passing unnoticed. The server's bundle keeps React Router whole.
+ * React Router's browser build carries code that a data router like ours (a route table,
+ * createBrowserRouter) never runs, yet keeps because a component or the router refers to it:
+ * `<Link prefetch>`'s behaviour and page links (they need the framework's manifest; without its
+ * `<HydratedRouter>` they do nothing or throw), the React Server Components error handler
+ * (rendered only under an RSC router), the instrumentation of `createBrowserRouter({
+ * unstable_instrumentations })` and route patching (`patchRoutesOnNavigation`,
+ * `router.patchRoutes`), neither of which we use, and React Router's own error page (the root
+ * route's ErrorBoundary catches every error first). Cutting them is 3.5 kB gzip of every page's
+ * first JS (issue 30). Each cut names the code it replaces; a React Router release that changes
+ * it fails the build here, to be looked at again, rather than passing unnoticed. The server's
+ * bundle keeps React Router whole.
  */
 const reactRouterChunk = /node_modules\/react-router\/dist\/production\/chunk-\w+\.mjs$/
 const reactRouterCuts: [what: string, find: RegExp, replace: (match: string) => string][] = [
   ['<Link prefetch> page links', /\nfunction PrefetchPageLinks\(\{ page, \.\.\.linkProps \}\) \{\n[\s\S]*?\n\}\n/, () => '\nfunction PrefetchPageLinks() {\n  return null;\n}\n'],
   ['the RSC error handler', /\nfunction RSCErrorHandler\(\{\n {2}children,\n {2}error\n\}\) \{\n[\s\S]*?\n\}\n/, () => '\nfunction RSCErrorHandler({ children }) {\n  return children;\n}\n'],
   ['router instrumentation', /\n {2}if \(init\.instrumentations\) \{\n/g, () => '\n  if (false) {\n'],
+  // What <Link> asks for its `prefetch` prop answers [false, ref, {}] without the framework's context.
+  ['<Link prefetch> behaviour', /\nfunction usePrefetchBehavior\(prefetch, theirElementProps\) \{\n[\s\S]*?\n\}\n/, () => '\nfunction usePrefetchBehavior() {\n  return [false, React8.useRef(null), {}];\n}\n'],
+  // Routes added after the router starts (patchRoutesOnNavigation, router.patchRoutes): not used.
+  ['route patching', /\nfunction patchRoutesImpl\(routeId, children, dataRoutes, manifest, mapRouteProperties2, allowElementMutations\) \{\n[\s\S]*?\n\}\n/, () => '\nfunction patchRoutesImpl() {\n  throw new Error("patchRoutes: not in this build (vite.config.ts)");\n}\n'],
+  // React Router's own error page, for an error no route's ErrorBoundary catches: the root's catches every one.
+  ['the default error page', /\nfunction DefaultErrorComponent\(\) \{\n[\s\S]*?\n\}\n/, () => '\nfunction DefaultErrorComponent() {\n  return null;\n}\n'],
 ]
 const reactRouterTrim: Plugin = {
   name: 'softshelf:react-router-trim',
@@ -235,7 +244,10 @@ export default defineConfig(({ command, isSsrBuild }) => ({
         // issue 15). An older browser still runs every page; it fetches a page's chunks after the
         // entry rather than beside it.
         modulePreload: { polyfill: false },
-        rolldownOptions: { output: { codeSplitting: initialChunks }, onwarn: failOnIneffectiveDynamicImport },
+        // Chunks are named by their hash alone: each lazy import lists the files it needs, and every
+        // chunk imports the entry and the libraries by name, so names cost 0.3 kB gzip of every
+        // page's first JS (issue 30). Which chunk is what: the manifest, and `npm run bundle-map`.
+        rolldownOptions: { output: { codeSplitting: initialChunks, entryFileNames: 'assets/[hash].js', chunkFileNames: 'assets/[hash].js' }, onwarn: failOnIneffectiveDynamicImport },
       },
   ssr: { noExternal: [] },
   server: { middlewareMode: true },

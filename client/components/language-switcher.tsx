@@ -6,7 +6,6 @@ import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/consta
 import { LOCALES, LOCALE_NAMES, isLocale, type Locale } from '../../shared/locales.ts'
 import { apiSend } from '../lib/api.ts'
 import { hasLocalSession } from '../lib/session-state.ts'
-import { showToast } from '../lib/toasts.ts'
 
 /**
  * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders
@@ -45,7 +44,8 @@ export function LanguageSwitcher() {
       const saved = await apiSend('PUT', '/api/user/language', { language: value })
       setBusy(false)
       if (!saved.ok) {
-        showToast({ kind: 'error', title: t('language.notSaved') })
+        // The toasts' code loads with the first one (or the toaster after hydration): not in every page's first JS.
+        void import('../lib/toasts.ts').then(({ showToast }) => showToast({ kind: 'error', title: t('language.notSaved') }))
         return
       }
     }
