@@ -3,7 +3,7 @@ import { hydrateRoot } from 'react-dom/client'
 import { createBrowserRouter, matchRoutes, RouterProvider } from 'react-router'
 import { consentFromCookieHeader } from '../shared/consent.ts'
 import { BOOT_DATA_GLOBAL, type BootData } from '../shared/ssr-contract.ts'
-import { ConsentBannerBody, consentBannerShows } from './components/shell-parts.tsx'
+import { ConsentBannerBody, consentBannerShows, ErrorPage, SignedInNav } from './components/shell-parts.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { configureErrorReporting, startErrorReporting } from './lib/error-reporting/report.ts'
@@ -38,8 +38,12 @@ async function start(): Promise<void> {
   const consent = consentFromCookieHeader(document.cookie)
   const asked = boot.config.support.tagManagerScriptUrl !== null
   const lazyMatches = matchRoutes(routes, window.location)?.filter((match) => match.route.lazy) ?? []
+  // So are the error page and a signed-in user's header links when the server's page shows them.
+  const hydration = (window as { __staticRouterHydrationData?: { errors?: unknown } }).__staticRouterHydrationData
   await Promise.all([
     consentBannerShows({ choice: consent, asked }, window.location.pathname) ? ConsentBannerBody.preload() : null,
+    hydration?.errors ? ErrorPage.preload() : null,
+    document.querySelector('[data-testid="signed-in-as"]') ? SignedInNav.preload() : null,
     ...lazyMatches.map(async (match) => {
       const lazy = match.route.lazy
       if (typeof lazy !== 'function') return
