@@ -7,10 +7,11 @@ import type { NamespaceResources } from '../../shared/ssr-contract.ts'
  * needs the browser to write the very same text, which test/unit/client/i18n-browser.test.ts
  * proves for every key of every namespace of every language (values, plural counts, contexts,
  * default values, objects). What it covers: `ns:key` and `ns` (the first namespace wins, as
- * react-i18next's `t` has it), nested keys, `{{value}}` and `{{-value}}` (never escaped, as
- * `escapeValue: false`), `count` (cardinal and ordinal, Intl.PluralRules, `_zero` when the count
- * is 0), `context`, `defaultValue`, `returnObjects`, `replace`. Not covered, and caught by that
- * test if a resource ever uses them: nesting (`$t(…)`) and formats (`{{value, number}}`).
+ * react-i18next's `t` has it), nested keys, `{{value}}` (never escaped, as `escapeValue: false`;
+ * one the call lacks stays as written), `count` (Intl.PluralRules, `_zero` when the count is 0),
+ * `context`, `defaultValue` (and its plural forms), `returnObjects`, `replace`. Not covered, and
+ * refused by that test if the resources or the code ever use them: keys with a dot in their own
+ * name, `{{-value}}`, nesting (`$t(…)`), formats (`{{value, number}}`) and ordinal plurals.
  */
 
 type Tree = Record<string, unknown>
@@ -18,7 +19,6 @@ export interface TOptions {
   ns?: string | readonly string[]
   lng?: string
   count?: number
-  ordinal?: boolean
   context?: string | number
   defaultValue?: unknown
   returnObjects?: boolean
@@ -39,74 +39,23 @@ function getPath(object: unknown, path: string[]): unknown {
   return object && !isString(object) && own(object as object, path.at(-1)!) ? (object as Tree)[path.at(-1)!] : undefined
 }
 
-/** i18next's deepFind: a key that holds dots itself (`{"a.b": …}`), at any depth. */
-function deepFind(object: unknown, path: string): unknown {
-  if (!object) return undefined
-  const found = (object as Tree)[path]
-  if (found) return own(object as object, path) ? found : undefined
-  const tokens = path.split('.')
-  let current = object as Tree | undefined
-  for (let i = 0; i < tokens.length; ) {
-    if (!current || typeof current !== 'object') return undefined
-    let next: unknown
-    let nextPath = ''
-    for (let j = i; j < tokens.length; ++j) {
-      nextPath += (j === i ? '' : '.') + tokens[j]
-      next = current[nextPath]
-      if ((typeof next === 'function' || nextPath === '__proto__') && !own(current, nextPath)) next = undefined
-      if (next !== undefined) {
-        if (['string', 'number', 'boolean'].includes(typeof next) && j < tokens.length - 1) continue
-        i = j + 1
-        break
-      }
-    }
-    current = next as Tree | undefined
-  }
-  return current
-}
-
-const lookup = (object: unknown, key: string) => getPath(object, key.split('.')) ?? deepFind(object, key)
+const lookup = (object: unknown, key: string) => getPath(object, key.split('.'))
 
 const makeString = (value: unknown) => (value == null ? '' : String(value))
 
-/** i18next's interpolation with `escapeValue: false` and `skipOnVariables` (its default). */
+/** i18next's interpolation with `escapeValue: false`: a value it lacks leaves its placeholder as written. */
 function interpolate(text: string, data: Tree, options: TOptions): string {
-  // `{{-value}}` first; what it wrote is never read again. Then `{{value}}`.
-  const written: [number, number][] = []
-  let shift = 0
-  ;[/\{\{-(.+?)\}\}/g, /\{\{(.+?)\}\}/g].forEach((regex, pass) => {
-    let replaces = 0
-    let match: RegExpExecArray | null
-    while ((match = regex.exec(text))) {
-      const at = match.index - shift
-      const inside = written.find(([start, end]) => at >= start && at < end)
-      if (inside) {
-        regex.lastIndex = inside[1] + shift
-        continue
-      }
-      const name = match[1]!.trim()
-      let value = lookup(data, name)
-      if (value === undefined) {
-        if (!own(options, name)) continue // left as written
-        value = ''
-      }
-      const safe = makeString(value)
-      text = text.slice(0, match.index) + safe + text.slice(match.index + match[0].length)
-      if (pass === 0) written.push([match.index, match.index + safe.length])
-      else shift += safe.length - match[0].length
-      regex.lastIndex += safe.length - match[0].length
-      if (++replaces >= 1000) break
-    }
+  return text.replace(/\{\{(.+?)\}\}/g, (placeholder, name: string) => {
+    const value = getPath(data, name.trim().split('.'))
+    return value !== undefined ? makeString(value) : own(options, name.trim()) ? '' : placeholder
   })
-  return text
 }
 
 const pluralRules = new Map<string, Intl.PluralRules>()
-function pluralSuffix(language: string, count: number, ordinal: boolean | undefined): string {
-  const code = `${language.replace(/_/g, '-')}|${ordinal ? 'o' : 'c'}`
-  let rules = pluralRules.get(code)
-  if (!rules) pluralRules.set(code, (rules = new Intl.PluralRules(language.replace(/_/g, '-'), { type: ordinal ? 'ordinal' : 'cardinal' })))
-  return `_${ordinal ? 'ordinal_' : ''}${rules.select(count)}`
+function pluralSuffix(language: string, count: number): string {
+  let rules = pluralRules.get(language)
+  if (!rules) pluralRules.set(language, (rules = new Intl.PluralRules(language.replace(/_/g, '-'))))
+  return `_${rules.select(count)}`
 }
 
 /** i18next's looksLikeObjectPath with `:` and `.` as separators: `ns:key`, not a sentence. */
@@ -137,14 +86,14 @@ export function translate(store: Store, language: string, keyIn: string, options
   const { key, namespaces } = splitKey(String(keyIn), options)
   const lng = options.lng || language
   const plural = options.count !== undefined && !isString(options.count)
-  const suffix = plural ? pluralSuffix(lng, options.count!, options.ordinal) : ''
-  const zero = plural && !options.ordinal && options.count === 0
+  const suffix = plural ? pluralSuffix(lng, options.count!) : ''
+  const zero = plural && options.count === 0
   const context = options.context !== undefined && (isString(options.context) || typeof options.context === 'number') && options.context !== ''
 
   // Resolve: per namespace, the most specific key first.
   let found: unknown
   let usedKey = key
-  const candidates = (base: string) => [base, ...(plural ? [...(options.ordinal && suffix.startsWith('_ordinal_') ? [base + suffix.replace('_ordinal_', '_')] : []), base + suffix, ...(zero ? [`${base}_zero`] : [])] : [])]
+  const candidates = (base: string) => [base, ...(plural ? [base + suffix, ...(zero ? [`${base}_zero`] : [])] : [])]
   const keys = [...candidates(key), ...(context ? candidates(`${key}_${options.context}`) : [])]
   for (const ns of namespaces) {
     for (let i = keys.length - 1; i >= 0 && !isValid(found); i--) {
@@ -155,8 +104,7 @@ export function translate(store: Store, language: string, keyIn: string, options
   }
 
   const hasDefault = Object.keys(options).some((option) => option.startsWith('defaultValue') && options[option] !== undefined)
-  const ordinalFallback = options.ordinal && plural ? pluralSuffix(lng, options.count!, false) : ''
-  const defaultValue = (zero && options.defaultValue_zero) || options[`defaultValue${suffix}`] || options[`defaultValue${ordinalFallback}`] || options.defaultValue
+  const defaultValue = (zero && options.defaultValue_zero) || options[`defaultValue${suffix}`] || options.defaultValue
   const forObject = !found && hasDefault ? defaultValue : found
   if (forObject && typeof forObject === 'object') {
     if (!options.returnObjects) return `key '${key} (${language})' returned an object instead of string.`

@@ -1,3 +1,5 @@
+import fs from 'node:fs'
+import path from 'node:path'
 import { createElement, type ReactNode } from 'react'
 import { renderToString } from 'react-dom/server'
 import { I18nextProvider as ServerProvider, useTranslation as useServerTranslation } from 'react-i18next'
@@ -124,11 +126,9 @@ t.test('the comparison sees plural forms, values and objects at work', async (t)
 t.test('edge cases of interpolation and lookup agree with i18next', async (t) => {
   const resources: NamespaceResources = {
     common: {
-      both: '{{-raw}} and {{raw}} and {{ spaced }}',
+      both: '{{raw}} and {{ spaced }} and {{raw}}',
       nested: 'Hi {{user.name}}, {{user.missing}}',
       repeat: '{{a}}{{a}}{{b}}',
-      'flat.key': 'a flat key with a dot',
-      deep: { 'flat.inner': 'inner flat' },
       list: ['one {{x}}', 'two', { item: 'three {{x}}' }],
       empty: '',
       ctx: 'neutral',
@@ -137,10 +137,6 @@ t.test('edge cases of interpolation and lookup agree with i18next', async (t) =>
       thing_zero: 'nothing',
       thing_one: 'one thing',
       thing_other: '{{count}} things',
-      place_ordinal_one: '{{count}}st',
-      place_ordinal_two: '{{count}}nd',
-      place_ordinal_few: '{{count}}rd',
-      place_ordinal_other: '{{count}}th',
     },
     other: { only: 'in other', ctx: 'other ns' },
   }
@@ -148,15 +144,12 @@ t.test('edge cases of interpolation and lookup agree with i18next', async (t) =>
   const browser = new BrowserI18n({ locale: 'en', resources, namespaces: ['common', 'other'] })
   const cases: [string, Options | string | undefined][] = [
     ['both', { raw: '<b>{{spaced}}</b>', spaced: 'S' }],
-    ['both', { raw: '{{-raw}}' }],
+    ['both', { raw: '{{raw}}' }],
     ['both', {}],
     ['nested', { user: { name: 'Ann' } }],
-    ['nested', { user: { name: 'Ann' }, 'user.missing': 'dotted' }],
     ['repeat', { a: 1, b: null }],
     ['repeat', { a: { toString: () => 'obj' }, b: undefined }],
     ['repeat', { replace: { a: 'R' }, a: 'ignored' }],
-    ['flat.key', undefined],
-    ['deep.flat.inner', undefined],
     ['list', { returnObjects: true, x: 'X' }],
     ['list.2.item', { x: 'X' }],
     ['list', undefined],
@@ -170,10 +163,6 @@ t.test('edge cases of interpolation and lookup agree with i18next', async (t) =>
     ['thing', { count: 1 }],
     ['thing', { count: 7 }],
     ['thing', { count: '7' }],
-    ['place', { count: 1, ordinal: true }],
-    ['place', { count: 22, ordinal: true }],
-    ['place', { count: 23, ordinal: true }],
-    ['place', { count: 11, ordinal: true }],
     ['only', { ns: ['common', 'other'] }],
     ['ctx', { ns: ['other', 'common'] }],
     ['other:only', undefined],
@@ -188,6 +177,33 @@ t.test('edge cases of interpolation and lookup agree with i18next', async (t) =>
     const copy = () => (typeof options === 'object' ? { ...options } : options)
     t.same(browser.t(key, copy() as never), server.t(key, copy() as never), `t(${JSON.stringify(key)}, ${JSON.stringify(options)})`)
   }
+})
+
+// What the runtime leaves out (client/lib/i18n-browser.ts): i18next would treat it otherwise, so
+// neither the resources nor the browser's code may use it.
+t.test('the resources and the code use nothing the browser runtime leaves out', async (t) => {
+  const found: string[] = []
+  const walk = (node: unknown, path: string) => {
+    if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key.includes('.')) found.push(`${path}: a key with a dot, "${key}"`)
+        if (/_ordinal_/.test(key)) found.push(`${path}.${key}: an ordinal plural`)
+        walk(value, `${path}.${key}`)
+      }
+    } else if (typeof node === 'string') {
+      if (/\{\{-/.test(node)) found.push(`${path}: {{-value}}`)
+      if (/\$t\(/.test(node)) found.push(`${path}: nesting $t(…)`)
+      if (/\{\{[^}]*,[^}]*\}\}/.test(node)) found.push(`${path}: a format {{value, format}}`)
+    }
+  }
+  for (const locale of LOCALES) for (const ns of NAMESPACES) walk(catalog.resources[locale][ns], `${locale}/${ns}`)
+  const source = (dir: string): string[] =>
+    fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? source(path.join(dir, entry.name)) : /\.tsx?$/.test(entry.name) ? [path.join(dir, entry.name)] : []))
+  for (const file of source('client')) {
+    if (file.endsWith(path.join('lib', 'i18n-browser.ts'))) continue
+    if (/\bordinal\s*:/.test(fs.readFileSync(path.join(root, file), 'utf8'))) found.push(`${file}: t(…, { ordinal })`)
+  }
+  t.same(found, [])
 })
 
 t.test('switching the language fetches every namespace the tab has, then tells its listeners', async (t) => {
