@@ -34,7 +34,7 @@ const gzip = (/** @type {Buffer} */ bytes) => gzipSync(bytes, { level: 9 }).leng
  */
 
 /** One chunk's parts, largest first; `gzipSaved` for the `top` largest only (a gzip each). */
-export function chunkMap(/** @type {Buffer} */ code, /** @type {{ sources: string[], ranges: [number, number, number][] }} */ map, file = '', top = Infinity) {
+export function chunkMap(/** @type {Buffer} */ code, /** @type {{ name?: string, sources: string[], ranges: [number, number, number][] }} */ map, file = '', top = Infinity) {
   /** @type {Map<string, [number, number][]>} */
   const rangesOf = new Map()
   for (const [start, end, index] of map.ranges) {
@@ -61,7 +61,8 @@ export function chunkMap(/** @type {Buffer} */ code, /** @type {{ sources: strin
       }
       return { part, bytes, gzipShare: Math.round((bytes * total) / code.length), gzipSaved }
     })
-  return { file, bytes: code.length, gzip: total, parts }
+  // Chunks are named by their hash alone (vite.config.ts): the bundler's name for it says what it is.
+  return { file: map.name ? `${file} (${map.name})` : file, bytes: code.length, gzip: total, parts }
 }
 
 /** Every public page's first-load chunks, mapped. */
@@ -69,7 +70,7 @@ export function bundleMap(root = defaultRoot, top = 12) {
   const clientDir = path.join(root, 'dist', 'client')
   const mapFile = path.join(clientDir, '.vite', 'bundle-map.json')
   if (!fs.existsSync(mapFile)) throw new Error(`${path.relative(root, mapFile)} is missing: build first (node scripts/build.mjs)`)
-  /** @type {Record<string, { sources: string[], ranges: [number, number, number][] }>} */
+  /** @type {Record<string, { name?: string, sources: string[], ranges: [number, number, number][] }>} */
   const maps = JSON.parse(fs.readFileSync(mapFile, 'utf8'))
   /** @type {Map<string, ChunkMap>} */
   const chunks = new Map()
