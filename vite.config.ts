@@ -8,7 +8,7 @@ import { defineConfig, type Plugin } from 'vite'
  * React Router publishes a production build beside the development one, but its package exports
  * only the development build (its own Vite plugin swaps them). That one keeps ~30 development
  * warnings and their texts in every page's JS; the browser bundle takes the production build
- * instead (0.7 kB gzip of the public pages' 130 kB budget). Development and server rendering keep
+ * instead (0.7 kB gzip of the public pages' first-load budget). Development and server rendering keep
  * the warnings.
  */
 const root = fileURLToPath(new URL('.', import.meta.url))
@@ -19,7 +19,7 @@ const reactRouterProduction = fileURLToPath(new URL('./node_modules/react-router
  * goes into two chunks: the libraries, which stay cached from one release to the next, and our own
  * code. Left alone, rolldown cut it into seven files (a few hundred bytes each for the small
  * shared modules), each with its own import and export glue and gzip framing: 1.3 kB gzip of the
- * 130 kB budget. Pages and everything loaded on demand stay in chunks of their own.
+ * first-load budget. Pages and everything loaded on demand stay in chunks of their own.
  */
 const initialChunks = {
   groups: [
@@ -38,7 +38,7 @@ const initialChunks = {
  * The route table names each page's source module (`handle.module`, client/lib/namespaces.ts) for
  * the server, which preloads the page's built chunk from the manifest (server/bff/plugins/ssr.ts).
  * The browser never reads them, so its bundle leaves them out: 0.14 kB gzip of every page's initial
- * JS (the 130 kB budget). Only the browser build, and only the route tables (the app's, and the
+ * JS (the first-load budget). Only the browser build, and only the route tables (the app's, and the
  * operator console's own, issue 28), where every `'client/….tsx'` string is such a path.
  */
 const routeTables = new Set(['./client/routes.tsx', './client/pages/operator/routes.ts'].map((file) => fileURLToPath(new URL(file, import.meta.url))))
@@ -240,7 +240,7 @@ export default defineConfig(({ command, isSsrBuild }) => ({
         target: 'es2022',
         assetsInlineLimit: 0,
         // Every browser with modulepreload (Chrome 66, Firefox 115, Safari 17 and later) gets no use
-        // of Vite's polyfill for it, yet every page carried it (0.2 kB gzip of the 130 kB budget,
+        // of Vite's polyfill for it, yet every page carried it (0.2 kB gzip of the first-load budget,
         // issue 15). An older browser still runs every page; it fetches a page's chunks after the
         // entry rather than beside it.
         modulePreload: { polyfill: false },

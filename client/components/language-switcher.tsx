@@ -11,7 +11,7 @@ import { hasLocalSession } from '../lib/session-state.ts'
  * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders
  * the next page in it too. The switcher below, the profile and the signed-in layout (which follows a
  * language the sign-in set from the account) all go through here; they live in this module, which
- * every page loads already, rather than in a chunk of their own (the public pages' 130 kB budget).
+ * every page loads already, rather than in a chunk of their own (the public pages' first-load budget).
  */
 export async function switchTabLocale(i18n: I18n, locale: Locale): Promise<void> {
   const secure = window.location.protocol === 'https:' ? '; Secure' : ''
