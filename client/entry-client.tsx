@@ -1,15 +1,15 @@
 import { StrictMode } from 'react'
 import { hydrateRoot } from 'react-dom/client'
-import { I18nextProvider } from 'react-i18next'
 import { createBrowserRouter, matchRoutes, RouterProvider } from 'react-router'
 import { consentFromCookieHeader } from '../shared/consent.ts'
 import { BOOT_DATA_GLOBAL, type BootData } from '../shared/ssr-contract.ts'
-import { ConsentBannerBody, consentBannerShows } from './components/shell-parts.tsx'
+import { ConsentBannerBody, consentBannerShows, ErrorPage, SignedInNav } from './components/shell-parts.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { configureErrorReporting, startErrorReporting } from './lib/error-reporting/report.ts'
 import { reportRecoveredError } from './lib/fatal-error.ts'
-import { createI18n } from './lib/i18n.ts'
+import { BrowserI18n } from './lib/i18n-browser.ts'
+import { I18nextProvider } from './lib/i18n-react.tsx'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
 import { hasLocalSession } from './lib/session-state.ts'
@@ -28,7 +28,8 @@ async function start(): Promise<void> {
   // /auth and /api call the pages make (spec §4).
   if (hasLocalSession()) await import('./lib/auth.ts')
   void import('./lib/utm.ts').then((m) => m.captureUtm())
-  const i18n = createI18n({ locale: boot.locale, resources: boot.resources, namespaces: boot.namespaces, localesHash: boot.config.localesHash })
+  // The server rendered with i18next; the browser's runtime writes the same text (decision 031).
+  const i18n = new BrowserI18n({ locale: boot.locale, resources: boot.resources, namespaces: boot.namespaces, localesHash: boot.config.localesHash })
   setNamespaceLoader((ns) => i18n.loadNamespaces([...ns]))
 
   // The server rendered the matched lazy pages; load their code before hydrating so the first
@@ -37,8 +38,12 @@ async function start(): Promise<void> {
   const consent = consentFromCookieHeader(document.cookie)
   const asked = boot.config.support.tagManagerScriptUrl !== null
   const lazyMatches = matchRoutes(routes, window.location)?.filter((match) => match.route.lazy) ?? []
+  // So are the error page and a signed-in user's header links when the server's page shows them.
+  const hydration = (window as { __staticRouterHydrationData?: { errors?: unknown } }).__staticRouterHydrationData
   await Promise.all([
     consentBannerShows({ choice: consent, asked }, window.location.pathname) ? ConsentBannerBody.preload() : null,
+    hydration?.errors ? ErrorPage.preload() : null,
+    document.querySelector('[data-testid="signed-in-as"]') ? SignedInNav.preload() : null,
     ...lazyMatches.map(async (match) => {
       const lazy = match.route.lazy
       if (typeof lazy !== 'function') return

@@ -9,7 +9,9 @@ import {
 } from 'react-router'
 import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
 import { ConsentBanner } from './components/consent-banner.tsx'
-import { ConsentBannerBody, Toaster as DeferredToaster } from './components/shell-parts.tsx'
+import { ErrorPage } from './components/error-page.tsx'
+import { ConsentBannerBody, ErrorPage as DeferredErrorPage, SignedInNav as DeferredSignedInNav, Toaster as DeferredToaster } from './components/shell-parts.tsx'
+import { SignedInNav } from './components/signed-in-nav.tsx'
 import { Toaster } from './components/toaster.tsx'
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
@@ -24,6 +26,8 @@ const handler = createStaticHandler(routes)
 // The shell's parts the browser loads after hydration are in the server's HTML from the start.
 DeferredToaster.provide(Toaster)
 ConsentBannerBody.provide(ConsentBanner)
+DeferredErrorPage.provide(ErrorPage)
+DeferredSignedInNav.provide(SignedInNav)
 
 /**
  * One i18next instance per language resources and namespace set, reused across requests: on the

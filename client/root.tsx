@@ -1,8 +1,7 @@
 import { useEffect } from 'react'
 import { Outlet, UNSAFE_useScrollRestoration as useScrollRestoration, useLocation, useRouteError, useRouteLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { VersionResponse } from '../shared/types.ts'
-import { ErrorPage } from './components/error-page.tsx'
-import { ConsentBanner, Toaster } from './components/shell-parts.tsx'
+import { ConsentBanner, ErrorPage, Toaster } from './components/shell-parts.tsx'
 import { apiGet } from './lib/api.ts'
 import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
 import { openFatalError, useFatalError, useReportRouteError } from './lib/fatal-error.ts'
@@ -63,7 +62,7 @@ export function RootLayout() {
   // return to where that entry was left; filters opt out with preventScrollReset. This is what
   // <ScrollRestoration /> does in a data router — the component adds only the inline script of
   // framework mode, which renders nothing here and was 0.4 kB gzip of dead code on every page
-  // (the 130 kB budget). A full reload is left to the browser's own restoration of the server's
+  // (the first-load budget). A full reload is left to the browser's own restoration of the server's
   // HTML, and to the router's once hydrated.
   useScrollRestoration()
   return (

@@ -1,6 +1,6 @@
 import { data, redirect, useRouteError, type LoaderFunctionArgs, type RouteObject } from 'react-router'
 import { notFoundMessage } from '../shared/constants.ts'
-import { ErrorPage } from './components/error-page.tsx'
+import { ErrorPage } from './components/shell-parts.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
 import { useReportRouteError } from './lib/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'

@@ -36,6 +36,13 @@ fs.cpSync(path.join(root, 'server', 'api', 'seed'), path.join(root, 'dist', 'ser
 // The brand marks extracted from simple-icons (a development dependency, not in the image): issue 15.
 fs.cpSync(path.join(root, 'server', 'bff', 'logos', 'brand-marks.json'), path.join(root, 'dist', 'server', 'bff', 'logos', 'brand-marks.json'))
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ buildId: buildId(), builtAt: new Date().toISOString() }, null, 2)}\n`)
+// The first load of every public page within its budget (issue 30: 110 kB gzip of JS), or the
+// build fails; dist/ stays for a look (`npm run bundle-map`).
+const sizes = await import('./asset-size.mjs')
+console.log(sizes.assetReport(root))
+const overBudget = sizes.budgetFailures(sizes.assetSizes(root))
+if (overBudget.length > 0) {
+  console.error(`build failed: a public page's first load is over its budget (scripts/asset-size.mjs)\n${overBudget.join('\n')}`)
+  process.exit(1)
+}
 console.log('build complete: dist/')
-// A report, not a gate: bench.ts holds these figures to the issue-3 budget.
-console.log((await import('./asset-size.mjs')).assetReport(root))

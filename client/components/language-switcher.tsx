@@ -6,13 +6,12 @@ import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/consta
 import { LOCALES, LOCALE_NAMES, isLocale, type Locale } from '../../shared/locales.ts'
 import { apiSend } from '../lib/api.ts'
 import { hasLocalSession } from '../lib/session-state.ts'
-import { showToast } from '../lib/toasts.ts'
 
 /**
  * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders
  * the next page in it too. The switcher below, the profile and the signed-in layout (which follows a
  * language the sign-in set from the account) all go through here; they live in this module, which
- * every page loads already, rather than in a chunk of their own (the public pages' 130 kB budget).
+ * every page loads already, rather than in a chunk of their own (the public pages' first-load budget).
  */
 export async function switchTabLocale(i18n: I18n, locale: Locale): Promise<void> {
   const secure = window.location.protocol === 'https:' ? '; Secure' : ''
@@ -45,7 +44,8 @@ export function LanguageSwitcher() {
       const saved = await apiSend('PUT', '/api/user/language', { language: value })
       setBusy(false)
       if (!saved.ok) {
-        showToast({ kind: 'error', title: t('language.notSaved') })
+        // The toasts' code loads with the first one (or the toaster after hydration): not in every page's first JS.
+        void import('../lib/toasts.ts').then(({ showToast }) => showToast({ kind: 'error', title: t('language.notSaved') }))
         return
       }
     }

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link, Outlet, useMatches, useRouteLoaderData } from 'react-router'
 import { LanguageSwitcher } from '../components/language-switcher.tsx'
-import { SignedInNav } from '../components/signed-in-nav.tsx'
+import { SignedInNav } from '../components/shell-parts.tsx'
 import { SiteHeader } from '../components/site-header.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
 import { useViewer } from '../lib/guards.ts'
