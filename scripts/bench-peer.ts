@@ -12,6 +12,7 @@
 // - cached vs ISR: ours anonymous (the BFF's 1-second page cache), Next's `revalidate = 1`.
 // Then /api/version through the BFF against a bare Fastify server that answers the same JSON and
 // logs the same two lines a request costs the BFF (incoming request, request completed).
+// `scripts/bench-peer.ts profile [/path]` profiles ours rendering that page instead (profile-summary.ts).
 // Budgets (issue 30): rendered ≥ 2× and cached ≥ 4× Next's 2xx req/s at both loads; our p99 ≤ 1 s;
 // /api/version ≥ 0.5× the bare server's. Exits 1 when one is missed (standalone).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -20,6 +21,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { printSummary, summarize, type ProfileSummary } from './profile-summary.ts'
 import { freePort } from './throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
@@ -28,6 +30,8 @@ const peerDir = path.join(root, 'bench', 'next-peer')
 const DURATION_S = Number(process.env.BENCH_PEER_DURATION ?? 10)
 const ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 3)
 const LOADS = (process.env.BENCH_PEER_CONNECTIONS ?? '10,100').split(',').map(Number)
+/** Some of the pairs only (rendered, cached, version), for a quicker look; all by default. */
+const KINDS = process.env.BENCH_PEER_PAIRS?.split(',')
 export const PEER_BUDGET = { rendered: 2, cached: 4, maxP99Ms: 1000, version: 0.5 }
 
 /** A program of the seed, as both apps serve it. */
@@ -93,7 +97,7 @@ function ensurePeer(): void {
   }
 }
 
-async function startOurs(cleanups: Array<() => void>): Promise<string> {
+async function startOurs(cleanups: Array<() => void>, nodeArgs: string[] = []): Promise<{ base: string; child: ChildProcess }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-peer-'))
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }))
   const ports = { bff: await freePort(), api: await freePort(), core: await freePort() }
@@ -110,11 +114,35 @@ async function startOurs(cleanups: Array<() => void>): Promise<string> {
   }
   // The embedded defaults, whatever this shell points at; the log level is the product's default.
   for (const name of ['DATABASE_URL', 'UPSTREAM_API_URL', 'AUTH_CORE_URL', 'REDIS_URL', 'LOG_LEVEL']) delete env[name]
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js'), 'all'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist', 'server', 'main.js'), 'all'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
   cleanups.push(() => child.kill('SIGKILL'))
   const base = `http://127.0.0.1:${ports.bff}`
   await waitFor(`${base}/readyz`, child, 'softshelf')
-  return base
+  return { base, child }
+}
+
+/**
+ * `scripts/bench-peer.ts profile [path]`: ours under --cpu-prof, the rendered page at 10
+ * connections for BENCH_PEER_DURATION s after a warm-up, then the profile's self time by package.
+ */
+export async function profileRender(cleanups: Array<() => void>, pagePath = '/library'): Promise<ProfileSummary> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-profile-'))
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const spawned = performance.now()
+  const { base, child } = await startOurs(cleanups, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
+  const headers = { 'accept-language': 'en', cookie: RENDER_COOKIE }
+  await load(`${base}${pagePath}`, 10, headers, 3)
+  // Only the measured load counts, not the start-up or the warm-up.
+  const from = performance.now() - spawned
+  const measured = await load(`${base}${pagePath}`, 10, headers)
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+  const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))
+  if (!file) throw new Error('no CPU profile was written')
+  if (process.env.BENCH_PEER_PROFILE_KEEP) fs.copyFileSync(path.join(dir, file), process.env.BENCH_PEER_PROFILE_KEEP)
+  console.log(`${pagePath} rendered under --cpu-prof: ${Math.round(measured.rps)} 2xx req/s, p99 ${measured.p99Ms} ms, non-2xx ${measured.non2xx}`)
+  return summarize(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Parameters<typeof summarize>[0], 15, from)
 }
 
 async function startPeer(cleanups: Array<() => void>, version: string): Promise<string> {
@@ -165,7 +193,7 @@ export const ratioOf = (pair: PairFigures) => medianOf(pair.ours, 'rps') / media
 
 export async function benchPeer(cleanups: Array<() => void>): Promise<PeerFigures> {
   ensurePeer()
-  const ours = await startOurs(cleanups)
+  const { base: ours } = await startOurs(cleanups)
   const versionBody = await (await fetch(`${ours}/api/version`)).text()
   const version = (JSON.parse(versionBody) as { version: string }).version
   const peer = await startPeer(cleanups, version)
@@ -187,6 +215,7 @@ export async function benchPeer(cleanups: Array<() => void>): Promise<PeerFigure
   for (const connections of LOADS) {
     for (const target of targets) {
       if (target.kind === 'version' && connections !== 100) continue
+      if (KINDS && !KINDS.includes(target.kind)) continue
       const pair: PairFigures = { name: target.name, kind: target.kind, connections, ours: [], theirs: [] }
       for (let round = 0; round < ROUNDS; round++) {
         // A/B interleaved, the order flipped each round: the shared machine's load drifts.
@@ -241,6 +270,10 @@ if (process.argv[1] === here) {
   const cleanups: Array<() => void> = []
   process.on('exit', () => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()))
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130))
+  if (process.argv[2] === 'profile') {
+    printSummary(await profileRender(cleanups, process.argv[3]))
+    process.exit(0)
+  }
   const figures = await benchPeer(cleanups)
   printPeer(figures)
   process.exit(figures.pass ? 0 : 1)
