@@ -11,8 +11,9 @@
 //   cache may answer it: server/bff/plugins/ssr.ts isAnonymous), Next's `dynamic = 'force-dynamic'`;
 // - cached vs ISR: ours anonymous (the BFF's 1-second page cache), Next's `revalidate = 1`.
 // Then /api/version through the BFF against a bare Fastify server that answers the same JSON and
-// logs the same two lines a request costs the BFF (incoming request, request completed).
-// `scripts/bench-peer.ts profile [/path]` profiles ours rendering that page instead (profile-summary.ts).
+// logs the same lines (none: the polled route logs at warn, issue 27).
+// `scripts/bench-peer.ts profile [/path]` profiles ours rendering that page (or answering that
+// /api/ route at 100 connections) instead (profile-summary.ts).
 // Budgets (issue 30): rendered ≥ 2× and cached ≥ 4× Next's 2xx req/s at both loads; our p99 ≤ 1 s;
 // /api/version ≥ 0.5× the bare server's. Exits 1 when one is missed (standalone).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
@@ -130,19 +131,23 @@ export async function profileRender(cleanups: Array<() => void>, pagePath = '/li
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
   const spawned = performance.now()
   const { base, child } = await startOurs(cleanups, ['--cpu-prof', `--cpu-prof-dir=${dir}`])
-  const headers = { 'accept-language': 'en', cookie: RENDER_COOKIE }
-  await load(`${base}${pagePath}`, 10, headers, 3)
+  // A page rendered at 10 connections; an API route (/api/version) as its pair is measured, at 100.
+  const api = pagePath.startsWith('/api/')
+  const headers: Record<string, string> = api ? {} : { 'accept-language': 'en', cookie: RENDER_COOKIE }
+  const connections = api ? 100 : 10
+  await load(`${base}${pagePath}`, connections, headers, 3)
   // Only the measured load counts, not the start-up or the warm-up.
   const from = performance.now() - spawned
-  const measured = await load(`${base}${pagePath}`, 10, headers)
+  const measured = await load(`${base}${pagePath}`, connections, headers)
   const exited = new Promise((resolve) => child.once('exit', resolve))
   child.kill('SIGTERM')
   await exited
   const file = fs.readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))
   if (!file) throw new Error('no CPU profile was written')
   if (process.env.BENCH_PEER_PROFILE_KEEP) fs.copyFileSync(path.join(dir, file), process.env.BENCH_PEER_PROFILE_KEEP)
-  console.log(`${pagePath} rendered under --cpu-prof: ${Math.round(measured.rps)} 2xx req/s, p99 ${measured.p99Ms} ms, non-2xx ${measured.non2xx}`)
-  return summarize(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Parameters<typeof summarize>[0], 15, from)
+  console.log(`${pagePath} under --cpu-prof, ${connections} connections: ${Math.round(measured.rps)} 2xx req/s, p99 ${measured.p99Ms} ms, non-2xx ${measured.non2xx}`)
+  console.log(`(samples from ${Math.round(from)} ms after the start)`)
+  return summarize(JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Parameters<typeof summarize>[0], Number(process.env.BENCH_PEER_PROFILE_TOP ?? 15), from)
 }
 
 async function startPeer(cleanups: Array<() => void>, version: string): Promise<string> {
@@ -158,14 +163,18 @@ async function startPeer(cleanups: Array<() => void>, version: string): Promise<
   return base
 }
 
-/** The bare reference of /api/version: the same JSON, and the two info lines per request a Fastify logger writes. */
+/**
+ * The bare reference of /api/version: the same JSON, and the same log lines as ours — none at
+ * info: the route every tab polls logs at warn (server/http/logger.ts POLLED_ROUTES, issue 27),
+ * so here too a logger at info, the route at warn (a child logger per request, as Fastify makes).
+ */
 async function startBare(cleanups: Array<() => void>, body: string): Promise<string> {
   const port = await freePort()
   const source = `
     import Fastify from 'fastify'
     const body = ${JSON.stringify(body)}
     const app = Fastify({ logger: { level: 'info' } })
-    app.get('/api/version', async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
+    app.get('/api/version', { logLevel: 'warn' }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(body))
     await app.listen({ host: '127.0.0.1', port: ${port} })
   `
   const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'ignore', 'inherit'] })
@@ -204,7 +213,7 @@ export async function benchPeer(cleanups: Array<() => void>): Promise<PeerFigure
     { name: 'program page rendered vs dynamic', kind: 'rendered', ours: [`${ours}/programs/${PROGRAM}`, { ...english, cookie: RENDER_COOKIE }], theirs: [`${peer}/programs/${PROGRAM}`, english] },
     { name: '`/library` cached vs ISR', kind: 'cached', ours: [`${ours}/library`, english], theirs: [`${peer}/isr/library`, english] },
     { name: 'program page cached vs ISR', kind: 'cached', ours: [`${ours}/programs/${PROGRAM}`, english], theirs: [`${peer}/isr/programs/${PROGRAM}`, english] },
-    { name: '`/api/version` BFF vs bare Fastify (same JSON, same log lines)', kind: 'version', ours: [`${ours}/api/version`, {}], theirs: [`${bare}/api/version`, {}] },
+    { name: '`/api/version` BFF vs bare Fastify (same JSON, same log lines: none)', kind: 'version', ours: [`${ours}/api/version`, {}], theirs: [`${bare}/api/version`, {}] },
   ]
   // Warm-up: the JIT, the pools, Next's first ISR generation.
   for (const target of targets) {
