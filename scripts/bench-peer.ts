@@ -91,7 +91,12 @@ function ensurePeer(): void {
   const built = path.join(peerDir, '.next', 'BUILD_ID')
   const newest = (dir: string): number =>
     Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(path.join(dir, entry.name)) : fs.statSync(path.join(dir, entry.name)).mtimeMs)))
-  const sources = Math.max(newest(path.join(peerDir, 'app')), newest(path.join(peerDir, 'lib')), fs.statSync(path.join(root, 'client', 'styles.css')).mtimeMs)
+  const sources = Math.max(
+    newest(path.join(peerDir, 'app')),
+    newest(path.join(peerDir, 'lib')),
+    ...['next.config.mjs', 'package-lock.json'].map((file) => fs.statSync(path.join(peerDir, file)).mtimeMs),
+    fs.statSync(path.join(root, 'client', 'styles.css')).mtimeMs,
+  )
   if (!fs.existsSync(built) || fs.statSync(built).mtimeMs < sources) {
     console.log('bench/next-peer: next build…')
     run('npm', ['run', 'build', '--prefix', peerDir], root)
