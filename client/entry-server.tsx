@@ -34,19 +34,90 @@ DeferredSignedInNav.provide(SignedInNav)
  * server an instance never changes language or loads anything after init, so sharing it cannot
  * leak one visitor's language into another's page, and it saves an init per request.
  */
-const i18nCache = new WeakMap<object, Map<string, ReturnType<typeof createI18n>>>()
+const i18nCache = new WeakMap<object, Map<string, I18n>>()
 
-function i18nFor(input: RenderInput, namespaces: string[]): ReturnType<typeof createI18n> {
+function i18nFor(input: RenderInput, namespaces: string[]): I18n {
   let byKey = i18nCache.get(input.resources)
   if (!byKey) i18nCache.set(input.resources, (byKey = new Map()))
   const key = `${input.locale}|${namespaces.join(',')}`
   let i18n = byKey.get(key)
   if (!i18n) {
     const resources = Object.fromEntries(namespaces.map((ns) => [ns, input.resources[ns] ?? {}]))
-    i18n = createI18n({ locale: input.locale, resources, namespaces })
+    i18n = serverView(createI18n({ locale: input.locale, resources, namespaces }))
     byKey.set(key, i18n)
   }
   return i18n
+}
+
+type I18n = ReturnType<typeof createI18n>
+/** A fixed `t` as i18next makes it: a function with its language, namespace and key prefix on it. */
+type FixedT = ((...args: unknown[]) => unknown) & { lng?: unknown; lngs?: unknown; ns?: unknown; keyPrefix?: unknown }
+
+/** Texts kept per `t`; past this many, the cache starts over (keys with interpolated values are many). */
+const MAX_TEXTS_PER_T = 5_000
+
+/** Options whose values are all strings, numbers or booleans: their text is a function of the key and them. */
+function plainOptions(options: object): boolean {
+  for (const [name, value] of Object.entries(options)) {
+    if (name === 'returnObjects' || name === 'postProcess') return false
+    const type = typeof value
+    if (type !== 'string' && type !== 'number' && type !== 'boolean' && value !== undefined) return false
+  }
+  return true
+}
+
+/** A `t` that looks each text up once: on the server an instance's language and resources never change. */
+function memoizedT(original: FixedT): FixedT {
+  let texts = new Map<string, unknown>()
+  const t = (key: unknown, options?: unknown, ...rest: unknown[]) => {
+    let cacheKey: string | undefined
+    if (typeof key === 'string' && rest.length === 0) {
+      if (options === undefined) cacheKey = key
+      else if (typeof options === 'string') cacheKey = `${key}\u0001${options}`
+      else if (typeof options === 'object' && options !== null && plainOptions(options)) cacheKey = `${key}\u0000${JSON.stringify(options)}`
+    }
+    if (cacheKey === undefined) return original(key, options, ...rest)
+    if (texts.has(cacheKey)) return texts.get(cacheKey)
+    const text = original(key, options)
+    if (texts.size >= MAX_TEXTS_PER_T) texts = new Map()
+    texts.set(cacheKey, text)
+    return text
+  }
+  // What react-i18next's Trans reads of a fixed t.
+  return Object.assign(t, { lng: original.lng, lngs: original.lngs, ns: original.ns, keyPrefix: original.keyPrefix })
+}
+
+/**
+ * What React renders with, on the server: the shared instance behind an object of its own with
+ * three properties. react-i18next's useTranslation copies its instance's own properties into a
+ * wrapper, asks whether each namespace is loaded and makes a fixed `t`, for every component on
+ * every render (the issue 30 profile: a third of a page's render time). Here the copy is of three
+ * properties, the answers are kept, and each namespace's `t` is made once and remembers its texts.
+ */
+function serverView(instance: I18n): I18n {
+  const fixed = new Map<string, FixedT>()
+  const loaded = new Map<string, boolean>()
+  const view = Object.create(instance) as I18n
+  const getFixedT = instance.getFixedT.bind(instance) as unknown as (...args: unknown[]) => FixedT
+  Object.defineProperties(view, {
+    getFixedT: {
+      value: (lng: string | readonly string[] | null, ns?: string | readonly string[] | null, keyPrefix?: string, options?: { scopeNs?: readonly string[] }) => {
+        const key = `${String(lng)}|${String(ns)}|${keyPrefix ?? ''}|${options?.scopeNs?.join(',') ?? ''}`
+        let t = fixed.get(key)
+        if (!t) fixed.set(key, (t = memoizedT(getFixedT(lng, ns, keyPrefix, options))))
+        return t
+      },
+    },
+    hasLoadedNamespace: {
+      value: (ns: string | readonly string[], options?: object) => {
+        const key = String(ns)
+        let answer = loaded.get(key)
+        if (answer === undefined) loaded.set(key, (answer = instance.hasLoadedNamespace(ns, options as never)))
+        return answer
+      },
+    },
+  })
+  return view
 }
 
 /** The boot data is the same for every page with one language and namespace set: serialised once. */
@@ -64,6 +135,29 @@ function bootScript(input: RenderInput, namespaces: string[]): string {
     byKey.set(key, script)
   }
   return script
+}
+
+type StaticRouter = ReturnType<typeof createStaticRouter>
+
+/**
+ * The route tree React renders, converted once: createStaticRouter copies the whole table (every
+ * route, its elements) on each call, the largest part of React Router's time per page. It is made
+ * again only when a page's lazy route was loaded since (the handler resolves `lazy` into the route
+ * in place, which the copy would not show); a request then gets its own state over the shared tree.
+ */
+let sharedRouter: StaticRouter | undefined
+
+function staticRouter(context: StaticHandlerContext): StaticRouter {
+  const stale = (router: StaticRouter) => context.matches.some((match) => router.manifest[match.route.id]?.lazy !== match.route.lazy)
+  if (!sharedRouter || stale(sharedRouter)) sharedRouter = createStaticRouter(handler.dataRoutes, { ...context, matches: [] })
+  const manifest = sharedRouter.manifest
+  const matches = context.matches.map((match) => ({ ...match, route: manifest[match.route.id] ?? match.route }))
+  // What createStaticRouter's own `state` getter makes on every read, made once per request.
+  const state = { ...sharedRouter.state, location: context.location, matches, loaderData: context.loaderData, actionData: context.actionData, errors: context.errors }
+  return Object.create(sharedRouter, {
+    basename: { get: () => context.basename },
+    state: { get: () => state },
+  }) as StaticRouter
 }
 
 /** Route errors as the browser router reads them back; an Error keeps its message, never its stack. */
@@ -93,7 +187,7 @@ export async function render(input: RenderInput): Promise<RenderResult> {
 
   const namespaces = namespacesOf(context.matches)
   const i18n = i18nFor(input, namespaces)
-  const router = createStaticRouter(handler.dataRoutes, context)
+  const router = staticRouter(context)
 
   const html = renderToString(
     <I18nextProvider i18n={i18n}>

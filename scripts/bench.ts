@@ -30,6 +30,10 @@
 //   no socket error (scripts/bench-office.ts).
 // - fanout (issue 29): one release of a program watched by 100,000 accounts becomes every
 //   notification on PGlite and on PostgreSQL within the budget, in bounded memory (scripts/bench-fanout.ts).
+// - peer (issue 30): the rendered and cached /library and program page against a Next.js 16 peer
+//   with the same pages (bench/next-peer, installed and built on first use), 2xx only, c=10 and
+//   c=100, three interleaved rounds; /api/version against a bare Fastify logging the same lines
+//   (scripts/bench-peer.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -46,6 +50,7 @@ import { benchOverload, printOverload } from './bench-overload.ts'
 import { benchLoad, printLoad } from './bench-load.ts'
 import { benchOffice, printOffice } from './bench-office.ts'
 import { benchFanout, printFanout } from './bench-fanout.ts'
+import { benchPeer, printPeer } from './bench-peer.ts'
 import type { GeneratedCatalogue } from './bench-catalogue-data.ts'
 import type { Category, LighthouseOutcome } from './bench-lighthouse.ts'
 import type { RenderFigures } from './bench-render.ts'
@@ -60,7 +65,7 @@ const PASSES = Number(process.env.BENCH_PASSES ?? 2)
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 
-const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load', 'office', 'fanout'] as const
+const SECTIONS = ['platform', 'catalogue', 'ssr', 'assets', 'lighthouse', 'authcore', 'signin', 'session', 'avatar', 'files', 'overload', 'load', 'office', 'fanout', 'peer'] as const
 type Section = (typeof SECTIONS)[number]
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean)
 const unknownSections = only?.filter((s) => !(SECTIONS as readonly string[]).includes(s)) ?? []
@@ -674,12 +679,20 @@ const sectionRuns: Array<[Section, () => Promise<boolean>]> = [
       return result.pass
     },
   ],
+  [
+    'peer',
+    async () => {
+      const result = await benchPeer(cleanups)
+      printPeer(result)
+      return result.pass
+    },
+  ],
 ]
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`)
 const results: Array<[Section, boolean]> = []
 try {
-  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload', 'load', 'office'] as const).some(selected)) ensureBuilt()
+  if ((['platform', 'ssr', 'assets', 'lighthouse', 'overload', 'load', 'office', 'peer'] as const).some(selected)) ensureBuilt()
   for (const [section, run] of sectionRuns) {
     if (!selected(section)) continue
     const started = performance.now()

@@ -60,8 +60,11 @@ export interface Config {
    * before the drain (issue 26); undefined: by role (readinessDelayMs).
    */
   shutdownReadinessDelayMs: number | undefined
-  /** Load shedding (issue 14): event-loop delay (ms) past which new requests get 503 (0: never), and the cap on requests waiting for their answers (0: none). */
-  overload: { eventLoopDelayMs: number; maxInFlight: number }
+  /**
+   * Load shedding (issue 14): event-loop delay (ms) past which new requests get 503 (0: never) once
+   * `pressureInFlight` are in flight (issue 30), and the cap on requests waiting for their answers (0: none).
+   */
+  overload: { eventLoopDelayMs: number; maxInFlight: number; pressureInFlight: number }
   /** A connection with no bytes either way for this long is closed (BFF and API). */
   idleTimeoutMs: number
   /** Outgoing mail over SMTP; unset in embedded mode: the local mailbox shown at /dev/mail. */
@@ -603,6 +606,7 @@ export function loadConfig(env: Env = process.env): Config {
     overload: {
       eventLoopDelayMs: r.integer('OVERLOAD_EVENT_LOOP_DELAY_MS', 50, 0, 10_000),
       maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 128, 0, 100_000),
+      pressureInFlight: r.integer('OVERLOAD_PRESSURE_IN_FLIGHT', 16, 0, 100_000),
     },
     idleTimeoutMs: r.integer('IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
     smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),

@@ -175,6 +175,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       prefix: 'API',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
+      pressureInFlight: config.overload.pressureInFlight,
       // The BFF's own call at sign-up and sign-in, inside a request it admitted: refused, it would
       // leave a new account without its record (every page then says the account is disabled)
       // until the next sign-in, and the person would never know why. One upsert.

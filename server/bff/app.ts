@@ -133,6 +133,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       prefix: 'BFF',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
+      pressureInFlight: config.overload.pressureInFlight,
       requestId: newRequestId,
       headers: securityHeaders(https),
       page: busyPages(catalog, OVERLOAD_RETRY_AFTER_SECONDS),

@@ -10,7 +10,8 @@ import { buildStack, waitUntil, within } from '../../helpers.ts'
 // Node's own request listener, before Fastify.
 
 t.test('an event loop lagging past the threshold sheds new requests; probes stay answered; it recovers', async (t) => {
-  const stack = await buildStack(t, { env: { OVERLOAD_EVENT_LOOP_DELAY_MS: '40' } })
+  // Every new request refused while the loop lags (the rule that admits a few is the next test's).
+  const stack = await buildStack(t, { env: { OVERLOAD_EVENT_LOOP_DELAY_MS: '40', OVERLOAD_PRESSURE_IN_FLIGHT: '0' } })
   await stack.bff.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
   // Whatever else this machine does, start from a calm event loop.
@@ -120,4 +121,51 @@ t.test('past the in-flight cap new requests are refused at once; answered header
   await meanwhile.body.dump()
   for (const release of held.splice(0)) release()
   for (const stream of streams) t.equal(await stream.body.text(), 'first half, second half')
+})
+
+t.test('while the event loop lags, requests are admitted until OVERLOAD_PRESSURE_IN_FLIGHT are in flight: the CPU always has that much to do', async (t) => {
+  const held: Array<() => void> = []
+  let arrivals = 0
+  const upstream = http.createServer((req, res) => {
+    arrivals++
+    res.setHeader('content-type', 'application/json')
+    if (req.url?.startsWith('/api/slow')) {
+      held.push(() => res.end('{"done":true}'))
+      return
+    }
+    res.end('{"quick":true}')
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())))
+  const stack = await buildStack(t, {
+    env: { OVERLOAD_EVENT_LOOP_DELAY_MS: '40', OVERLOAD_PRESSURE_IN_FLIGHT: '2' },
+    upstreamApiUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+  })
+  await stack.bff.listen({ host: '127.0.0.1', port: 0 })
+  const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
+  await within(waitUntil(() => !stack.bff.isUnderPressure()), 30_000)
+  const hog = setInterval(() => {
+    const end = Date.now() + 80
+    while (Date.now() < end);
+  }, 1)
+  t.teardown(() => clearInterval(hog))
+  await waitUntil(() => stack.bff.isUnderPressure())
+
+  const first = await request(`${base}/api/quick`)
+  t.equal(first.statusCode, 200, 'nothing in flight: admitted although the loop lags')
+  t.same(await first.body.json(), { quick: true })
+  const slow = [request(`${base}/api/slow?1`), request(`${base}/api/slow?2`)]
+  await within(waitUntil(() => arrivals >= 3), 10_000)
+  t.ok(stack.bff.isUnderPressure(), 'still lagging')
+  const refused = await request(`${base}/api/quick`, { headers: { accept: 'application/json' } })
+  t.equal(refused.statusCode, 503, 'two in flight and the loop lagging: refused')
+  t.match(await refused.body.json(), { code: 'BFF_OVERLOADED' })
+  t.equal(arrivals, 3, 'the refused request never reached the upstream')
+
+  for (const release of held.splice(0)) release()
+  for (const answer of await Promise.all(slow)) t.same(await answer.body.json(), { done: true })
+  t.ok(stack.bff.isUnderPressure(), 'the loop still lags')
+  const again = await request(`${base}/api/quick`)
+  t.equal(again.statusCode, 200, 'admitted again once those in hand were answered, while the loop still lags')
+  await again.body.dump()
 })

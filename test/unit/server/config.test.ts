@@ -40,9 +40,9 @@ t.test('every bad value is reported by name, with what is expected', async (t) =
 
 t.test('load shedding and the idle timeout: defaults, off switches and bounds', async (t) => {
   const defaults = loadConfig({})
-  t.same(defaults.overload, { eventLoopDelayMs: 50, maxInFlight: 128 })
+  t.same(defaults.overload, { eventLoopDelayMs: 50, maxInFlight: 128, pressureInFlight: 16 })
   t.equal(defaults.idleTimeoutMs, 60_000)
-  t.same(loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_IN_FLIGHT: '0' }).overload, { eventLoopDelayMs: 0, maxInFlight: 0 }, '0 turns each off')
+  t.same(loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_IN_FLIGHT: '0', OVERLOAD_PRESSURE_IN_FLIGHT: '0' }).overload, { eventLoopDelayMs: 0, maxInFlight: 0, pressureInFlight: 0 }, '0 turns each off')
   t.throws(() => loadConfig({ OVERLOAD_EVENT_LOOP_DELAY_MS: '-1' }), /OVERLOAD_EVENT_LOOP_DELAY_MS must be a whole number from 0/)
   t.throws(() => loadConfig({ OVERLOAD_MAX_IN_FLIGHT: 'many' }), /OVERLOAD_MAX_IN_FLIGHT must be a whole number/)
   t.throws(() => loadConfig({ IDLE_TIMEOUT_MS: '10' }), /IDLE_TIMEOUT_MS must be a whole number from 1000/)
