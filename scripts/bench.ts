@@ -6,7 +6,7 @@
 //   request at a time (10-connection throughput reported), on PGlite and on PostgreSQL
 //   (BENCH_DATABASE_URL, else a throwaway local server).
 // - ssr (issue 3): /library through the BFF, p99 ≤ 50 ms at 10 connections, and ≥ 0.5× a raw render loop.
-// - assets (issue 3): initial JS of a public page ≤ 130 kB gzip, CSS ≤ 30 kB gzip.
+// - assets (issue 3): initial JS of a public page ≤ 110 kB gzip (issue 30; 130 kB before), CSS ≤ 30 kB gzip.
 // - lighthouse (issue 3): mobile performance ≥ 0.9, accessibility ≥ 0.95, SEO ≥ 0.95 on three pages.
 // - authcore (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms; a sign-in through
 //   supertokens-node without its password hashing p99 ≤ 15 ms (scripts/bench-authcore.ts).

@@ -5,7 +5,7 @@ import { lazy, Suspense, useSyncExternalStore } from 'react'
 // programs chosen. Both need the page's script — the list lives in the browser (localStorage) —
 // so the server's HTML has neither, a page without scripts works as before (a comparison is still
 // a link anyone can open), and their code (compare-controls.tsx) loads after hydration, outside
-// the page's first JavaScript (the 130 kB budget).
+// the page's first JavaScript (the first-load budget, 110 kB).
 
 const Control = lazy(() => import('./compare-controls.tsx'))
 

@@ -9,7 +9,7 @@ import { serializeForScript } from '../../shared/ssr-contract.ts'
 // canonical URL, Open Graph, and structured data. The server writes it into the HTML; in the
 // browser the same code updates the document after each navigation. The browser loads this file
 // and the builders (client/page-heads.ts) only then (client/lib/route-head.ts): the first head is
-// the server's, and they stay out of every page's initial JS (1.1–1.5 kB gzip of the 130 kB budget).
+// the server's, and they stay out of every page's initial JS (1.1–1.5 kB gzip of the first-load budget, then 130 kB).
 
 export interface PageHead {
   /** English, like every page title (spec §1); the product name is appended. */

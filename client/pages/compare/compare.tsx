@@ -6,7 +6,7 @@ import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../../shared/living-ca
 import { formatPartialDate } from '../../../shared/partial-dates.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 // Through the cards' module, with which they ship in one chunk (a chunk of their own would be one
-// more file in the first load of every listing, issue 29's share of the 130 kB budget).
+// more file in the first load of every listing, issue 29's share of the first-load budget, then 130 kB).
 import { CompareTray, PriceLabel } from '../../components/program-card.tsx'
 import { ProgramIcon } from '../../components/program-icon.tsx'
 import { apiResponse } from '../../lib/api.ts'
