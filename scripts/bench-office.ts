@@ -10,17 +10,13 @@
 // Budget: no 429, no socket error. 503s (the load shedding, issue 14) are reported, not budgeted:
 // they measure the machine, not the limits. Also printed: how many of those requests the rule before issue
 // 27 counted (every request but assets, locale files and probes) against its 300 a minute.
-import { spawn, type ChildProcess } from 'node:child_process'
-import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Agent, request } from 'undici'
 import { loadConfig } from '../server/config.ts'
-import { freePort } from './throwaway-postgres.ts'
+import { startInstance } from './bench-instance.ts'
 
 const here = fileURLToPath(import.meta.url)
-const root = path.resolve(path.dirname(here), '..')
 const PEOPLE = Number(process.env.BENCH_OFFICE_PEOPLE ?? 50)
 const DURATION_S = Number(process.env.BENCH_OFFICE_DURATION ?? 60)
 /** A person reads a page for 3–7 s (uniform) before the next. */
@@ -70,20 +66,6 @@ function random(seed: number): () => number {
   }
 }
 
-async function waitForReady(url: string, child: ChildProcess): Promise<void> {
-  const started = Date.now()
-  while (Date.now() - started < 120_000) {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode} while starting`)
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error('the app did not become ready within 120 s')
-}
-
 /** Everything a page's HTML names that a browser would fetch: logos, scripts, styles, locale files, icons. */
 function resourcesOf(html: string): string[] {
   const found = new Set<string>()
@@ -95,25 +77,8 @@ function resourcesOf(html: string): string[] {
 }
 
 export async function benchOffice(cleanups: Array<() => void>): Promise<OfficeFigures> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-office-'))
-  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }))
-  const ports = { bff: await freePort(), api: await freePort(), core: await freePort() }
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'error',
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(ports.bff),
-    API_PORT: String(ports.api),
-    AUTH_CORE_PORT: String(ports.core),
-  }
-  // The shipped limits and the embedded defaults, whatever this shell says.
-  for (const name of ['RATE_LIMIT_MAX', 'RATE_LIMIT_ACCOUNT_MAX', 'TRUST_PROXY', 'DATABASE_URL', 'UPSTREAM_API_URL', 'AUTH_CORE_URL', 'REDIS_URL']) delete env[name]
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js'), 'all'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
-  cleanups.push(() => child.kill('SIGKILL'))
-  const base = `http://127.0.0.1:${ports.bff}`
-  await waitForReady(base, child)
+  // The shipped limits, whatever this shell says.
+  const { base, child } = await startInstance(cleanups, { name: 'office', env: { LOG_LEVEL: 'error' }, unset: ['RATE_LIMIT_MAX', 'RATE_LIMIT_ACCOUNT_MAX', 'TRUST_PROXY'] })
 
   const agent = new Agent({ connections: PEOPLE * PARALLEL, keepAliveTimeout: 30_000 })
   const programs = ((await (await fetch(`${base}/api/programs`)).json()) as { items?: Array<{ id: string }> }).items?.map((p) => p.id) ?? []

@@ -4,16 +4,11 @@
 // against a proxied API route, while a probe asks /healthz every 100 ms on a connection of its own.
 // Budgets: no socket error and no timeout; every answer 2xx, 503 or 429; p99 ≤ 1 s; /healthz
 // p99 ≤ 1 s during the load.
-import { spawn, type ChildProcess } from 'node:child_process'
-import fs from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { freePort } from './throwaway-postgres.ts'
+import { startInstance } from './bench-instance.ts'
 
 const here = fileURLToPath(import.meta.url)
-const root = path.resolve(path.dirname(here), '..')
 const CONNECTIONS = Number(process.env.BENCH_OVERLOAD_CONNECTIONS ?? 1000)
 const DURATION_S = Number(process.env.BENCH_OVERLOAD_DURATION ?? 30)
 export const OVERLOAD_BUDGET = { maxP99Ms: 1000, maxHealthP99Ms: 1000 }
@@ -42,20 +37,6 @@ export interface OverloadFigures {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-}
-
-async function waitForHealth(url: string, child: ChildProcess): Promise<void> {
-  const started = Date.now()
-  while (Date.now() - started < 120_000) {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode} while starting`)
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error('the app did not become ready within 120 s')
 }
 
 /** /healthz once every 100 ms on its own connection until stopped; the latencies, ms. */
@@ -111,27 +92,8 @@ async function load(name: string, url: string, base: string): Promise<OverloadRo
 }
 
 export async function benchOverload(cleanups: Array<() => void>): Promise<OverloadFigures> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-overload-'))
-  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }))
-  const ports = { bff: await freePort(), api: await freePort(), core: await freePort() }
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'error',
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(ports.bff),
-      API_PORT: String(ports.api),
-      AUTH_CORE_PORT: String(ports.core),
-      // The per-IP limit would answer most of one machine's thousand clients with 429: this measures the shedding.
-      RATE_LIMIT_MAX: '1000000',
-  }
-  // The embedded defaults, whatever this shell points at.
-  for (const name of ['DATABASE_URL', 'UPSTREAM_API_URL', 'AUTH_CORE_URL', 'REDIS_URL']) delete env[name]
-  const child = spawn(process.execPath, [path.join(root, 'dist', 'server', 'main.js'), 'all'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
-  cleanups.push(() => child.kill('SIGKILL'))
-  const base = `http://127.0.0.1:${ports.bff}`
-  await waitForHealth(base, child)
+  // The per-IP limit would answer most of one machine's thousand clients with 429: this measures the shedding.
+  const { base, child } = await startInstance(cleanups, { name: 'overload', env: { LOG_LEVEL: 'error', RATE_LIMIT_MAX: '1000000' } })
   const rows = [
     await load('rendered page /library?sort=nameDesc', `${base}/library?sort=nameDesc`, base),
     await load('proxied API /api/programs?sort=nameDesc', `${base}/api/programs?sort=nameDesc`, base),

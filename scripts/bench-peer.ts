@@ -23,6 +23,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { printSummary, summarize, type ProfileSummary } from './profile-summary.ts'
+import { startInstance, waitUntilAnswers } from './bench-instance.ts'
 import { freePort } from './throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
@@ -63,20 +64,6 @@ export interface PeerFigures {
   pass: boolean
 }
 
-async function waitFor(url: string, child: ChildProcess, what: string): Promise<void> {
-  const started = Date.now()
-  while (Date.now() - started < 120_000) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} while starting`)
-    try {
-      if ((await fetch(url)).ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`${what} did not answer ${url} within 120 s`)
-}
-
 function run(command: string, args: string[], cwd: string): void {
   const result = spawnSync(command, args, { cwd, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } })
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status})`)
@@ -103,28 +90,9 @@ function ensurePeer(): void {
   }
 }
 
-async function startOurs(cleanups: Array<() => void>, nodeArgs: string[] = []): Promise<{ base: string; child: ChildProcess }> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-bench-peer-'))
-  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }))
-  const ports = { bff: await freePort(), api: await freePort(), core: await freePort() }
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(ports.bff),
-    API_PORT: String(ports.api),
-    AUTH_CORE_PORT: String(ports.core),
-    // One machine's load generator is one address: the per-IP limit would answer it with 429s.
-    RATE_LIMIT_MAX: '1000000',
-  }
-  // The embedded defaults, whatever this shell points at; the log level is the product's default.
-  for (const name of ['DATABASE_URL', 'UPSTREAM_API_URL', 'AUTH_CORE_URL', 'REDIS_URL', 'LOG_LEVEL']) delete env[name]
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist', 'server', 'main.js'), 'all'], { env, stdio: ['ignore', 'ignore', 'inherit'] })
-  cleanups.push(() => child.kill('SIGKILL'))
-  const base = `http://127.0.0.1:${ports.bff}`
-  await waitFor(`${base}/readyz`, child, 'softshelf')
-  return { base, child }
+/** Ours: the product's default log level, and no per-IP limit (one machine's load generator is one address: it would answer 429s). */
+function startOurs(cleanups: Array<() => void>, nodeArgs: string[] = []): Promise<{ base: string; child: ChildProcess }> {
+  return startInstance(cleanups, { name: 'peer', env: { RATE_LIMIT_MAX: '1000000' }, unset: ['LOG_LEVEL'], nodeArgs })
 }
 
 /**
@@ -164,7 +132,7 @@ async function startPeer(cleanups: Array<() => void>, version: string): Promise<
   })
   cleanups.push(() => child.kill('SIGKILL'))
   const base = `http://127.0.0.1:${port}`
-  await waitFor(`${base}/library`, child, 'next start')
+  await waitUntilAnswers(`${base}/library`, child, 'next start')
   return base
 }
 
@@ -185,7 +153,7 @@ async function startBare(cleanups: Array<() => void>, body: string): Promise<str
   const child = spawn(process.execPath, ['--input-type=module', '-e', source], { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'ignore', 'inherit'] })
   cleanups.push(() => child.kill('SIGKILL'))
   const base = `http://127.0.0.1:${port}`
-  await waitFor(`${base}/api/version`, child, 'bare Fastify')
+  await waitUntilAnswers(`${base}/api/version`, child, 'bare Fastify')
   return base
 }
 
