@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { buildStack, waitUntil, within } from '../../helpers.ts'
 
@@ -8,6 +8,34 @@ import { buildStack, waitUntil, within } from '../../helpers.ts'
 // BFF_OVERLOADED with Retry-After at once, probes and metrics are still answered, and the service
 // takes requests again by itself once the load is gone. Over real HTTP: the refusal is written in
 // Node's own request listener, before Fastify.
+
+/**
+ * An upstream API that answers /api/quick at once, holds /api/slow until released, and streams
+ * /api/stream: headers at once, the body when released (as a file download would).
+ */
+async function holdingUpstream(t: Test): Promise<{ url: string; held: Array<() => void>; arrivals: () => number }> {
+  const held: Array<() => void> = []
+  let arrivals = 0
+  const upstream = http.createServer((req, res) => {
+    arrivals++
+    if (req.url?.startsWith('/api/stream')) {
+      // A file download: streamed through (JSON answers are read whole first).
+      res.writeHead(200, { 'content-type': 'application/octet-stream' })
+      res.write('first half, ')
+      held.push(() => res.end('second half'))
+      return
+    }
+    res.setHeader('content-type', 'application/json')
+    if (req.url?.startsWith('/api/slow')) {
+      held.push(() => res.end('{"done":true}'))
+      return
+    }
+    res.end('{"quick":true}')
+  })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())))
+  return { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, held, arrivals: () => arrivals }
+}
 
 t.test('an event loop lagging past the threshold sheds new requests; probes stay answered; it recovers', async (t) => {
   // Every new request refused while the loop lags (the rule that admits a few is the next test's).
@@ -67,33 +95,12 @@ t.test('an event loop lagging past the threshold sheds new requests; probes stay
 })
 
 t.test('past the in-flight cap new requests are refused at once; answered headers free a place; keep-alive survives a refusal', async (t) => {
-  const held: Array<() => void> = []
-  let arrivals = 0
-  let arrived: (() => void) | undefined
-  // An upstream that holds /api/slow until released, and streams /api/stream: headers at once, the body when released.
-  const upstream = http.createServer((req, res) => {
-    arrivals++
-    arrived?.()
-    if (req.url?.startsWith('/api/stream')) {
-      // A file download: streamed through (JSON answers are read whole first).
-      res.writeHead(200, { 'content-type': 'application/octet-stream' })
-      res.write('first half, ')
-      held.push(() => res.end('second half'))
-      return
-    }
-    res.setHeader('content-type', 'application/json')
-    if (req.url?.startsWith('/api/slow')) {
-      held.push(() => res.end('{"done":true}'))
-      return
-    }
-    res.end('{"quick":true}')
-  })
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())))
-  const stack = await buildStack(t, { env: { OVERLOAD_MAX_IN_FLIGHT: '2' }, upstreamApiUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}` })
+  const upstream = await holdingUpstream(t)
+  const { held } = upstream
+  const stack = await buildStack(t, { env: { OVERLOAD_MAX_IN_FLIGHT: '2' }, upstreamApiUrl: upstream.url })
   await stack.bff.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
-  const waitForArrivals = (count: number) => within(waitUntil(() => arrivals >= count), 5_000)
+  const waitForArrivals = (count: number) => within(waitUntil(() => upstream.arrivals() >= count), 5_000)
 
   const slow = [request(`${base}/api/slow?1`), request(`${base}/api/slow?2`)]
   await waitForArrivals(2)
@@ -103,7 +110,7 @@ t.test('past the in-flight cap new requests are refused at once; answered header
   const refused = await request(`${base}/api/quick`, { dispatcher: single })
   t.equal(refused.statusCode, 503, 'the third request is refused while two wait')
   t.match(await refused.body.json(), { code: 'BFF_OVERLOADED' })
-  t.equal(arrivals, 2, 'the refused request never reached the upstream')
+  t.equal(upstream.arrivals(), 2, 'the refused request never reached the upstream')
   const probe = await request(`${base}/healthz`, { dispatcher: single })
   t.equal(probe.statusCode, 200, 'a probe on the same connection is answered')
   await probe.body.dump()
@@ -124,22 +131,11 @@ t.test('past the in-flight cap new requests are refused at once; answered header
 })
 
 t.test('while the event loop lags, requests are admitted until OVERLOAD_PRESSURE_IN_FLIGHT are in flight: the CPU always has that much to do', async (t) => {
-  const held: Array<() => void> = []
-  let arrivals = 0
-  const upstream = http.createServer((req, res) => {
-    arrivals++
-    res.setHeader('content-type', 'application/json')
-    if (req.url?.startsWith('/api/slow')) {
-      held.push(() => res.end('{"done":true}'))
-      return
-    }
-    res.end('{"quick":true}')
-  })
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => upstream.close(() => resolve())))
+  const upstream = await holdingUpstream(t)
+  const { held } = upstream
   const stack = await buildStack(t, {
     env: { OVERLOAD_EVENT_LOOP_DELAY_MS: '40', OVERLOAD_PRESSURE_IN_FLIGHT: '2' },
-    upstreamApiUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    upstreamApiUrl: upstream.url,
   })
   await stack.bff.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
@@ -155,12 +151,12 @@ t.test('while the event loop lags, requests are admitted until OVERLOAD_PRESSURE
   t.equal(first.statusCode, 200, 'nothing in flight: admitted although the loop lags')
   t.same(await first.body.json(), { quick: true })
   const slow = [request(`${base}/api/slow?1`), request(`${base}/api/slow?2`)]
-  await within(waitUntil(() => arrivals >= 3), 10_000)
+  await within(waitUntil(() => upstream.arrivals() >= 3), 10_000)
   t.ok(stack.bff.isUnderPressure(), 'still lagging')
   const refused = await request(`${base}/api/quick`, { headers: { accept: 'application/json' } })
   t.equal(refused.statusCode, 503, 'two in flight and the loop lagging: refused')
   t.match(await refused.body.json(), { code: 'BFF_OVERLOADED' })
-  t.equal(arrivals, 3, 'the refused request never reached the upstream')
+  t.equal(upstream.arrivals(), 3, 'the refused request never reached the upstream')
 
   for (const release of held.splice(0)) release()
   for (const answer of await Promise.all(slow)) t.same(await answer.body.json(), { done: true })
