@@ -46,7 +46,7 @@ t.test('a feed bumps Blender; its watcher is notified and mailed; the mail unsub
   await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve))
   t.teardown(() => feed.close())
   const feedName = `appstream:http://127.0.0.1:${(feed.address() as AddressInfo).port}/flathub.xml`
-  const stack = await buildStack(t, { auth: true, env: { CATALOGUE_FEEDS: feedName } })
+  const stack = await buildStack(t, { auth: true, env: { CATALOGUE_FEEDS: feedName, RATE_LIMIT_ACCOUNT_MAX: '100000' } })
   const { bff, db } = stack
 
   // A user watches Blender (its ids in other catalogues are the seed's) and wants mail at once.

@@ -41,13 +41,19 @@ t.test('a database held past the bound answers 503 on /auth and /api, and everyt
   // Another caller holds the tables the requests need (on PGlite: the only connection).
   let release = () => {}
   const held = new Promise<void>((resolve) => (release = resolve))
+  let locked = () => {}
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve))
   const holder = db.transaction(
     async (tx) => {
       await tx.exec('LOCK TABLE authcore.sessions, api.users IN ACCESS EXCLUSIVE MODE')
+      locked()
       await held
     },
     { timeoutMs: 60_000 },
   )
+  // The requests start once the lock is held (on PostgreSQL the holder's BEGIN and LOCK take a
+  // round trip each, and a refresh sent before them would simply succeed).
+  await within(lockTaken, 20_000)
   const refresh = await within(tab.post('/auth/session/refresh'), 20_000)
   t.equal(refresh.statusCode, 503, `the refresh fails with 503, not 500 or 401 (${refresh.body})`)
   t.equal(refresh.json().code, 'BFF_AUTH_CORE_UNAVAILABLE')
