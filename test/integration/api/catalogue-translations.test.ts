@@ -85,7 +85,7 @@ t.test('program texts follow Accept-Language, English where not translated', asy
 })
 
 t.test('a database from before issue 15 ends up with the dates and translations of the seed', async (t) => {
-  const db = await openTestDatabase(t)
+  const db = await openTestDatabase(t, { empty: true })
   const migrations = await readMigrations(new URL('../../../server/api/migrations/', import.meta.url))
   await migrate(db, 'api', migrations.filter((m) => m.version <= 14))
   // What the previous release left: Blender "released on 1 January 1998", and the seed recorded as
