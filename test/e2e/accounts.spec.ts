@@ -3,15 +3,11 @@ import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { base32Decode, totpCode } from '../../server/authcore/totp.ts'
 import { E2E_ENV } from '../../playwright.config.ts'
+import { hydrated, newEmail, PASSWORD, readyAccount } from './support/accounts.ts'
 import { E2E_MAIL_PORT } from './support/ports.ts'
 
 // Every account flow of issue 5 end to end in Chromium. Mail is read from the real SMTP server
 // the run starts; external sign-in goes to a real local OpenID provider (support/services.ts).
-
-const PASSWORD = 'correct horse battery staple'
-let counter = 0
-/** A fresh address per test and run: the app's data lives for the whole run. */
-const newEmail = (name: string) => `${name}-${Date.now().toString(36)}-${counter++}@example.com`
 
 interface Mail {
   subject: string
@@ -33,10 +29,6 @@ async function mailLink(email: string, subject: RegExp, skip = 0): Promise<strin
     )
     .not.toBe('')
   return link
-}
-
-async function hydrated(page: Page): Promise<void> {
-  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
 }
 
 async function signUp(page: Page, email: string): Promise<void> {
@@ -65,17 +57,6 @@ async function logIn(page: Page, email: string, password = PASSWORD): Promise<vo
   await page.getByRole('button', { name: 'Log in', exact: true }).click()
 }
 
-/** A verified account that accepted the terms, signed in, on its library. */
-async function readyAccount(page: Page, name: string): Promise<string> {
-  const email = newEmail(name)
-  await signUp(page, email)
-  await verifyFromMail(page, email)
-  await page.getByRole('link', { name: 'Continue' }).click()
-  await expect(page).toHaveURL(/\/tos$/)
-  await page.getByRole('button', { name: 'I accept the terms of service' }).click()
-  await expect(page).toHaveURL(/\/@\/library$/)
-  return email
-}
 
 test('sign up → verify by the emailed link → accept terms → library → add and remove → sign out', async ({ page }) => {
   const email = newEmail('ada')
