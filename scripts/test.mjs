@@ -140,7 +140,8 @@ if (process.env.TEST_DATABASE_URL) {
 const systemTests = fs.existsSync(path.join(root, 'test', 'system'))
   ? fs.readdirSync(path.join(root, 'test', 'system')).filter((name) => name.endsWith('.test.ts')).map((name) => path.join('test', 'system', name))
   : []
-if (systemTests.length > 0) await step('system tests (once)', bin('tap'), [...jobs, ...systemTests], {}, countTap, tapReader('system', report))
+// One at a time: each starts processes on ports it picked as free, which a neighbour's process could take.
+if (systemTests.length > 0) await step('system tests (once)', bin('tap'), systemTests, {}, countTap, tapReader('system', report))
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!fs.existsSync(chromium)) {
   console.error(`\nChromium not found at ${chromium}: install it (apt-get install chromium) or set CHROMIUM_PATH.`)

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { expect, type Page } from '@playwright/test'
 import { E2E_ENV } from '../../../playwright.config.ts'
 import { OPERATOR_ROUTES, permissionsOf } from '../../../shared/operator.ts'
-import { E2E_MAIL_PORT, E2E_PORT } from './ports.ts'
+import { E2E_MAIL_PORT } from './ports.ts'
 
 // A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed
 // verification link (read from the run's SMTP server), accept the terms. The forms themselves are
@@ -42,7 +42,8 @@ const verificationLink = (email: string) => mailedLink(email, /\/verify-email\?t
 /** A verified account that accepted the terms, signed in, on its library; returns its email. */
 export async function readyAccount(page: Page, name: string): Promise<string> {
   const email = newEmail(name)
-  const origin = `http://127.0.0.1:${E2E_PORT}`
+  // The app's own origin, whatever baseURL the test gave (a test may start an app of its own).
+  const origin = new URL((await page.request.get('/healthz')).url()).origin
   // page.request shares the page's cookies: the session the answers set is the page's. The
   // browser SDK keeps the session's claims from the `front-token` header of /auth answers in
   // cookies of its own; a request made here has no SDK to read it, so the cookies are written as
