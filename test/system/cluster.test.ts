@@ -272,7 +272,8 @@ async function cluster(adminUrl: string): Promise<void> {
   await t.test('d) a catalogue change reaches the index of both API instances', async (t) => {
     const search = async (api: Service, q: string) => ((await (await fetch(`${api.url}/api/programs?q=${encodeURIComponent(q)}`)).json()) as { items: Array<{ id: string }> }).items.map((item) => item.id)
     const name = `Zephyrine Studio ${randomBytes(3).toString('hex')}`
-    for (const api of [api1, api2]) t.same(await search(api, name), [], `${api.name} has its index loaded, without the new name`)
+    // (The search is fuzzy: another program may match a word of the name, e.g. FL Studio; Blender does not.)
+    for (const api of [api1, api2]) t.notOk((await search(api, name)).includes('blender'), `${api.name} has its index loaded, without the new name`)
     // A new release's seed, applied as the first API instance of that release applies it at start.
     const seed = readSeed()
     const programs = seed.programs.map((program) => (program.id === 'blender' ? { ...program, name } : program))
