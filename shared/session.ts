@@ -14,6 +14,14 @@ export interface PageSession {
 export const EMAIL_VERIFICATION_CLAIM_ID = 'st-ev'
 export const MFA_CLAIM_ID = 'st-mfa'
 
+/**
+ * The cookies the browser SDK (supertokens-website) writes itself from an /auth answer's
+ * `front-token` header: the session's claims, and the time of the last token change. The BFF
+ * writes them too where the SDK cannot see the header (server/bff/auth/page-session.ts).
+ */
+export const FRONT_TOKEN_COOKIE = 'sFrontToken'
+export const LAST_UPDATE_COOKIE = 'st-last-access-token-update'
+
 export function stateFromFailedClaims(failedClaimIds: readonly string[]): SessionState {
   if (failedClaimIds.includes(MFA_CLAIM_ID)) return 'MFA_REQUIRED'
   if (failedClaimIds.includes(EMAIL_VERIFICATION_CLAIM_ID)) return 'EMAIL_VERIFICATION_REQUIRED'

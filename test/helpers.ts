@@ -13,13 +13,12 @@ import { applySeed } from '../server/api/catalogue-seed.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
 import { buildAuthCore, migrateAuthCoreSchema } from '../server/authcore/app.ts'
 import { base32Decode, totpCode } from '../server/authcore/totp.ts'
-import { buildBff } from '../server/bff/app.ts'
+import { buildBff, migrateBffSchema } from '../server/bff/app.ts'
 import { recordRelease } from '../server/api/releases.ts'
 import type { OperatorRole } from '../shared/operator.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
 import { loadConfig, type Config } from '../server/config.ts'
 import type { Database } from '../server/db/database.ts'
-import { migrate, readMigrations } from '../server/db/migrate.ts'
 import { freshPgliteDump, openPglite } from '../server/db/pglite.ts'
 import { openPostgres } from '../server/db/postgres.ts'
 
@@ -87,7 +86,7 @@ export async function pgliteTemplate(): Promise<Blob> {
 async function prepareDatabase(db: Database): Promise<void> {
   await migrateAuthCoreSchema(db)
   await migrateApiSchema(db)
-  await migrate(db, 'bff', await readMigrations(path.join(root, 'server', 'bff', 'migrations')))
+  await migrateBffSchema(db)
   await applySeed(db)
 }
 
@@ -133,9 +132,16 @@ async function preparedPglite(): Promise<Blob> {
 /**
  * The prepared PostgreSQL database, made once per server and key (under an advisory lock: test
  * files run side by side) and copied with CREATE DATABASE … TEMPLATE. It is made under another
- * name and renamed when complete, so a copy is never taken of half of one.
+ * name and renamed when complete, so a copy is never taken of half of one. Looked up once a process.
  */
-async function preparedPostgres(url: string): Promise<string> {
+const preparedPostgresNames = new Map<string, Promise<string>>()
+function preparedPostgres(url: string): Promise<string> {
+  let name = preparedPostgresNames.get(url)
+  if (!name) preparedPostgresNames.set(url, (name = makePreparedPostgres(url)))
+  return name
+}
+
+async function makePreparedPostgres(url: string): Promise<string> {
   const name = `softshelf_prepared_${prepared()}`
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()

@@ -85,6 +85,11 @@ declare module 'fastify' {
 }
 
 /** The backend-for-frontend: the only service a browser talks to. Builds the app; never listens. */
+/** The BFF's own schema (login attempts, mail outbox and quota, …); applied at start. */
+export async function migrateBffSchema(db: Database): Promise<string[]> {
+  return migrate(db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
+}
+
 export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const { config } = options
   const root = options.root ?? projectRoot()
@@ -92,7 +97,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   if (dev && !servesDevConveniences(config)) {
     throw new ConfigError(['--dev (Vite serving the client from its sources) is a development convenience and is not served with NODE_ENV=production; build the client (node scripts/build.mjs) and start without --dev'])
   }
-  await migrate(options.db, 'bff', await readMigrations(new URL('./migrations/', import.meta.url)))
+  await migrateBffSchema(options.db)
   const catalog = loadLocaleCatalog(root)
   // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
   const logos = catalogueLogos()

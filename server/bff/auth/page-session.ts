@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
-import { stateFromFailedClaims, type PageSession } from '../../../shared/session.ts'
+import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE, stateFromFailedClaims, type PageSession } from '../../../shared/session.ts'
+
+export { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE }
 
 // The session of a page request (DESIGN.md §2 "A page, signed in"): read from the access-token
 // cookie without refreshing. The claims decide the state of spec §4, the multi-factor claim
@@ -17,8 +19,6 @@ const LOGGED_OUT: PageSessionResult = { kind: 'session', session: { state: 'LOGG
  * request changes the token (a claim fetched again, e.g. the email just verified), the SDK never
  * sees the `front-token` header of an HTML answer, so the BFF writes both cookies as it would.
  */
-export const FRONT_TOKEN_COOKIE = 'sFrontToken'
-export const LAST_UPDATE_COOKIE = 'st-last-access-token-update'
 const FOREVER = new Date('9999-12-31T23:59:59Z')
 
 export function mirrorFrontToken(reply: FastifyReply, https: boolean): void {

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { expect, type Page } from '@playwright/test'
 import { E2E_ENV } from '../../../playwright.config.ts'
 import { OPERATOR_ROUTES, permissionsOf } from '../../../shared/operator.ts'
+import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE } from '../../../shared/session.ts'
 import { E2E_MAIL_PORT } from './ports.ts'
 
 // A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed
@@ -61,8 +62,8 @@ export async function readyAccount(page: Page, name: string): Promise<string> {
   await write('/api/user/accept-tos', { isInMailList: false })
   expect(frontToken, 'the session\'s front token').toBeTruthy()
   await page.context().addCookies([
-    { name: 'sFrontToken', value: frontToken!, url: origin, sameSite: 'Lax' },
-    { name: 'st-last-access-token-update', value: String(Date.now()), url: origin, sameSite: 'Lax' },
+    { name: FRONT_TOKEN_COOKIE, value: frontToken!, url: origin, sameSite: 'Lax' },
+    { name: LAST_UPDATE_COOKIE, value: String(Date.now()), url: origin, sameSite: 'Lax' },
   ])
   await page.goto('/@/library')
   await expect(page).toHaveURL(/\/@\/library$/)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
 import { browser, buildStack, openTestDatabase } from '../../helpers.ts'
-import { migrate, readMigrations } from '../../../server/db/migrate.ts'
+import { migrateBffSchema } from '../../../server/bff/app.ts'
 
 // Issue 18, "Concurrent sign-ins with the right password": a check is counted before the
 // password is verified, so parallel wrong attempts cannot run more checks than the limit. Ten
@@ -103,7 +103,7 @@ t.test('a sign-in held back past the wait answers "in progress", not "blocked"',
 
 t.test('the counter: checks in flight are not failures', async (t) => {
   const db = await openTestDatabase(t)
-  await migrate(db, 'bff', await readMigrations(new URL('../../../server/bff/migrations/', import.meta.url)))
+  await migrateBffSchema(db)
   let now = Date.UTC(2026, 10, 27, 12, 0, 0)
   const clock = () => now
   const reserveAll = async (attempts: LoginAttempts, email: string, n: number) => {
