@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { defineConfig } from '@playwright/test'
+import { TEST_HASHING_ENV } from './test/hashing-env.ts'
 import { CHAT_WIDGET_PATH, TAG_MANAGER_PATH } from './test/e2e/support/outside-scripts.ts'
 import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTRY_PORT, E2E_SMTP_PORT, E2E_STREAM_CLUSTER_PORT, E2E_STRIPE, E2E_STRIPE_PORT, E2E_TAG_MANAGER_PORT, OIDC_CLIENT } from './test/e2e/support/ports.ts'
 
@@ -22,6 +23,7 @@ export const E2E_ENV = {
   OVERLOAD_EVENT_LOOP_DELAY_MS: '0',
   RATE_LIMIT_MAX: '100000',
   AUTH_RATE_LIMIT_MAX: '100000',
+  ...TEST_HASHING_ENV,
   // Mail leaves through a real SMTP server and external sign-in goes to a real OpenID provider,
   // both started by the browser tests (test/e2e/support/services.ts).
   SMTP_URL: `smtp://127.0.0.1:${E2E_SMTP_PORT}`,

@@ -37,6 +37,11 @@ export interface Config {
   authCoreSecret: string | undefined
   /** The default app's password hashing (AUTH_CORE_PASSWORD_HASHING), unless the app's own settings say otherwise. */
   authCorePasswordHashing: 'ARGON2' | 'BCRYPT'
+  /**
+   * What a password hash costs, for every app of the embedded core (the real core's
+   * bcrypt_log_rounds and argon2_*): the defaults are the core's; tests lower them.
+   */
+  authCoreHashing: { bcryptLogRounds: number; argon2Iterations: number; argon2MemoryKb: number; argon2Parallelism: number }
   redisUrl: string | undefined
   appUrl: string
   logLevel: LogLevel
@@ -562,6 +567,20 @@ function readStreamingClusters(r: Reader): StreamingCluster[] {
   return clusters
 }
 
+/** The auth core's hashing cost; argon2 needs 8 KiB of memory per lane. */
+function hashingCost(r: Reader): Config['authCoreHashing'] {
+  const cost = {
+    bcryptLogRounds: r.integer('AUTH_CORE_BCRYPT_LOG_ROUNDS', 11, 4, 31),
+    argon2Iterations: r.integer('AUTH_CORE_ARGON2_ITERATIONS', 1, 1, 100),
+    argon2MemoryKb: r.integer('AUTH_CORE_ARGON2_MEMORY_KB', 87_795, 8, 4_194_304),
+    argon2Parallelism: r.integer('AUTH_CORE_ARGON2_PARALLELISM', 2, 1, 64),
+  }
+  if (cost.argon2MemoryKb < 8 * cost.argon2Parallelism) {
+    r.problems.push(`AUTH_CORE_ARGON2_MEMORY_KB must be at least 8 × AUTH_CORE_ARGON2_PARALLELISM (${8 * cost.argon2Parallelism}; got ${cost.argon2MemoryKb})`)
+  }
+  return cost
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const r = new Reader(env)
   const nodeEnv = r.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development')
@@ -586,6 +605,7 @@ export function loadConfig(env: Env = process.env): Config {
     authCoreSecret: r.optional('AUTH_CORE_SECRET'),
     // argon2id: every byte of a password counts (bcrypt ignores those after the 72nd).
     authCorePasswordHashing: r.oneOf('AUTH_CORE_PASSWORD_HASHING', ['ARGON2', 'BCRYPT'] as const, 'ARGON2'),
+    authCoreHashing: hashingCost(r),
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     appUrl: r.url('APP_URL', ['http:', 'https:'], `http://localhost:${port}`) ?? `http://localhost:${port}`,
     logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

@@ -17,6 +17,7 @@ import { buildBff, migrateBffSchema } from '../server/bff/app.ts'
 import { recordRelease } from '../server/api/releases.ts'
 import type { OperatorRole } from '../shared/operator.ts'
 import { projectRoot, type BuildInfo } from '../server/build-info.ts'
+import { TEST_HASHING_ENV } from './hashing-env.ts'
 import { loadConfig, type Config } from '../server/config.ts'
 import type { Database } from '../server/db/database.ts'
 import { freshPgliteDump, openPglite } from '../server/db/pglite.ts'
@@ -25,6 +26,7 @@ import { openPostgres } from '../server/db/postgres.ts'
 // One way to build the real services for a test file, on a real database: PGlite by default,
 // PostgreSQL when TEST_DATABASE_URL is set (CI runs the suite both ways). Teardown is registered.
 
+export { TEST_HASHING_ENV }
 export const root = projectRoot()
 
 /** The key the tests' auth core asks its callers for (issue 17 §3: every set-up has one). */
@@ -37,6 +39,14 @@ export const TEST_AUTH_CORE_SECRET = 'test-secret-test-secret-test-secret-012345
 // file builds start from a clean SDK (server/bff/auth/supertokens.ts).
 process.env.TEST_MODE = 'testing'
 export const testBuildInfo: BuildInfo = { name: 'softshelf', packageVersion: '1.0.716', buildId: 'test', version: '1.0.716+test' }
+
+// Every app a test spawns with this process's environment hashes as cheaply as those it builds.
+for (const [name, value] of Object.entries(TEST_HASHING_ENV)) process.env[name] ??= value
+
+/** The config of an auth core a test builds by itself. */
+export function testCoreConfig(logLevel: 'silent' | 'info' = 'silent') {
+  return { logLevel, nodeEnv: 'test' as const, authCoreHashing: loadConfig(TEST_HASHING_ENV).authCoreHashing }
+}
 
 export function tempDir(t: Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'softshelf-test-'))
@@ -55,7 +65,7 @@ export async function freePort(): Promise<number> {
 
 export function testConfig(t: Test, env: Record<string, string> = {}): Config {
   // No shedding by event-loop delay unless a test asks: this machine's other work would make it refuse at random.
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: tempDir(t), APP_URL: 'http://localhost:3000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', ...env })
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: tempDir(t), APP_URL: 'http://localhost:3000', OVERLOAD_EVENT_LOOP_DELAY_MS: '0', ...TEST_HASHING_ENV, ...env })
 }
 
 /**

@@ -37,7 +37,8 @@ import { TotpService } from './totp.ts'
 // outcomes as HTTP 200 with a status, programmer errors as 400/401/404 plain text.
 
 export interface AuthCoreOptions {
-  config: Pick<Config, 'logLevel' | 'nodeEnv'>
+  /** With authCoreHashing, what every app's password hashes cost (the core's own by default). */
+  config: Pick<Config, 'logLevel' | 'nodeEnv'> & Partial<Pick<Config, 'authCoreHashing'>>
   db: Database
   /** Encrypts signing keys, TOTP secrets and refresh tokens; at least 32 characters. */
   secret: string
@@ -166,7 +167,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const keys = new KeyStore(db, box, options.now)
   const services: CoreServices = {
     db,
-    apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}),
+    apps: new AppRegistry(db, options.apiKeys, options.publicDefaults ?? {}, options.config.authCoreHashing ?? {}),
     keys,
     sessions: new SessionService(db, keys, box, options.now),
     totp: new TotpService(db, box, options.now),

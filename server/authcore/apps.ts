@@ -17,7 +17,13 @@ export class AppRegistry {
     private readonly publicApiKeys: string[] | null,
     /** The deployment's settings for the default app, under what the app stores itself. */
     private readonly publicDefaults: Partial<CoreSettings> = {},
-  ) {}
+    /** The deployment's settings for every app, under what the default app is given and what each app stores. */
+    deploymentDefaults: Partial<CoreSettings> = {},
+  ) {
+    this.defaults = { ...DEFAULT_SETTINGS, ...deploymentDefaults }
+  }
+
+  private readonly defaults: CoreSettings
 
   /** The app's effective settings, or null when there is no such app. */
   async settings(appId: string): Promise<CoreSettings | null> {
@@ -27,7 +33,7 @@ export class AppRegistry {
     const row = rows[0]
     let settings: CoreSettings | null = null
     if (row) {
-      settings = { ...DEFAULT_SETTINGS, ...(appId === 'public' ? this.publicDefaults : {}), ...row.config }
+      settings = { ...this.defaults, ...(appId === 'public' ? this.publicDefaults : {}), ...row.config }
       if (appId === 'public' && this.publicApiKeys && !row.config.apiKeys) settings.apiKeys = this.publicApiKeys
     }
     this.cache.set(appId, { settings, at: Date.now() })

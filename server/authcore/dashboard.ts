@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts'
 import { sha256Hex, uuid } from './crypto.ts'
-import { hashPassword, verifyPassword } from './passwords.ts'
+import { hashingKey, hashPassword, verifyPassword } from './passwords.ts'
 import type { CoreSettings } from './settings.ts'
 import { normaliseEmail } from './users.ts'
 
@@ -163,7 +163,7 @@ export class DashboardService {
   }
 
   private decoyFor(settings: CoreSettings): Promise<string> {
-    const key = `${settings.passwordHashingAlg}:${settings.bcryptLogRounds}`
+    const key = hashingKey(settings)
     let decoy = this.decoys.get(key)
     if (!decoy) this.decoys.set(key, (decoy = hashPassword('decoy password', settings)))
     return decoy

@@ -18,6 +18,11 @@ export interface CoreSettings {
   apiKeys: string[] | null
   passwordHashingAlg: 'BCRYPT' | 'ARGON2'
   bcryptLogRounds: number
+  /** argon2id cost; the deployment's (AUTH_CORE_ARGON2_*), not settable per app. */
+  argon2Iterations: number
+  /** KiB. */
+  argon2MemoryKb: number
+  argon2Parallelism: number
   totpMaxAttempts: number
   /** Seconds. */
   totpRateLimitCooldown: number
@@ -32,6 +37,9 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   apiKeys: null,
   passwordHashingAlg: 'BCRYPT',
   bcryptLogRounds: 11,
+  argon2Iterations: 1,
+  argon2MemoryKb: 87_795,
+  argon2Parallelism: 2,
   // One place for the numbers: the BFF's recovery codes keep the same limits (issue 11).
   totpMaxAttempts: TOTP_MAX_ATTEMPTS,
   totpRateLimitCooldown: TOTP_COOLDOWN_S,

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import t from 'tap'
-import { freePort, root, tempDir } from '../helpers.ts'
+import { freePort, root, tempDir, TEST_HASHING_ENV } from '../helpers.ts'
 
 // The built process as an operator runs it: configuration errors, the embedded stack, the
 // maintenance command against a running server, graceful shutdown, data surviving a restart.
@@ -138,7 +138,8 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   t.match(exported.stdout, /Exported 1 users/)
   t.equal(fs.statSync(exportFile).mode & 0o777, 0o600, 'the export is readable by its owner only')
   const bulk = JSON.parse(fs.readFileSync(exportFile, 'utf8')) as { users: Array<{ externalUserId: string; loginMethods: Array<Record<string, unknown>> }> }
-  t.match(bulk.users, [{ externalUserId: signUp.recipeUserId, loginMethods: [{ recipeId: 'emailpassword', email: 'keep@example.com', passwordHash: /^\$argon2id\$/, hashingAlgorithm: 'argon2', tenantIds: ['public'] }] }])
+  // The app inherited the tests' hashing cost (test/helpers.ts): the deployment's setting reaches the core.
+  t.match(bulk.users, [{ externalUserId: signUp.recipeUserId, loginMethods: [{ recipeId: 'emailpassword', email: 'keep@example.com', passwordHash: new RegExp(`^\\$argon2id\\$v=19\\$m=${TEST_HASHING_ENV.AUTH_CORE_ARGON2_MEMORY_KB},t=1,p=1\\$`), hashingAlgorithm: 'argon2', tenantIds: ['public'] }] }])
   const rotated = authcoreCommand('rotate-keys')
   t.equal(rotated.status, 0, rotated.stderr)
   const newKid = /New signing key (d-\d+)/.exec(rotated.stdout)?.[1]

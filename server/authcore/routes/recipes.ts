@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Queryable } from '../../db/database.ts'
 import type { CoreServices } from '../app.ts'
 import { asObject, BadRequest, body, query } from '../input.ts'
-import { hashPassword, verifyPassword } from '../passwords.ts'
+import { hashingKey, hashPassword, verifyPassword } from '../passwords.ts'
 import type { CoreSettings } from '../settings.ts'
 import { checkPasswordResetToken, consumeEmailVerificationToken, consumePasswordResetToken, createEmailVerificationToken, createPasswordResetToken } from '../tokens.ts'
 import {
@@ -57,7 +57,7 @@ export default async function recipeRoutes(app: FastifyInstance, { services }: {
   // hashing setting, as apps may differ.
   const decoys = new Map<string, Promise<string>>()
   const decoyFor = (settings: CoreSettings) => {
-    const key = `${settings.passwordHashingAlg}:${settings.bcryptLogRounds}`
+    const key = hashingKey(settings)
     let decoy = decoys.get(key)
     if (!decoy) decoys.set(key, (decoy = hashPassword('decoy password', settings)))
     return decoy

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt } from '../../../server/authcore/keys.ts'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { openTestDatabase, secondConnection, TestClock } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase, secondConnection, TestClock } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Contract tests on raw CDI 5.4 (AUTH-CORE.md §1, §3): transport rules, status strings, fields
@@ -11,7 +11,7 @@ import { TEST_SECRET } from './harness.ts'
 const db = await openTestDatabase(t)
 // The core's clock is the test's: the TOTP codes below are computed from it (issue 30).
 const clock = new TestClock()
-const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, now: clock.now })
+const core = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: null, now: clock.now })
 t.teardown(() => core.close())
 
 const cdi = { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' }
@@ -263,7 +263,7 @@ t.test('GET /users refuses a limit below 1, above 500 or not a number with the r
 t.test('a missing or wrong API key is refused with exactly "Invalid API key" and a newline, on the wire', async (t) => {
   t.same(await json('PUT', '/recipe/multitenancy/app/v2', { appId: 'keyed-1', coreConfig: { api_keys: 'keyed-key-0123456789abcdef' } }), { status: 'OK', createdNew: true })
   t.teardown(() => core.inject({ method: 'POST', url: '/recipe/multitenancy/app/remove', headers: cdi, payload: { appId: 'keyed-1' } }))
-  const wire = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null })
+  const wire = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: null })
   t.teardown(() => wire.close())
   const address = await wire.listen({ host: '127.0.0.1', port: 0 })
   for (const headers of [{}, { 'api-key': 'wrong-key-0123456789abcdef' }, { authorization: 'Bearer wrong-key-0123456789abcdef' }] as Array<Record<string, string>>) {
@@ -276,7 +276,7 @@ t.test('a missing or wrong API key is refused with exactly "Invalid API key" and
 })
 
 t.test('two core instances on one database give the same answers', async (t) => {
-  const other = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db: await secondConnection(t, db), secret: TEST_SECRET, apiKeys: null })
+  const other = await buildAuthCore({ config: testCoreConfig(), db: await secondConnection(t, db), secret: TEST_SECRET, apiKeys: null })
   t.teardown(() => other.close())
   const id = await newUser('judy@example.com')
   const created = await newSession(id)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { DASHBOARD_SESSION_MS } from '../../../server/authcore/dashboard.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // The dashboard's core endpoints on raw CDI 5.4 (issue 28): its accounts, sign-in and sessions,
@@ -9,7 +9,7 @@ import { TEST_SECRET } from './harness.ts'
 
 const db = await openTestDatabase(t)
 let wall = Date.now()
-const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, now: () => wall })
+const core = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: null, now: () => wall })
 t.teardown(() => core.close())
 
 const cdi = { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' }

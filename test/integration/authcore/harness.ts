@@ -11,7 +11,7 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import { errorHandler, plugin } from 'supertokens-node/framework/fastify'
 import type { Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
-import { openTestDatabase, TEST_AUTH_CORE_SECRET as TEST_SECRET } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase, TEST_AUTH_CORE_SECRET as TEST_SECRET } from '../../helpers.ts'
 
 // The conformance harness of issue 4: our auth core on loopback, and a Fastify app that runs the
 // real supertokens-node 24.0.3 against it with the recipes of DESIGN.md §4.3. Every core call
@@ -23,7 +23,7 @@ export { TEST_SECRET }
 /** Our auth core on loopback; `now` is its clock (a test's TestClock), the wall clock without one. */
 export async function startCore(t: Test, options: { apiKeys?: string[]; now?: () => number } = {}) {
   const db = await openTestDatabase(t)
-  const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: options.apiKeys ?? null, ...(options.now ? { now: options.now } : {}) })
+  const core = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: options.apiKeys ?? null, ...(options.now ? { now: options.now } : {}) })
   await core.listen({ host: '127.0.0.1', port: 0 })
   t.teardown(() => core.close())
   const { port } = core.server.address() as { port: number }

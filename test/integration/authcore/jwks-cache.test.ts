@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt, JWKS_MAX_AGE_S, KEY_CACHE_MS, KEY_OVERLAP_MS } from '../../../server/authcore/keys.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Issue 18 "Keys": the JWKS said `Cache-Control: max-age` until the next scheduled key (about 7
@@ -19,7 +19,7 @@ const operatorToken = 'operator-token-for-the-jwks-test-0123456789'
 const db = await openTestDatabase(t)
 // A short scheduled interval (6 minutes) to cross a scheduled key as well as a manual one.
 const coreOptions = {
-  config: { logLevel: 'silent', nodeEnv: 'test' },
+  config: testCoreConfig(),
   db,
   secret: TEST_SECRET,
   apiKeys: null,

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { ROLE_CHANGE_RETENTION_MS } from '../../../server/authcore/roles.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // The user-roles recipe on raw CDI 5.4 (issue 28): every spelling the router takes, the real
@@ -12,7 +12,7 @@ import { TEST_SECRET } from './harness.ts'
 const db = await openTestDatabase(t)
 let wall = Date.now()
 const OPERATOR = 'roles-contract-operator-token-0123456789'
-const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, operatorToken: OPERATOR, now: () => wall })
+const core = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: null, operatorToken: OPERATOR, now: () => wall })
 t.teardown(() => core.close())
 
 const cdi = { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' }
@@ -230,7 +230,7 @@ t.test('the feed is polled twice a second by every instance: its reads write no 
       done()
     },
   })
-  const logged = await buildAuthCore({ config: { logLevel: 'info', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, logStream })
+  const logged = await buildAuthCore({ config: testCoreConfig('info'), db, secret: TEST_SECRET, apiKeys: null, logStream })
   t.teardown(() => logged.close())
   await logged.ready()
   lines.length = 0

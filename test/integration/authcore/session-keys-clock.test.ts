@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt, KEY_OVERLAP_MS } from '../../../server/authcore/keys.ts'
-import { openTestDatabase, within } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase, within } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Issue 17 §1: a refresh (and a database-checked verify, and a regenerate) signs a token while
@@ -11,7 +11,7 @@ import { TEST_SECRET } from './harness.ts'
 
 let now = Date.UTC(2026, 10, 23, 12)
 const db = await openTestDatabase(t)
-const core = await buildAuthCore({ config: { logLevel: 'silent', nodeEnv: 'test' }, db, secret: TEST_SECRET, apiKeys: null, now: () => now })
+const core = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: null, now: () => now })
 t.teardown(() => core.close())
 
 const headers = { 'cdi-version': '5.4', 'content-type': 'application/json; charset=utf-8' }

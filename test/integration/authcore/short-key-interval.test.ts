@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { decodeJwt } from '../../../server/authcore/keys.ts'
-import { openTestDatabase } from '../../helpers.ts'
+import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
 // Issue 26 §7: with a signing-key update interval shorter than the key's lead (supertokens-node's
@@ -15,7 +15,7 @@ let now = t0
 const interval = 3_600
 const db = await openTestDatabase(t)
 const core = await buildAuthCore({
-  config: { logLevel: 'silent', nodeEnv: 'test' },
+  config: testCoreConfig(),
   db,
   secret: TEST_SECRET,
   apiKeys: null,

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
-import { LogCapture, openTestDatabase, TEST_AUTH_CORE_SECRET } from '../../helpers.ts'
+import { LogCapture, openTestDatabase, TEST_AUTH_CORE_SECRET, testCoreConfig } from '../../helpers.ts'
 
 // Issue 26 §4, at the auth core's edge: a NUL in a string reached PostgreSQL ("invalid byte
 // sequence for encoding UTF8: 0x00") and the core answered 500 "Internal Error" with an error
@@ -12,7 +12,7 @@ const KEY = 'unstorable-text-core-key-0123456789'
 
 t.test('a NUL or a lone surrogate in the path, the query or the body is a 400 in plain text, without an error line', async (t) => {
   const logs = new LogCapture()
-  const core = await buildAuthCore({ config: { logLevel: 'info', nodeEnv: 'test' }, db: await openTestDatabase(t), secret: TEST_AUTH_CORE_SECRET, apiKeys: [KEY], logStream: logs })
+  const core = await buildAuthCore({ config: testCoreConfig('info'), db: await openTestDatabase(t), secret: TEST_AUTH_CORE_SECRET, apiKeys: [KEY], logStream: logs })
   t.teardown(() => core.close())
   const headers = { 'api-key': KEY, 'content-type': 'application/json', 'cdi-version': '5.4' }
   const signUp = await core.inject({ method: 'POST', url: '/public/recipe/signup', headers, payload: { email: 'core@example.com', password: 'correct horse battery' } })
