@@ -68,10 +68,11 @@ for (const step of steps) {
       // Top-level results only: a file's line starts at column 0.
       const match = /^(not ok|ok) \d+ - (\S+)(?: # time=([\d.]+)ms)?/.exec(line)
       if (match) {
-        const row = byFile.get(match[2]) ?? {}
+        const file = match[2]
+        const row = byFile.get(file) ?? {}
         row[run] = (row[run] ?? 0) + Number(match[3] ?? 0) / 1000
         if (match[1] === 'not ok') row.failed = true
-        byFile.set(match[2], row)
+        byFile.set(file, row)
       }
     }
     if (step.seconds === undefined) {

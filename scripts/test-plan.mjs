@@ -47,6 +47,11 @@ export const databaseNeutral = [
   'test/integration/bff/upstream-retry.test.ts', // a cut GET is sent once more, a write is not
 ]
 
+/** Whether a test file (relative to the project, "/"-separated) is one of the globs: a file, or "folder/**". */
+export function inPlan(file, globs) {
+  return globs.some((glob) => (glob.endsWith('/**') ? file.startsWith(glob.slice(0, -2)) : file === glob))
+}
+
 /** What a database-neutral file must not contain (test/unit/test-plan.test.ts). */
 export const notDatabaseNeutral = [
   { pattern: /\.query\(|\.transaction\(|\b(?:db|tx|database|stack\.db)\.exec\(/, why: 'SQL of its own' },

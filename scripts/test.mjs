@@ -10,7 +10,8 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { databaseFree, databaseNeutral } from './test-plan.mjs'
+import { bundleTests, testFiles } from './test-bundle.mjs'
+import { databaseFree, databaseNeutral, inPlan } from './test-plan.mjs'
 import { playwrightReader, tapReader } from './test-report.mjs'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -122,26 +123,45 @@ await sideBySide([
   { label: 'type check', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
 ])
 await step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])
-// tap runs one file at a time unless told (issue 30: one file at a time left a core idle while the
-// other waited on a socket or a timer); one file per core fills both without oversubscribing them.
-const jobs = [`--jobs=${os.availableParallelism()}`]
-await step('tap on PGlite', bin('tap'), jobs, { TEST_DATABASE_URL: '' }, countTap, tapReader('PGlite', report))
+// Every tap file is bundled without its TypeScript and run on plain Node by scripts/tap-run.mjs:
+// no module hooks before its first test (scripts/test-bundle.mjs says why).
+const tapFiles = testFiles(root, ['test/unit', 'test/integration'])
+const systemTests = testFiles(root, ['test/system'])
+console.log('\n=== bundle tap files ===')
+const bundleStarted = performance.now()
+let bundleCode = 0
+try {
+  await bundleTests(root, [...tapFiles, ...systemTests])
+  console.log(`${tapFiles.length + systemTests.length} files`)
+} catch (error) {
+  console.error(error instanceof Error ? error.message : error)
+  bundleCode = 1
+}
+const bundleSeconds = (performance.now() - bundleStarted) / 1000
+stepTimes.push({ label: 'bundle tap files', seconds: bundleSeconds, code: bundleCode })
+console.log(`--- bundle tap files: ${bundleSeconds.toFixed(1)} s (exit ${bundleCode})`)
+if (bundleCode !== 0) {
+  totals.failed += 1
+  finish(bundleCode)
+}
+const tapRun = path.join(root, 'scripts', 'tap-run.mjs')
+// One file per core (issue 30: one at a time left a core idle while the other waited on a socket
+// or a timer) fills both without oversubscribing them.
+const jobs = `--jobs=${os.availableParallelism()}`
+await step('tap on PGlite', process.execPath, [tapRun, jobs, ...tapFiles], { TEST_DATABASE_URL: '' }, countTap, tapReader('PGlite', report))
 if (process.env.TEST_DATABASE_URL) {
   // The second run is for what can behave differently on PostgreSQL: the SQL. Unit tests, the files
   // that never open a database and the BFF files that only check HTTP behaviour on a stack ran once
   // already; the rule and the list are in scripts/test-plan.mjs (checked by test/unit/test-plan.test.ts).
   const once = [...databaseFree, ...databaseNeutral]
-  await step('tap on PostgreSQL', bin('tap'), [...jobs, ...once.map((glob) => `--exclude=${glob}`)], {}, countTap, tapReader('PostgreSQL', report))
+  await step('tap on PostgreSQL', process.execPath, [tapRun, jobs, ...tapFiles.filter((file) => !inPlan(file, once))], {}, countTap, tapReader('PostgreSQL', report))
 } else {
   console.log('\n(TEST_DATABASE_URL is not set: the PostgreSQL run is skipped; .ci/run sets it)')
 }
 // System tests (test/system/*.test.ts) start whole processes, servers or a container and take
-// minutes: they run once, not once per database.
-const systemTests = fs.existsSync(path.join(root, 'test', 'system'))
-  ? fs.readdirSync(path.join(root, 'test', 'system')).filter((name) => name.endsWith('.test.ts')).map((name) => path.join('test', 'system', name))
-  : []
-// One at a time: each starts processes on ports it picked as free, which a neighbour's process could take.
-if (systemTests.length > 0) await step('system tests (once)', bin('tap'), systemTests, {}, countTap, tapReader('system', report))
+// minutes: they run once, not once per database, and one at a time: each starts processes on ports
+// it picked as free, which a neighbour's process could take.
+if (systemTests.length > 0) await step('system tests (once)', process.execPath, [tapRun, '--jobs=1', ...systemTests], {}, countTap, tapReader('system', report))
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!fs.existsSync(chromium)) {
   console.error(`\nChromium not found at ${chromium}: install it (apt-get install chromium) or set CHROMIUM_PATH.`)

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 // @ts-expect-error a plain .mjs module of the test runner, without types
-import { databaseFree, databaseNeutral, notDatabaseNeutral } from '../../scripts/test-plan.mjs'
+import { databaseFree, databaseNeutral, inPlan, notDatabaseNeutral } from '../../scripts/test-plan.mjs'
 
 // Issue 30: CI's PostgreSQL run leaves out the BFF files that only check HTTP behaviour
 // (scripts/test-plan.mjs). A file stays on that list only while it has nothing that could answer
@@ -45,4 +45,15 @@ t.test('the rule sees what it is for', async (t) => {
   t.same(seen("const answers = await Promise.all(Array.from({ length: 9 }, () => tab.post('/auth/signin', form)))"), ['concurrent requests'])
   t.same(seen('await Promise.all([bff.errorReporter!.flush(), api.errorReporter!.flush()])'), [], 'flushing reporters is not a request')
   t.same(seen("const version = /\"logosVersion\":\"([0-9a-f]+)\"/.exec(page.body)?.[1]"), [], 'a regular expression is not SQL')
+})
+
+t.test('a plan names files and folders; every entry is one that exists', async (t) => {
+  const free = databaseFree as string[]
+  for (const glob of [...free, ...neutral]) {
+    t.ok(glob.endsWith('/**') ? fs.statSync(path.join(root, glob.slice(0, -3))).isDirectory() : fs.statSync(path.join(root, glob)).isFile(), `${glob} exists`)
+  }
+  t.ok(inPlan('test/unit/server/config.test.ts', ['test/unit/**']), 'a folder holds what is below it')
+  t.notOk(inPlan('test/unitary.test.ts', ['test/unit/**']), 'not a folder of the same prefix')
+  t.ok(inPlan('test/integration/process.test.ts', free))
+  t.notOk(inPlan('test/integration/bff/auth.test.ts', [...free, ...neutral]), 'a file not listed runs on both')
 })

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import t from 'tap'
+// @ts-expect-error a plain .mjs module of the test runner, without types
+import { runTapFiles } from '../../scripts/tap-run.mjs'
+// @ts-expect-error a plain .mjs module of the test runner, without types
+import { bundleOf } from '../../scripts/test-bundle.mjs'
+// @ts-expect-error a plain .mjs module of the test runner, without types
+import { tapReader } from '../../scripts/test-report.mjs'
+import { root } from '../helpers.ts'
+
+// npm test runs the tap files with scripts/tap-run.mjs: what it prints must say what tap's runner
+// says — each file's results, passes and failures counted, a file that hangs stopped at its time
+// and named, a file that dies without its counts a failure — in the form the readers know.
+
+t.test('passes, failures, a hang and a crash: counted, named, and the run fails', async (t) => {
+  const folder = `test/tap-run-${randomBytes(4).toString('hex')}`
+  const write = (name: string, text: string) => {
+    const file = path.join(root, bundleOf(`${folder}/${name}`) as string)
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, text)
+    return `${folder}/${name}`
+  }
+  t.teardown(() => fs.rmSync(path.join(root, path.dirname(bundleOf(`${folder}/x.test.ts`) as string)), { recursive: true, force: true }))
+  const passes = write('passes.test.ts', "import t from 'tap'\nt.test('two checks', async (t) => { t.ok(true); t.equal(1, 1) })\n")
+  const fails = write('fails.test.ts', "import t from 'tap'\nt.test('a check that fails', async (t) => { t.equal(1, 2, 'one is two') })\n")
+  const hangs = write('hangs.test.ts', "import t from 'tap'\nt.test('waits forever', () => new Promise(() => setInterval(() => {}, 1000)))\n")
+  const dies = write('dies.test.ts', "import t from 'tap'\nt.ok(true)\nprocess.exit(3)\n")
+
+  let output = ''
+  const ok = (await runTapFiles([passes, fails, hangs, dies], { jobs: 2, timeoutS: 2, write: (text: string) => void (output += text) })) as boolean
+  t.equal(ok, false, 'the run fails')
+  t.match(output, /^TAP version 14\n1\.\.4\n/, 'a plan for the files')
+  t.match(output, new RegExp(`^ok \\d - ${passes} # time=`, 'm'), 'the passing file is ok')
+  for (const file of [fails, hangs, dies]) t.match(output, new RegExp(`^not ok \\d - ${file} # time=`, 'm'), `${file} is not ok`)
+  t.match(output, /^# \{ total: \d+, pass: 3, fail: \d+ \}\n# time=[\d.]+ms\n$/m, 'the counts at the end, once')
+  t.equal(output.match(/# \{ total/g)?.length, 1, 'no file\'s own counts are left in')
+  t.match(output, /timeout: 2000/, 'the hang is stopped at its time')
+
+  const report = { failures: [] as string[], slow: [] as string[] }
+  const reader = tapReader('PGlite', report)
+  for (const line of output.split('\n')) reader.onLine(line)
+  reader.done()
+  t.ok(report.failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
+  t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
+  t.ok(report.failures.includes(`tap (PGlite): ${dies}`), 'the file that died by name')
+  t.notOk(report.failures.some((entry) => entry.includes(passes)), 'not the passing one')
+})
