@@ -11,9 +11,11 @@
 //   node scripts/tap-run.mjs [--jobs=N] [--timeout=S] test/unit/a.test.ts …
 //
 // Each file's bundle (bundleOf) must exist. A file is given S seconds (120 by default, as
-// package.json's tap config): then SIGALRM, which tap answers by reporting what was still running,
-// and SIGKILL a second later. Exit code 1 when a file failed.
+// package.json's tap config) or what its top-level t.setTimeout asks for: then SIGALRM, which tap
+// answers by reporting what was still running, and SIGKILL a second later. Exit code 1 when a file
+// failed.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,32 +37,46 @@ function parseCounts(text) {
  * set (when a test runs the runner) is left out: a child id would make the file keep its counts,
  * process-info hooks would load again.
  */
-function childEnv(timeoutS, jobId) {
+function childEnv(timeoutS, jobId, key) {
   const env = {}
   for (const [name, value] of Object.entries(process.env)) {
     if (name.startsWith('TAP_') || name.startsWith('_TAPJS_') || (name === 'NODE_OPTIONS' && value?.includes('@tapjs/'))) continue
     env[name] = value
   }
-  return { ...env, TAP: '1', TAP_TIMEOUT: String(timeoutS), TAP_JOB_ID: String(jobId) }
+  return { ...env, TAP: '1', TAP_TIMEOUT: String(timeoutS), TAP_JOB_ID: String(jobId), TAP_CHILD_KEY: key }
 }
 
 /** One file on plain Node: its TAP (without the version line and its own counts), counts, outcome. */
 function runFile(file, timeoutS, jobId) {
   return new Promise((resolve) => {
     const started = performance.now()
+    const key = randomBytes(8).toString('hex')
     const child = spawn(process.execPath, ['--enable-source-maps', path.join(root, bundleOf(file))], {
       cwd: root,
-      env: childEnv(timeoutS, jobId),
-      stdio: ['ignore', 'pipe', 'inherit'],
+      env: childEnv(timeoutS, jobId, key),
+      // The IPC channel is how a file asks for more time (a top-level t.setTimeout), as with tap's runner.
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     })
     let output = ''
     child.stdout.setEncoding('utf8').on('data', (text) => (output += text))
     let timedOut = false
-    const alarm = setTimeout(() => {
-      timedOut = true
-      child.kill('SIGALRM')
-      setTimeout(() => child.kill('SIGKILL'), 1_000).unref()
-    }, timeoutS * 1_000)
+    let alarm
+    const arm = (ms) => {
+      clearTimeout(alarm)
+      alarm = setTimeout(() => {
+        timedOut = true
+        child.kill('SIGALRM')
+        setTimeout(() => child.kill('SIGKILL'), 1_000).unref()
+      }, ms)
+    }
+    arm(timeoutS * 1_000)
+    let timeoutMs = timeoutS * 1_000
+    child.on('message', (message) => {
+      if (message && typeof message === 'object' && message.key === key && typeof message.setTimeout === 'number' && message.setTimeout > 0) {
+        timeoutMs = message.setTimeout
+        arm(timeoutMs)
+      }
+    })
     child.on('close', (code, signal) => {
       clearTimeout(alarm)
       const lines = output.split('\n')
@@ -73,7 +89,7 @@ function runFile(file, timeoutS, jobId) {
         else if (line !== 'TAP version 14') kept.push(line)
       }
       const ok = code === 0 && !timedOut && counts !== undefined && !counts.fail
-      resolve({ file, ok, code, signal, timedOut, counts, lines: kept, ms: performance.now() - started })
+      resolve({ file, ok, code, signal, timedOut, timeoutMs, counts, lines: kept, ms: performance.now() - started })
     })
   })
 }
@@ -101,7 +117,7 @@ export async function runTapFiles(files, { jobs = os.availableParallelism(), tim
       block.push(`${result.ok ? 'ok' : 'not ok'} ${number} - ${result.file}${time}`)
       if (!result.ok) {
         block.push('  ---', `  exitCode: ${result.code}`, `  signal: ${result.signal}`)
-        if (result.timedOut) block.push(`  timeout: ${timeoutS * 1_000}`)
+        if (result.timedOut) block.push(`  timeout: ${result.timeoutMs}`)
         if (!result.counts) block.push('  note: the file ended without its counts')
         block.push('  ...')
       }

@@ -12,7 +12,7 @@ import { root } from '../helpers.ts'
 
 // npm test runs the tap files with scripts/tap-run.mjs: what it prints must say what tap's runner
 // says — each file's results, passes and failures counted, a file that hangs stopped at its time
-// and named, a file that dies without its counts a failure — in the form the readers know.
+// (or the time it asked for) and named, a file that dies without its counts a failure — in the form the readers know.
 
 t.test('passes, failures, a hang and a crash: counted, named, and the run fails', async (t) => {
   const folder = `test/tap-run-${randomBytes(4).toString('hex')}`
@@ -27,16 +27,19 @@ t.test('passes, failures, a hang and a crash: counted, named, and the run fails'
   const fails = write('fails.test.ts', "import t from 'tap'\nt.test('a check that fails', async (t) => { t.equal(1, 2, 'one is two') })\n")
   const hangs = write('hangs.test.ts', "import t from 'tap'\nt.test('waits forever', () => new Promise(() => setInterval(() => {}, 1000)))\n")
   const dies = write('dies.test.ts', "import t from 'tap'\nt.ok(true)\nprocess.exit(3)\n")
+  // Past the runner's bound, within the file's own (a top-level t.setTimeout, as the container test has).
+  const asks = write('asks.test.ts', "import t from 'tap'\nt.setTimeout(60_000)\nt.test('takes a while', () => new Promise((resolve) => setTimeout(resolve, 6_000)))\n")
 
   let output = ''
-  const ok = (await runTapFiles([passes, fails, hangs, dies], { jobs: 2, timeoutS: 2, write: (text: string) => void (output += text) })) as boolean
+  const ok = (await runTapFiles([passes, fails, hangs, dies, asks], { jobs: 3, timeoutS: 5, write: (text: string) => void (output += text) })) as boolean
   t.equal(ok, false, 'the run fails')
-  t.match(output, /^TAP version 14\n1\.\.4\n/, 'a plan for the files')
+  t.match(output, /^TAP version 14\n1\.\.5\n/, 'a plan for the files')
   t.match(output, new RegExp(`^ok \\d - ${passes} # time=`, 'm'), 'the passing file is ok')
+  t.match(output, new RegExp(`^ok \\d - ${asks} # time=`, 'm'), 'the file that asked for more time is given it')
   for (const file of [fails, hangs, dies]) t.match(output, new RegExp(`^not ok \\d - ${file} # time=`, 'm'), `${file} is not ok`)
-  t.match(output, /^# \{ total: \d+, pass: 3, fail: \d+ \}\n# time=[\d.]+ms\n$/m, 'the counts at the end, once')
+  t.match(output, /^# \{ total: \d+, pass: 4, fail: \d+ \}\n# time=[\d.]+ms\n$/m, 'the counts at the end, once')
   t.equal(output.match(/# \{ total/g)?.length, 1, 'no file\'s own counts are left in')
-  t.match(output, /timeout: 2000/, 'the hang is stopped at its time')
+  t.match(output, /timeout: 5000/, 'the hang is stopped at its time')
 
   const report = { failures: [] as string[], slow: [] as string[] }
   const reader = tapReader('PGlite', report)
@@ -45,5 +48,5 @@ t.test('passes, failures, a hang and a crash: counted, named, and the run fails'
   t.ok(report.failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
   t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
   t.ok(report.failures.includes(`tap (PGlite): ${dies}`), 'the file that died by name')
-  t.notOk(report.failures.some((entry) => entry.includes(passes)), 'not the passing one')
+  t.notOk(report.failures.some((entry) => entry.includes(passes) || entry.includes(asks)), 'not the passing ones')
 })
