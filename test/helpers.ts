@@ -272,6 +272,22 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10
  * until the test moves it (a service whose answers the test compares exactly, like a Retry-After).
  * Close to the wall clock, so the tokens it stamps are not expired to the SDK's own checks.
  */
+/**
+ * CPU-bound work on this process's event loop, as a burst of requests would be: turns of `busyMs`
+ * with a millisecond between them, until the returned stop (also a teardown). The event loop's
+ * measured delay then sits near busyMs, far above a shedding threshold of tens of milliseconds: at
+ * 80 ms a turn it sat near a 40-ms threshold, and a request now and then got through.
+ */
+export function busyEventLoop(t: Test, busyMs = 150): () => void {
+  const hog = setInterval(() => {
+    const end = Date.now() + busyMs
+    while (Date.now() < end);
+  }, 1)
+  const stop = () => clearInterval(hog)
+  t.teardown(stop)
+  return stop
+}
+
 export class TestClock {
   #base: number
   #ticks = 0

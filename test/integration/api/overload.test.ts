@@ -1,6 +1,6 @@
 import t from 'tap'
 import { request } from 'undici'
-import { browser, buildStack, lastMailLink, waitUntil, within } from '../../helpers.ts'
+import { browser, buildStack, busyEventLoop, lastMailLink, waitUntil, within } from '../../helpers.ts'
 
 // Issue 14, "Load and fault test": the product API in a process of its own sheds load like the
 // BFF (503 API_OVERLOADED before Fastify), except the BFF's own PUT /api/user at sign-up. Refused,
@@ -14,11 +14,7 @@ t.test('a sign-up while the API sheds load still makes the account record; other
   const tab = browser(stack.bff)
 
   // CPU-bound work on the event loop the API shares with this test, as a burst of requests would be.
-  const hog = setInterval(() => {
-    const end = Date.now() + 80
-    while (Date.now() < end);
-  }, 1)
-  t.teardown(() => clearInterval(hog))
+  const stopHog = busyEventLoop(t)
   await waitUntil(() => stack.api.isUnderPressure())
 
   const refused = await request(`${stack.apiUrl}/api/categories`, { headers: { accept: 'application/json' } })
@@ -30,7 +26,7 @@ t.test('a sign-up while the API sheds load still makes the account record; other
   t.equal(stillRefused.statusCode, 503, 'the API was still shedding after the sign-up')
   await stillRefused.body.dump()
 
-  clearInterval(hog)
+  stopHog()
   await within(waitUntil(async () => {
     const answer = await request(`${stack.apiUrl}/api/categories`)
     await answer.body.dump()

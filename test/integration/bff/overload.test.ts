@@ -2,7 +2,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
-import { buildStack, waitUntil, within } from '../../helpers.ts'
+import { buildStack, busyEventLoop, waitUntil, within } from '../../helpers.ts'
 
 // Issue 14, "Overload": past the event-loop delay or the in-flight cap new requests get 503
 // BFF_OVERLOADED with Retry-After at once, probes and metrics are still answered, and the service
@@ -46,11 +46,7 @@ t.test('an event loop lagging past the threshold sheds new requests; probes stay
   await within(waitUntil(() => !stack.bff.isUnderPressure()), 30_000)
 
   // CPU-bound work on the BFF's own event loop (this process), as a burst of page renders would be.
-  const hog = setInterval(() => {
-    const end = Date.now() + 80
-    while (Date.now() < end);
-  }, 1)
-  t.teardown(() => clearInterval(hog))
+  const stopHog = busyEventLoop(t)
   await waitUntil(() => stack.bff.isUnderPressure())
 
   const refused = await request(`${base}/api/categories`, { headers: { accept: 'application/json' } })
@@ -85,7 +81,7 @@ t.test('an event loop lagging past the threshold sheds new requests; probes stay
   t.equal(metrics.statusCode, 200, '/metrics is always answered')
   t.match(await metrics.body.text(), /softshelf_http_shed_total\{reason="event-loop",service="bff"\} [1-9]/)
 
-  clearInterval(hog)
+  stopHog()
   await within(waitUntil(async () => {
     const answer = await request(`${base}/api/categories`)
     await answer.body.dump()
@@ -140,11 +136,7 @@ t.test('while the event loop lags, requests are admitted until OVERLOAD_PRESSURE
   await stack.bff.listen({ host: '127.0.0.1', port: 0 })
   const base = `http://127.0.0.1:${(stack.bff.server.address() as AddressInfo).port}`
   await within(waitUntil(() => !stack.bff.isUnderPressure()), 30_000)
-  const hog = setInterval(() => {
-    const end = Date.now() + 80
-    while (Date.now() < end);
-  }, 1)
-  t.teardown(() => clearInterval(hog))
+  busyEventLoop(t)
   await waitUntil(() => stack.bff.isUnderPressure())
 
   const first = await request(`${base}/api/quick`)
