@@ -75,23 +75,28 @@ export async function bundleTests(root, files) {
   const esbuild = await import('esbuild')
   const outdir = path.join(root, BUNDLE_DIR)
   fs.rmSync(outdir, { recursive: true, force: true })
-  await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: files,
-    outbase: '.',
-    outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    jsx: 'automatic',
-    keepNames: true,
-    sourcemap: 'inline',
-    sourcesContent: false,
-    plugins: [ownImportMeta(esbuild)],
-    logLevel: 'warning',
-  })
+  try {
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: files,
+      outbase: '.',
+      outdir,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      jsx: 'automatic',
+      keepNames: true,
+      sourcemap: 'inline',
+      sourcesContent: false,
+      plugins: [ownImportMeta(esbuild)],
+      logLevel: 'warning',
+    })
+  } finally {
+    // Its service process would otherwise live (and ping) as long as the caller: the whole test run.
+    await esbuild.stop()
+  }
   return files.map(bundleOf)
 }
