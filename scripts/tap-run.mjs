@@ -69,8 +69,8 @@ function runFile(file, timeoutS, jobId) {
         setTimeout(() => child.kill('SIGKILL'), 1_000).unref()
       }, ms)
     }
-    arm(timeoutS * 1_000)
     let timeoutMs = timeoutS * 1_000
+    arm(timeoutMs)
     child.on('message', (message) => {
       if (message && typeof message === 'object' && message.key === key && typeof message.setTimeout === 'number' && message.setTimeout > 0) {
         timeoutMs = message.setTimeout
