@@ -11,7 +11,7 @@
 // and stack traces map back to the sources (inline source maps, `--enable-source-maps`).
 import fs from 'node:fs'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 
 /** Where the bundles go, relative to the project; a bundle keeps its source's path with `.mjs`. */
 export const BUNDLE_DIR = path.join('node_modules', '.cache', 'softshelf', 'tap')
@@ -99,4 +99,12 @@ export async function bundleTests(root, files) {
     await esbuild.stop()
   }
   return files.map(bundleOf)
+}
+
+// `node scripts/test-bundle.mjs <folder>…`: bundles the test files of those folders (npm test's step).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+  const files = testFiles(root, process.argv.slice(2))
+  await bundleTests(root, files)
+  console.log(`${files.length} files bundled into ${BUNDLE_DIR}`)
 }

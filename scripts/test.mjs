@@ -10,7 +10,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bundleTests, testFiles } from './test-bundle.mjs'
+import { testFiles } from './test-bundle.mjs'
 import { databaseFree, databaseNeutral, inPlan } from './test-plan.mjs'
 import { playwrightReader, tapReader } from './test-report.mjs'
 
@@ -127,23 +127,7 @@ await step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])
 // no module hooks before its first test (scripts/test-bundle.mjs says why).
 const tapFiles = testFiles(root, ['test/unit', 'test/integration'])
 const systemTests = testFiles(root, ['test/system'])
-console.log('\n=== bundle tap files ===')
-const bundleStarted = performance.now()
-let bundleCode = 0
-try {
-  await bundleTests(root, [...tapFiles, ...systemTests])
-  console.log(`${tapFiles.length + systemTests.length} files`)
-} catch (error) {
-  console.error(error instanceof Error ? error.message : error)
-  bundleCode = 1
-}
-const bundleSeconds = (performance.now() - bundleStarted) / 1000
-stepTimes.push({ label: 'bundle tap files', seconds: bundleSeconds, code: bundleCode })
-console.log(`--- bundle tap files: ${bundleSeconds.toFixed(1)} s (exit ${bundleCode})`)
-if (bundleCode !== 0) {
-  totals.failed += 1
-  finish(bundleCode)
-}
+await step('bundle tap files', process.execPath, [path.join(root, 'scripts', 'test-bundle.mjs'), 'test/unit', 'test/integration', 'test/system'])
 const tapRun = path.join(root, 'scripts', 'tap-run.mjs')
 // One file per core (issue 30: one at a time left a core idle while the other waited on a socket
 // or a timer) fills both without oversubscribing them.

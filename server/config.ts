@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url'
 import { FILES_DEFAULT_MAX_FILE_BYTES, FILES_DEFAULT_QUOTA_BYTES } from '../shared/constants.ts'
 import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error-reporting.ts'
 import type { SupportSettings } from '../shared/ssr-contract.ts'
-import { parseApiKeys } from './authcore/settings.ts'
+import { DEFAULT_SETTINGS, parseApiKeys, type HashingCost } from './authcore/settings.ts'
 import { splitCoreUrls } from './http/core-urls.ts'
 import { parseTrustProxy, type TrustProxySetting } from './http/trust-proxy.ts'
 
@@ -41,7 +41,7 @@ export interface Config {
    * What a password hash costs, for every app of the embedded core (the real core's
    * bcrypt_log_rounds and argon2_*): the defaults are the core's; tests lower them.
    */
-  authCoreHashing: { bcryptLogRounds: number; argon2Iterations: number; argon2MemoryKb: number; argon2Parallelism: number }
+  authCoreHashing: HashingCost
   redisUrl: string | undefined
   appUrl: string
   logLevel: LogLevel
@@ -568,12 +568,12 @@ function readStreamingClusters(r: Reader): StreamingCluster[] {
 }
 
 /** The auth core's hashing cost; argon2 needs 8 KiB of memory per lane. */
-function hashingCost(r: Reader): Config['authCoreHashing'] {
+function hashingCost(r: Reader): HashingCost {
   const cost = {
-    bcryptLogRounds: r.integer('AUTH_CORE_BCRYPT_LOG_ROUNDS', 11, 4, 31),
-    argon2Iterations: r.integer('AUTH_CORE_ARGON2_ITERATIONS', 1, 1, 100),
-    argon2MemoryKb: r.integer('AUTH_CORE_ARGON2_MEMORY_KB', 87_795, 8, 4_194_304),
-    argon2Parallelism: r.integer('AUTH_CORE_ARGON2_PARALLELISM', 2, 1, 64),
+    bcryptLogRounds: r.integer('AUTH_CORE_BCRYPT_LOG_ROUNDS', DEFAULT_SETTINGS.bcryptLogRounds, 4, 31),
+    argon2Iterations: r.integer('AUTH_CORE_ARGON2_ITERATIONS', DEFAULT_SETTINGS.argon2Iterations, 1, 100),
+    argon2MemoryKb: r.integer('AUTH_CORE_ARGON2_MEMORY_KB', DEFAULT_SETTINGS.argon2MemoryKb, 8, 4_194_304),
+    argon2Parallelism: r.integer('AUTH_CORE_ARGON2_PARALLELISM', DEFAULT_SETTINGS.argon2Parallelism, 1, 64),
   }
   if (cost.argon2MemoryKb < 8 * cost.argon2Parallelism) {
     r.problems.push(`AUTH_CORE_ARGON2_MEMORY_KB must be at least 8 × AUTH_CORE_ARGON2_PARALLELISM (${8 * cost.argon2Parallelism}; got ${cost.argon2MemoryKb})`)

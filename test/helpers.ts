@@ -263,16 +263,6 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10
 }
 
 /**
- * One clock for a test's services and the test itself (the handbook: clocks are injected, never
- * waited on). It starts at the beginning of the current 30-second TOTP step and moves only when the
- * test moves it (`advance`), so a code the test computes from `totpStep()` is the code of the step
- * the auth core checks it in, whatever the wall clock does meanwhile (issue 30: a 30-second boundary
- * between two lines turned a replayed code into a fresh one). `now` also moves 1 ms at each read, so
- * that what a service writes keeps its order (the auth core's); `fixed` reads the same instant
- * until the test moves it (a service whose answers the test compares exactly, like a Retry-After).
- * Close to the wall clock, so the tokens it stamps are not expired to the SDK's own checks.
- */
-/**
  * CPU-bound work on this process's event loop, as a burst of requests would be: turns of `busyMs`
  * with a millisecond between them, until the returned stop (also a teardown). The event loop's
  * measured delay then sits near busyMs, far above a shedding threshold of tens of milliseconds: at
@@ -288,6 +278,16 @@ export function busyEventLoop(t: Test, busyMs = 150): () => void {
   return stop
 }
 
+/**
+ * One clock for a test's services and the test itself (the handbook: clocks are injected, never
+ * waited on). It starts at the beginning of the current 30-second TOTP step and moves only when the
+ * test moves it (`advance`), so a code the test computes from `totpStep()` is the code of the step
+ * the auth core checks it in, whatever the wall clock does meanwhile (issue 30: a 30-second boundary
+ * between two lines turned a replayed code into a fresh one). `now` also moves 1 ms at each read, so
+ * that what a service writes keeps its order (the auth core's); `fixed` reads the same instant
+ * until the test moves it (a service whose answers the test compares exactly, like a Retry-After).
+ * Close to the wall clock, so the tokens it stamps are not expired to the SDK's own checks.
+ */
 export class TestClock {
   #base: number
   #ticks = 0

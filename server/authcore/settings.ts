@@ -28,6 +28,9 @@ export interface CoreSettings {
   totpRateLimitCooldown: number
 }
 
+/** What a password hash costs: the deployment's for every app (AUTH_CORE_BCRYPT_LOG_ROUNDS, AUTH_CORE_ARGON2_*). */
+export type HashingCost = Pick<CoreSettings, 'bcryptLogRounds' | 'argon2Iterations' | 'argon2MemoryKb' | 'argon2Parallelism'>
+
 export const DEFAULT_SETTINGS: CoreSettings = {
   accessTokenValidity: 3600,
   refreshTokenValidity: 144_000,
