@@ -351,6 +351,8 @@ export async function buildStack(
     now?: () => number
     /** The API sheds load itself (OVERLOAD_*), as it does in a process of its own. */
     apiShedsLoad?: boolean
+    /** The BFF's and the API's event-loop pressure signal, set by the test instead of burning CPU; measured without it. */
+    eventLoopLags?: () => boolean
   } = {},
 ): Promise<Stack> {
   if (!fs.existsSync(path.join(root, 'dist', 'ssr', 'entry-server.js'))) {
@@ -385,6 +387,7 @@ export async function buildStack(
     ...(options.apiLogStream ? { logStream: options.apiLogStream } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.apiShedsLoad ? { shedLoad: true } : {}),
+    ...(options.eventLoopLags ? { eventLoopLags: options.eventLoopLags } : {}),
   })
   await api.listen({ host: '127.0.0.1', port: 0 })
   const address = api.server.address()
@@ -400,6 +403,7 @@ export async function buildStack(
     operatorToken,
     ...(options.bffLogStream ? { logStream: options.bffLogStream } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.eventLoopLags ? { eventLoopLags: options.eventLoopLags } : {}),
   })
   await bff.ready()
   t.teardown(async () => {

@@ -87,6 +87,8 @@ export interface ApiOptions {
   uploadLockTimings?: LockTimings
   /** Refuse new requests with 503 when overloaded (OVERLOAD_*): only when the API runs alone, not behind a BFF in the same process. */
   shedLoad?: boolean
+  /** Whether the event loop lags past OVERLOAD_EVENT_LOOP_DELAY_MS; measured by default, set by tests (load-shedding.ts). */
+  eventLoopLags?: () => boolean
   /** The embedded database's folder under DATA_DIR, named in a backup's manifest; 'pglite' (npm start) by default. */
   databaseFolder?: string
   /** The notification fan-out's batch size and interval (issue 29); fanout.ts's defaults otherwise. */
@@ -176,6 +178,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
       pressureInFlight: config.overload.pressureInFlight,
+      ...(options.eventLoopLags ? { eventLoopLags: options.eventLoopLags } : {}),
       // The BFF's own call at sign-up and sign-in, inside a request it admitted: refused, it would
       // leave a new account without its record (every page then says the account is disabled)
       // until the next sign-in, and the person would never know why. One upsert.

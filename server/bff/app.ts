@@ -73,6 +73,8 @@ export interface BffOptions {
   operatorToken?: string | undefined
   /** Refuse new requests with 503 when overloaded (OVERLOAD_*); true by default. */
   shedLoad?: boolean
+  /** Whether the event loop lags past OVERLOAD_EVENT_LOOP_DELAY_MS; measured by default, set by tests (load-shedding.ts). */
+  eventLoopLags?: () => boolean
 }
 
 declare module 'fastify' {
@@ -139,6 +141,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
       pressureInFlight: config.overload.pressureInFlight,
+      ...(options.eventLoopLags ? { eventLoopLags: options.eventLoopLags } : {}),
       requestId: newRequestId,
       headers: securityHeaders(https),
       page: busyPages(catalog, OVERLOAD_RETRY_AFTER_SECONDS),
