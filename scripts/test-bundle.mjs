@@ -5,13 +5,42 @@
 // a single file through tsx, as before.
 //
 // A bundle behaves as its sources do: packages stay imports from node_modules (the bundle lives
-// below the project, so they resolve), `import.meta.url`, `.dirname` and `.filename` of every source
+// below the project, so they resolve) but for a few ES-module packages of hundreds of files each
+// (INLINED_PACKAGES), `import.meta.url`, `.dirname` and `.filename` of every source
 // are written as that source's own location (migrations, seeds, fixtures and the files a test reads
 // are found where they are), names are kept (`keepNames`: an error's class name is what it says),
 // and stack traces map back to the sources (inline source maps, `--enable-source-maps`).
 import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+
+/**
+ * Packages compiled into the bundles rather than imported from node_modules: ES modules of many
+ * small files each (typebox alone is ~680; with Stripe's and jose's ~950 of the ~2,900 modules a
+ * test process loaded), which Node reads, compiles and links one by one in every test process.
+ * Bundled once into chunks the files share (splitting), each is a few files. Only packages of plain
+ * code: none finds files of its own at run time, holds state another copy would miss, or is
+ * imported by a package that stays outside (the other packages are CommonJS or load files of their
+ * own, and they stay as Node loads them).
+ */
+export const INLINED_PACKAGES = new Set(['typebox', '@fastify/type-provider-typebox', 'stripe', 'jose'])
+
+/** The package a bare specifier names: `@scope/name` or `name`. */
+function packageOf(specifier) {
+  const parts = specifier.split('/')
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
+}
+
+/** Every package import stays an import from node_modules but those of INLINED_PACKAGES. */
+function externalPackages() {
+  return {
+    name: 'external-packages',
+    setup(build) {
+      // A bare specifier (`node:` builtins included); relative and absolute paths are the project's.
+      build.onResolve({ filter: /^[^./]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) ? undefined : { external: true }))
+    },
+  }
+}
 
 /** Where the bundles go, relative to the project; a bundle keeps its source's path with `.mjs`. */
 export const BUNDLE_DIR = path.join('node_modules', '.cache', 'softshelf', 'tap')
@@ -43,7 +72,7 @@ function ownImportMeta(esbuild) {
   return {
     name: 'own-import-meta',
     setup(build) {
-      // Only the project's own files are loaded: packages stay imports (`packages: 'external'`).
+      // The project's own files and those of the inlined packages (whose import.meta, if any, is then theirs too).
       build.onLoad({ filter: /\.(ts|tsx|mts|js|mjs)$/ }, async (args) => {
         const source = await fs.promises.readFile(args.path, 'utf8')
         const extension = path.extname(args.path).slice(1)
@@ -83,7 +112,8 @@ export async function bundleTests(root, files) {
       outdir,
       outExtension: { '.js': '.mjs' },
       bundle: true,
-      packages: 'external',
+      // What several files import (our own modules and the inlined packages) is in chunks they share.
+      splitting: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
@@ -91,7 +121,7 @@ export async function bundleTests(root, files) {
       keepNames: true,
       sourcemap: 'inline',
       sourcesContent: false,
-      plugins: [ownImportMeta(esbuild)],
+      plugins: [externalPackages(), ownImportMeta(esbuild)],
       logLevel: 'warning',
     })
   } finally {

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
 // @ts-expect-error a plain .mjs module of the test runner, without types
-import { bundleOf, bundleTests, testFiles } from '../../scripts/test-bundle.mjs'
+import { BUNDLE_DIR, bundleOf, bundleTests, testFiles } from '../../scripts/test-bundle.mjs'
 import { root } from '../helpers.ts'
 
 // npm test runs every tap file as a bundle on plain Node (scripts/test-bundle.mjs): a bundle must
@@ -25,15 +25,17 @@ t.test('a bundle sees its sources\' own locations, packages and names; its stack
     'test/unit/a.test.ts',
     [
       "import { parse } from 'yaml'",
+      "import { Type } from 'typebox'",
       "import { Thing as One, where } from '../../lib/one.ts'",
       "import { Thing as Two } from '../../lib/two.ts'",
       'const own: string = import.meta.url',
-      "console.log(JSON.stringify({ where, own, names: [One.name, Two.name], parsed: parse('a: 1'), stack: new Error('here').stack }))",
+      "console.log(JSON.stringify({ where, own, names: [One.name, Two.name], parsed: parse('a: 1'), schema: Type.String(), stack: new Error('here').stack }))",
       '',
     ].join('\n'),
   )
-  t.same(testFiles(fixture, ['test/unit', 'test/missing']), ['test/unit/a.test.ts'], 'the test files, from the folders that exist')
-  const [bundle] = (await bundleTests(fixture, ['test/unit/a.test.ts'])) as string[]
+  write('test/unit/b.test.ts', "import { Type } from 'typebox'\nimport { Thing } from '../../lib/two.ts'\nconsole.log(JSON.stringify({ name: Thing.name, schema: Type.Number() }))\n")
+  t.same(testFiles(fixture, ['test/unit', 'test/missing']), ['test/unit/a.test.ts', 'test/unit/b.test.ts'], 'the test files, from the folders that exist')
+  const [bundle, other] = (await bundleTests(fixture, ['test/unit/a.test.ts', 'test/unit/b.test.ts'])) as string[]
   t.equal(bundle, bundleOf('test/unit/a.test.ts'))
 
   const run = spawnSync(process.execPath, ['--enable-source-maps', path.join(fixture, bundle!)], { encoding: 'utf8', timeout: 30_000 })
@@ -44,5 +46,17 @@ t.test('a bundle sees its sources\' own locations, packages and names; its stack
   t.equal(seen.own, pathToFileURL(path.join(fixture, 'test', 'unit', 'a.test.ts')).href)
   t.same(seen.names, ['Thing', 'Thing'], 'two classes of one name keep it')
   t.same(seen.parsed, { a: 1 }, 'a package resolves from node_modules')
-  t.match(seen.stack, /a\.test\.ts:5:/, 'a stack trace points at the source line')
+  t.match(seen.stack, /a\.test\.ts:6:/, 'a stack trace points at the source line')
+  t.match(seen, { schema: { type: 'string' } }, 'an inlined package works')
+
+  // typebox is compiled in, into a chunk both files share; yaml stays an import from node_modules.
+  const out = path.join(fixture, BUNDLE_DIR as string)
+  const written = fs.readdirSync(out, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.mjs'))
+  const text = written.map((file) => fs.readFileSync(path.join(out, file), 'utf8')).join('\n')
+  t.match(text, /from "yaml"/, 'a package outside the list stays an import')
+  t.notMatch(text, /from "typebox"/, 'an inlined package is not imported from node_modules')
+  t.ok(written.some((file) => /^chunk-/.test(path.basename(file))), 'shared code is in a chunk of its own')
+  const second = spawnSync(process.execPath, ['--enable-source-maps', path.join(fixture, other!)], { encoding: 'utf8', timeout: 30_000 })
+  t.equal(second.status, 0, second.stderr)
+  t.same(JSON.parse(second.stdout), { name: 'Thing', schema: { type: 'number' } }, 'the second file runs on the shared chunks')
 })
