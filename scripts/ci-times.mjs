@@ -24,7 +24,7 @@ for (let i = 0; i < args.length; i++) {
 }
 const text = files.length > 0 ? files.map((file) => fs.readFileSync(file, 'utf8')).join('\n') : fs.readFileSync(0, 'utf8')
 
-/** @type {{label: string, seconds: number | undefined, lines: string[], exit?: number}[]} */
+/** @type {{label: string, seconds: number | undefined, lines: string[], exit?: number, sideBy?: string, background?: boolean}[]} */
 const steps = []
 let current
 for (const line of text.split('\n')) {
@@ -38,13 +38,14 @@ for (const line of text.split('\n')) {
     steps.push(current)
     continue
   }
-  const end = /^--- (.+?): ([\d.]+) s(?: \(exit (\d+)\))?(?: \(side by side with (.+)\))?$/.exec(line)
+  const end = /^--- (.+?): ([\d.]+) s(?: \(exit (\d+)\))?(?: \(side by side with (.+)\))?( \(in the background\))?$/.exec(line)
   if (end) {
     const step = steps.findLast((s) => s.label === end[1])
     if (step) {
       step.seconds = Number(end[2])
       if (end[3] !== undefined) step.exit = Number(end[3])
       if (end[4] !== undefined) step.sideBy = end[4]
+      if (end[5] !== undefined) step.background = true
     }
     continue
   }
@@ -100,6 +101,11 @@ out.push('| step | wall s |', '|---|---:|')
 let total = 0
 let group = 0
 for (const step of steps) {
+  // A step in the background ran beside the others from the start: its time is in theirs.
+  if (step.background) {
+    out.push(`| ${step.label}${step.exit ? ` (exit ${step.exit})` : ''} (in the background, not added) | ${fmt(step.seconds)} |`)
+    continue
+  }
   if (step.sideBy) group = Math.max(group, step.seconds ?? 0)
   else {
     total += group + (step.seconds ?? 0)

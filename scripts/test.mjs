@@ -65,6 +65,7 @@ function countPlaywright(tail) {
 }
 
 function finish(code) {
+  imageBuild?.stop()
   console.log('\n=== summary ===')
   for (const { label, seconds, code: exit } of stepTimes) console.log(`${label}: ${seconds.toFixed(1)} s${exit === 0 ? '' : ` (exit ${exit})`}`)
   console.log(`all steps (wall): ${((performance.now() - startedAt) / 1000).toFixed(1)} s`)
@@ -118,6 +119,53 @@ async function sideBySide(steps) {
   }
 }
 
+/**
+ * The container image of test/system/container.test.ts, built in the background from the start:
+ * on a fresh machine most of that build waits on the network (debootstrap, Node and npm ci in the
+ * image) or the disk, and it runs at the lowest CPU priority (nice 19), so the steps beside it lose
+ * little. The container test then builds again and finds every layer in podman's cache. Its output
+ * goes to a file; the test itself reports any failure of the build. Not started where podman is missing.
+ */
+function startImageBuild() {
+  const script = path.join(root, 'scripts', 'container', 'build.sh')
+  const podman = ['/usr/bin/podman', '/usr/local/bin/podman', '/usr/sbin/podman'].some((file) => fs.existsSync(file))
+  if (!podman || systemTests.every((file) => !file.endsWith('container.test.ts'))) return undefined
+  const logFile = path.join(root, 'node_modules', '.cache', 'softshelf', 'image-build.log')
+  fs.mkdirSync(path.dirname(logFile), { recursive: true })
+  const log = fs.openSync(logFile, 'w')
+  const started = performance.now()
+  // Its own process group, so a run that stops early stops the build's podman too.
+  const child = spawn('nice', ['-n', '19', script], {
+    cwd: root,
+    env: { ...process.env, SOFTSHELF_IMAGE: process.env.SOFTSHELF_TEST_IMAGE ?? 'localhost/softshelf:test' },
+    stdio: ['ignore', log, log],
+    detached: true,
+  })
+  fs.closeSync(log)
+  const done = new Promise((resolve) => {
+    child.on('error', () => resolve(1))
+    child.on('close', (code) => resolve(code ?? 1))
+  })
+  return {
+    stop: () => {
+      try {
+        process.kill(-child.pid, 'SIGTERM')
+      } catch {
+        // already ended
+      }
+    },
+    /** Waits for the build and prints its line (not counted in the wall time: it ran beside the others). */
+    async wait() {
+      const code = await done
+      console.log(`\n=== container image ===\n(scripts/container/build.sh, in the background since the start; its output: ${path.relative(root, logFile)})`)
+      if (code !== 0) console.log(fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-15).join('\n'))
+      console.log(`--- container image: ${((performance.now() - started) / 1000).toFixed(1)} s (exit ${code}) (in the background)`)
+    },
+  }
+}
+const systemTests = testFiles(root, ['test/system'])
+const imageBuild = startImageBuild()
+
 await sideBySide([
   { label: 'lint', command: bin('eslint'), args: ['.'] },
   { label: 'type check', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
@@ -126,7 +174,6 @@ await step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])
 // Every tap file is bundled without its TypeScript and run on plain Node by scripts/tap-run.mjs:
 // no module hooks before its first test (scripts/test-bundle.mjs says why).
 const tapFiles = testFiles(root, ['test/unit', 'test/integration'])
-const systemTests = testFiles(root, ['test/system'])
 await step('bundle tap files', process.execPath, [path.join(root, 'scripts', 'test-bundle.mjs'), 'test/unit', 'test/integration', 'test/system'])
 const tapRun = path.join(root, 'scripts', 'tap-run.mjs')
 // One file per core (issue 30: one at a time left a core idle while the other waited on a socket
@@ -145,6 +192,7 @@ if (process.env.TEST_DATABASE_URL) {
 // System tests (test/system/*.test.ts) start whole processes, servers or a container and take
 // minutes: they run once, not once per database, and one at a time: each starts processes on ports
 // it picked as free, which a neighbour's process could take.
+await imageBuild?.wait()
 if (systemTests.length > 0) await step('system tests (once)', process.execPath, [tapRun, '--jobs=1', ...systemTests], {}, countTap, tapReader('system', report))
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!fs.existsSync(chromium)) {
