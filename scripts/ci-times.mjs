@@ -86,7 +86,7 @@ for (const step of steps) {
   browser.done()
   for (const line of step.lines) {
     // Playwright's list reporter: "  ✓   12 test/e2e/x.spec.ts:10:3 › title (7.4s)"
-    const match = /^\s+(✓|✘|-|±)\s+\d+ (?:\[\w+\] › )?(\S+\.spec\.ts:\d+:\d+) › (.*) \(([\d.]+)(ms|s|m)\)\s*$/.exec(line)
+    const match = /^\s+(✓|✘|-|±)\s+\d+ (?:\[[^\]]+\] › )?(\S+\.spec\.ts:\d+:\d+) › (.*) \(([\d.]+)(ms|s|m)\)\s*$/.exec(line)
     if (match) {
       const factor = { ms: 0.001, s: 1, m: 60 }[match[5]]
       browserTests.push({ mark: match[1], where: match[2], title: match[3], seconds: Number(match[4]) * factor })
