@@ -120,12 +120,12 @@ async function sideBySide(steps) {
 }
 
 /**
- * The container image of test/system/container.test.ts, built in the background from the start:
+ * The container image of test/system/container.test.ts, built in the background from the tap steps on:
  * on a fresh machine most of that build waits on the network (debootstrap, Node and npm ci in the
- * image) or the disk, and it runs at the lowest CPU priority, so the steps beside it lose little:
- * nice 19 for podman and debootstrap, and the smallest CPU share for the build's RUN steps
- * (`--cpu-shares 2`: they run in a cgroup of their own, which nice does not reach; at the default
- * share the image's npm ci and build took a third of the CPU from lint and the type check). The
+ * image) or the disk, and it runs at the lowest CPU priority, so the steps beside it lose less than
+ * it takes alone (docs/BENCHMARKS.md, 2026-12-07, fourth step): nice 19 for podman and debootstrap,
+ * and the smallest CPU share for the build's RUN steps (`--cpu-shares 2`: they run in a cgroup of
+ * their own, which nice does not reach; at the default share the steps beside them slowed by half). The
  * container test then builds again and finds every layer in podman's cache. Its output goes to a
  * file; the test itself reports any failure of the build. Not started where podman is missing.
  */
@@ -145,9 +145,11 @@ function startImageBuild() {
     detached: true,
   })
   fs.closeSync(log)
+  // Its time is taken when it ends, not when the run comes to wait for it.
   const done = new Promise((resolve) => {
-    child.on('error', () => resolve(1))
-    child.on('close', (code) => resolve(code ?? 1))
+    const end = (code) => resolve({ code, seconds: (performance.now() - started) / 1000 })
+    child.on('error', () => end(1))
+    child.on('close', (code) => end(code ?? 1))
   })
   return {
     stop: () => {
@@ -159,21 +161,25 @@ function startImageBuild() {
     },
     /** Waits for the build and prints its line (not counted in the wall time: it ran beside the others). */
     async wait() {
-      const code = await done
-      console.log(`\n=== container image ===\n(scripts/container/build.sh, in the background since the start; its output: ${path.relative(root, logFile)})`)
+      const { code, seconds } = await done
+      console.log(`\n=== container image ===\n(scripts/container/build.sh, in the background since the tap steps began; its output: ${path.relative(root, logFile)})`)
       if (code !== 0) console.log(fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-15).join('\n'))
-      console.log(`--- container image: ${((performance.now() - started) / 1000).toFixed(1)} s (exit ${code}) (in the background)`)
+      console.log(`--- container image: ${seconds.toFixed(1)} s (exit ${code}) (in the background)`)
     },
   }
 }
 const systemTests = testFiles(root, ['test/system'])
-const imageBuild = startImageBuild()
+/** @type {ReturnType<typeof startImageBuild>} */
+let imageBuild
 
 await sideBySide([
   { label: 'lint', command: bin('eslint'), args: ['.'] },
   { label: 'type check', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
 ])
 await step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])
+// Started once the app is built: beside a fresh machine's debootstrap, lint and the type check took
+// 41 and 54 s (22 and 31 s alone) and the build 20 s (14); the tap steps leave it ten minutes and more.
+imageBuild = startImageBuild()
 // Every tap file is bundled without its TypeScript and run on plain Node by scripts/tap-run.mjs:
 // no module hooks before its first test (scripts/test-bundle.mjs says why).
 const tapFiles = testFiles(root, ['test/unit', 'test/integration'])
