@@ -10,6 +10,9 @@ test('library: tabs, sort, category filter and search live in the URL and surviv
 
   await page.getByRole('link', { name: 'Paid', exact: true }).click()
   await expect(page).toHaveURL(/\/library\?price=paid$/)
+  // The address changes before the page shows the tab: the filters' form carries the price only
+  // once it does (a sort picked before that was sent without it, and the next filter lost "Paid").
+  await expect(page.getByRole('link', { name: 'Paid', exact: true })).toHaveAttribute('aria-current', 'page')
   await expect(page.locator('.program-card .price').first()).not.toHaveText('Free')
 
   await page.getByLabel('Sort by').selectOption('nameAsc')
