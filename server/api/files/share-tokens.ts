@@ -50,8 +50,10 @@ export class ShareTokens {
     if (!match) return false
     const expiresAtMs = Number(match[1])
     if (expiresAtMs <= now) return false
-    const given = Buffer.from(match[2]!, 'base64url')
-    const wanted = Buffer.from(await this.mac(shareId, link, expiresAtMs), 'base64url')
+    // Compared as written, not as decoded: base64url drops the last character's two low bits, so
+    // four spellings decode to one MAC, and only the one we wrote is ours.
+    const given = Buffer.from(match[2]!)
+    const wanted = Buffer.from(await this.mac(shareId, link, expiresAtMs))
     return given.length === wanted.length && timingSafeEqual(given, wanted)
   }
 }
