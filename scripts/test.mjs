@@ -198,10 +198,11 @@ if (process.env.TEST_DATABASE_URL) {
 } else {
   console.log('\n(TEST_DATABASE_URL is not set: the PostgreSQL run is skipped; .ci/run sets it)')
 }
+// The container test's image must be built (or have failed) before the system tests start.
+await imageBuild?.wait()
 // System tests (test/system/*.test.ts) start whole processes, servers or a container and take
 // minutes: they run once, not once per database, and one at a time: each starts processes on ports
 // it picked as free, which a neighbour's process could take.
-await imageBuild?.wait()
 if (systemTests.length > 0) await step('system tests (once)', process.execPath, [tapRun, '--jobs=1', ...systemTests], {}, countTap, tapReader('system', report))
 const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 if (!fs.existsSync(chromium)) {
