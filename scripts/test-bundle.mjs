@@ -31,11 +31,19 @@ function packageOf(specifier) {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]
 }
 
-/** Every package import stays an import from node_modules but those of INLINED_PACKAGES. */
-function externalPackages() {
+/** The module a bundle's `import t from 'tap'` loads: tap's root test, or the file's own subtest in a group. */
+export const TAP_FILE = path.join('scripts', 'tap-file.mjs')
+
+/**
+ * Every package import stays an import from node_modules but those of INLINED_PACKAGES; "tap" is
+ * TAP_FILE (which itself imports tap), so that scripts/tap-group.mjs can run several files in one process.
+ */
+function externalPackages(root) {
+  const tapFile = path.join(root, TAP_FILE)
   return {
     name: 'external-packages',
     setup(build) {
+      build.onResolve({ filter: /^tap$/ }, (args) => (args.importer === tapFile ? { external: true } : { path: tapFile }))
       // A bare specifier (`node:` builtins included); relative and absolute paths are the project's.
       build.onResolve({ filter: /^[^./]/ }, (args) => (INLINED_PACKAGES.has(packageOf(args.path)) ? undefined : { external: true }))
     },
@@ -121,7 +129,7 @@ export async function bundleTests(root, files) {
       keepNames: true,
       sourcemap: 'inline',
       sourcesContent: false,
-      plugins: [externalPackages(), ownImportMeta(esbuild)],
+      plugins: [externalPackages(root), ownImportMeta(esbuild)],
       logLevel: 'warning',
     })
   } finally {

@@ -16,7 +16,7 @@
 // Moving a file here is a decision to write in its commit message.
 
 /** Run on PGlite only: they never open a database, or open it as the embedded default whatever TEST_DATABASE_URL says. */
-export const databaseFree = ['test/unit/**', 'test/integration/process.test.ts', 'test/integration/bff/upstream-streamed.test.ts', 'test/integration/bff/slow-clients.test.ts']
+export const databaseFree = ['test/unit/**', 'test/integration/process.test.ts', 'test/integration/api/file-storage.test.ts', 'test/integration/bff/upstream-streamed.test.ts', 'test/integration/bff/slow-clients.test.ts']
 
 /** Run on PGlite only: a stack on a database as a fixture, and only HTTP behaviour asserted (see the rule above). */
 export const databaseNeutral = [
@@ -59,3 +59,10 @@ export const notDatabaseNeutral = [
   { pattern: /\bLOCK\b|FOR UPDATE|pg_advisory|pg_sleep/, why: 'a lock' },
   { pattern: /Promise\.all(?:Settled)?\((?:(?!flush\(\)).)*$/, why: 'concurrent requests' },
 ]
+
+/**
+ * Files that keep a process of their own when scripts/tap-run.mjs runs the others eight to a
+ * process (scripts/tap-group.mjs): the one that takes a minute by itself (it starts the app's
+ * processes; grouping saves it nothing), run first so the groups fill the time beside it.
+ */
+export const ownProcess = ['test/integration/process.test.ts']

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 // @ts-expect-error a plain .mjs module of the test runner, without types
-import { runTapFiles } from '../../scripts/tap-run.mjs'
+import { processesFor, runTapFiles } from '../../scripts/tap-run.mjs'
 // @ts-expect-error a plain .mjs module of the test runner, without types
 import { bundleOf } from '../../scripts/test-bundle.mjs'
 // @ts-expect-error a plain .mjs module of the test runner, without types
@@ -49,4 +49,52 @@ t.test('passes, failures, a hang and a crash: counted, named, and the run fails'
   t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
   t.ok(report.failures.includes(`tap (PGlite): ${dies}`), 'the file that died by name')
   t.notOk(report.failures.some((entry) => entry.includes(passes) || entry.includes(asks)), 'not the passing ones')
+})
+
+t.test('files run one after another in one process are reported as if each had its own', async (t) => {
+  const folder = `test/tap-group-${randomBytes(4).toString('hex')}`
+  const tapFile = JSON.stringify(path.join(root, 'scripts', 'tap-file.mjs'))
+  // As scripts/test-bundle.mjs writes a bundle: "tap" is scripts/tap-file.mjs.
+  const write = (name: string, body: string) => {
+    const file = path.join(root, bundleOf(`${folder}/${name}`) as string)
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, `import t from ${tapFile}\n${body}\n`)
+    return `${folder}/${name}`
+  }
+  t.teardown(() => fs.rmSync(path.join(root, path.dirname(bundleOf(`${folder}/x.test.ts`) as string)), { recursive: true, force: true }))
+  const first = write('first.test.ts', "globalThis.groupOrder = ['first']\nt.teardown(() => globalThis.groupOrder.push('first torn down'))\nt.test('two checks', async (t) => { t.ok(true); t.equal(1, 1) })")
+  const second = write('second.test.ts', "t.test('the first file was torn down before this one began', async (t) => { t.same(globalThis.groupOrder, ['first', 'first torn down']) })")
+  const fails = write('fails.test.ts', "t.test('a check that fails', async (t) => { t.equal(1, 2, 'one is two') })")
+  const dies = write('dies.test.ts', 't.ok(true)\nprocess.exit(3)')
+  const after = write('after.test.ts', "t.test('runs although the one before ended the process', async (t) => { t.equal(globalThis.groupOrder, undefined, 'in a process of its own') })")
+  const hangs = write('hangs.test.ts', "t.test('waits forever', () => new Promise(() => setInterval(() => {}, 1000)))")
+  const asks = write('asks.test.ts', "t.setTimeout(60_000)\nt.test('takes a while', () => new Promise((resolve) => setTimeout(resolve, 4_000)))")
+  const last = write('last.test.ts', "t.test('one check', async (t) => { t.pass('done') })")
+
+  let output = ''
+  const files = [first, second, fails, dies, after, hangs, asks, last]
+  const ok = (await runTapFiles(files, { jobs: 2, timeoutS: 3, group: 8, write: (text: string) => void (output += text) })) as boolean
+  t.equal(ok, false, 'the run fails')
+  t.match(output, /^TAP version 14\n1\.\.8\n/, 'a plan for the files')
+  for (const file of [first, second, after, asks, last]) t.match(output, new RegExp(`^ok \\d - ${file} # time=`, 'm'), `${file} is ok`)
+  for (const file of [fails, dies, hangs]) t.match(output, new RegExp(`^not ok \\d - ${file} # time=`, 'm'), `${file} is not ok`)
+  t.equal(output.match(/^(?:not )?ok \d+ - /gm)?.length, 8, 'each file reported once')
+  t.match(output, /^# \{ total: \d+, pass: \d+, fail: 3 \}\n# time=[\d.]+ms\n$/m, 'the counts of the files, once')
+  t.notMatch(output, /tap-group counts/, 'the group\'s own lines are not passed on')
+  t.match(output, new RegExp(`# Subtest: ${first}\\n    # Subtest: two checks\\n        ok 1 - `), 'a file\'s TAP at the level it has alone')
+  t.match(output, /timeout: 3000/, 'the hang is stopped at its time')
+
+  const report = { failures: [] as string[], slow: [] as string[] }
+  const reader = tapReader('PGlite', report)
+  for (const line of output.split('\n')) reader.onLine(line)
+  reader.done()
+  t.ok(report.failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
+  t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
+  t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${dies}`)), 'the file that ended the process by name')
+  t.notOk(report.failures.some((entry) => [first, second, after, asks, last].some((file) => entry.includes(file))), 'not the passing ones')
+})
+
+t.test('which files share a process', async (t) => {
+  t.same(processesFor(['a', 'b', 'c'], 1), [['a'], ['b'], ['c']], 'one each without groups')
+  t.same(processesFor(['a', 'b', 'c', 'd', 'e'], 2, ['d']), [['d'], ['a', 'b'], ['c', 'e']], 'groups of two, the one kept alone first')
 })

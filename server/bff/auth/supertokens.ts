@@ -486,12 +486,13 @@ export function initSupertokens(settings: AuthSettings): void {
 }
 
 /**
- * Tests build several BFFs in one process, one after the other: the SDK and its recipes keep
+ * Tests build several BFFs in one process, one after the other (and test files run one after
+ * another in one process, some of which set the SDK up themselves): the SDK and its recipes keep
  * their configuration in module state, which only its test mode (TEST_MODE=testing) can reset.
+ * Resets whoever initialised it.
  */
 export async function resetSupertokensForTests(): Promise<void> {
-  if (!initialised) return
-  const recipes = ['emailpassword', 'emailverification', 'multifactorauth', 'session', 'thirdparty', 'totp', 'usermetadata', 'userroles', 'multitenancy', 'accountlinking']
+  const recipes = ['emailpassword', 'emailverification', 'multifactorauth', 'session', 'thirdparty', 'totp', 'usermetadata', 'userroles', 'multitenancy', 'accountlinking', 'dashboard']
   for (const recipe of recipes) {
     const module = (await import(`supertokens-node/lib/build/recipe/${recipe}/recipe`)) as { default: { default?: { reset(): void }; reset?(): void } }
     const Recipe = module.default.default ?? module.default

@@ -9,12 +9,7 @@ import { startS3Server } from '../../s3-server.ts'
 // One behaviour for both places the drive keeps its bytes (issue 12): a directory and an
 // S3-compatible bucket (s3rver on loopback). Every test runs against each; the S3 runs check the
 // stored bytes exactly (sha256), which is what the SDK's checksum setting is about. No database
-// here, so the PostgreSQL run of the suite skips this file: it would test the same thing twice.
-
-if (process.env.TEST_DATABASE_URL) {
-  t.pass('storage only: covered by the PGlite run')
-  process.exit(0)
-}
+// here: the PostgreSQL run of the suite leaves this file out (scripts/test-plan.mjs, databaseFree).
 
 const MiB = 1024 * 1024
 const s3 = await startS3Server(t)

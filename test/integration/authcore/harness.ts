@@ -11,6 +11,7 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import { errorHandler, plugin } from 'supertokens-node/framework/fastify'
 import type { Test } from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
+import { resetSupertokensForTests } from '../../../server/bff/auth/supertokens.ts'
 import { testCoreConfig, openTestDatabase, TEST_AUTH_CORE_SECRET as TEST_SECRET } from '../../helpers.ts'
 
 // The conformance harness of issue 4: our auth core on loopback, and a Fastify app that runs the
@@ -45,10 +46,12 @@ export interface SdkApp {
 /** The SDK's handler, typed for Fastify 5 (its types target Fastify 4). */
 const verifySession = (options?: Parameters<typeof sdkVerifySession>[0]) => sdkVerifySession(options) as unknown as preHandlerHookHandler
 
-/** supertokens-node is a process-wide singleton: one SDK app per test file. */
+/** supertokens-node is a process-wide singleton: one SDK app at a time, each set up anew. */
 export async function startSdkApp(t: Test, connectionURI: string, options: { apiKey?: string } = {}): Promise<SdkApp> {
   const mails: Mail[] = []
   const coreCalls: string[] = []
+  // A BFF or another file's SDK app may have set it up earlier in this process (scripts/tap-group.mjs).
+  await resetSupertokensForTests()
   supertokens.init({
     framework: 'fastify',
     supertokens: {

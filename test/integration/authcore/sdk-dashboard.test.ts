@@ -5,6 +5,7 @@ import Dashboard from 'supertokens-node/recipe/dashboard'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import { errorHandler, plugin } from 'supertokens-node/framework/fastify'
 import { startCore } from './harness.ts'
+import { resetSupertokensForTests } from '../../../server/bff/auth/supertokens.ts'
 
 // The user-management dashboard (issue 28) as supertokens-node 24.0.3's Dashboard recipe drives
 // our core, signed in with a dashboard account kept in the core (no API key for the dashboard):
@@ -12,6 +13,8 @@ import { startCore } from './harness.ts'
 
 const { core, url } = await startCore(t)
 const coreCalls: string[] = []
+// Whoever set the SDK up before in this process (a BFF, another file: scripts/tap-group.mjs).
+await resetSupertokensForTests()
 supertokens.init({
   framework: 'fastify',
   supertokens: {

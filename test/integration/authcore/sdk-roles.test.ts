@@ -3,12 +3,15 @@ import supertokens from 'supertokens-node'
 import Session from 'supertokens-node/recipe/session'
 import UserRoles from 'supertokens-node/recipe/userroles'
 import { startCore } from './harness.ts'
+import { resetSupertokensForTests } from '../../../server/bff/auth/supertokens.ts'
 
 // The user-roles recipe (issue 28) through supertokens-node 24.0.3's own UserRoles functions
 // against our core: what the SDK's userroles tests assert, and the claims a new session carries.
 
 const { url } = await startCore(t)
 const coreCalls: string[] = []
+// Whoever set the SDK up before in this process (a BFF, another file: scripts/tap-group.mjs).
+await resetSupertokensForTests()
 supertokens.init({
   supertokens: {
     connectionURI: url,
