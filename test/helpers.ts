@@ -122,8 +122,21 @@ function preparedKey(): string {
 let preparedKeyOnce: string | undefined
 const prepared = () => (preparedKeyOnce ??= preparedKey())
 
-/** The prepared PGlite data folder, as a tar cached beside the empty one. */
-async function preparedPglite(): Promise<Blob> {
+/**
+ * The prepared PGlite data folder, as a tar cached beside the empty one; read once a process (each
+ * database is a copy of its own: PGlite reads the blob and leaves it as it was). Reading the 63 MB
+ * for every database cost ~0.1 s each, and a process runs several files (scripts/tap-group.mjs).
+ */
+let preparedBlob: Promise<Blob> | undefined
+function preparedPglite(): Promise<Blob> {
+  preparedBlob ??= readPreparedPglite().catch((err: unknown) => {
+    preparedBlob = undefined
+    throw err
+  })
+  return preparedBlob
+}
+
+async function readPreparedPglite(): Promise<Blob> {
   const file = path.join(root, 'node_modules', '.cache', 'softshelf', `pglite-prepared-${prepared()}.tar`)
   if (!fs.existsSync(file)) {
     const db = await openPglite({ loadDataDir: await pgliteTemplate(), timeoutMs: 60_000 })

@@ -108,6 +108,12 @@ declare module 'fastify' {
     files: FilesRepository
     /** Catalogue events to the watchers' notifications (issue 29); `wake()` after writing one. */
     notificationFanout: NotificationFanout
+    /**
+     * The saved searches' own run every SAVED_SEARCH_CHECK_MS (issue 29): `pause()` stops it and
+     * waits for a run under way; `resume()` starts it again. A test that needs the catalogue to
+     * move with no run in between (a program added and retired) holds it.
+     */
+    savedSearchChecks: { pause(): Promise<void>; resume(): void }
   }
 }
 
@@ -344,14 +350,19 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       })
     return savedSearchRun
   }
-  app.addHook('onReady', async () => {
+  const startSavedSearchChecks = () => {
+    clearInterval(savedSearchTimer)
     savedSearchTimer = setInterval(() => void rerunSavedSearches(), SAVED_SEARCH_CHECK_MS)
     savedSearchTimer.unref()
-  })
-  app.addHook('onClose', async () => {
+  }
+  const stopSavedSearchChecks = async () => {
     clearInterval(savedSearchTimer)
+    savedSearchTimer = undefined
     await savedSearchRun
-  })
+  }
+  app.decorate('savedSearchChecks', { pause: stopSavedSearchChecks, resume: startSavedSearchChecks })
+  app.addHook('onReady', async () => startSavedSearchChecks())
+  app.addHook('onClose', stopSavedSearchChecks)
   // Issue 29: watchlists and notifications. The fan-out turns catalogue events into the watchers'
   // notifications, every second on every instance (each event claimed by one at a time).
   await app.register(watchRoutes, { guard })
