@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomInt } from 'node:crypto'
 import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
@@ -54,8 +54,59 @@ export function tempDir(t: Test): string {
   return dir
 }
 
-/** A loopback port free right now (for servers a test starts as separate processes). */
+/**
+ * The kernel's range of ports for outgoing connections (and for listen(0)). A port picked inside
+ * it can be taken, before the process it is for listens on it, by any connection a neighbour opens:
+ * the cluster test's auth core lost its port so (EADDRINUSE), twice in a hundred-odd runs.
+ */
+export function ephemeralPorts(): { low: number; high: number } {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+    if (low && high && low <= high) return { low, high }
+  } catch {
+    // Not Linux: its usual range.
+  }
+  return { low: 32768, high: 60999 }
+}
+
+/** Whether nothing listens on the loopback port now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer()
+    server.once('error', () => resolve(false))
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)))
+  })
+}
+
+const pickedPorts = new Set<number>()
+
+/**
+ * A loopback port in [from, to) that nothing listens on now and this process has not handed out
+ * before: tried at random, then one by one; undefined when there is none.
+ */
+export async function freePortIn(from: number, to: number): Promise<number | undefined> {
+  const take = async (port: number) => {
+    if (pickedPorts.has(port) || !(await canListen(port))) return undefined
+    pickedPorts.add(port)
+    return port
+  }
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const port = await take(from + randomInt(to - from))
+    if (port !== undefined) return port
+  }
+  for (let port = from; port < to; port += 1) if ((await take(port)) !== undefined) return port
+  return undefined
+}
+
+/**
+ * A loopback port free right now, for servers a test starts as separate processes: picked below
+ * the ephemeral range, from 10000 (so no connection takes it meanwhile), never the same twice in a
+ * process; from the kernel (listen(0)) only when there is none.
+ */
 export async function freePort(): Promise<number> {
+  const { low } = ephemeralPorts()
+  const picked = low > 10_000 ? await freePortIn(10_000, low) : undefined
+  if (picked !== undefined) return picked
   const server = net.createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as net.AddressInfo
