@@ -9,7 +9,7 @@ import { ephemeralPorts, freePort, freePortIn } from '../helpers.ts'
 
 t.test('a free port below the ephemeral range, never the same one twice', async (t) => {
   const { low } = ephemeralPorts()
-  const ports = []
+  const ports: number[] = []
   for (let index = 0; index < 100; index += 1) ports.push(await freePort())
   t.equal(new Set(ports).size, ports.length, 'each port once')
   t.ok(
