@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 // @ts-expect-error a plain .mjs module of the test runner, without types
 import { processesFor, runTapFiles } from '../../scripts/tap-run.mjs'
 // @ts-expect-error a plain .mjs module of the test runner, without types
@@ -14,15 +14,29 @@ import { root } from '../helpers.ts'
 // says — each file's results, passes and failures counted, a file that hangs stopped at its time
 // (or the time it asked for) and named, a file that dies without its counts a failure — in the form the readers know.
 
-t.test('passes, failures, a hang and a crash: counted, named, and the run fails', async (t) => {
-  const folder = `test/tap-run-${randomBytes(4).toString('hex')}`
-  const write = (name: string, text: string) => {
+/** Writes bundles straight into the bundle folder of a fresh folder name; removed when `t` ends. */
+function bundleWriter(t: Test, prefix: string, header = '') {
+  const folder = `test/${prefix}-${randomBytes(4).toString('hex')}`
+  t.teardown(() => fs.rmSync(path.join(root, path.dirname(bundleOf(`${folder}/x.test.ts`) as string)), { recursive: true, force: true }))
+  return (name: string, body: string) => {
     const file = path.join(root, bundleOf(`${folder}/${name}`) as string)
     fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.writeFileSync(file, text)
+    fs.writeFileSync(file, `${header}${body}`)
     return `${folder}/${name}`
   }
-  t.teardown(() => fs.rmSync(path.join(root, path.dirname(bundleOf(`${folder}/x.test.ts`) as string)), { recursive: true, force: true }))
+}
+
+/** What npm test's report lists as failed, read from a run's output. */
+function reportedFailures(output: string): string[] {
+  const report = { failures: [] as string[], slow: [] as string[] }
+  const reader = tapReader('PGlite', report)
+  for (const line of output.split('\n')) reader.onLine(line)
+  reader.done()
+  return report.failures
+}
+
+t.test('passes, failures, a hang and a crash: counted, named, and the run fails', async (t) => {
+  const write = bundleWriter(t, 'tap-run')
   const passes = write('passes.test.ts', "import t from 'tap'\nt.test('two checks', async (t) => { t.ok(true); t.equal(1, 1) })\n")
   const fails = write('fails.test.ts', "import t from 'tap'\nt.test('a check that fails', async (t) => { t.equal(1, 2, 'one is two') })\n")
   const hangs = write('hangs.test.ts', "import t from 'tap'\nt.test('waits forever', () => new Promise(() => setInterval(() => {}, 1000)))\n")
@@ -41,27 +55,16 @@ t.test('passes, failures, a hang and a crash: counted, named, and the run fails'
   t.equal(output.match(/# \{ total/g)?.length, 1, 'no file\'s own counts are left in')
   t.match(output, /timeout: 5000/, 'the hang is stopped at its time')
 
-  const report = { failures: [] as string[], slow: [] as string[] }
-  const reader = tapReader('PGlite', report)
-  for (const line of output.split('\n')) reader.onLine(line)
-  reader.done()
-  t.ok(report.failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
-  t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
-  t.ok(report.failures.includes(`tap (PGlite): ${dies}`), 'the file that died by name')
-  t.notOk(report.failures.some((entry) => entry.includes(passes) || entry.includes(asks)), 'not the passing ones')
+  const failures = reportedFailures(output)
+  t.ok(failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
+  t.ok(failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
+  t.ok(failures.includes(`tap (PGlite): ${dies}`), 'the file that died by name')
+  t.notOk(failures.some((entry) => entry.includes(passes) || entry.includes(asks)), 'not the passing ones')
 })
 
 t.test('files run one after another in one process are reported as if each had its own', async (t) => {
-  const folder = `test/tap-group-${randomBytes(4).toString('hex')}`
-  const tapFile = JSON.stringify(path.join(root, 'scripts', 'tap-file.mjs'))
   // As scripts/test-bundle.mjs writes a bundle: "tap" is scripts/tap-file.mjs.
-  const write = (name: string, body: string) => {
-    const file = path.join(root, bundleOf(`${folder}/${name}`) as string)
-    fs.mkdirSync(path.dirname(file), { recursive: true })
-    fs.writeFileSync(file, `import t from ${tapFile}\n${body}\n`)
-    return `${folder}/${name}`
-  }
-  t.teardown(() => fs.rmSync(path.join(root, path.dirname(bundleOf(`${folder}/x.test.ts`) as string)), { recursive: true, force: true }))
+  const write = bundleWriter(t, 'tap-group', `import t from ${JSON.stringify(path.join(root, 'scripts', 'tap-file.mjs'))}\n`)
   const first = write('first.test.ts', "globalThis.groupOrder = ['first']\nt.teardown(() => globalThis.groupOrder.push('first torn down'))\nt.test('two checks', async (t) => { t.ok(true); t.equal(1, 1) })")
   const second = write('second.test.ts', "t.test('the first file was torn down before this one began', async (t) => { t.same(globalThis.groupOrder, ['first', 'first torn down']) })")
   const fails = write('fails.test.ts', "t.test('a check that fails', async (t) => { t.equal(1, 2, 'one is two') })")
@@ -84,14 +87,11 @@ t.test('files run one after another in one process are reported as if each had i
   t.match(output, new RegExp(`# Subtest: ${first}\\n    # Subtest: two checks\\n        ok 1 - `), 'a file\'s TAP at the level it has alone')
   t.match(output, /timeout: 3000/, 'the hang is stopped at its time')
 
-  const report = { failures: [] as string[], slow: [] as string[] }
-  const reader = tapReader('PGlite', report)
-  for (const line of output.split('\n')) reader.onLine(line)
-  reader.done()
-  t.ok(report.failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
-  t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
-  t.ok(report.failures.some((entry) => entry.startsWith(`tap (PGlite): ${dies}`)), 'the file that ended the process by name')
-  t.notOk(report.failures.some((entry) => [first, second, after, asks, last].some((file) => entry.includes(file))), 'not the passing ones')
+  const failures = reportedFailures(output)
+  t.ok(failures.includes(`tap (PGlite): ${fails} > a check that fails > one is two`), 'the failing check by name')
+  t.ok(failures.some((entry) => entry.startsWith(`tap (PGlite): ${hangs}`)), 'the hanging file by name')
+  t.ok(failures.some((entry) => entry.startsWith(`tap (PGlite): ${dies}`)), 'the file that ended the process by name')
+  t.notOk(failures.some((entry) => [first, second, after, asks, last].some((file) => entry.includes(file))), 'not the passing ones')
 })
 
 t.test('which files share a process', async (t) => {
