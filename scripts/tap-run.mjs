@@ -158,6 +158,11 @@ async function runGroup(files, timeoutS, jobId) {
   return rest.length === 0 ? reported : [...reported, ...(await runGroup(rest, timeoutS, jobId))]
 }
 
+/**
+ * What runs in one process: a file, or up to `group` files one after another. The files of `alone`
+ * (globs, scripts/test-plan.mjs) always have a process of their own, and go first: they are the
+ * long ones, and the groups then fill the time beside them.
+ */
 export function processesFor(files, group = 1, alone = []) {
   const single = files.filter((file) => group <= 1 || inPlan(file, alone)).map((file) => [file])
   const rest = group <= 1 ? [] : files.filter((file) => !inPlan(file, alone))

@@ -32,7 +32,7 @@ function packageOf(specifier) {
 }
 
 /** The module a bundle's `import t from 'tap'` loads: tap's root test, or the file's own subtest in a group. */
-export const TAP_FILE = path.join('scripts', 'tap-file.mjs')
+const TAP_FILE = path.join('scripts', 'tap-file.mjs')
 
 /**
  * Every package import stays an import from node_modules but those of INLINED_PACKAGES; "tap" is

@@ -57,7 +57,7 @@ export function tempDir(t: Test): string {
 /**
  * The kernel's range of ports for outgoing connections (and for listen(0)). A port picked inside
  * it can be taken, before the process it is for listens on it, by any connection a neighbour opens:
- * the cluster test's auth core lost its port so (EADDRINUSE), twice in a hundred-odd runs.
+ * the cluster test lost a picked port so (EADDRINUSE), twice in the full runs of issue 30.
  */
 export function ephemeralPorts(): { low: number; high: number } {
   try {
