@@ -55,18 +55,18 @@ export function tempDir(t: Test): string {
 }
 
 /**
- * The kernel's range of ports for outgoing connections (and for listen(0)). A port picked inside
+ * Where the kernel's range of ports for outgoing connections (and for listen(0)) starts. A port picked inside
  * it can be taken, before the process it is for listens on it, by any connection a neighbour opens:
  * the cluster test lost a picked port so (EADDRINUSE), twice in the full runs of issue 30.
  */
-export function ephemeralPorts(): { low: number; high: number } {
+export function ephemeralPortsStart(): number {
   try {
-    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
-    if (low && high && low <= high) return { low, high }
+    const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+    if (low) return low
   } catch {
     // Not Linux: its usual range.
   }
-  return { low: 32768, high: 60999 }
+  return 32768
 }
 
 /** Whether nothing listens on the loopback port now. */
@@ -104,7 +104,7 @@ export async function freePortIn(from: number, to: number): Promise<number | und
  * process; from the kernel (listen(0)) only when there is none.
  */
 export async function freePort(): Promise<number> {
-  const { low } = ephemeralPorts()
+  const low = ephemeralPortsStart()
   const picked = low > 10_000 ? await freePortIn(10_000, low) : undefined
   if (picked !== undefined) return picked
   const server = net.createServer()

@@ -1,14 +1,14 @@
 import { randomInt } from 'node:crypto'
 import net from 'node:net'
 import t from 'tap'
-import { ephemeralPorts, freePort, freePortIn } from '../helpers.ts'
+import { ephemeralPortsStart, freePort, freePortIn } from '../helpers.ts'
 
 // Servers a test starts as processes of their own get ports from freePort. A port from the
 // kernel's ephemeral range could be taken by a neighbour's outgoing connection before the server
 // listens (the cluster test's auth core: EADDRINUSE); freePort picks below that range.
 
 t.test('a free port below the ephemeral range, never the same one twice', async (t) => {
-  const { low } = ephemeralPorts()
+  const low = ephemeralPortsStart()
   const ports: number[] = []
   for (let index = 0; index < 100; index += 1) ports.push(await freePort())
   t.equal(new Set(ports).size, ports.length, 'each port once')
@@ -28,7 +28,7 @@ t.test('a free port below the ephemeral range, never the same one twice', async 
 
 t.test('a port something listens on is not picked, nor one handed out before', async (t) => {
   // Ten ports, nine of them held by servers: the tenth is the one; asked again, there is none.
-  const { low } = ephemeralPorts()
+  const low = ephemeralPortsStart()
   const from = 20_000 + randomInt(Math.max(1, Math.min(low, 30_000) - 20_010))
   const held: net.Server[] = []
   t.teardown(() => Promise.all(held.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))))
