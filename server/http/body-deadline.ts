@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { errorBody } from './errors.ts'
 
@@ -19,12 +20,21 @@ declare module 'fastify' {
 export const BODY_DEADLINE_MS = 30_000
 
 /**
+ * Whether a request has a body to wait for: only a Content-Length above 0 or a Transfer-Encoding
+ * says so (RFC 9112 §6.3). Most requests (every page, every GET) have none, and get no timer.
+ */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length']
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+}
+
+/**
  * Answers 408 `<prefix>_REQUEST_TIMEOUT` and closes the connection when a request's body has not
  * fully arrived `ms` after its headers, unless its route says `longBody`.
  */
 export function installBodyDeadline(app: FastifyInstance, prefix: string, ms = BODY_DEADLINE_MS): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config?.longBody || request.raw.complete) return done()
+    if (request.routeOptions.config?.longBody || request.raw.complete || !hasBody(request.raw.headers)) return done()
     const timer = setTimeout(() => {
       if (request.raw.complete || reply.raw.writableEnded) return
       request.log.info({ event: 'body-deadline', ms }, 'a request body did not arrive in time')

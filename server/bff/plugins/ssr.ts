@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -304,10 +303,27 @@ function isAnonymous(request: FastifyRequest): boolean {
 
 interface RenderedPage {
   status: number
-  /** The page with `placeholder` where each response's nonce goes. */
-  html: string
-  placeholder: string
+  /**
+   * The page's UTF-8 bytes cut where its nonce was: each answer is these with its own nonce
+   * between them. Kept as bytes, an answer is a copy — not a string to replace in, measure and
+   * encode again (issue 30: that was a third of a cached page's time).
+   */
+  parts: Buffer[]
+  /** The answer's length less the nonces'. */
+  bytes: number
   headers: Record<string, string>
+}
+
+/** The page with `nonce` wherever the rendered one was. */
+function withNonce(page: RenderedPage, nonce: string): Buffer {
+  const nonceBytes = Buffer.from(nonce, 'latin1')
+  const answer = Buffer.allocUnsafe(page.bytes + nonceBytes.length * (page.parts.length - 1))
+  let at = 0
+  page.parts.forEach((part, index) => {
+    if (index > 0) at += nonceBytes.copy(answer, at)
+    at += part.copy(answer, at)
+  })
+  return answer
 }
 
 export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
@@ -335,7 +351,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         reply.header('content-language', locale)
         reply.header('cache-control', 'no-cache')
         reply.headers(cached.headers)
-        return reply.code(cached.status).type('text/html; charset=utf-8').send(cached.html.replaceAll(cached.placeholder, nonce))
+        return reply.code(cached.status).type('text/html; charset=utf-8').send(withNonce(cached, nonce))
       }
     }
     reply.header('vary', 'Cookie, Accept-Language')
@@ -421,10 +437,9 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
       .replace('<!--app-html-->', () => result.html)
       .replace('<!--app-scripts-->', () => result.scripts)
     if (cacheable && result.status === 200 && !result.headers['cache-control']?.includes('no-store')) {
-      // Kept with a random stand-in for the nonce, which nothing else in the page can contain.
-      const placeholder = randomBytes(16).toString('hex')
-      const page: RenderedPage = { status: 200, html: html.replaceAll(nonce, placeholder), placeholder, headers: result.headers }
-      pageCache.put(cacheKey, page)
+      // Cut at the nonce: 128 random bits, which nothing else in the page can contain.
+      const parts = html.split(nonce).map((part) => Buffer.from(part, 'utf8'))
+      pageCache.put(cacheKey, { status: 200, parts, bytes: parts.reduce((sum, part) => sum + part.length, 0), headers: result.headers })
     }
     return reply.code(result.status).type('text/html; charset=utf-8').send(html)
   }

@@ -161,6 +161,10 @@ t.test('an anonymous page may be served again for a second, always with its own 
   t.match(second.headers['content-security-policy'], `'nonce-${b}'`, 'the header names the page\'s nonce')
   t.equal(second.body.replaceAll(b!, 'N'), first.body.replaceAll(a!, 'N'), 'the same page otherwise')
   t.notOk(second.body.includes(a!), 'no trace of the first nonce')
+  // The page has non-ASCII text (its title's dash): its length is counted in bytes, not characters.
+  t.ok(Buffer.byteLength(second.body) > second.body.length, 'a page with non-ASCII text')
+  t.equal(Number(second.headers['content-length']), Buffer.byteLength(second.body), 'its length in bytes')
+  t.equal(second.headers['content-length'], first.headers['content-length'], 'the length of the page first served')
   const german = await bff.inject({ url: '/library?sort=nameAsc', headers: { cookie: 'lang=de' } })
   t.match(german.body, /<html lang="de">/, 'one page per language')
   const withSession = await bff.inject({ url: '/library?sort=nameAsc', headers: { cookie: 'sAccessToken=abc' } })

@@ -28,12 +28,13 @@ async function server(t: Test) {
   return { port: (app.server.address() as net.AddressInfo).port, slowStarted, releaseSlow: () => releaseSlow() }
 }
 
-/** A raw connection: sends the head and the first bytes of a 10-byte body; collects what comes back. */
-function partialPost(port: number, path: string) {
+/** A raw connection: sends the head and the first bytes of a 10-byte body (or a first chunk); collects what comes back. */
+function partialPost(port: number, path: string, chunked = false) {
   const socket = net.connect(port, '127.0.0.1')
   let received = ''
   socket.on('data', (chunk) => (received += chunk.toString()))
-  socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\ncontent-length: 10\r\n\r\n12345`)
+  const framing = chunked ? 'transfer-encoding: chunked\r\n\r\n5\r\n12345\r\n' : 'content-length: 10\r\n\r\n12345'
+  socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/octet-stream\r\n${framing}`)
   const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(received)))
   const answered = new Promise<string>((resolve) => socket.on('data', () => received.includes('\r\n\r\n{') && received.endsWith('}') && resolve(received)))
   return { socket, closed, answered }
@@ -47,6 +48,13 @@ t.test('a stalled body on an ordinary route gets 408 with our error and the conn
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string; message: string }
   t.equal(body.code, 'TEST_REQUEST_TIMEOUT')
   t.match(body.message, /took too long/)
+})
+
+t.test('a stalled chunked body (no length announced) gets 408 too', async (t) => {
+  const { port } = await server(t)
+  const answer = await partialPost(port, '/ordinary', true).closed
+  t.match(answer, /^HTTP\/1\.1 408 /, 'answered 408')
+  t.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string }).code, 'TEST_REQUEST_TIMEOUT')
 })
 
 t.test('a longBody route may take longer than the deadline, and finishes', async (t) => {
