@@ -14,6 +14,8 @@ export interface UpstreamApi {
   stream(req: UpstreamRequest): Promise<UpstreamStream>
   /** Whether request() may answer this GET from a short shared cache. */
   cacheable(req: UpstreamRequest): boolean
+  /** Whether the answer is the same for every caller whatever its headers (/api/version): request() needs none of them. */
+  callerFree(req: Pick<UpstreamRequest, 'method' | 'path'>): boolean
   /**
    * The catalogue's version as the API says it (GET /api/catalogue/version, shared for up to 1 s): the key of every cache of catalogue answers and pages (issue 28). "unknown" when
    * the API does not answer.
@@ -112,7 +114,8 @@ export const upstreamApiPlugin = fp(
         return client.request(req)
       },
       stream: (req) => client.stream(req),
-      cacheable: (req) => (req.method === 'GET' && MICRO_CACHED.has(req.path)) || isShareable(req),
+      cacheable: (req) => api.callerFree(req) || isShareable(req),
+      callerFree: (req) => req.method === 'GET' && MICRO_CACHED.has(req.path),
       versionChanged: () => cache.forget('/api/version'),
     }
     app.decorate('upstreamApi', api)

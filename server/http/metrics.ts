@@ -35,6 +35,8 @@ export class ServiceMetrics {
   readonly rateLimited: Counter<'route'>
   readonly signIns: Counter<'outcome'>
   readonly loginBlocks: Counter
+  /** The BFF's page cache (issue 30): anonymous pages served from it, after waiting for another request's render, or rendered. */
+  readonly pageCache: Counter<'outcome'>
 
   constructor(service: ServiceName, db?: Database) {
     const registers = [this.registry]
@@ -73,6 +75,12 @@ export class ServiceMetrics {
     this.loginBlocks = new Counter({
       name: 'softshelf_login_blocks_total',
       help: 'Emails blocked after too many failed sign-ins.',
+      registers,
+    })
+    this.pageCache = new Counter({
+      name: 'softshelf_page_cache_total',
+      help: "Anonymous page answers by how they were made: hit (from the page cache), waited (after another request's render of the same page), rendered.",
+      labelNames: ['outcome'],
       registers,
     })
     if (db?.poolStats) {

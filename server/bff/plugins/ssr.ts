@@ -330,6 +330,8 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
   const renderer = opts.dev ? await developmentRenderer(app, opts.root) : await productionRenderer(opts.root)
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
   const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, opts.now ?? Date.now, 500)
+  /** Pages being rendered for the page cache, by key: a request for the same page waits for it. */
+  const rendering = new Map<string, Promise<FastifyReply>>()
 
   /** A page; with `form`, as the answer to a form the BFF has just handled (decision 025). */
   const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
@@ -345,7 +347,17 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     // Pages show the catalogue: one of an older catalogue version is never served (issue 28).
     const cacheKey = cacheable ? `${await app.upstreamApi.catalogueVersion()}|${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}` : ''
     if (cacheable) {
-      const cached = pageCache.peek(cacheKey)
+      let cached = pageCache.peek(cacheKey)
+      // The page is being rendered for another visitor (the second it was kept for has just
+      // passed): wait for that one rather than render it again. Under load every connection would
+      // otherwise render it at once, each second (issue 30: a sixth of a cached page's time).
+      const pending = cached ? undefined : rendering.get(cacheKey)
+      if (pending) {
+        // Its failure is its own: this request renders the page itself if it was not kept.
+        await pending.then(() => undefined, () => undefined)
+        cached = pageCache.peek(cacheKey)
+        if (cached) app.metrics.pageCache.inc({ outcome: 'waited' })
+      } else if (cached) app.metrics.pageCache.inc({ outcome: 'hit' })
       if (cached) {
         reply.header('vary', 'Cookie, Accept-Language')
         reply.header('content-language', locale)
@@ -353,7 +365,26 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         reply.headers(cached.headers)
         return reply.code(cached.status).type('text/html; charset=utf-8').send(withNonce(cached, nonce))
       }
+      // Not kept (an error page, a redirect) or not yet: this request renders it, and is the one
+      // others wait for when no one else is rendering it already.
+      if (!rendering.has(cacheKey)) {
+        const rendered = renderFresh(request, reply, { locale, nonce, crossSite, consent, cacheable, cacheKey }, form).finally(() => rendering.delete(cacheKey))
+        rendering.set(cacheKey, rendered)
+        return rendered
+      }
     }
+    return renderFresh(request, reply, { locale, nonce, crossSite, consent, cacheable, cacheKey }, form)
+  }
+
+  /** The page rendered now (not from the page cache); kept in it when `page.cacheable` and it may be. */
+  const renderFresh = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: { locale: Locale; nonce: string; crossSite: boolean; consent: ReturnType<typeof parseConsent>; cacheable: boolean; cacheKey: string },
+    form?: { outcome: unknown; status: number },
+  ) => {
+    const { locale, nonce, crossSite, consent, cacheable, cacheKey } = page
+    if (cacheable) app.metrics.pageCache.inc({ outcome: 'rendered' })
     reply.header('vary', 'Cookie, Accept-Language')
     reply.header('content-language', locale)
     reply.header('cache-control', 'no-cache')

@@ -143,6 +143,8 @@ function clientWentAway(request: FastifyRequest): boolean {
 async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, accessToken?: string): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
+  // The version every open tab polls is the same for every caller: nothing of theirs is read for it.
+  if (app.upstreamApi.callerFree({ method: request.method, path })) return relayUpstream(request, reply, await app.upstreamApi.request({ method: request.method, path }))
   const headers = upstreamHeaders(request)
   // The token the operator check verified, new when it read the roles again.
   if (accessToken) headers.authorization = `Bearer ${accessToken}`
@@ -287,7 +289,8 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
-  app.get('/api/version', { schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
+  // Its answer (~40 bytes) is never long enough to compress: no compression hooks either.
+  app.get('/api/version', { schema: hide, compress: false }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls, in
   // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to

@@ -25,7 +25,7 @@ t.test('program texts in the visitor\'s language, through pages and the proxy', 
   // Whatever the seed's files translate, gimp has no Hungarian here: the English fallback on a Hungarian page.
   await db.query(`DELETE FROM api.program_translations WHERE program_id = 'gimp' AND locale = 'hu'`)
   const english = new Map(readSeed().programs.map((p) => [p.id, p]))
-  const apiCalls = (url: string) => apiLog.lines.filter((line) => line.includes('"incoming request"') && line.includes(`"url":"${url}"`)).length
+  const apiCalls = (url: string) => apiLog.lines.filter((line) => line.includes('"request completed"') && line.includes(`"url":"${url}"`)).length
   const escaped = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
 
   t.test('a proxied call gets the texts of its language; the shared cache keeps each language apart', async (t) => {

@@ -60,6 +60,25 @@ t.test('logs never contain a password, cookie or token', async (t) => {
   for (const line of bffLogs.lines) t.doesNotThrow(() => JSON.parse(line), 'every log line is one JSON object')
 })
 
+t.test('each request is one line once answered: method, URL with its secrets redacted, status and time', async (t) => {
+  const bffLogs = new LogCapture()
+  const apiLogs = new LogCapture()
+  const { bff } = await buildStack(t, { env: { LOG_LEVEL: 'info' }, bffLogStream: bffLogs, apiLogStream: apiLogs })
+  const page = await bff.inject('/library?sort=nameAsc')
+  const missing = await bff.inject('/api/no-such-thing?token=SECRET-1')
+  const linesOf = (logs: LogCapture, requestId: string) =>
+    logs.lines.map((line) => JSON.parse(line) as { reqId?: string; msg: string; req?: { method: string; url: string }; res?: { statusCode: number }; responseTime?: number }).filter((line) => line.reqId === requestId)
+  const [pageLine, ...more] = linesOf(bffLogs, String(page.headers['x-request-id']))
+  t.equal(more.length, 0, 'one line for the page')
+  t.match(pageLine, { msg: 'request completed', req: { method: 'GET', url: '/library?sort=nameAsc' }, res: { statusCode: 200 } })
+  t.type(pageLine?.responseTime, 'number', 'with the time it took')
+  const missingLines = linesOf(bffLogs, String(missing.headers['x-request-id']))
+  t.equal(missingLines.length, 1, 'one line for a proxied call')
+  t.match(missingLines[0], { req: { method: 'GET', url: '/api/no-such-thing?token=[redacted]' }, res: { statusCode: 404 } })
+  t.notMatch(bffLogs.text + apiLogs.text, /SECRET-1/)
+  t.notOk(bffLogs.text.includes('incoming request'), 'no line as a request arrives')
+})
+
 t.test('user input cannot forge a log line', async (t) => {
   const logs = new LogCapture()
   const { bff } = await buildStack(t, { env: { LOG_LEVEL: 'info' }, bffLogStream: logs })

@@ -12,7 +12,7 @@ t.test('/readyz probes the database and the API at most once a second, and repor
   let now = 1_700_000_000_000
   const stack = await buildStack(t, { db: probed.db, env: { LOG_LEVEL: 'debug' }, apiLogStream: apiLog, now: () => now })
   // The API's request lines count its probes: at debug, since at info a probe writes none (issue 27).
-  const apiProbes = () => apiLog.lines.filter((line) => line.includes('"incoming request"') && line.includes('"url":"/healthz"')).length
+  const apiProbes = () => apiLog.lines.filter((line) => line.includes('"request completed"') && line.includes('"url":"/healthz"')).length
   const ready = async () => (await stack.bff.inject('/readyz')).statusCode
 
   const first = await stack.bff.inject('/readyz')

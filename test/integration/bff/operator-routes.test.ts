@@ -21,7 +21,8 @@ function call(tab: Tab, route: OperatorRoute, url = concrete(route)) {
   return tab.send(route.method, url, {})
 }
 
-const incoming = (log: LogCapture) => log.lines.filter((line) => line.includes('"msg":"incoming request"') && /\/api\/operator/i.test(line)).length
+/** The API's request lines (one per request, when answered) for the console's routes. */
+const incoming = (log: LogCapture) => log.lines.filter((line) => line.includes('"msg":"request completed"') && /\/api\/operator/i.test(line)).length
 
 t.test('every row of the operator route table, through the BFF and at the API', async (t) => {
   const apiLog = new LogCapture()

@@ -151,6 +151,20 @@ t.test('server-rendered pages', async (t) => {
   })
 })
 
+t.test('a page many ask for at once, not yet in the page cache, is rendered once and each gets its own nonce', async (t) => {
+  const { bff } = await buildStack(t)
+  const outcomes = async () => Object.fromEntries((await bff.metrics.pageCache.get()).values.map((value) => [value.labels.outcome, value.value]))
+  const before = await outcomes()
+  const answers = await Promise.all(Array.from({ length: 6 }, () => bff.inject('/library?sort=nameDesc')))
+  const after = await outcomes()
+  t.equal((after.rendered ?? 0) - (before.rendered ?? 0), 1, 'rendered once')
+  t.equal((after.waited ?? 0) - (before.waited ?? 0), 5, 'the other five waited for it')
+  const nonces = answers.map((answer) => /<script nonce="([0-9a-f]+)">window\.__SOFTSHELF_BOOT__/.exec(answer.body)?.[1])
+  t.ok(answers.every((answer) => answer.statusCode === 200), 'all answered 200')
+  t.equal(new Set(nonces).size, 6, 'six nonces')
+  t.ok(answers.every((answer, i) => answer.body.replaceAll(nonces[i]!, 'N') === answers[0]!.body.replaceAll(nonces[0]!, 'N')), 'the same page')
+})
+
 t.test('an anonymous page may be served again for a second, always with its own nonce', async (t) => {
   const { bff } = await buildStack(t)
   const nonceOf = (body: string) => /<script nonce="([0-9a-f]+)">window\.__SOFTSHELF_BOOT__/.exec(body)?.[1]

@@ -218,7 +218,7 @@ t.test('upstream faults become 502/503/504 JSON within the timeout, and the BFF 
 t.test('public catalogue answers are shared for pages and proxied calls; conditional and credentialed requests go through', async (t) => {
   const apiLog = new LogCapture()
   const { bff } = await buildStack(t, { env: { LOG_LEVEL: 'info' }, apiLogStream: apiLog })
-  const apiCalls = (path: string) => apiLog.lines.filter((line) => line.includes('"incoming request"') && line.includes(`"url":"${path}"`)).length
+  const apiCalls = (path: string) => apiLog.lines.filter((line) => line.includes('"request completed"') && line.includes(`"url":"${path}"`)).length
   const listing = '/api/programs?price=all&sort=namePopular&page=1&pageSize=24'
 
   t.equal((await bff.inject('/library')).statusCode, 200)
