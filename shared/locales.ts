@@ -33,6 +33,20 @@ export function isLocale(value: unknown): value is Locale {
 export function negotiateLocale(cookieValue: string | undefined, acceptLanguage: string | undefined): Locale {
   if (isLocale(cookieValue)) return cookieValue
   if (!acceptLanguage) return DEFAULT_LOCALE
+  // Browsers send a handful of distinct values: each is parsed once (issue 30), in a bounded memo.
+  const known = ACCEPTED.get(acceptLanguage)
+  if (known) return known
+  if (ACCEPTED.size >= ACCEPTED_MAX) ACCEPTED.clear()
+  const locale = bestOf(acceptLanguage)
+  ACCEPTED.set(acceptLanguage, locale)
+  return locale
+}
+
+/** Accept-Language values already negotiated; emptied when full, so no sender can grow it. */
+const ACCEPTED = new Map<string, Locale>()
+const ACCEPTED_MAX = 256
+
+function bestOf(acceptLanguage: string): Locale {
   const ranges = acceptLanguage
     .split(',')
     .slice(0, 32)

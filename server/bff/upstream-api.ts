@@ -83,11 +83,16 @@ export const upstreamApiPlugin = fp(
     const now = opts.now ?? Date.now
     const cache = new MicroCache<UpstreamResponse>(MICRO_CACHE_TTL_MS, now)
     const shared = new MicroCache<UpstreamResponse>(SHARED_MAX_TTL_MS, now, 500)
+    // The version read from the answer the micro-cache holds: parsed once per answer, not per page.
+    let parsed: { response: UpstreamResponse; version: string } | undefined
     const catalogueVersion = async (): Promise<string> => {
       try {
         const response = await api.request({ method: 'GET', path: CATALOGUE_VERSION_PATH })
-        const version = response.status === 200 ? (JSON.parse(response.body.toString('utf8')) as { version?: unknown }).version : undefined
-        return typeof version === 'string' ? version : 'unknown'
+        if (parsed?.response !== response) {
+          const version = response.status === 200 ? (JSON.parse(response.body.toString('utf8')) as { version?: unknown }).version : undefined
+          parsed = { response, version: typeof version === 'string' ? version : 'unknown' }
+        }
+        return parsed.version
       } catch {
         return 'unknown'
       }
@@ -96,10 +101,10 @@ export const upstreamApiPlugin = fp(
       origin: client.origin,
       catalogueVersion,
       async request(req) {
-        if (req.method === 'GET' && MICRO_CACHED.has(req.path)) {
+        if (api.callerFree(req)) {
           // The shared answer must not depend on the caller's headers.
-          const { headers: _ignored, signal: _signal, ...shared } = req
-          return cache.get(req.path, () => client.request({ ...shared, headers: { accept: 'application/json' } }), (r) => r.status === 200)
+          const path = req.path
+          return cache.get(path, () => client.request({ method: 'GET', path, headers: { accept: 'application/json' } }), (r) => r.status === 200)
         }
         if (isShareable(req)) {
           const { signal: _signal, ...rest } = req

@@ -20,3 +20,15 @@ t.test('Accept-Language: q-values, regional tags, unsupported languages', async 
   t.equal(negotiateLocale(undefined, ''), 'en')
   t.equal(negotiateLocale(undefined, 'garbage;;;q=abc,,,'), 'en')
 })
+
+t.test('an Accept-Language seen before gives the same language, and hundreds of distinct ones are each still read afresh', async (t) => {
+  t.equal(negotiateLocale(undefined, 'de-AT,de;q=0.9,en;q=0.5'), 'de')
+  t.equal(negotiateLocale(undefined, 'de-AT,de;q=0.9,en;q=0.5'), 'de', 'the same the second time')
+  // More distinct values than the memo keeps (256): every one is still negotiated by its own content.
+  for (let i = 0; i < 600; i++) {
+    const locale = i % 2 === 0 ? 'sk' : 'pl'
+    t.equal(negotiateLocale(undefined, `x-${i};q=0.9,${locale};q=0.8`), locale)
+  }
+  t.equal(negotiateLocale('cs', 'de'), 'cs', 'the cookie still wins over a value seen before')
+  t.equal(negotiateLocale(undefined, 'de'), 'de')
+})
