@@ -48,6 +48,8 @@ export interface Side {
   ok: number
   non2xx: number
   errors: number
+  /** The server's CPU time per 2xx answer (µs), where it was measured (ours). */
+  cpuUsPerAnswer?: number
 }
 
 export interface PairFigures {
@@ -157,25 +159,44 @@ async function startBare(cleanups: Array<() => void>, body: string): Promise<str
   return base
 }
 
-async function load(url: string, connections: number, headers: Record<string, string>, duration = DURATION_S): Promise<Side> {
+/** CPU time (user + system, µs) a process has used so far; undefined where /proc cannot tell. */
+function cpuUsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the command in parentheses.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS
+  } catch {
+    return undefined
+  }
+}
+/** Linux's USER_HZ, the unit of /proc's CPU times. */
+const CLOCK_TICKS = 100
+
+/** `pid`: the server's process, whose CPU time per 2xx answer is given as well. */
+async function load(url: string, connections: number, headers: Record<string, string>, duration = DURATION_S, pid?: number): Promise<Side> {
+  const cpuBefore = cpuUsOf(pid)
   const result = await autocannon({ url, connections, duration, headers, timeout: 10 })
+  const cpuAfter = cpuUsOf(pid)
   const stats = result.statusCodeStats as Record<string, { count: number }>
   const ok = Object.entries(stats)
     .filter(([status]) => Number(status) >= 200 && Number(status) < 300)
     .reduce((sum, [, stat]) => sum + stat.count, 0)
-  return { rps: ok / duration, p99Ms: result.latency.p99, ok, non2xx: result.non2xx, errors: result.errors + result.timeouts }
+  const side: Side = { rps: ok / duration, p99Ms: result.latency.p99, ok, non2xx: result.non2xx, errors: result.errors + result.timeouts }
+  if (cpuBefore !== undefined && cpuAfter !== undefined && ok > 0) side.cpuUsPerAnswer = (cpuAfter - cpuBefore) / ok
+  return side
 }
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
-const medianOf = (sides: Side[], key: keyof Side) => median(sides.map((side) => side[key]))
+const medianOf = (sides: Side[], key: keyof Side) => median(sides.map((side) => side[key] ?? Number.NaN))
 export const ratioOf = (pair: PairFigures) => medianOf(pair.ours, 'rps') / medianOf(pair.theirs, 'rps')
 
 export async function benchPeer(cleanups: Array<() => void>): Promise<PeerFigures> {
   ensurePeer()
-  const { base: ours } = await startOurs(cleanups)
+  const { base: ours, child: oursChild } = await startOurs(cleanups)
   const versionBody = await (await fetch(`${ours}/api/version`)).text()
   const version = (JSON.parse(versionBody) as { version: string }).version
   const peer = await startPeer(cleanups, version)
@@ -202,11 +223,11 @@ export async function benchPeer(cleanups: Array<() => void>): Promise<PeerFigure
       for (let round = 0; round < ROUNDS; round++) {
         // A/B interleaved, the order flipped each round: the shared machine's load drifts.
         if (round % 2 === 0) {
-          pair.ours.push(await load(target.ours[0], connections, target.ours[1]))
+          pair.ours.push(await load(target.ours[0], connections, target.ours[1], DURATION_S, oursChild.pid))
           pair.theirs.push(await load(target.theirs[0], connections, target.theirs[1]))
         } else {
           pair.theirs.push(await load(target.theirs[0], connections, target.theirs[1]))
-          pair.ours.push(await load(target.ours[0], connections, target.ours[1]))
+          pair.ours.push(await load(target.ours[0], connections, target.ours[1], DURATION_S, oursChild.pid))
         }
       }
       pairs.push(pair)
@@ -221,7 +242,8 @@ export async function benchPeer(cleanups: Array<() => void>): Promise<PeerFigure
   return { machine, pairs, pass }
 }
 
-const side = (sides: Side[]) => `${Math.round(medianOf(sides, 'rps'))} (p99 ${Math.round(medianOf(sides, 'p99Ms'))} ms, non-2xx ${sides.reduce((sum, s) => sum + s.non2xx, 0)}, errors ${sides.reduce((sum, s) => sum + s.errors, 0)})`
+const cpu = (sides: Side[]) => (Number.isNaN(medianOf(sides, 'cpuUsPerAnswer')) ? '' : `, ${Math.round(medianOf(sides, 'cpuUsPerAnswer'))} µs CPU an answer`)
+const side = (sides: Side[]) => `${Math.round(medianOf(sides, 'rps'))}${cpu(sides)} (p99 ${Math.round(medianOf(sides, 'p99Ms'))} ms, non-2xx ${sides.reduce((sum, s) => sum + s.non2xx, 0)}, errors ${sides.reduce((sum, s) => sum + s.errors, 0)})`
 
 function printPair(pair: PairFigures): void {
   const rounds = pair.ours.map((o, i) => `${Math.round(o.rps)}/${Math.round(pair.theirs[i]!.rps)}`).join(', ')
@@ -231,13 +253,13 @@ function printPair(pair: PairFigures): void {
 export function printPeer(figures: PeerFigures): void {
   console.log(`\n## Next.js peer (issue 30): 2xx req/s, median of ${ROUNDS} interleaved rounds of ${DURATION_S} s\n`)
   console.log(`machine: ${figures.machine}\n`)
-  console.log('| pair | c | ours 2xx req/s | ours p99 ms | ours non-2xx | peer 2xx req/s | peer p99 ms | peer non-2xx | ratio | budget |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('| pair | c | ours 2xx req/s | ours p99 ms | ours non-2xx | ours CPU µs an answer | peer 2xx req/s | peer p99 ms | peer non-2xx | ratio | budget |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const pair of figures.pairs) {
     const min = pair.kind === 'rendered' ? PEER_BUDGET.rendered : pair.kind === 'cached' ? PEER_BUDGET.cached : PEER_BUDGET.version
     const non2xx = (sides: Side[]) => sides.reduce((sum, s) => sum + s.non2xx + s.errors, 0)
     console.log(
-      `| ${pair.name} | ${pair.connections} | ${Math.round(medianOf(pair.ours, 'rps'))} | ${Math.round(medianOf(pair.ours, 'p99Ms'))} | ${non2xx(pair.ours)} | ${Math.round(medianOf(pair.theirs, 'rps'))} | ${Math.round(medianOf(pair.theirs, 'p99Ms'))} | ${non2xx(pair.theirs)} | ${ratioOf(pair).toFixed(2)}× | ≥ ${min}× |`,
+      `| ${pair.name} | ${pair.connections} | ${Math.round(medianOf(pair.ours, 'rps'))} | ${Math.round(medianOf(pair.ours, 'p99Ms'))} | ${non2xx(pair.ours)} | ${Math.round(medianOf(pair.ours, 'cpuUsPerAnswer'))} | ${Math.round(medianOf(pair.theirs, 'rps'))} | ${Math.round(medianOf(pair.theirs, 'p99Ms'))} | ${non2xx(pair.theirs)} | ${ratioOf(pair).toFixed(2)}× | ≥ ${min}× |`,
     )
   }
   for (const pair of figures.pairs) {

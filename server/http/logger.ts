@@ -75,10 +75,14 @@ export function loggerOptions(
  * One line per request, when it has been answered: the request (method, URL with secrets
  * redacted, host, address), the status and the time taken — an access log's line. Fastify's default
  * writes a second line as each request arrives; that doubled the log and was a tenth of a cached
- * page's time (issue 30). A request that errs is still one line, at error, with its error.
+ * page's time (issue 30). A request that errs is still one line, at error, with its error. Only a
+ * request whose body may take minutes (`longBody`: a resumable upload's PATCH) is also logged as it
+ * arrives, so one under way shows before it ends.
  */
 export class AccessLogController extends LogController {
-  override incomingRequest(): void {}
+  override incomingRequest(request: FastifyRequest): void {
+    if (request.routeOptions.config?.longBody && !this.isLogDisabled(request)) request.log.info({ req: request }, 'incoming request')
+  }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return
