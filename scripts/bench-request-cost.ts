@@ -2,7 +2,7 @@
 // handling costs. A bare Fastify 5 answering /api/version's JSON (as the peer bench's bare server),
 // then the BFF's pieces added one at a time in the order buildBff adds them, each step in a process
 // of its own on loopback: autocannon at BENCH_COST_CONNECTIONS (100) for BENCH_COST_DURATION s (5)
-// after a 2 s warm-up, and the server's CPU time per answer (user + system, /proc/<pid>/stat), the
+// after a 2 s warm-up, BENCH_COST_ROUNDS rounds (3) of every step (the median), and the server's CPU time per answer (user + system, /proc/<pid>/stat), the
 // figure that does not depend on how much of the 2 cores the load generator took.
 // `scripts/bench-request-cost.ts serve <step> <port>` is one such server (what the table runs).
 import { AsyncLocalStorage } from 'node:async_hooks'
@@ -33,6 +33,7 @@ import { freePort } from './throwaway-postgres.ts'
 const here = fileURLToPath(import.meta.url)
 const DURATION_S = Number(process.env.BENCH_COST_DURATION ?? 5)
 const CONNECTIONS = Number(process.env.BENCH_COST_CONNECTIONS ?? 100)
+const ROUNDS = Number(process.env.BENCH_COST_ROUNDS ?? 3)
 const BODY = Buffer.from('{"version":"1.0.716+0123456789ab"}')
 
 /** Each step adds one piece to the ones before it. */
@@ -131,14 +132,22 @@ if (process.argv[1] === here) {
     await app.listen({ host: '127.0.0.1', port: Number(process.argv[4]) })
     console.log('ready')
   } else {
-    console.log(`## What a request pays for: GET /api/version, ${CONNECTIONS} connections, ${DURATION_S} s a step, each step adding to the ones before\n`)
+    console.log(`## What a request pays for: GET /api/version, ${CONNECTIONS} connections, ${DURATION_S} s a step, the median of ${ROUNDS} rounds, each step adding to the ones before\n`)
     console.log('| step | added | answers/s | server CPU µs an answer | added µs |')
     console.log('|---:|---|---:|---:|---:|')
+    // Every step once a round, BENCH_COST_ROUNDS rounds (3), the median of each: a shared
+    // machine's load drifts, and a step measured only once carries whatever else ran then.
+    const runs: Array<Array<{ rps: number; cpuUs: number }>> = STEPS.map(() => [])
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let step = 0; step < STEPS.length; step++) runs[step]!.push(await measure(step))
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
     let previous: number | undefined
-    for (let step = 0; step < STEPS.length; step++) {
-      const { rps, cpuUs: us } = await measure(step)
+    runs.forEach((measured, step) => {
+      const us = median(measured.map((run) => run.cpuUs))
+      const rps = median(measured.map((run) => run.rps))
       console.log(`| ${step} | ${STEPS[step]} | ${Math.round(rps)} | ${us.toFixed(1)} | ${previous === undefined ? '' : (us - previous).toFixed(1)} |`)
       previous = us
-    }
+    })
   }
 }
