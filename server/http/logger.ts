@@ -14,8 +14,8 @@ let standardOutput: pino.DestinationStream | undefined
 /**
  * The process's one writer of log lines to the standard output, shared by the services of the
  * process (role `all` runs three), so their lines never interleave. Asynchronous (issue 30): pino's
- * default writes each line with a write(2) of its own before the request goes on — two a request,
- * about a third of a cached page's time. Here lines written while a write is under way go out
+ * default writes each line with a write(2) of its own before the request goes on (logging as a whole
+ * was about a quarter of a cached page's time). Here lines written while a write is under way go out
  * together with the next one, and whatever is left is written synchronously when the process exits
  * (pino's exit hook; a SIGKILL can lose the last few milliseconds of lines).
  */
@@ -74,8 +74,8 @@ export function loggerOptions(
 /**
  * One line per request, when it has been answered: the request (method, URL with secrets
  * redacted, host, address), the status and the time taken — an access log's line. Fastify's default
- * writes a second line as each request arrives; that doubled the log and was a tenth of a cached
- * page's time (issue 30). A request that errs is still one line, at error, with its error. Only a
+ * writes a second line as each request arrives, which doubled the log and its cost (issue 30:
+ * logging was about a quarter of a cached page's time). A request that errs is still one line, at error, with its error. Only a
  * request whose body may take minutes (`longBody`: a resumable upload's PATCH) is also logged as it
  * arrives, so one under way shows before it ends.
  */
