@@ -10,6 +10,27 @@ import { freePort } from './throwaway-postgres.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
+/** Linux's USER_HZ, the unit of /proc's CPU times. */
+const CLOCK_TICKS = 100
+
+/** CPU time (user + system, µs) a process has used so far; undefined where /proc cannot tell. */
+export function cpuUsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the command in parentheses.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS
+  } catch {
+    return undefined
+  }
+}
+
+/** The median of some figures (the upper middle one of an even count); NaN for none. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
 /** Polls `url` until it answers 2xx; fails when `child` exits first or after 120 s. */
 export async function waitUntilAnswers(url: string, child: ChildProcess, what: string): Promise<void> {
   const started = Date.now()

@@ -23,7 +23,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { printSummary, summarize, type ProfileSummary } from './profile-summary.ts'
-import { startInstance, waitUntilAnswers } from './bench-instance.ts'
+import { cpuUsOf, median, startInstance, waitUntilAnswers } from './bench-instance.ts'
 import { freePort } from './throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
@@ -159,20 +159,6 @@ async function startBare(cleanups: Array<() => void>, body: string): Promise<str
   return base
 }
 
-/** CPU time (user + system, µs) a process has used so far; undefined where /proc cannot tell. */
-function cpuUsOf(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined
-  try {
-    // /proc/<pid>/stat: fields 14 and 15 (utime, stime) in clock ticks, after the command in parentheses.
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS
-  } catch {
-    return undefined
-  }
-}
-/** Linux's USER_HZ, the unit of /proc's CPU times. */
-const CLOCK_TICKS = 100
-
 /** `pid`: the server's process, whose CPU time per 2xx answer is given as well. */
 async function load(url: string, connections: number, headers: Record<string, string>, duration = DURATION_S, pid?: number): Promise<Side> {
   const cpuBefore = cpuUsOf(pid)
@@ -187,10 +173,6 @@ async function load(url: string, connections: number, headers: Record<string, st
   return side
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
-}
 const medianOf = (sides: Side[], key: keyof Side) => median(sides.map((side) => side[key] ?? Number.NaN))
 export const ratioOf = (pair: PairFigures) => medianOf(pair.ours, 'rps') / medianOf(pair.theirs, 'rps')
 

@@ -7,7 +7,6 @@
 // `scripts/bench-request-cost.ts serve <step> <port>` is one such server (what the table runs).
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { spawn } from 'node:child_process'
-import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import compress from '@fastify/compress'
 import cookie from '@fastify/cookie'
@@ -28,6 +27,7 @@ import { HTTP_SERVER_OPTIONS } from '../server/http/server-options.ts'
 import { installShutdown } from '../server/http/shutdown.ts'
 import { installStorableTextCheck } from '../server/http/storable-text.ts'
 import { fastifyTrustProxy } from '../server/http/trust-proxy.ts'
+import { cpuUsOf, median } from './bench-instance.ts'
 import { freePort } from './throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
@@ -101,9 +101,11 @@ async function build(step: number): Promise<FastifyInstance> {
   return app
 }
 
+/** The server's CPU time so far (µs); it is a child of ours on Linux, so /proc always tells. */
 function cpuUs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
+  const us = cpuUsOf(pid)
+  if (us === undefined) throw new Error(`no CPU time for process ${pid} in /proc`)
+  return us
 }
 
 async function measure(step: number): Promise<{ rps: number; cpuUs: number }> {
@@ -141,7 +143,6 @@ if (process.argv[1] === here) {
     for (let round = 0; round < ROUNDS; round++) {
       for (let step = 0; step < STEPS.length; step++) runs[step]!.push(await measure(step))
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
     let previous: number | undefined
     runs.forEach((measured, step) => {
       const us = median(measured.map((run) => run.cpuUs))
