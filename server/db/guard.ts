@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
+import { IdleAsyncScope } from '../async-scope.ts'
 
 // The transaction rule (issue 17, decision 009): nothing that runs inside a transaction may use
 // another connection of the same database. PGlite has exactly one connection, so such a query
@@ -35,7 +35,8 @@ interface RunningTransaction {
   open: boolean
 }
 
-const running = new AsyncLocalStorage<RunningTransaction>()
+// Switched off while no transaction runs (async-scope.ts): a transaction left behind is closed anyway.
+const running = new IdleAsyncScope<RunningTransaction>()
 
 /** Throws when the caller is inside a transaction of `database` that is still open. */
 export function assertNotInTransaction(database: object, what: string): void {

@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Readable } from 'node:stream'
 import { DataStore, ERRORS, Upload } from '@tus/server'
+import { IdleAsyncScope } from '../../async-scope.ts'
 import { FilesUploadExpired, FilesUploadNotFound } from './errors.ts'
 import { UPLOAD_EXPIRY_MS, type FilesRepository, type UploadState, type UploadTarget } from './repository.ts'
 import { isBodyFailure, OffsetMismatchError } from './storage.ts'
@@ -23,7 +23,7 @@ export interface UploadRequestContext {
 }
 
 /** The request a store call belongs to; tus calls the store inside it. */
-export const uploadRequests = new AsyncLocalStorage<UploadRequestContext>()
+export const uploadRequests = new IdleAsyncScope<UploadRequestContext>()
 
 function current(): UploadRequestContext {
   const context = uploadRequests.getStore()
