@@ -1,12 +1,12 @@
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { errorBody } from '../../http/errors.ts'
 import { routeLabel } from '../../http/metrics.ts'
 import { OutageLog } from '../../http/outage-log.ts'
 import { asksForPage } from '../../http/refusal.ts'
 import { RATE_LIMITED_PAGE_CSP } from '../locales.ts'
-import { redisCause, sharedOrLocalStore } from './shared-rate-limit-store.ts'
+import { counterStores, redisCause, sharedOrLocalStore, type Exceeded } from './shared-rate-limit-store.ts'
 
 const WINDOW_MS = 60_000
 
@@ -39,8 +39,11 @@ export interface RateLimitOptions {
   /** Counted requests per signed-in account per minute (RATE_LIMIT_ACCOUNT_MAX). */
   accountMax: number
   redisUrl: string | undefined
-  /** The account of the request's verified session; undefined for none, an expired, forged or garbled one. */
-  accountOf: (request: FastifyRequest) => Promise<string | undefined>
+  /**
+   * The account of the request's verified session; undefined for none, an expired, forged or
+   * garbled one. Undefined at once (not a promise) when the request carries no session to verify.
+   */
+  accountOf: (request: FastifyRequest) => Promise<string | undefined> | undefined
   /** The page a browser's refused page load gets, in its language, reloading after `retryAfterSeconds`. */
   page: (request: FastifyRequest, retryAfterSeconds: number) => string
 }
@@ -98,30 +101,41 @@ export const rateLimitPlugin = fp(
       },
     })
 
-    // The account each counted request was found to be, verified once per request.
-    const accounts = new WeakMap<FastifyRequest, string>()
-    // Keys carry their kind, so no account id can name an address's counter or the reverse.
-    const byAddress = app.createRateLimit({ max: opts.addressMax, timeWindow: WINDOW_MS, keyGenerator: (request) => `address:${request.ip}` })
-    const byAccount = app.createRateLimit({ max: opts.accountMax, timeWindow: WINDOW_MS, keyGenerator: (request) => `account:${accounts.get(request)}` })
+    // The general limit's two counters, each a store of the kind the plugin uses (Redis while it
+    // answers, else this instance's memory), made as the plugin makes a route's own. Counted here
+    // rather than through `createRateLimit`, whose check is a chain of promises per request: with
+    // the local store a count is synchronous, a request that is allowed makes no promise at all
+    // (issue 30: the limit was ~12 µs of /api/version's ~100). Keys carry their kind, so no account
+    // id can name an address's counter or the reverse.
+    const counters = counterStores(store, WINDOW_MS)
+    const byAddress = counters('address', opts.addressMax)
+    const byAccount = counters('account', opts.accountMax)
 
-    const refuse = (request: FastifyRequest, reply: FastifyReply, retryAfter: number, max: number) => {
+    const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, exceeded: Exceeded) => {
       request.server.metrics?.rateLimited.inc({ route: routeLabel(request) })
+      const { retryAfter, max } = exceeded
       reply.header('retry-after', String(retryAfter)).header('x-ratelimit-limit', String(max)).header('x-ratelimit-remaining', '0').header('x-ratelimit-reset', String(retryAfter))
-      if (!wantsPage(request)) throw limitedError(request, retryAfter)
-      // A person's browser: a page in their language that tries again by itself.
-      return reply.code(429).header('cache-control', 'no-store').header('content-security-policy', RATE_LIMITED_PAGE_CSP).type('text/html; charset=utf-8').send(opts.page(request, retryAfter))
+      if (!wantsPage(request)) return done(limitedError(request, retryAfter))
+      // A person's browser: a page in their language that tries again by itself (a hook that
+      // answers does not call done).
+      reply.code(429).header('cache-control', 'no-store').header('content-security-policy', RATE_LIMITED_PAGE_CSP).type('text/html; charset=utf-8').send(opts.page(request, retryAfter))
     }
 
-    const count = async (request: FastifyRequest, reply: FastifyReply) => {
+    const countAddress = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) =>
+      byAddress(request.ip, (exceeded) => (exceeded ? refuse(request, reply, done, exceeded) : done()))
+
+    // A hook with a callback, not a promise: a request without a session is counted synchronously.
+    const count = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       // Only a session the BFF verified names an account: a forged or garbled cookie is just the address.
-      const accountId = await opts.accountOf(request)
-      if (accountId !== undefined) {
-        accounts.set(request, accountId)
-        const account = await byAccount(request)
-        if (!account.isAllowed && account.isExceeded) return refuse(request, reply, account.ttlInSeconds, account.max)
-      }
-      const address = await byAddress(request)
-      if (!address.isAllowed && address.isExceeded) return refuse(request, reply, address.ttlInSeconds, address.max)
+      const account = opts.accountOf(request)
+      if (account === undefined) return countAddress(request, reply, done)
+      account.then(
+        (accountId) => {
+          if (accountId === undefined) return countAddress(request, reply, done)
+          byAccount(accountId, (exceeded) => (exceeded ? refuse(request, reply, done, exceeded) : countAddress(request, reply, done)))
+        },
+        (error: unknown) => done(error as Error),
+      )
     }
 
     // Decided once per route, when it is added: its own hook runs after the hooks of its scope,

@@ -78,3 +78,33 @@ export function sharedOrLocalStore(redis: Redis, outage: OutageLog, nameSpace: s
     }
   }
 }
+
+/** A counted request past its key's limit: the seconds until its window ends, and the limit. */
+export interface Exceeded {
+  retryAfter: number
+  max: number
+}
+
+/** Counts one request against `key`; `done` gets what was exceeded, or undefined when it is allowed. */
+export type Counter = (key: string, done: (exceeded: Exceeded | undefined) => void) => void
+
+/**
+ * The general limit's counters (rate-limit.ts), one store each, of the kind @fastify/rate-limit
+ * makes: `storeCtor` (Redis while it answers) or, without one, its LocalStore. `counters(kind, max)`
+ * counts against `kind:key` in windows of `windowMs`; with the local store `done` is called before
+ * the count returns. A store that fails lets the request through rather than refuse every request
+ * (neither of these does: the shared store falls back to memory).
+ */
+export function counterStores(storeCtor: FastifyRateLimitStoreCtor | undefined, windowMs: number): (kind: string, max: number) => Counter {
+  return (kind, max) => {
+    const store: Store = storeCtor ? new storeCtor({}) : new LocalStore(false, false)
+    const prefix = `${kind}:`
+    return (key, done) =>
+      store.incr(
+        prefix + key,
+        (error, result) => done(!error && result && result.current > max ? { retryAfter: Math.ceil(result.ttl / 1000), max } : undefined),
+        windowMs,
+        max,
+      )
+  }
+}
