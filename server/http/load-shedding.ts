@@ -78,7 +78,9 @@ export interface LoadShedding {
   inFlight(): number
 }
 
-const settleOf = new WeakMap<IncomingMessage, () => void>()
+/** On a request's answer while the request counts as in flight. */
+const counted = Symbol('counted as in flight')
+type Counted = ServerResponse & { [counted]?: boolean }
 
 function pathOf(url: string | undefined): string {
   const raw = url ?? '/'
@@ -144,26 +146,31 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
       if (options.maxInFlight > 0 && inFlight >= options.maxInFlight) return refuse(request, response, 'in-flight')
     }
     inFlight++
-    let settled = false
-    const settle = () => {
-      if (settled) return
-      settled = true
-      inFlight--
-    }
-    settleOf.set(request, settle)
-    response.once('close', settle)
+    ;(response as Counted)[counted] = true
+    // One listener for every answer, no closure per request (issue 30: what each request pays).
+    response.on('close', settleThis)
     for (const listener of listeners) listener.call(server, request, response)
   })
 
+  /** The request stops counting (once): its answer's headers went out, or its connection closed. */
+  const settle = (response: Counted): void => {
+    if (!response[counted]) return
+    response[counted] = false
+    inFlight--
+  }
+  function settleThis(this: ServerResponse): void {
+    settle(this)
+  }
+
   // A request stops counting once its answer's headers go out (a long download does not hold a
   // place), and at once on routes whose bodies may take minutes (tus PATCH) or that say shed: false.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const config = request.routeOptions.config
-    if (config?.longBody || config?.shed === false) settleOf.get(request.raw)?.()
+    if (config?.longBody || config?.shed === false) settle(reply.raw)
     done()
   })
-  app.addHook('onSend', (request, _reply, payload, done) => {
-    settleOf.get(request.raw)?.()
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    settle(reply.raw)
     done(null, payload)
   })
 

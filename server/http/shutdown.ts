@@ -141,16 +141,18 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (closing) return refuse(request, response)
     inFlight.add(response)
-    response.once('close', () => {
-      inFlight.delete(response)
-      // Its connection may be idle now: an answer whose headers went out before the shutdown.
-      if (closing) {
-        lastActivity = performance.now()
-        closeIdle()
-      }
-    })
+    // One listener for every answer, no closure per request (issue 30: what each request pays).
+    response.on('close', answerClosed)
     for (const listener of listeners) listener.call(server, request, response)
   })
+  function answerClosed(this: ServerResponse): void {
+    inFlight.delete(this)
+    // Its connection may be idle now: an answer whose headers went out before the shutdown.
+    if (closing) {
+      lastActivity = performance.now()
+      closeIdle()
+    }
+  }
 
   /**
    * Calls `done` (Fastify then closes the listener) once the service has been quiet for quietMs or
