@@ -80,6 +80,7 @@ export function keepOperatorRolesInSync(
  */
 export function isOperatorPath(rawUrl: string): boolean {
   const path = pathOf(rawUrl)
+  if (!path.includes('%')) return OPERATOR_AREA.test(path)
   let decoded = path
   try {
     decoded = decodeURIComponent(path)

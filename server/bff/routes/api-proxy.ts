@@ -51,6 +51,9 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-disposition', 'cont
 /** And of a streamed answer, whose length and ranges are the upstream's own. */
 const FORWARDED_STREAM_HEADERS = [...FORWARDED_RESPONSE_HEADERS, 'content-length', 'accept-ranges'] as const
 
+/** A `.` or `..` segment of a path. */
+const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/
+
 /**
  * Returns the path to send upstream, or null when the path could escape the /api prefix once an
  * upstream decodes it: dot segments (also percent-encoded), encoded slashes, backslashes.
@@ -59,6 +62,8 @@ export function safeApiPath(rawUrl: string): string | null {
   const queryIndex = rawUrl.indexOf('?')
   const pathPart = queryIndex === -1 ? rawUrl : rawUrl.slice(0, queryIndex)
   if (!pathPart.startsWith('/api/') || pathPart.includes('//') || pathPart.includes('\\')) return null
+  // Nothing percent-encoded (the common case): each segment decodes to itself.
+  if (!pathPart.includes('%')) return DOT_SEGMENT.test(pathPart) || pathPart.includes('\0') ? null : rawUrl
   for (const segment of pathPart.split('/')) {
     let decoded: string
     try {
