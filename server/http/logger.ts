@@ -20,9 +20,49 @@ let standardOutput: pino.DestinationStream | undefined
  * (pino's exit hook; a SIGKILL can lose the last few milliseconds of lines).
  */
 export function logDestination(): pino.DestinationStream {
-  standardOutput ??= pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX_BYTES })
+  if (!standardOutput) {
+    const destination = pino.destination({ dest: 1, sync: false, maxLength: LOG_BUFFER_MAX_BYTES })
+    droppedLogLines.watch(destination)
+    standardOutput = destination
+  }
   return standardOutput
 }
+
+/** How often at most standard error says that log lines are being dropped. */
+export const DROPPED_LINES_WARNING_MS = 60_000
+
+/**
+ * Log lines dropped because the standard output was not read (LOG_BUFFER_MAX_BYTES unwritten):
+ * counted for the metric `softshelf_log_lines_dropped_total`, and said on the standard error — the
+ * one place still likely to be read — once when it begins and at most once a minute after.
+ */
+export class DroppedLogLines {
+  count = 0
+  #lastWarning = Number.NEGATIVE_INFINITY
+
+  constructor(
+    private readonly warn: (line: string) => void = (line) => void process.stderr.write(line),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Counts what `destination` (a sonic-boom, as pino.destination makes) drops. */
+  watch(destination: { on(event: 'drop', listener: (data: string | Buffer) => void): unknown }): void {
+    destination.on('drop', (data) => {
+      const text = typeof data === 'string' ? data : data.toString('utf8')
+      let lines = 0
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++
+      this.count += Math.max(lines, 1)
+      const now = this.now()
+      if (now - this.#lastWarning < DROPPED_LINES_WARNING_MS) return
+      this.#lastWarning = now
+      const message = `log lines are being dropped: the standard output is not read as fast as they come (${this.count} so far; metric softshelf_log_lines_dropped_total)`
+      this.warn(`${JSON.stringify({ level: 40, time: new Date(now).toISOString(), event: 'log-lines-dropped', dropped: this.count, msg: message })}\n`)
+    })
+  }
+}
+
+/** This process's count (its standard output). */
+export const droppedLogLines = new DroppedLogLines()
 
 let timeMs = Number.NaN
 let timeField = ''

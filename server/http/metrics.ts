@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Database } from '../db/database.ts'
 import { bearerMatches } from '../operator-token.ts'
 import { errorBody } from './errors.ts'
+import { droppedLogLines } from './logger.ts'
 
 // Prometheus metrics (issue 14, "Observability"). Each service keeps its own registry, labelled
 // with its name, so the three services of one process (`npm start`) never mix their counts; the
@@ -23,6 +24,15 @@ function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry()
     collectDefaultMetrics({ register: processRegistry, prefix: 'softshelf_', eventLoopMonitoringPrecision: 10 })
+    new Counter({
+      name: 'softshelf_log_lines_dropped_total',
+      help: 'Log lines dropped because the standard output was not read as fast as they came.',
+      registers: [processRegistry],
+      collect() {
+        this.reset()
+        this.inc(droppedLogLines.count)
+      },
+    })
   }
   return processRegistry
 }
