@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Form, useSubmit } from 'react-router'
-import { SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
-import type { ListingState } from '../lib/catalogue-query.ts'
+import { Form, useLocation, useNavigation, useSubmit } from 'react-router'
+import { LIBRARY_VIEWS, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
+import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
 
 // The search and filter form of a program listing — the public catalogue, its signed-in twins and
@@ -38,6 +38,15 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
     if (mine) mine.checked = state.mine
   }, [state.q, state.category, state.platform, state.sort, state.mine])
 
+  // A tab picked a moment ago whose list is still loading (the same page, a new query) is what the
+  // visitor now asks for: a sort or filter picked meanwhile keeps its price and view instead of
+  // replacing that navigation with the old ones.
+  const navigation = useNavigation()
+  const location = useLocation()
+  const pending = navigation.state === 'loading' && navigation.location.pathname === location.pathname ? new URLSearchParams(navigation.location.search) : undefined
+  const asked = pending ? readListingState(pending, sorts, LIBRARY_VIEWS) : state
+  const { price, view } = asked
+
   // What narrows the list (the sort only orders it); a category page's own category is no filter.
   const active = [state.q !== '', category && state.category !== 'all', state.platform !== 'all', languageFilter && state.mine].filter(Boolean).length
 
@@ -60,8 +69,8 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
           <label htmlFor="listing-q">{t('filters.search')}</label>
           <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
         </div>
-        {state.price !== 'all' ? <input type="hidden" name="price" value={state.price} /> : null}
-        {state.view !== 'saved' ? <input type="hidden" name="view" value={state.view} /> : null}
+        {price !== 'all' ? <input type="hidden" name="price" value={price} /> : null}
+        {view !== 'saved' ? <input type="hidden" name="view" value={view} /> : null}
         {category ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
         <PlatformField id="listing-platform" name="platform" defaultValue={state.platform} />
         <SortField id="listing-sort" name="sort" defaultValue={state.sort} sorts={sorts} />

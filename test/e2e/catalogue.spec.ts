@@ -3,6 +3,28 @@ import { expect, test } from '@playwright/test'
 
 const de = JSON.parse(fs.readFileSync('locales/de/catalogue.json', 'utf8')) as { library: { title: string }; tabs: { paid: string } }
 
+test('a sort picked while the Paid list is still loading keeps the price', async ({ page }) => {
+  await page.goto('/library')
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  // The Paid list's programs are held back until the sort has been picked: the tab's navigation
+  // is still under way when the visitor changes the sort.
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  await page.route(/\/api\/programs\?(?=.*price=paid)(?=.*sort=namePopular)/, async (route) => {
+    await held
+    await route.continue().catch(() => undefined)
+  })
+  const paidAsked = page.waitForRequest(/\/api\/programs\?(?=.*price=paid)(?=.*sort=namePopular)/)
+  await page.getByRole('link', { name: 'Paid', exact: true }).click()
+  await paidAsked
+  await page.getByLabel('Sort by').selectOption('nameAsc')
+  release()
+  await expect(page).toHaveURL(/[?&]sort=nameAsc/)
+  await expect(page).toHaveURL(/[?&]price=paid/)
+  await expect(page.getByRole('link', { name: 'Paid', exact: true })).toHaveAttribute('aria-current', 'page')
+  await expect(page.locator('.program-card .price').first()).not.toHaveText('Free')
+})
+
 test('library: tabs, sort, category filter and search live in the URL and survive back/forward', async ({ page }) => {
   await page.goto('/library')
   await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
@@ -10,8 +32,8 @@ test('library: tabs, sort, category filter and search live in the URL and surviv
 
   await page.getByRole('link', { name: 'Paid', exact: true }).click()
   await expect(page).toHaveURL(/\/library\?price=paid$/)
-  // The address changes before the page shows the tab: the filters' form carries the price only
-  // once it does (a sort picked before that was sent without it, and the next filter lost "Paid").
+  // The tab shows as the current one once its list has loaded (a sort picked before then keeps the
+  // price too: the test above).
   await expect(page.getByRole('link', { name: 'Paid', exact: true })).toHaveAttribute('aria-current', 'page')
   await expect(page.locator('.program-card .price').first()).not.toHaveText('Free')
 
