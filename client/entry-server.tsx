@@ -185,6 +185,10 @@ export async function render(input: RenderInput): Promise<RenderResult> {
     return { kind: 'redirect', status: context.status, location: context.headers.get('location') ?? '/' }
   }
 
+  // The BFF lets a few pages make their markup per turn of its event loop (issue 30).
+  const turn = input.markupTurn?.()
+  if (turn) await turn
+
   const namespaces = namespacesOf(context.matches)
   const i18n = i18nFor(input, namespaces)
   const router = staticRouter(context)

@@ -68,6 +68,11 @@ export interface RenderInput {
    * 025): the page renders as the route's action with this outcome and HTTP status.
    */
   form?: { outcome: unknown; status: number }
+  /**
+   * Called once the page's data has loaded, before its markup is made; the render waits for the
+   * promise it may return (the BFF's turns of the event loop: server/bff/markup-turns.ts).
+   */
+  markupTurn?: () => Promise<void> | undefined
 }
 
 export type RenderResult =

@@ -41,6 +41,7 @@ import { combinedLogosVersion, UploadedLogos } from './logos/uploaded-logos.ts'
 import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
+import { MARKUP_BACKLOG, MarkupTurns } from './markup-turns.ts'
 import apiProxyRoutes from './routes/api-proxy.ts'
 import { RoleChanges } from '../http/role-changes.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
@@ -136,13 +137,17 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   installStorableTextCheck(app, (message) => new BffValidation(message))
   installBodyDeadline(app, 'BFF')
   const metrics = installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
+  // Pages make their markup a few per turn of the event loop (markup-turns.ts); pages queued for
+  // a turn are the CPU falling behind, as a lagging event loop was before the turns kept it short.
+  const markupTurns = new MarkupTurns()
   if (options.shedLoad ?? true) {
+    const eventLoopLags = options.eventLoopLags ?? (() => app.isUnderPressure())
     await installLoadShedding(app, {
       prefix: 'BFF',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
       pressureInFlight: config.overload.pressureInFlight,
-      ...(options.eventLoopLags ? { eventLoopLags: options.eventLoopLags } : {}),
+      eventLoopLags: () => eventLoopLags() || markupTurns.waiting >= MARKUP_BACKLOG,
       requestId: newRequestId,
       headers: securityHeaders(https),
       page: busyPages(catalog, OVERLOAD_RETRY_AFTER_SECONDS),
@@ -251,6 +256,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
     formRateLimitMax: config.authRateLimitMax,
     now: options.now,
+    markupTurns,
   })
   return app
 }
