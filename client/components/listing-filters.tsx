@@ -1,6 +1,6 @@
-import { useEffect, useRef } from 'react'
+import { useContext, useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Form, useLocation, useNavigation, useSubmit } from 'react-router'
+import { Form, UNSAFE_DataRouterContext, useLocation, useNavigation, useSubmit } from 'react-router'
 import { LIBRARY_VIEWS, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
 import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
@@ -38,14 +38,32 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
     if (mine) mine.checked = state.mine
   }, [state.q, state.category, state.platform, state.sort, state.mine])
 
-  // A tab picked a moment ago whose list is still loading (the same page, a new query) is what the
-  // visitor now asks for: a sort or filter picked meanwhile keeps its price and view instead of
-  // replacing that navigation with the old ones.
+  // The price and view tabs are links outside the form. The one picked last is what the visitor
+  // means, and a sort or filter picked before the page shows it must keep it: while its list loads
+  // it is the navigation under way; once loaded, the address says it before the page is rendered
+  // again (React Router updates the URL, then renders in a transition). So the hidden fields are
+  // set again from those just before the form is sent.
+  // Read when the form is sent, from the router itself: the render may not have caught up with a
+  // click a moment ago.
   const navigation = useNavigation()
+  const router = useContext(UNSAFE_DataRouterContext)?.router
   const location = useLocation()
-  const pending = navigation.state === 'loading' && navigation.location.pathname === location.pathname ? new URLSearchParams(navigation.location.search) : undefined
-  const asked = pending ? readListingState(pending, sorts, LIBRARY_VIEWS) : state
-  const { price, view } = asked
+  const askedFor = (): Pick<ListingState, 'price' | 'view'> => {
+    const now = router?.state.navigation ?? navigation
+    if (now.state === 'loading' && now.location.pathname === location.pathname) return readListingState(new URLSearchParams(now.location.search), sorts, LIBRARY_VIEWS)
+    if (typeof window !== 'undefined' && window.location.pathname === location.pathname) return readListingState(new URLSearchParams(window.location.search), sorts, LIBRARY_VIEWS)
+    return state
+  }
+  const keepTabs = (form: HTMLFormElement) => {
+    const asked = askedFor()
+    for (const [name, value, unset] of [['price', asked.price, 'all'], ['view', asked.view, 'saved']] as const) {
+      const field = form.elements.namedItem(name) as HTMLInputElement | null
+      if (!field) continue
+      field.value = value
+      // A disabled field is not sent: the default stays out of the URL.
+      field.disabled = value === unset
+    }
+  }
 
   // What narrows the list (the sort only orders it); a category page's own category is no filter.
   const active = [state.q !== '', category && state.category !== 'all', state.platform !== 'all', languageFilter && state.mine].filter(Boolean).length
@@ -59,18 +77,22 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
         className="listing-filters"
         // Issue 15: a visitor using the filters stays where the filters are; a new list is not a new page.
         preventScrollReset
+        onSubmit={(event) => keepTabs(event.currentTarget)}
         onChange={(event) => {
           // Selects and the checkbox apply at once when scripts run; the button serves everyone else.
           const target = event.target as unknown as HTMLInputElement | HTMLSelectElement
-          if (target.tagName === 'SELECT' || target.type === 'checkbox') void submit(event.currentTarget, { preventScrollReset: true })
+          if (target.tagName === 'SELECT' || target.type === 'checkbox') {
+            keepTabs(event.currentTarget)
+            void submit(event.currentTarget, { preventScrollReset: true })
+          }
         }}
       >
         <div className="field field-search">
           <label htmlFor="listing-q">{t('filters.search')}</label>
           <input id="listing-q" type="search" name="q" defaultValue={state.q} placeholder={t('filters.searchPlaceholder')} maxLength={100} />
         </div>
-        {price !== 'all' ? <input type="hidden" name="price" value={price} /> : null}
-        {view !== 'saved' ? <input type="hidden" name="view" value={view} /> : null}
+        <input type="hidden" name="price" value={state.price} disabled={state.price === 'all'} />
+        <input type="hidden" name="view" value={state.view} disabled={state.view === 'saved'} />
         {category ? <CategoryField id="listing-category" name="category" defaultValue={state.category} /> : null}
         <PlatformField id="listing-platform" name="platform" defaultValue={state.platform} />
         <SortField id="listing-sort" name="sort" defaultValue={state.sort} sorts={sorts} />

@@ -25,6 +25,17 @@ test('a sort picked while the Paid list is still loading keeps the price', async
   await expect(page.locator('.program-card .price').first()).not.toHaveText('Free')
 })
 
+test('a sort picked right after the Paid tab, before the page has caught up, keeps the price', async ({ page }) => {
+  await page.goto('/library')
+  await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
+  // No wait between the two: the router has the tab's navigation, the page has not rendered it yet.
+  await page.getByRole('link', { name: 'Paid', exact: true }).click()
+  await page.getByLabel('Sort by').selectOption('nameAsc')
+  await expect(page).toHaveURL(/[?&]sort=nameAsc/)
+  await expect(page).toHaveURL(/[?&]price=paid/)
+  await expect(page.getByRole('link', { name: 'Paid', exact: true })).toHaveAttribute('aria-current', 'page')
+})
+
 test('library: tabs, sort, category filter and search live in the URL and survive back/forward', async ({ page }) => {
   await page.goto('/library')
   await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
