@@ -42,9 +42,8 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
   // means, and a sort or filter picked before the page shows it must keep it: while its list loads
   // it is the navigation under way; once loaded, the address says it before the page is rendered
   // again (React Router updates the URL, then renders in a transition). So the hidden fields are
-  // set again from those just before the form is sent.
-  // Read when the form is sent, from the router itself: the render may not have caught up with a
-  // click a moment ago.
+  // set again just before the form is sent, from the router's state as it is then (the last render
+  // may not have caught up with a click a moment ago) and the address.
   const navigation = useNavigation()
   const router = useContext(UNSAFE_DataRouterContext)?.router
   const location = useLocation()
