@@ -1,6 +1,6 @@
 import { useContext, useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { Form, UNSAFE_DataRouterContext, useLocation, useNavigation, useSubmit } from 'react-router'
+import { Form, UNSAFE_DataRouterContext, useLocation, useSubmit } from 'react-router'
 import { LIBRARY_VIEWS, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
 import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
 import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
@@ -44,12 +44,11 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
   // again (React Router updates the URL, then renders in a transition). So the hidden fields are
   // set again just before the form is sent, from the router's state as it is then (the last render
   // may not have caught up with a click a moment ago) and the address.
-  const navigation = useNavigation()
   const router = useContext(UNSAFE_DataRouterContext)?.router
   const location = useLocation()
   const askedFor = (): Pick<ListingState, 'price' | 'view'> => {
-    const now = router?.state.navigation ?? navigation
-    if (now.state === 'loading' && now.location.pathname === location.pathname) return readListingState(new URLSearchParams(now.location.search), sorts, LIBRARY_VIEWS)
+    const now = router?.state.navigation
+    if (now?.state === 'loading' && now.location.pathname === location.pathname) return readListingState(new URLSearchParams(now.location.search), sorts, LIBRARY_VIEWS)
     if (typeof window !== 'undefined' && window.location.pathname === location.pathname) return readListingState(new URLSearchParams(window.location.search), sorts, LIBRARY_VIEWS)
     return state
   }

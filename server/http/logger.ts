@@ -115,9 +115,9 @@ export function loggerOptions(
  * One line per request, when it has been answered: the request (method, URL with secrets
  * redacted, host, address), the status and the time taken — an access log's line. Fastify's default
  * writes a second line as each request arrives, which doubled the log and its cost (issue 30:
- * logging was about a quarter of a cached page's time). A request that errs is still one line, at error, with its error. Only a
- * request whose body may take minutes (`longBody`: a resumable upload's PATCH) is also logged as it
- * arrives, so one under way shows before it ends.
+ * logging was about a quarter of a cached page's time). A request that errs is still one line, at
+ * error, with its error. Only a request whose body may take minutes (`longBody`: a resumable
+ * upload's PATCH) is also logged as it arrives, so one under way shows before it ends.
  */
 export class AccessLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {

@@ -8,7 +8,7 @@ import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { isCrossSite, isLogoutPath, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../../../shared/ssr-contract.ts'
-import { MarkupTurns } from '../markup-turns.ts'
+import type { MarkupTurns } from '../markup-turns.ts'
 import { DATABASE_RETRY_AFTER_SECONDS, ERROR_EVENT_HEADER, errorBody, isDeliberateServerError, isOutageAnswer } from '../../http/errors.ts'
 import { safeReturnPath } from '../../../shared/return-path.ts'
 import { returnQuery } from '../../../shared/return-path.ts'
@@ -66,8 +66,8 @@ export function preloadLinksFromManifest(manifest: Record<string, ManifestChunk>
 }
 
 export interface SsrOptions {
-  /** The turns pages make their markup in (the load shedding reads their backlog); one of its own by default. */
-  markupTurns?: MarkupTurns
+  /** The turns pages make their markup in (the load shedding reads their backlog). */
+  markupTurns: MarkupTurns
   root: string
   dev: boolean
   /** Cookies the BFF writes for the browser SDK get Secure under https. */
@@ -337,7 +337,6 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
   const rendering = new Map<string, Promise<FastifyReply>>()
 
   /** A page; with `form`, as the answer to a form the BFF has just handled (decision 025). */
-  const markupTurns = opts.markupTurns ?? new MarkupTurns()
   const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
@@ -451,7 +450,7 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
         session: session.session,
         consent,
         ...(form ? { form } : {}),
-        markupTurn: () => markupTurns.take(),
+        markupTurn: () => opts.markupTurns.take(),
       })
     } catch (error) {
       if (error instanceof Error) renderer.fixStack?.(error)

@@ -18,15 +18,17 @@ function handTurned(perTurn: number) {
   }
 }
 
+/** A page that makes its markup when its turn comes, noting `name` in `made`. */
+async function page<T>(turns: MarkupTurns, made: T[], name: T): Promise<void> {
+  const turn = turns.take()
+  if (turn) await turn
+  made.push(name)
+}
+
 t.test('a few pages a turn go at once; the rest wait for later turns, first come first made', async (t) => {
   const { turns, check } = handTurned(2)
   const made: number[] = []
-  const page = async (n: number) => {
-    const turn = turns.take()
-    if (turn) await turn
-    made.push(n)
-  }
-  const pages = [1, 2, 3, 4, 5].map(page)
+  const pages = [1, 2, 3, 4, 5].map((n) => page(turns, made, n))
   await Promise.resolve()
   t.same(made, [1, 2], 'two go in the turn they came in')
   t.equal(turns.waiting, 3)
@@ -38,17 +40,12 @@ t.test('a few pages a turn go at once; the rest wait for later turns, first come
   await Promise.all(pages)
 })
 
-t.test('a page that comes while others wait queues behind them, even in a turn with room', async (t) => {
+t.test('a page that comes while others wait is made after them', async (t) => {
   const { turns, check } = handTurned(2)
   const order: string[] = []
-  const page = async (name: string) => {
-    const turn = turns.take()
-    if (turn) await turn
-    order.push(name)
-  }
-  const first = ['a', 'b', 'c', 'd', 'e'].map(page)
+  const first = ['a', 'b', 'c', 'd', 'e'].map((name) => page(turns, order, name))
   await check() // c, d
-  const late = page('late') // this turn has used its room: it waits, behind e
+  const late = page(turns, order, 'late') // this turn has used its room: it waits, behind e
   await check() // e, late
   await Promise.all([...first, late])
   t.same(order, ['a', 'b', 'c', 'd', 'e', 'late'])
