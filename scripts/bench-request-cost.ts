@@ -21,7 +21,7 @@ import type { UpstreamResponse } from '../server/bff/upstream-client.ts'
 import { installBodyDeadline } from '../server/http/body-deadline.ts'
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../server/http/errors.ts'
 import { installLoadShedding } from '../server/http/load-shedding.ts'
-import { AccessLogController, loggerOptions, quietPolledRoutes } from '../server/http/logger.ts'
+import { quietPolledRoutes, serviceLogging } from '../server/http/logger.ts'
 import { installMetrics } from '../server/http/metrics.ts'
 import { newRequestId } from '../server/http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../server/http/server-options.ts'
@@ -70,8 +70,7 @@ async function build(step: number): Promise<FastifyInstance> {
     step === 0
       ? Fastify({ logger: { level: 'info' } })
       : Fastify({
-          logger: loggerOptions({ logLevel: 'info' }, 'bff'),
-          logController: new AccessLogController(),
+          ...serviceLogging({ logLevel: 'info' }, 'bff'),
           frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(false)),
           clientErrorHandler: clientErrorHandler('BFF', securityHeaders(false)),
           genReqId: newRequestId,

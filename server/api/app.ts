@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
 import { installLoadShedding } from '../http/load-shedding.ts'
-import { AccessLogController, loggerOptions, quietPolledRoutes } from '../http/logger.ts'
+import { quietPolledRoutes, serviceLogging } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
@@ -149,8 +149,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   }
 
   const app = Fastify({
-    logger: loggerOptions(config, 'api', options.logStream),
-    logController: new AccessLogController(),
+    ...serviceLogging(config, 'api', options.logStream),
     frameworkErrors: frameworkErrorHandler('API'),
     clientErrorHandler: clientErrorHandler('API'),
     genReqId: requestIdFromUpstream,

@@ -6,7 +6,7 @@ import { DatabaseTimeoutError } from '../db/guard.ts'
 import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS, errorBody } from '../http/errors.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
-import { AccessLogController, loggerOptions, quietPolledRoutes } from '../http/logger.ts'
+import { quietPolledRoutes, serviceLogging } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
@@ -145,8 +145,7 @@ export async function migrateAuthCoreSchema(db: Database): Promise<string[]> {
 export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyInstance & { services: CoreServices }> {
   await migrateAuthCoreSchema(options.db)
   const app = Fastify({
-    logger: loggerOptions(options.config, 'authcore', options.logStream),
-    logController: new AccessLogController(),
+    ...serviceLogging(options.config, 'authcore', options.logStream),
     rewriteUrl: rewrite,
     // What Node's parser refuses: the error shape its shutdown answers use too (issue 26 §6).
     clientErrorHandler: clientErrorHandler('AUTHCORE'),

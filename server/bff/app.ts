@@ -16,7 +16,7 @@ import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
 import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
 import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
-import { AccessLogController, loggerOptions, quietPolledRoutes } from '../http/logger.ts'
+import { quietPolledRoutes, serviceLogging } from '../http/logger.ts'
 import { installStorableTextCheck } from '../http/storable-text.ts'
 import { installMetrics } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
@@ -107,8 +107,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
 
   const https = config.appUrl.startsWith('https:')
   const app = Fastify({
-    logger: loggerOptions(config, 'bff', options.logStream),
-    logController: new AccessLogController(),
+    ...serviceLogging(config, 'bff', options.logStream),
     frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
     clientErrorHandler: clientErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,

@@ -1,4 +1,4 @@
-import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import pino from 'pino'
 import { redactUrl } from '../../shared/redaction.ts'
 import type { Config } from '../config.ts'
@@ -110,6 +110,106 @@ export function loggerOptions(
     },
   }
 }
+
+/**
+ * How a service logs: its lines (above), one access line per request (below), and each request's
+ * logger made only when the request writes a line. Spread into the Fastify options.
+ */
+export function serviceLogging(
+  config: Pick<Config, 'logLevel'>,
+  service: string,
+  stream?: NodeJS.WritableStream,
+): Pick<FastifyServerOptions, 'logger' | 'logController' | 'childLoggerFactory'> {
+  return { logger: loggerOptions(config, service, stream), logController: new AccessLogController(), childLoggerFactory: requestLoggerFactory }
+}
+
+type LogArguments = Parameters<pino.LogFn>
+
+/**
+ * A request's logger: pino's child with the request id and the route's level, made when the
+ * request first writes a line at that level. Fastify makes that child for every request; with the
+ * redaction's wildcard paths every child stringifies its bindings through the redaction and sets
+ * up its level functions, and most requests (a polled route at warn, a cached page, the access line
+ * at info of a route at warn) never write a line: making it ~15 µs of the ~65 an /api/version
+ * answer cost in place (issue 30, docs/BENCHMARKS.md). The lines are the child's, so they are the
+ * same as before.
+ */
+class RequestLogger {
+  readonly #parent: FastifyBaseLogger
+  readonly #bindings: pino.Bindings
+  readonly #options: pino.ChildLoggerOptions
+  #child: FastifyBaseLogger | undefined
+  /** The level's number: a line below it is not written (pino's scale; silent is Infinity). */
+  #threshold: number
+
+  constructor(parent: FastifyBaseLogger, bindings: pino.Bindings, options: pino.ChildLoggerOptions) {
+    this.#parent = parent
+    this.#bindings = bindings
+    this.#options = options
+    this.#threshold = levelValue(parent, options.level ?? parent.level)
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.#options.level ?? this.#parent.level
+  }
+
+  set level(level: string) {
+    // pino checks the name (an unknown level throws), so the child is made to take it.
+    this.#logger().level = level
+    this.#threshold = levelValue(this.#parent, level)
+  }
+
+  isLevelEnabled(level: string): boolean {
+    const value = (this.#parent as pino.Logger).levels.values[level]
+    return value !== undefined && value >= this.#threshold
+  }
+
+  fatal(...args: LogArguments): void {
+    if (this.#threshold <= 60) this.#logger().fatal(...args)
+  }
+
+  error(...args: LogArguments): void {
+    if (this.#threshold <= 50) this.#logger().error(...args)
+  }
+
+  warn(...args: LogArguments): void {
+    if (this.#threshold <= 40) this.#logger().warn(...args)
+  }
+
+  info(...args: LogArguments): void {
+    if (this.#threshold <= 30) this.#logger().info(...args)
+  }
+
+  debug(...args: LogArguments): void {
+    if (this.#threshold <= 20) this.#logger().debug(...args)
+  }
+
+  trace(...args: LogArguments): void {
+    if (this.#threshold <= 10) this.#logger().trace(...args)
+  }
+
+  silent(): void {}
+
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): FastifyBaseLogger {
+    return this.#logger().child(bindings, options)
+  }
+
+  bindings(): pino.Bindings {
+    return (this.#logger() as pino.Logger).bindings()
+  }
+
+  #logger(): FastifyBaseLogger {
+    this.#child ??= this.#parent.child(this.#bindings, this.#options)
+    return this.#child
+  }
+}
+
+function levelValue(logger: FastifyBaseLogger, level: string): number {
+  return (logger as pino.Logger).levels.values[level] ?? Number.POSITIVE_INFINITY
+}
+
+/** Fastify's childLoggerFactory: each request's logger, made at its first line (RequestLogger). */
+export const requestLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) => new RequestLogger(logger, bindings, options) as FastifyBaseLogger
 
 /**
  * One line per request, when it has been answered: the request (method, URL with secrets
