@@ -16,6 +16,8 @@ export interface UpstreamApi {
   cacheable(req: UpstreamRequest): boolean
   /** Whether the answer is the same for every caller whatever its headers (/api/version): request() needs none of them. */
   callerFree(req: Pick<UpstreamRequest, 'method' | 'path'>): boolean
+  /** The shared answer of a caller-free request while it is live, without waiting; undefined otherwise (request() then loads it). */
+  liveShared(req: Pick<UpstreamRequest, 'method' | 'path'>): UpstreamResponse | undefined
   /**
    * The catalogue's version as the API says it (GET /api/catalogue/version, shared for up to 1 s): the key of every cache of catalogue answers and pages (issue 28). "unknown" when
    * the API does not answer.
@@ -121,6 +123,7 @@ export const upstreamApiPlugin = fp(
       stream: (req) => client.stream(req),
       cacheable: (req) => api.callerFree(req) || isShareable(req),
       callerFree: (req) => req.method === 'GET' && MICRO_CACHED.has(req.path),
+      liveShared: (req) => (api.callerFree(req) ? cache.peek(req.path) : undefined),
       versionChanged: () => cache.forget('/api/version'),
     }
     app.decorate('upstreamApi', api)

@@ -145,6 +145,18 @@ function clientWentAway(request: FastifyRequest): boolean {
   return !request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)
 }
 
+/**
+ * The shared answer of a caller-free GET (/api/version) while the micro-cache holds it, sent at
+ * once: every open tab asks for it every few seconds, and nearly every ask finds it live, so it
+ * does not go through proxy()'s and the cache's promises (issue 30). Undefined when there is none
+ * (proxy() then asks the API), or when the path is not one to share.
+ */
+function relayLiveShared(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const path = safeApiPath(request.raw.url ?? '')
+  const live = path === null ? undefined : app.upstreamApi.liveShared({ method: request.method, path })
+  return live === undefined ? undefined : relayUpstream(request, reply, live)
+}
+
 async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, accessToken?: string): Promise<FastifyReply> {
   const path = safeApiPath(request.raw.url ?? '')
   if (!path) throw new BffBadPath()
@@ -295,7 +307,7 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
   // Its answer (~40 bytes) is never long enough to compress: no compression hooks either.
-  app.get('/api/version', { schema: hide, compress: false }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
+  app.get('/api/version', { schema: hide, compress: false }, (request, reply) => relayLiveShared(app, request, reply) ?? proxy(app, request, reply, https, opts.roleChanges))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls, in
   // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to

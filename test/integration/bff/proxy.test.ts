@@ -43,6 +43,25 @@ t.test('through the real API', async (t) => {
     t.equal(await maintenanceTime(), '2027-03-01T10:00:00.000Z', 'the change shows once the second is over')
   })
 
+  t.test('the answer the micro-cache holds is the answer it loaded: same status, body and headers, its own request id', async (t) => {
+    clock += 1_000
+    const loaded = await bff.inject('/api/version')
+    const live = await bff.inject('/api/version')
+    const own = (headers: Record<string, unknown>) => {
+      const { 'x-request-id': id, date: _date, ...rest } = headers
+      t.match(id, /^[0-9a-f-]{36}$/)
+      return rest
+    }
+    t.equal(live.statusCode, loaded.statusCode)
+    t.equal(live.body, loaded.body)
+    t.same(own(live.headers), own(loaded.headers))
+    t.not(live.headers['x-request-id'], loaded.headers['x-request-id'])
+    t.match(live.headers, { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-security-policy': /default-src 'none'/ })
+    const head = await bff.inject({ method: 'HEAD', url: '/api/version' })
+    t.equal(head.statusCode, 200, 'HEAD is answered too (through the API)')
+    t.equal(head.body, '')
+  })
+
   t.test('an unknown API path is the API\'s 404 JSON, passed through', async (t) => {
     const response = await bff.inject('/api/nowhere')
     t.equal(response.statusCode, 404)
