@@ -98,10 +98,10 @@ async function build(step: number): Promise<FastifyInstance> {
   if (step === 0) app.get('/api/version', { logLevel: 'warn' }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(BODY))
   else if (step < 12) app.get('/api/version', { compress: false }, async (_request, reply) => reply.type('application/json; charset=utf-8').send(BODY))
   else {
-    app.get('/api/version', { compress: false }, async (request, reply) => {
+    app.get('/api/version', { compress: false }, (request, reply) => {
       if (!safeApiPath(request.raw.url ?? '')) throw new Error('bad path')
-      // The micro-cache's answer comes through a promise, as app.upstreamApi.request's does.
-      return relayUpstream(request, reply, await Promise.resolve(cached))
+      // The micro-cache's live answer, sent at once as relayLiveShared (routes/api-proxy.ts) does.
+      return relayUpstream(request, reply, cached)
     })
   }
   return app
