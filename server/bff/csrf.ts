@@ -5,6 +5,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 /** Content types a cross-site HTML form can send without a preflight. */
 const SIMPLE_FORM_TYPES = ['text/plain', 'application/x-www-form-urlencoded']
 
+/** A method that writes nothing (no anti-forgery check for it). */
+export function isSafeMethod(method: string): boolean {
+  return SAFE_METHODS.has(method)
+}
+
 /**
  * CSRF defence for writes (DESIGN.md §4.4): SameSite=Lax cookies plus a required custom header.
  * A write must carry `rid` (a custom header forces a CORS preflight, which we never grant), must

@@ -34,7 +34,7 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
  */
 export function installBodyDeadline(app: FastifyInstance, prefix: string, ms = BODY_DEADLINE_MS): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config?.longBody || request.raw.complete || !hasBody(request.raw.headers)) return done()
+    if (request.raw.complete || !hasBody(request.raw.headers) || request.routeOptions.config?.longBody) return done()
     const timer = setTimeout(() => {
       if (request.raw.complete || reply.raw.writableEnded) return
       request.log.info({ event: 'body-deadline', ms }, 'a request body did not arrive in time')

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import underPressure from '@fastify/under-pressure'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { writeRefusal } from './refusal.ts'
 
 // Load shedding (issue 14; SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
@@ -163,11 +163,15 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
   }
 
   // A request stops counting once its answer's headers go out (a long download does not hold a
-  // place), and at once on routes whose bodies may take minutes (tus PATCH) or that say shed: false.
-  app.addHook('onRequest', (request, reply, done) => {
-    const config = request.routeOptions.config
-    if (config?.longBody || config?.shed === false) settle(reply.raw)
+  // place), and at once on routes whose bodies may take minutes (tus PATCH) or that say shed: false:
+  // a hook of those routes only, so the others' requests do not read their route's options for it.
+  const settleAtOnce: onRequestHookHandler = (_request, reply, done) => {
+    settle(reply.raw)
     done()
+  }
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.longBody && route.config?.shed !== false) return
+    route.onRequest = route.onRequest === undefined ? [settleAtOnce] : [...[route.onRequest].flat(), settleAtOnce]
   })
   app.addHook('onSend', (_request, reply, payload, done) => {
     settle(reply.raw)

@@ -4,7 +4,7 @@ import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
 import { JSON_BODY_LIMIT, STRIPE_WEBHOOK_BODY_LIMIT } from '../../http/body-limits.ts'
 import { ERROR_EVENT_HEADER } from '../../http/errors.ts'
-import { assertSameOriginWrite } from '../csrf.ts'
+import { assertSameOriginWrite, isSafeMethod } from '../csrf.ts'
 import { isDeliberateServerError } from '../../http/errors.ts'
 import { rememberUnlock, sharingLinkOf, shareTokenFor } from '../share-access.ts'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
@@ -291,8 +291,8 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   app.addHook('onRequest', (request, _reply, done) => {
     // Decided by the route the router chose, not by comparing strings: whatever spelling reaches
     // the webhook route is the webhook (and goes upstream as its one canonical path), whatever
-    // reaches /api/* is checked.
-    if (request.routeOptions.config?.stripeWebhook === true) return done()
+    // reaches /api/* is checked. A read has nothing to check.
+    if (isSafeMethod(request.method) || request.routeOptions.config?.stripeWebhook === true) return done()
     try {
       assertSameOriginWrite(request, opts.appOrigin)
       done()
@@ -306,8 +306,9 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
-  // Its answer (~40 bytes) is never long enough to compress: no compression hooks either.
-  app.get('/api/version', { schema: hide, compress: false }, (request, reply) => relayLiveShared(app, request, reply) ?? proxy(app, request, reply, https, opts.roleChanges))
+  // Its answer (~40 bytes) is never long enough to compress, and a GET has no body to decompress:
+  // no compression hooks either.
+  app.get('/api/version', { schema: hide, compress: false, decompress: false }, (request, reply) => relayLiveShared(app, request, reply) ?? proxy(app, request, reply, https, opts.roleChanges))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls, in
   // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to

@@ -1,3 +1,4 @@
+import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import t from 'tap'
@@ -45,4 +46,51 @@ t.test('a real event-loop lag is measured and sheds new requests; they are answe
   stopHog()
   await waitUntil(async () => (await statusOf()) === 200, 30_000)
   t.pass('answered again once the loop keeps up')
+})
+
+t.test('a request whose body may take minutes (longBody) stops counting as it arrives; any other holds its place until answered', async (t) => {
+  const app = Fastify({ logger: false })
+  t.teardown(() => app.close())
+  const shedding = await installLoadShedding(app, { prefix: 'TEST', maxEventLoopDelayMs: 0, maxInFlight: 1, requestId: () => 'req-test' })
+  const arrived = new Set<string>()
+  app.addHook('onRequest', (request, _reply, done) => {
+    arrived.add(request.url)
+    done()
+  })
+  app.post('/upload', { config: { longBody: true } }, async (request) => ({ bytes: (request.body as string).length }))
+  app.post('/form', async (request) => ({ bytes: (request.body as string).length }))
+  app.get('/ping', async () => ({ pong: true }))
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const port = (app.server.address() as AddressInfo).port
+  const ping = async () => (await request(`http://127.0.0.1:${port}/ping`)).statusCode
+
+  /** Sends the headers and half the body; the rest when `finish` is called. */
+  const halfSent = (path: string) => {
+    const sent = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { 'content-type': 'text/plain', 'content-length': '10' } })
+    const answered = new Promise<number>((resolve, reject) => {
+      sent.on('response', (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+      })
+      sent.on('error', reject)
+    })
+    sent.write('12345')
+    return { finish: () => sent.end('67890'), answered }
+  }
+
+  const upload = halfSent('/upload')
+  await waitUntil(() => arrived.has('/upload'))
+  t.equal(shedding.inFlight(), 0, 'the upload under way holds no place')
+  t.equal(await ping(), 200, 'so another request is let in')
+  upload.finish()
+  t.equal(await upload.answered, 200)
+
+  const form = halfSent('/form')
+  await waitUntil(() => arrived.has('/form'))
+  t.equal(shedding.inFlight(), 1, 'a form whose body is still coming holds the one place')
+  t.equal(await ping(), 503, 'so the next request is refused')
+  form.finish()
+  t.equal(await form.answered, 200)
+  await waitUntil(() => shedding.inFlight() === 0)
+  t.equal(await ping(), 200, 'answered again once the form was')
 })
