@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream'
+import { isAscii } from 'node:buffer'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BffBadPath } from '../errors.ts'
 import { isJsonAnswer, readBody, upstreamStatusError, type UpstreamResponse, type UpstreamStream } from '../upstream-client.ts'
@@ -154,7 +155,24 @@ function clientWentAway(request: FastifyRequest): boolean {
 function relayLiveShared(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
   const path = safeApiPath(request.raw.url ?? '')
   const live = path === null ? undefined : app.upstreamApi.liveShared({ method: request.method, path })
-  return live === undefined ? undefined : relayUpstream(request, reply, live)
+  return live === undefined ? undefined : relayUpstream(request, reply, live, asciiText(live))
+}
+
+/** Shared answers' bodies as text, made once per answer: see asciiText. */
+const sharedTexts = new WeakMap<UpstreamResponse, string | Buffer>()
+
+/**
+ * A shared answer's body as a string when it is ASCII (the same bytes either way), else the bytes.
+ * Node writes a string body in one piece with the headers; bytes go as a second piece of the same
+ * write (writev): /api/version answered 15–23 % more a second with the text (issue 30).
+ */
+function asciiText(response: UpstreamResponse): string | Buffer {
+  let text = sharedTexts.get(response)
+  if (text === undefined) {
+    text = isAscii(response.body) ? response.body.toString('latin1') : response.body
+    sharedTexts.set(response, text)
+  }
+  return text
 }
 
 async function forward(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, accessToken?: string): Promise<FastifyReply> {
@@ -261,12 +279,13 @@ function serverError(request: FastifyRequest, response: { status: number; header
 }
 
 /** Answers with the product API's answer: its status, body and the headers a browser may see; a 5xx as the BFF's own error. */
-export function relayUpstream(request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse): FastifyReply {
+/** `body`: the answer's body as the caller has it (the same bytes as the upstream's, maybe as text). */
+export function relayUpstream(request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse, body: Buffer | string = response.body): FastifyReply {
   if (response.status >= 500) throw serverError(request, response)
   for (const name of FORWARDED_RESPONSE_HEADERS) forwardHeader(reply, name, response.headers[name])
   reply.code(response.status)
   if (response.status === 204 || response.status === 304 || request.method === 'HEAD') return reply.send()
-  return reply.send(response.body)
+  return reply.send(body)
 }
 
 /** /api/* → the product API, with the anti-forgery check on every write; bodies stream both ways. */
