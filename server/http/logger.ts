@@ -125,6 +125,9 @@ export function serviceLogging(
 
 type LogArguments = Parameters<pino.LogFn>
 
+/** pino's level numbers (`pino.levels.values`). */
+const LEVELS = { fatal: 60, error: 50, warn: 40, info: 30, debug: 20, trace: 10 } as const
+
 /**
  * A request's logger: pino's child with the request id and the route's level, made when the
  * request first writes a line at that level. Fastify makes that child for every request; with the
@@ -165,27 +168,27 @@ class RequestLogger {
   }
 
   fatal(...args: LogArguments): void {
-    if (this.#threshold <= 60) this.#logger().fatal(...args)
+    if (this.#threshold <= LEVELS.fatal) this.#logger().fatal(...args)
   }
 
   error(...args: LogArguments): void {
-    if (this.#threshold <= 50) this.#logger().error(...args)
+    if (this.#threshold <= LEVELS.error) this.#logger().error(...args)
   }
 
   warn(...args: LogArguments): void {
-    if (this.#threshold <= 40) this.#logger().warn(...args)
+    if (this.#threshold <= LEVELS.warn) this.#logger().warn(...args)
   }
 
   info(...args: LogArguments): void {
-    if (this.#threshold <= 30) this.#logger().info(...args)
+    if (this.#threshold <= LEVELS.info) this.#logger().info(...args)
   }
 
   debug(...args: LogArguments): void {
-    if (this.#threshold <= 20) this.#logger().debug(...args)
+    if (this.#threshold <= LEVELS.debug) this.#logger().debug(...args)
   }
 
   trace(...args: LogArguments): void {
-    if (this.#threshold <= 10) this.#logger().trace(...args)
+    if (this.#threshold <= LEVELS.trace) this.#logger().trace(...args)
   }
 
   silent(): void {}
