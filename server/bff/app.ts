@@ -140,13 +140,13 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   // a turn are the CPU falling behind, as a lagging event loop was before the turns kept it short.
   const markupTurns = new MarkupTurns()
   if (options.shedLoad ?? true) {
-    const eventLoopLags = options.eventLoopLags ?? (() => app.isUnderPressure())
     await installLoadShedding(app, {
       prefix: 'BFF',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
       pressureInFlight: config.overload.pressureInFlight,
-      eventLoopLags: () => eventLoopLags() || markupTurns.waiting >= MARKUP_BACKLOG,
+      ...(options.eventLoopLags ? { eventLoopLags: options.eventLoopLags } : {}),
+      alsoLagging: () => markupTurns.waiting >= MARKUP_BACKLOG,
       requestId: newRequestId,
       headers: securityHeaders(https),
       page: busyPages(catalog, OVERLOAD_RETRY_AFTER_SECONDS),

@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
-import underPressure from '@fastify/under-pressure'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { writeRefusal } from './refusal.ts'
 
 // Load shedding (issue 14; SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
-// forever"). @fastify/under-pressure measures the event loop's delay; the refusal itself is written
+// forever"). Node's own monitor measures the event loop's delay; the refusal itself is written
 // in Node's own 'request' listener, before Fastify routes, parses or runs a hook, so refusing costs
 // almost nothing while the process is the busiest it gets. Two signals refuse a new request:
 //   - the event loop lags past OVERLOAD_EVENT_LOOP_DELAY_MS (the CPU is saturated: rendering)
@@ -44,11 +44,13 @@ export interface LoadSheddingOptions {
   /** While the event loop lags, new requests are refused only when this many are in flight already; 0: all of them. */
   pressureInFlight?: number
   /**
-   * Whether the event loop lags past maxEventLoopDelayMs now; @fastify/under-pressure's measurement
-   * by default. Tests set the signal instead of burning CPU to make lag (issue 30: on a busy machine
-   * a request now and then got through between two measurements).
+   * Whether the event loop lags past maxEventLoopDelayMs now; EventLoopDelay's measurement by
+   * default. Tests set the signal instead of burning CPU to make lag (issue 30: on a busy machine a
+   * request now and then got through between two measurements).
    */
   eventLoopLags?: () => boolean
+  /** Another sign the CPU is behind, counted as the event loop lagging (the BFF's pages waiting for a turn). */
+  alsoLagging?: () => boolean
   /** The request id a refused request gets (the service's own rule). */
   requestId: (request: IncomingMessage) => string
   /** Headers every answer of the service carries (the BFF's security headers). */
@@ -88,19 +90,59 @@ function pathOf(url: string | undefined): string {
   return query === -1 ? raw : raw.slice(0, query)
 }
 
+/** The monitor's resolution (ms): how often it looks at the loop; a delay is what it waited past this. */
+const DELAY_RESOLUTION_MS = 10
+
+/**
+ * The event loop's delay: the mean of Node's monitor over each sample interval, less its
+ * resolution. Measured here rather than with @fastify/under-pressure, which measured the same way
+ * and also ran a hook on every request and read the memory twice a second, none of which we used
+ * (issue 30).
+ */
+export class EventLoopDelay {
+  readonly #histogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS })
+  readonly #timer: NodeJS.Timeout
+  #ms = 0
+
+  constructor(sampleIntervalMs: number) {
+    this.#histogram.enable()
+    this.#timer = setInterval(() => this.#sample(), Math.max(DELAY_RESOLUTION_MS, sampleIntervalMs))
+    this.#timer.unref()
+  }
+
+  /** The delay over the last sample interval (ms); Infinity when the loop never came round in it. */
+  get ms(): number {
+    return this.#ms
+  }
+
+  stop(): void {
+    clearInterval(this.#timer)
+    this.#histogram.disable()
+  }
+
+  #sample(): void {
+    const mean = this.#histogram.mean / 1e6
+    this.#ms = Number.isNaN(mean) ? Number.POSITIVE_INFINITY : Math.max(0, mean - DELAY_RESOLUTION_MS)
+    this.#histogram.reset()
+  }
+}
+
 /**
  * Installs the shedding on a Fastify app before it listens. Returns the in-flight count (tests and
  * metrics read it).
  */
 export async function installLoadShedding(app: FastifyInstance, options: LoadSheddingOptions): Promise<LoadShedding> {
-  // Measures only: the pressure handler lets every request through, the listener below decides.
-  await app.register(underPressure, {
-    maxEventLoopDelay: options.maxEventLoopDelayMs,
-    sampleInterval: options.sampleIntervalMs ?? 500,
-    pressureHandler: () => undefined,
-  })
-
-  const eventLoopLags = options.eventLoopLags ?? (() => app.isUnderPressure())
+  let measured = options.eventLoopLags
+  if (!measured && options.maxEventLoopDelayMs > 0) {
+    const delay = new EventLoopDelay(options.sampleIntervalMs ?? 500)
+    app.addHook('onClose', (_instance, done) => {
+      delay.stop()
+      done()
+    })
+    measured = () => delay.ms > options.maxEventLoopDelayMs
+  }
+  const alsoLagging = options.alsoLagging
+  const eventLoopLags = (): boolean => measured?.() === true || alsoLagging?.() === true
   let inFlight = 0
   const pressureInFlight = options.pressureInFlight ?? 0
   let lastWarning = 0

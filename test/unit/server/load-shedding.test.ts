@@ -8,7 +8,7 @@ import { busyEventLoop, waitUntil } from '../../helpers.ts'
 
 // The one place a real event-loop lag is made: the integration tests (bff/ and api/overload) set
 // the lag as a signal, so what they assert cannot slip between two measurements on a busy machine.
-// This proves the signal they stand in for: @fastify/under-pressure measures a lagging loop, new
+// This proves the signal they stand in for: EventLoopDelay measures a lagging loop, new
 // requests get 503 while it lags, and they are answered again once it keeps up.
 
 t.test('a real event-loop lag is measured and sheds new requests; they are answered again once it is gone', async (t) => {
