@@ -99,7 +99,7 @@ const DELAY_RESOLUTION_MS = 10
  * and also ran a hook on every request and read the memory twice a second, none of which we used
  * (issue 30).
  */
-export class EventLoopDelay {
+class EventLoopDelay {
   readonly #histogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS })
   readonly #timer: NodeJS.Timeout
   #ms = 0

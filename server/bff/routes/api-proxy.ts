@@ -278,8 +278,11 @@ function serverError(request: FastifyRequest, response: { status: number; header
   return error
 }
 
-/** Answers with the product API's answer: its status, body and the headers a browser may see; a 5xx as the BFF's own error. */
-/** `body`: the answer's body as the caller has it (the same bytes as the upstream's, maybe as text). */
+/**
+ * Answers with the product API's answer: its status, body and the headers a browser may see; a 5xx
+ * as the BFF's own error. `body`: the answer's body as the caller has it (the upstream's bytes, or
+ * the same bytes as text).
+ */
 export function relayUpstream(request: FastifyRequest, reply: FastifyReply, response: UpstreamResponse, body: Buffer | string = response.body): FastifyReply {
   if (response.status >= 500) throw serverError(request, response)
   for (const name of FORWARDED_RESPONSE_HEADERS) forwardHeader(reply, name, response.headers[name])
