@@ -77,7 +77,7 @@ export function logTime(now = Date.now()): string {
 }
 
 /** Log lines are JSON objects, so user input cannot forge a line; secrets are redacted. */
-export function loggerOptions(
+function loggerOptions(
   config: Pick<Config, 'logLevel'>,
   service: string,
   stream?: NodeJS.WritableStream,
@@ -222,7 +222,7 @@ export const requestLoggerFactory: NonNullable<FastifyServerOptions['childLogger
  * error, with its error. Only a request whose body may take minutes (`longBody`: a resumable
  * upload's PATCH) is also logged as it arrives, so one under way shows before it ends.
  */
-export class AccessLogController extends LogController {
+class AccessLogController extends LogController {
   override incomingRequest(request: FastifyRequest): void {
     if (request.routeOptions.config?.longBody && !this.isLogDisabled(request)) request.log.info({ req: request }, 'incoming request')
   }

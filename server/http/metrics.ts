@@ -21,7 +21,7 @@ const METHOD_LABELS = [...KNOWN_METHODS, 'OTHER'] as const
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /** The answers of one method, route pattern and status. */
-export interface AnswerSeries {
+interface AnswerSeries {
   readonly labels: { readonly method: string; readonly route: string; readonly status: string }
   count: number
   /** Seconds, all answers together. */
@@ -37,7 +37,7 @@ export interface AnswerSeries {
  * made a closure, twice an answer (~1 µs of /api/version's, more in place; issue 30); here the
  * route's pattern (the same string each time) and a number for status and method find it.
  */
-export class AnswerTally {
+class AnswerTally {
   readonly #byRoute = new Map<string, Map<number, AnswerSeries>>()
 
   record(method: string, route: string, status: number, seconds: number): void {
