@@ -42,7 +42,7 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
 import { MARKUP_BACKLOG, MarkupTurns } from './markup-turns.ts'
-import apiProxyRoutes from './routes/api-proxy.ts'
+import apiProxyRoutes, { installVersionEarlyAnswer } from './routes/api-proxy.ts'
 import { RoleChanges } from '../http/role-changes.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
 import healthRoutes, { bffReadiness } from './routes/health.ts'
@@ -132,6 +132,8 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
+  // The polled /api/version from the micro-cache, before the other hooks (issue 30): first of them.
+  installVersionEarlyAnswer(app, securityHeaders(https))
   // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
   installStorableTextCheck(app, (message) => new BffValidation(message))
   installBodyDeadline(app, 'BFF')

@@ -23,7 +23,7 @@ export const BODY_DEADLINE_MS = 30_000
  * Whether a request has a body to wait for: only a Content-Length above 0 or a Transfer-Encoding
  * says so (RFC 9112 §6.3). Most requests (every page, every GET) have none, and get no timer.
  */
-function hasBody(headers: IncomingHttpHeaders): boolean {
+export function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length']
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }

@@ -10,6 +10,13 @@ import { counterStores, redisCause, sharedOrLocalStore, type Exceeded } from './
 
 const WINDOW_MS = 60_000
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts a request against the general limit as a counted route's own hook does: `done()` when it may go on, `done(error)` or a 429 page when not. */
+    countRequest: (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
+  }
+}
+
 /**
  * Routes whose answers are static and cacheable, the probes and the operator's metrics: never
  * counted (decision 027). Decided by the route that answers, never by the URL's spelling: whatever
@@ -137,6 +144,9 @@ export const rateLimitPlugin = fp(
         (error: unknown) => done(error as Error),
       )
     }
+
+    // The polled version's early answer (api-proxy.ts answerLiveVersion) counts it with this, as its route would.
+    app.decorate('countRequest', count)
 
     // Decided once per route, when it is added: its own hook runs after the hooks of its scope,
     // as the plugin's did (in development Vite's middleware answers its modules before it).

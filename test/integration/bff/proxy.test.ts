@@ -62,6 +62,32 @@ t.test('through the real API', async (t) => {
     t.equal(head.body, '')
   })
 
+  t.test('the version answered before the other hooks (issue 30) is the route\'s answer, and counted in the metrics', async (t) => {
+    clock += 1_000
+    t.equal((await bff.inject('/api/version')).statusCode, 200, 'the route loads the answer into the micro-cache')
+    const own = (headers: Record<string, unknown>) => {
+      const { 'x-request-id': id, date: _date, ...rest } = headers
+      t.match(id, /^[0-9a-f-]{36}$/)
+      return rest
+    }
+    // The exact spelling, live: answered early (with cookies, as a browser sends them). A query
+    // string goes through every hook and the route, to the API.
+    const early = await bff.inject({ url: '/api/version', headers: { cookie: 'lang=de; consent=all' } })
+    const viaRoute = await bff.inject('/api/version?through=route')
+    t.equal(early.statusCode, 200)
+    t.equal(early.body, viaRoute.body)
+    t.same(own(early.headers), own(viaRoute.headers), 'the same headers: security headers, type, caching')
+    t.notOk('set-cookie' in early.headers)
+    const scrape = async () => {
+      const text = (await bff.inject({ url: '/metrics', headers: { authorization: `Bearer ${operatorToken}` } })).body
+      const line = text.split('\n').find((l) => l.startsWith('softshelf_http_requests_total{') && l.includes('route="/api/version"') && l.includes('method="GET"') && l.includes('status="200"'))
+      return Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0)
+    }
+    const before = await scrape()
+    for (let i = 0; i < 3; i++) t.equal((await bff.inject('/api/version')).statusCode, 200)
+    t.equal(await scrape(), before + 3, 'each early answer is counted under its route')
+  })
+
   t.test('an unknown API path is the API\'s 404 JSON, passed through', async (t) => {
     const response = await bff.inject('/api/nowhere')
     t.equal(response.statusCode, 404)
