@@ -132,7 +132,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
-  // The polled /api/version from the micro-cache, before the other hooks (issue 30): first of them.
+  // The polled /api/version from the micro-cache: before every other hook but the request id's.
   installVersionEarlyAnswer(app, securityHeaders(https))
   // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
   installStorableTextCheck(app, (message) => new BffValidation(message))

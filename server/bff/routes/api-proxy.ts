@@ -159,23 +159,23 @@ function relayLiveShared(app: FastifyInstance, request: FastifyRequest, reply: F
   return live === undefined ? undefined : relayUpstream(request, reply, live, asciiText(live))
 }
 
-/** The one spelling of the polled version the early answer takes; any other reaches the route as before. */
+/** The one spelling of the polled version the early answer takes; every other goes through the route. */
 const VERSION_URL = '/api/version'
 
 /**
  * The version every open tab polls, answered from the micro-cache as soon as its request is
- * routed, before the other hooks of every request (issue 30: they were about a fifth of its CPU,
- * and none of them has anything to do for it). Install it on the BFF before any other onRequest
- * hook but the request id's. It takes only a GET of exactly `/api/version` with no body while the
- * micro-cache holds a live answer, and does for it what the skipped hooks would have done:
+ * routed, before the other hooks of every request: they were about a fifth of its CPU, and none of
+ * them has anything to do for it. Install it on the BFF before any other onRequest hook but the
+ * request id's. It takes only a GET of exactly `/api/version` with no body while the micro-cache
+ * holds a live answer below 500, and does for it what the hooks it passes would have done:
  * - the security headers (`headers`, the ones the security-headers plugin sets on every answer);
  * - the cookies parsed, so that a signed-in caller is counted against their account too;
  * - the general rate limit's count (`app.countRequest`, the route's own hook), refused as it refuses;
  * - nothing for the rest: the URL has no text to check (storable-text), there is no body to wait
  *   for or to check, a GET has no anti-forgery check, and the route compresses nothing.
  * The route's onSend and onResponse hooks (shedding, metrics, the access log) run as for any
- * answer. Everything else, every other spelling (a query string, a trailing slash, another case)
- * and a cache with nothing live go through the hooks and the route as before.
+ * answer. Any other request — another spelling (a query string, a trailing slash, another case),
+ * HEAD, a body, nothing live — goes through every hook and the route.
  */
 export function installVersionEarlyAnswer(app: FastifyInstance, headers: Record<string, string>): void {
   app.addHook('onRequest', (request, reply, done) => {
