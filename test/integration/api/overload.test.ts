@@ -6,7 +6,7 @@ import { browser, buildStack, lastMailLink } from '../../helpers.ts'
 // BFF (503 API_OVERLOADED before Fastify), except the BFF's own PUT /api/user at sign-up. Refused,
 // that call left a new account without its record — the BFF only logs the failure — and the
 // account's first request after the email link answered 404 API_USER_NOT_FOUND (every page:
-// "account disabled") until the next sign-in. Found by scripts/bench-load.ts. The lag is the test's
+// "account disabled") until the next sign-in. Found by bench/bench-load.ts. The lag is the test's
 // signal (eventLoopLags); that a real lag is measured and shed is load-shedding.test.ts's.
 
 t.test('a sign-up while the API sheds load still makes the account record; other API requests are refused meanwhile', async (t) => {

@@ -1,6 +1,6 @@
 // Lighthouse (12: version 13 needs Node 22) on public pages with its default settings: mobile form
 // factor, simulated throttling. Headless system Chromium (CHROMIUM_PATH overrides /usr/bin/chromium).
-// Used by bench.ts; alone: `tsx scripts/bench-lighthouse.ts <origin> [path…]` prints the scores.
+// Used by bench.ts; alone: `tsx bench/bench-lighthouse.ts <origin> [path…]` prints the scores.
 import fs from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { launch, type LaunchedChrome } from 'chrome-launcher'

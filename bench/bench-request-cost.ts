@@ -1,10 +1,10 @@
-// `npx tsx scripts/bench-request-cost.ts` (issue 30, goal 2): what each piece of the BFF's request
+// `npx tsx bench/bench-request-cost.ts` (issue 30, goal 2): what each piece of the BFF's request
 // handling costs. A bare Fastify 5 answering /api/version's JSON (as the peer bench's bare server),
 // then the BFF's pieces added one at a time in the order buildBff adds them, each step in a process
 // of its own on loopback: autocannon at BENCH_COST_CONNECTIONS (100) for BENCH_COST_DURATION s (5)
 // after a 2 s warm-up, BENCH_COST_ROUNDS rounds (3) of every step (the median), and the server's CPU time per answer (user + system, /proc/<pid>/stat), the
 // figure that does not depend on how much of the 2 cores the load generator took.
-// `scripts/bench-request-cost.ts serve <step> <port>` is one such server (what the table runs).
+// `bench/bench-request-cost.ts serve <step> <port>` is one such server (what the table runs).
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -29,7 +29,7 @@ import { installShutdown } from '../server/http/shutdown.ts'
 import { installStorableTextCheck } from '../server/http/storable-text.ts'
 import { fastifyTrustProxy } from '../server/http/trust-proxy.ts'
 import { cpuUsOf, median } from './bench-instance.ts'
-import { freePort } from './throwaway-postgres.ts'
+import { freePort } from '../scripts/throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
 const DURATION_S = Number(process.env.BENCH_COST_DURATION ?? 5)

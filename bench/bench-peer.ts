@@ -1,4 +1,4 @@
-// `BENCH_ONLY=peer npm run bench` or `npx tsx scripts/bench-peer.ts` (issue 30, goal 2): Softshelf
+// `BENCH_ONLY=peer npm run bench` or `npx tsx bench/bench-peer.ts` (issue 30, goal 2): Softshelf
 // against a minimal Next.js 16 App Router app with the same two pages, data, visible text and CSS
 // (bench/next-peer: installed with `npm ci --prefix bench/next-peer` and built with `next build`
 // here when missing — never by the root's `npm ci` or `npm test`).
@@ -12,7 +12,7 @@
 // - cached vs ISR: ours anonymous (the BFF's 1-second page cache), Next's `revalidate = 1`.
 // Then /api/version through the BFF against a bare Fastify server that answers the same JSON and
 // logs the same lines (none: the polled route logs at warn, issue 27).
-// `scripts/bench-peer.ts profile [/path]` profiles ours rendering that page (or answering that
+// `bench/bench-peer.ts profile [/path]` profiles ours rendering that page (or answering that
 // /api/ route at 100 connections) instead (profile-summary.ts).
 // Budgets (issue 30): rendered ≥ 2× and cached ≥ 4× Next's 2xx req/s at both loads; our p99 ≤ 1 s;
 // /api/version ≥ 0.5× the bare server's. Exits 1 when one is missed (standalone).
@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { printSummary, summarize, type ProfileSummary } from './profile-summary.ts'
 import { cpuUsOf, median, startInstance, waitUntilAnswers } from './bench-instance.ts'
-import { freePort } from './throwaway-postgres.ts'
+import { freePort } from '../scripts/throwaway-postgres.ts'
 
 const here = fileURLToPath(import.meta.url)
 const root = path.resolve(path.dirname(here), '..')
@@ -98,7 +98,7 @@ function startOurs(cleanups: Array<() => void>, nodeArgs: string[] = []): Promis
 }
 
 /**
- * `scripts/bench-peer.ts profile [path]`: ours under --cpu-prof, the rendered page at 10
+ * `bench/bench-peer.ts profile [path]`: ours under --cpu-prof, the rendered page at 10
  * connections for BENCH_PEER_DURATION s after a warm-up, then the profile's self time by package.
  */
 export async function profileRender(cleanups: Array<() => void>, pagePath = '/library'): Promise<ProfileSummary> {

@@ -9,31 +9,31 @@
 // - assets (issue 3): initial JS of a public page ≤ 110 kB gzip (issue 30; 130 kB before), CSS ≤ 30 kB gzip.
 // - lighthouse (issue 3): mobile performance ≥ 0.9, accessibility ≥ 0.95, SEO ≥ 0.95 on three pages.
 // - authcore (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms; a sign-in through
-//   supertokens-node without its password hashing p99 ≤ 15 ms (scripts/bench-authcore.ts).
+//   supertokens-node without its password hashing p99 ≤ 15 ms (bench/bench-authcore.ts).
 // - signin (issue 17): sign-in and password-reset medians for a known and an unknown email through
-//   the BFF, each within 0.8× of the other (scripts/bench-signin.ts).
+//   the BFF, each within 0.8× of the other (bench/bench-signin.ts).
 // - session (issue 17): GET /api/user through the BFF (cookie) ≥ 0.6× the same call on the API
 //   with the bearer token, both checking the session revocation list, no core call per request.
 // - avatar (issue 11): a 12 MP JPEG re-encoded p95 ≤ 1000 ms two at a time, a 50 000 × 50 000 PNG
-//   refused in ≤ 50 ms, peak RSS ≤ 400 MB (scripts/bench-avatar.ts).
+//   refused in ≤ 50 ms, peak RSS ≤ 400 MB (bench/bench-avatar.ts).
 // - files (issue 12): a 1 GiB upload (tus) and download through the BFF each ≥ 0.5× the same
-//   transfer straight to the API (curl), the BFF's peak RSS flat in the file's size (scripts/bench-files.ts).
+//   transfer straight to the API (curl), the BFF's peak RSS flat in the file's size (bench/bench-files.ts).
 // - overload (issue 14): `npm start` under 1000 connections for 30 s on a rendered page and on a
 //   proxied API route: no socket error or timeout, every answer 2xx/503/429, p99 ≤ 1 s, /healthz
-//   p99 ≤ 1 s meanwhile (scripts/bench-overload.ts).
+//   p99 ≤ 1 s meanwhile (bench/bench-overload.ts).
 // - load (issue 14): 200 virtual users for BENCH_LOAD_DURATION s (60) over `main.js authcore`, `api`
 //   and `bff` on PostgreSQL — pages, search, library reads and writes, sign-out and in, terms —
 //   every answer 2xx and no acknowledged library write lost; then again with the API restarted
-//   mid-run: 502/503/504 only while it is down (scripts/bench-load.ts).
+//   mid-run: 502/503/504 only while it is down (bench/bench-load.ts).
 // - office (issue 27): `npm start` with the shipped rate limits; 50 people behind one address
 //   browse for a minute (pages with their logos, assets and locale files, the version poll): no 429,
-//   no socket error (scripts/bench-office.ts).
+//   no socket error (bench/bench-office.ts).
 // - fanout (issue 29): one release of a program watched by 100,000 accounts becomes every
-//   notification on PGlite and on PostgreSQL within the budget, in bounded memory (scripts/bench-fanout.ts).
+//   notification on PGlite and on PostgreSQL within the budget, in bounded memory (bench/bench-fanout.ts).
 // - peer (issue 30): the rendered and cached /library and program page against a Next.js 16 peer
 //   with the same pages (bench/next-peer, installed and built on first use), 2xx only, c=10 and
 //   c=100, three interleaved rounds; /api/version against a bare Fastify logging the same lines
-//   (scripts/bench-peer.ts).
+//   (bench/bench-peer.ts).
 // Exits 1 when a budget is missed. Benchmarks, not tests: `npm test` does not run them.
 import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -41,7 +41,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import autocannon from 'autocannon'
-import { newestPostgresBin, startPostgres, withFreshDatabase } from './throwaway-postgres.ts'
+import { newestPostgresBin, startPostgres, withFreshDatabase } from '../scripts/throwaway-postgres.ts'
 import { benchAuthCore, printAuthCore } from './bench-authcore.ts'
 import { benchSignIn, printSignIn } from './bench-signin.ts'
 import { benchAvatar, printAvatar } from './bench-avatar.ts'
@@ -386,7 +386,7 @@ async function catalogue(): Promise<boolean> {
 
   console.log('\n## Catalogue search (issue 3)\n')
   console.log(`load: autocannon on the API directly, no pipelining, rotating over ${catalogueRequests('x').length} GET /api/programs requests; ${LOW_CONNECTIONS} connections for ${CATALOGUE_DURATION_S} s after a 3 s warm-up (the budget), then 1 connection for 10 rounds of the list (each request's own time: the budget)`)
-  console.log('catalogue: the 257-program seed plus generated programs (scripts/bench-catalogue-data.ts), ANALYZEd\n')
+  console.log('catalogue: the 257-program seed plus generated programs (bench/bench-catalogue-data.ts), ANALYZEd\n')
   console.log('| database | programs | connections | req/s | p50 ms | p95 ms | p99 ms | requests | non-200/errors |')
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const run of runs) {

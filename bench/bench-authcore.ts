@@ -1,7 +1,7 @@
 // Auth-core benchmarks (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms on
 // loopback, and a complete sign-in through supertokens-node (≈10 core calls) split between
 // password hashing and everything else (≤ 15 ms p99). Run by `npm run bench` (BENCH_ONLY=authcore)
-// or alone: `tsx scripts/bench-authcore.ts`. The core runs in its own process, as do the SDK
+// or alone: `tsx bench/bench-authcore.ts`. The core runs in its own process, as do the SDK
 // clients, so the load generator never shares the core's event loop.
 import { fork, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'

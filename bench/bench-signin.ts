@@ -3,7 +3,7 @@
 // BFF on one PGlite) in its own process; mail goes to an SMTP sink in this process, as it would to
 // an operator's server. Requests go one at a time, known and unknown interleaved, so both see the
 // same machine. Budget: each median within 0.8× of the other, both ways. Run by `npm run bench`
-// (BENCH_ONLY=signin) or alone: `tsx scripts/bench-signin.ts`.
+// (BENCH_ONLY=signin) or alone: `tsx bench/bench-signin.ts`.
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
@@ -165,7 +165,7 @@ export async function benchSignIn(samples = Number(process.env.BENCH_SIGNIN_SAMP
 
 export function printSignIn(result: SignInTimingResult): void {
   const f = (value: number) => value.toFixed(1)
-  console.log('\n### Known and unknown emails through the BFF (issue 17; scripts/bench-signin.ts)\n')
+  console.log('\n### Known and unknown emails through the BFF (issue 17; bench/bench-signin.ts)\n')
   console.log('embedded stack (auth core, API, BFF; PGlite, argon2id) in one process; mail to an SMTP sink on loopback or to the local mailbox; sequential requests, known and unknown interleaved\n')
   console.log('| flow | samples | known p50 ms | unknown p50 ms | unknown ÷ known | known min–max | unknown min–max | answers (known / unknown) |')
   console.log('|---|---:|---:|---:|---:|---:|---:|---|')

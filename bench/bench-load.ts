@@ -18,7 +18,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { Agent, request } from 'undici'
-import { freePort, newestPostgresBin, startPostgres } from './throwaway-postgres.ts'
+import { freePort, newestPostgresBin, startPostgres } from '../scripts/throwaway-postgres.ts'
 import { verifiedUser } from './bench-user.ts'
 import { startSmtpServer } from '../test/smtp-server.ts'
 

@@ -15,7 +15,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
-import { newestPostgresBin, startPostgres, withFreshDatabase } from './throwaway-postgres.ts'
+import { newestPostgresBin, startPostgres, withFreshDatabase } from '../scripts/throwaway-postgres.ts'
 import { queuedMailStep } from './bench-notification-mail.ts'
 
 export const FANOUT_WATCHERS = Number(process.env.BENCH_FANOUT_WATCHERS ?? 100_000)
@@ -50,7 +50,7 @@ export const FANOUT_STEPS: FanoutStep[] = [
       if (Number(rows[0]!.n) !== watchers) throw new Error(`${rows[0]!.n} notifications for ${watchers} watchers`)
     },
   },
-  // Issue 29, the notification mail: every account due a mail has it in the outbox (scripts/bench-notification-mail.ts).
+  // Issue 29, the notification mail: every account due a mail has it in the outbox (bench/bench-notification-mail.ts).
   queuedMailStep,
 ]
 

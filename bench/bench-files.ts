@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { freePort, newestPostgresBin, startPostgres } from './throwaway-postgres.ts'
+import { freePort, newestPostgresBin, startPostgres } from '../scripts/throwaway-postgres.ts'
 import { verifiedUser } from './bench-user.ts'
 
 const here = fileURLToPath(import.meta.url)
