@@ -1,7 +1,7 @@
 // The "queued mail" step of the notifications fan-out row (issue 29, bench/bench-fanout.ts):
 // after the fan-out, every account due a mail (the row's 'immediate' accounts and its 'daily' ones,
 // never mailed before) gets its mail written to the BFF's outbox by the notification mail worker
-// (server/bff/notification-mail.ts), which claims from the API's internal routes
+// (server/bff/mail/notification-mail.ts), which claims from the API's internal routes
 // (server/api/routes/notification-mail.ts, over Fastify's inject: the routes, their validation
 // and JSON both ways, without a socket) and acknowledges; the step ends when every mail is in the
 // outbox and every notification is marked mailed. The addresses are taken as already seen verified
@@ -15,9 +15,9 @@ import type { Database } from '../server/db/database.ts'
 import { migrate, readMigrations } from '../server/db/migrate.ts'
 import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from '../server/api/notification-mail.ts'
 import notificationMailRoutes from '../server/api/routes/notification-mail.ts'
-import { MailOutbox } from '../server/bff/auth/mail-outbox.ts'
-import { EmailTexts } from '../server/bff/auth/emails.ts'
-import { NotificationMailWorker } from '../server/bff/notification-mail.ts'
+import { MailOutbox } from '../server/bff/mail/mail-outbox.ts'
+import { EmailTexts } from '../server/bff/mail/emails.ts'
+import { NotificationMailWorker } from '../server/bff/mail/notification-mail.ts'
 import type { UpstreamApi } from '../server/bff/upstream-api.ts'
 import type { FanoutStep } from './bench-fanout.ts'
 

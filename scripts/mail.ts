@@ -6,7 +6,7 @@
 //   npm run mail -- <id>              that message, as text
 // It reads the files only: nothing is served, and it works whether or not the app is running.
 import path from 'node:path'
-import { MailboxMailer, type StoredMail } from '../server/bff/auth/mailer.ts'
+import { MailboxMailer, type StoredMail } from '../server/bff/mail/mailer.ts'
 import { fail, operatorConfig } from './operator.ts'
 
 const USAGE = 'Usage: npm run mail [-- latest [email] | <id>]'

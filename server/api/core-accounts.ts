@@ -188,7 +188,7 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
     },
     /**
      * The account's live sessions, oldest first: when each began, and when it was last used and in
-     * which browser as the BFF notes them in the session's data (server/bff/auth/device-sessions.ts).
+     * which browser as the BFF notes them in the session's data (server/bff/account/device-sessions.ts).
      */
     async sessions(userId: string, requestId?: string): Promise<AccountSession[]> {
       const { sessionHandles = [] } = await call<{ sessionHandles?: string[] }>('GET', `/recipe/session/user?userId=${encodeURIComponent(userId)}`, requestId)

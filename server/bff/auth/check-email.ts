@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import supertokens from 'supertokens-node'
 import Session from 'supertokens-node/recipe/session'
 import { BffEmailRequired } from '../errors.ts'
-import type { MailOutbox } from './mail-outbox.ts'
+import type { MailOutbox } from '../mail/mail-outbox.ts'
 
 // GET /api/user/check-email?email= (spec §7): whether an account uses this email, for the
 // sign-up form. The auth core knows; the BFF asks it through the SDK. Answered by the BFF, so the

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { escapeHtml } from '../../../shared/html.ts'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import type { EmailTexts } from '../auth/emails.ts'
+import type { EmailTexts } from '../mail/emails.ts'
 
 // The one-click unsubscribe of notification mails (issue 29, RFC 8058; docs/API.md "Notification
 // mail and one-click unsubscribe"). The mail's List-Unsubscribe link is this page:

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildBff } from '../../../server/bff/app.ts'
-import { MailboxMailer } from '../../../server/bff/auth/mailer.ts'
+import { MailboxMailer } from '../../../server/bff/mail/mailer.ts'
 import { browser, buildStack, lastMailLink, LogCapture, openTestDatabase, testBuildInfo, testConfig, type Stack } from '../../helpers.ts'
 
 // The local mailbox (issue 17): it holds sign-in links, so it answers only this machine's own

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, LogCapture, waitUntil } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../../smtp-server.ts'
-import { MAIL_GIVE_UP_AFTER_MS, MAIL_PURGE_AFTER_MS, MAIL_RETRY_BASE_MS, retryDelayMs } from '../../../server/bff/auth/mail-outbox.ts'
+import { MAIL_GIVE_UP_AFTER_MS, MAIL_PURGE_AFTER_MS, MAIL_RETRY_BASE_MS, retryDelayMs } from '../../../server/bff/mail/mail-outbox.ts'
 
 // Issue 18, "Mail that cannot go out": with the mail server down, a sign-up answered OK and its
 // verification mail was never sent, not even once the server was back. Now it waits in the

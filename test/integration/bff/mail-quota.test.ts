@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MailQuota } from '../../../server/bff/auth/mail-quota.ts'
+import { MailQuota } from '../../../server/bff/mail/mail-quota.ts'
 import { MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
 import { browser, buildStack, LogCapture } from '../../helpers.ts'
 import { startSmtpServer } from '../../smtp-server.ts'

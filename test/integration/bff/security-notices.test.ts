@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { MAIL_RETRY_BASE_MS } from '../../../server/bff/auth/mail-outbox.ts'
+import { MAIL_RETRY_BASE_MS } from '../../../server/bff/mail/mail-outbox.ts'
 import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, TestClock, waitUntil, type MailboxMessage } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 

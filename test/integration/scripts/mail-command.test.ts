@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import t from 'tap'
-import { MailboxMailer } from '../../../server/bff/auth/mailer.ts'
+import { MailboxMailer } from '../../../server/bff/mail/mailer.ts'
 import { root, tempDir } from '../../helpers.ts'
 
 // `npm run mail` (issue 26 §3): with NODE_ENV=production the /dev/mail page is not served, so the

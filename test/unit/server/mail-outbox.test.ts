@@ -12,8 +12,8 @@ import {
   MAIL_RETRY_MAX_MS,
   MailOutbox,
   retryDelayMs,
-} from '../../../server/bff/auth/mail-outbox.ts'
-import { SmtpMailer, type OutgoingMail } from '../../../server/bff/auth/mailer.ts'
+} from '../../../server/bff/mail/mail-outbox.ts'
+import { SmtpMailer, type OutgoingMail } from '../../../server/bff/mail/mailer.ts'
 import { openTestDatabase, secondConnection, within } from '../../helpers.ts'
 import { startSmtpServer } from '../../smtp-server.ts'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { EmailTexts, SECURITY_CHANGES } from '../../../server/bff/auth/emails.ts'
+import { EmailTexts, SECURITY_CHANGES } from '../../../server/bff/mail/emails.ts'
 import { escapeHtml } from '../../../shared/html.ts'
 import { LOCALES } from '../../../shared/locales.ts'
 import { deviceName } from '../../../shared/user-agent.ts'

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
 import { RECOVERY_CODE_COUNT } from '../../../shared/constants.ts'
-import type { SecondFactorAttempts } from './second-factor-attempts.ts'
+import type { SecondFactorAttempts } from '../auth/second-factor-attempts.ts'
 
 // Recovery codes of the TOTP factor (issue 11): a set of one-time codes shown once when issued —
 // when the first authenticator is confirmed, and on request from the profile — usable instead of

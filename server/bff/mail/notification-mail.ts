@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { RepeatedFailureLog } from '../http/outage-log.ts'
-import { DEFAULT_LOCALE, isLocale } from '../../shared/locales.ts'
-import type { NotificationMailClaim } from '../../shared/living-catalogue.ts'
-import type { EmailTexts } from './auth/emails.ts'
-import type { MailOutbox } from './auth/mail-outbox.ts'
-import type { OutgoingMail } from './auth/mailer.ts'
-import type { UpstreamApi } from './upstream-api.ts'
+import { RepeatedFailureLog } from '../../http/outage-log.ts'
+import { DEFAULT_LOCALE, isLocale } from '../../../shared/locales.ts'
+import type { NotificationMailClaim } from '../../../shared/living-catalogue.ts'
+import type { EmailTexts } from './emails.ts'
+import type { MailOutbox } from './mail-outbox.ts'
+import type { OutgoingMail } from './mailer.ts'
+import type { UpstreamApi } from '../upstream-api.ts'
 
 // The notification mail worker (issue 29, decision 030). Every few seconds it claims from the API
 // the accounts a mail is due to (POST /internal/notification-mail/claim: 'immediate' accounts with

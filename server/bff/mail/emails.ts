@@ -91,7 +91,7 @@ export class EmailTexts {
   }
 
   /**
-   * A notification mail (issue 29, server/bff/notification-mail.ts): one event in the subject
+   * A notification mail (issue 29, server/bff/mail/notification-mail.ts): one event in the subject
    * ("New version of Blender: 4.5"), or the digest of every event since the last mail; each a line
    * with its program page's link; the notifications page; why the mail came and how to stop it.
    */
@@ -174,7 +174,7 @@ ${p(escapeHtml(settings), small)}
     }
   }
 
-  /** The page of a mail's unsubscribe link (server/bff/notification-mail.ts): its texts in one language. */
+  /** The page of a mail's unsubscribe link (server/bff/mail/notification-mail.ts): its texts in one language. */
   unsubscribePage(locale: Locale): Record<'title' | 'question' | 'button' | 'done' | 'invalid' | 'expired' | 'failed', string> {
     const t = this.translator(locale)
     const values = { appName: this.appName }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import { BffWrongPassword } from '../errors.ts'
-import type { LoginAttempts } from './login-attempts.ts'
+import type { LoginAttempts } from '../auth/login-attempts.ts'
 
 // The current password asked again before a change to the account (its password, its email:
 // issue 11), checked like a sign-in: counted by login-attempt blocking before the check, so a

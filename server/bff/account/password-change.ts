@@ -7,9 +7,9 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, validatePassword } from '../.
 import { documented } from '../../http/openapi.ts'
 import { guardedWrite } from '../csrf.ts'
 import { BffNoPassword, BffPasswordBlocked, BffPasswordInvalid, BffWrongPassword } from '../errors.ts'
-import { commonPasswordProblem } from './common-passwords.ts'
+import { commonPasswordProblem } from '../auth/common-passwords.ts'
 import { checkCurrentPassword } from './current-password.ts'
-import type { LoginAttempts } from './login-attempts.ts'
+import type { LoginAttempts } from '../auth/login-attempts.ts'
 import type { SecurityNotices } from './security-notices.ts'
 
 // POST /api/user/password (issue 11): a signed-in user changes their password. The current one

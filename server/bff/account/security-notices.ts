@@ -4,9 +4,9 @@ import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { deviceName } from '../../../shared/user-agent.ts'
 import type { UpstreamApi } from '../upstream-api.ts'
-import type { EmailTexts, SecurityChange } from './emails.ts'
-import { recipientHash } from './mail-quota.ts'
-import type { MailOutbox } from './mail-outbox.ts'
+import type { EmailTexts, SecurityChange } from '../mail/emails.ts'
+import { recipientHash } from '../mail/mail-quota.ts'
+import type { MailOutbox } from '../mail/mail-outbox.ts'
 
 // Security notices (issue 26 §1): every change to an account's security — an authenticator added
 // or removed, recovery codes renewed, the password changed or reset, the email changed, sessions
