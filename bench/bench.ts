@@ -244,7 +244,7 @@ async function sessionSection(): Promise<boolean> {
 
 const CATALOGUE_P95_MS = 20
 
-/** What visitors ask the listing pages and the home page for; values from server/api/routes/catalogue.ts. */
+/** What visitors ask the listing pages and the home page for; values from server/api/catalogue/routes.ts. */
 function catalogueRequests(developer: string): string[] {
   return [
     'q=photo&price=free',

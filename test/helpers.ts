@@ -9,7 +9,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import type { Test } from 'tap'
 import { buildApi } from '../server/api/app.ts'
-import { applySeed } from '../server/api/catalogue-seed.ts'
+import { applySeed } from '../server/api/catalogue/seed.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
 import { buildAuthCore, migrateAuthCoreSchema } from '../server/authcore/app.ts'
 import { base32Decode, totpCode } from '../server/authcore/totp.ts'
@@ -151,7 +151,7 @@ async function prepareDatabase(db: Database): Promise<void> {
   await applySeed(db)
 }
 
-const PREPARED_FROM = ['server/authcore/migrations', 'server/api/migrations', 'server/bff/migrations', 'server/api/seed', 'server/api/catalogue-seed.ts', 'server/api/schema.ts', 'server/db/migrate.ts']
+const PREPARED_FROM = ['server/authcore/migrations', 'server/api/migrations', 'server/bff/migrations', 'server/api/seed', 'server/api/catalogue/seed.ts', 'server/api/schema.ts', 'server/db/migrate.ts']
 
 function filesUnder(relative: string): string[] {
   const full = path.join(root, relative)

@@ -16,8 +16,8 @@ import {
 } from '../../shared/program-editor.ts'
 import type { Database, Queryable } from '../db/database.ts'
 import { recordAudit, type AuditActor } from './operator/audit-log.ts'
-import { slugify } from './catalogue-seed.ts'
-import { priceOf } from './catalogue-repository.ts'
+import { slugify } from './catalogue/seed.ts'
+import { priceOf } from './catalogue/repository.ts'
 import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from './errors.ts'
 import { recordCatalogueEvent, recordEditedVersion } from './releases.ts'
 
@@ -284,7 +284,7 @@ function takenExternalId(error: unknown): string | undefined {
   return EXTERNAL_CATALOGUES.find((catalogue) => `${constraint ?? ''} ${message ?? ''}`.includes(`programs_${catalogue}_id`))
 }
 
-/** Tells every API instance's index and every BFF cache that the catalogue changed (catalogue-index.ts). */
+/** Tells every API instance's index and every BFF cache that the catalogue changed (catalogue/search-index.ts). */
 export async function bumpCatalogueVersion(tx: Queryable): Promise<void> {
   await tx.query('UPDATE api.catalogue_version SET version = version + 1')
 }

@@ -5,16 +5,16 @@ import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCHES_MAX, type SavedSearch } fro
 import { LOCALES, type Locale } from '../../shared/locales.ts'
 import type { Database, Queryable } from '../db/database.ts'
 import { schemaErrorFormatter } from '../http/errors.ts'
-import type { CatalogueIndex } from './catalogue-index.ts'
-import type { ProgramQuery } from './catalogue-repository.ts'
+import type { CatalogueIndex } from './catalogue/search-index.ts'
+import type { ProgramQuery } from './catalogue/repository.ts'
 import { ApiSavedSearchesLimit, ApiValidation } from './errors.ts'
-import { ProgramListQuery } from './routes/catalogue.ts'
+import { ProgramListQuery } from './catalogue/routes.ts'
 
 // Saved searches (issue 29): an account keeps a listing's query string under a name; a program
 // that newly matches it becomes a notification (type 'search'). A search is read with the very
 // schema GET /api/programs reads its query with (ProgramListQuery: a value it refuses is refused
 // here, naming the field; a parameter it does not know is dropped, as it drops it), and matched by
-// the listing's own index (catalogue-index.ts), so it finds what the listing would show.
+// the listing's own index (catalogue/search-index.ts), so it finds what the listing would show.
 //
 // Matching: when the catalogue's version moves (an editor's write, a release, a feed), every saved
 // search whose `checked_version` is behind is run again, in batches, each batch in a transaction

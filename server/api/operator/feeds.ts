@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../../db/database.ts'
 import { ApiCatalogueNotFound, ApiProposalDecided, ApiProposalNotFound } from '../errors.ts'
 import type { FeedSync } from '../feeds/sync.ts'
 import { readProgram, updateProgramIn } from '../program-editor.ts'
-import { StringEnum } from '../routes/catalogue.ts'
+import { StringEnum } from '../catalogue/routes.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { OperatorRoutesOptions } from './index.ts'
 

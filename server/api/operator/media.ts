@@ -39,7 +39,7 @@ import {
   type OperatorScreenshot,
   type StoredLogo,
 } from '../media-repository.ts'
-import { Id } from '../routes/catalogue.ts'
+import { Id } from '../catalogue/routes.ts'
 import { recordAudit } from './audit-log.ts'
 import { bumpCatalogueVersion } from '../program-editor.ts'
 import type { OperatorRoutesOptions } from './index.ts'

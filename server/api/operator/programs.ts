@@ -8,7 +8,7 @@ import { PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
 import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, type EditableField } from '../../../shared/program-editor.ts'
 import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../program-editor.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
-import { ExternalIdsSchema, StringEnum } from '../routes/catalogue.ts'
+import { ExternalIdsSchema, StringEnum } from '../catalogue/routes.ts'
 import type { OperatorRoutesOptions } from './index.ts'
 
 // Programs: the editors' catalogue (issue 28). GET/POST /api/operator/programs, GET/PATCH/DELETE

@@ -7,7 +7,7 @@ import { ApiCatalogueNotFound, ApiProgramRetired, ApiValidation } from '../error
 import { listNotifications, markRead, NOTIFICATIONS_PAGE_DEFAULT, NOTIFICATIONS_PAGE_MAX } from '../notifications/notifications.ts'
 import { listWatches, removeWatch, setWatch } from '../notifications/watches.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
-import { Id, StringEnum } from './catalogue.ts'
+import { Id, StringEnum } from '../catalogue/routes.ts'
 
 // Watchlists and notifications (issue 29, docs/API.md "Watches and notifications"): what of a
 // program an account wants to hear of, and what it has been told. The user's own, like every

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readSeed } from '../../api/catalogue-seed.ts'
+import { readSeed } from '../../api/catalogue/seed.ts'
 import { BRAND_ICONS } from './brand-icons.ts'
 import { brandDrawing, readBrandMarks, type BrandMarks } from './brand-tile.ts'
 import { assignMarks, generatedDrawing, type GeneratedMark, type MarkProgram } from './generated-marks.ts'

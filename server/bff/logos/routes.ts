@@ -17,7 +17,7 @@ export const LOGO_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'n
 
 const YEAR_S = 365 * 24 * 60 * 60
 
-/** A program id as the catalogue spells them (server/api/routes/catalogue.ts). */
+/** A program id as the catalogue spells them (server/api/catalogue/routes.ts). */
 const PROGRAM_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 
 /** No version: a logo drawn for a program the seed does not hold is checked again each time (its name may change). */

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { applySeed, readSeed, type SeedTranslation } from '../../../server/api/catalogue-seed.ts'
+import { applySeed, readSeed, type SeedTranslation } from '../../../server/api/catalogue/seed.ts'
 import { migrate, readMigrations } from '../../../server/db/migrate.ts'
 import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'

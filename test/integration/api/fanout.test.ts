@@ -1,5 +1,5 @@
 import t from 'tap'
-import { applySeed } from '../../../server/api/catalogue-seed.ts'
+import { applySeed } from '../../../server/api/catalogue/seed.ts'
 import { NotificationFanout } from '../../../server/api/notifications/fanout.ts'
 import { recordCatalogueEvent, recordRelease } from '../../../server/api/releases.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'

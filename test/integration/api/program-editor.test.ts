@@ -1,6 +1,6 @@
 import t from 'tap'
-import { CatalogueIndex } from '../../../server/api/catalogue-index.ts'
-import { applySeed, readSeed } from '../../../server/api/catalogue-seed.ts'
+import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
+import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
 import { createProgram, readProgram, retireProgram, updateProgram } from '../../../server/api/program-editor.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'
 import type { ProgramAsWritten } from '../../../shared/program-editor.ts'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import type { Release } from '../../../shared/living-catalogue.ts'
 import type { EditorProgram, ProgramRevision } from '../../../shared/program-editor.ts'
-import { applySeed, readSeed } from '../../../server/api/catalogue-seed.ts'
+import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
 import { updateProgram } from '../../../server/api/program-editor.ts'
 import { listReleases } from '../../../server/api/releases.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'

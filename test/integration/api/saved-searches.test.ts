@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto'
 import t from 'tap'
-import { CatalogueIndex } from '../../../server/api/catalogue-index.ts'
+import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
 import { runSavedSearches } from '../../../server/api/saved-searches.ts'
 import { SAVED_SEARCHES_MAX } from '../../../shared/living-catalogue.ts'
 import type { ProgramAsWritten } from '../../../shared/program-editor.ts'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { readSeed } from '../../../server/api/catalogue-seed.ts'
+import { readSeed } from '../../../server/api/catalogue/seed.ts'
 import { buildStack, LogCapture, signedInTab } from '../../helpers.ts'
 
 // Issue 15: program summaries and descriptions in the visitor's language. The BFF passes the

@@ -1,6 +1,6 @@
 import sharp from 'sharp'
 import t from 'tap'
-import { readSeed } from '../../../server/api/catalogue-seed.ts'
+import { readSeed } from '../../../server/api/catalogue/seed.ts'
 import { LOGO_CSP } from '../../../server/bff/logos/routes.ts'
 import { buildStack } from '../../helpers.ts'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { readSeed } from '../../../server/api/catalogue-seed.ts'
+import { readSeed } from '../../../server/api/catalogue/seed.ts'
 import { buildStack } from '../../helpers.ts'
 
 t.test('robots.txt and a sitemap of every public page', async (t) => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import t from 'tap'
-import { fold } from '../../../server/api/catalogue-index.ts'
-import { readSeed, TRANSLATED_LOCALES, validateSeed, validateTranslations, type SeedProgram } from '../../../server/api/catalogue-seed.ts'
+import { fold } from '../../../server/api/catalogue/search-index.ts'
+import { readSeed, TRANSLATED_LOCALES, validateSeed, validateTranslations, type SeedProgram } from '../../../server/api/catalogue/seed.ts'
 import { PROGRAM_CATEGORIES } from '../../../shared/catalogue.ts'
 import { parsePartialDate } from '../../../shared/partial-dates.ts'
 

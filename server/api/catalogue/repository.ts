@@ -6,12 +6,12 @@ import type {
   ProgramDetail,
   ProgramSummary,
   ApiSortOption,
-} from '../../shared/catalogue.ts'
-import type { Queryable } from '../db/database.ts'
-import type { Locale } from '../../shared/locales.ts'
-import type { ExternalIds } from '../../shared/living-catalogue.ts'
-import { normalisedExternalIds } from '../../shared/program-editor.ts'
-import { partialDate, type DatePrecision } from '../../shared/partial-dates.ts'
+} from '../../../shared/catalogue.ts'
+import type { Queryable } from '../../db/database.ts'
+import type { Locale } from '../../../shared/locales.ts'
+import type { ExternalIds } from '../../../shared/living-catalogue.ts'
+import { normalisedExternalIds } from '../../../shared/program-editor.ts'
+import { partialDate, type DatePrecision } from '../../../shared/partial-dates.ts'
 
 export interface ProgramQuery {
   category?: string | undefined
@@ -103,7 +103,7 @@ function toSummary(row: ProgramRow): ProgramSummary {
   }
 }
 
-/** "More from the developer" and related programs: most popular first, name as tie-break (listings sort in catalogue-index.ts). */
+/** "More from the developer" and related programs: most popular first, name as tie-break (listings sort in search-index.ts). */
 const MOST_POPULAR = 'p.popularity DESC, lower(p.name) ASC, p.id ASC'
 
 /** Whole summaries of the given programs, in the order of `ids`, with their texts in `locale` where translated. */

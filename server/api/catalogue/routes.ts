@@ -13,12 +13,12 @@ import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue-vocabular
 import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH } from '../../../shared/living-catalogue.ts'
 import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
-import { getOrganisation, getProgram, listCategories, listLicenseTypes } from '../catalogue-repository.ts'
+import { getOrganisation, getProgram, listCategories, listLicenseTypes } from './repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
 import { listReleases } from '../releases.ts'
 import { freeAlternatives } from '../free-alternatives.ts'
-import { recentReleasesRoute } from './recent-releases.ts'
+import { recentReleasesRoute } from '../routes/recent-releases.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })

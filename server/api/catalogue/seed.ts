@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { PROGRAM_CATEGORIES, type LicenseType } from '../../shared/catalogue.ts'
-import { LICENSE_TYPES, PLATFORMS } from '../../shared/catalogue-vocabulary.ts'
-import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from '../../shared/living-catalogue.ts'
-import { LOCALES, DEFAULT_LOCALE, type Locale } from '../../shared/locales.ts'
-import { mayPrecede, parsePartialDate } from '../../shared/partial-dates.ts'
-import type { Database } from '../db/database.ts'
-import { START_UP_TIMEOUT_MS } from '../db/guard.ts'
+import { PROGRAM_CATEGORIES, type LicenseType } from '../../../shared/catalogue.ts'
+import { LICENSE_TYPES, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from '../../../shared/living-catalogue.ts'
+import { LOCALES, DEFAULT_LOCALE, type Locale } from '../../../shared/locales.ts'
+import { mayPrecede, parsePartialDate } from '../../../shared/partial-dates.ts'
+import type { Database } from '../../db/database.ts'
+import { START_UP_TIMEOUT_MS } from '../../db/guard.ts'
 
 // The catalogue's seed: real programs described in our own words (server/api/seed/*.json), and
 // their summaries and descriptions in the other interface languages
@@ -141,7 +141,7 @@ export interface Seed {
   checksum: string
 }
 
-export function readSeed(dir: URL = new URL('./seed/', import.meta.url)): Seed {
+export function readSeed(dir: URL = new URL('../seed/', import.meta.url)): Seed {
   const folder = fileURLToPath(dir)
   const files = fs.readdirSync(folder).filter((f) => PROGRAM_FILE.test(f)).sort()
   const hash = createHash('sha256')

@@ -1,7 +1,7 @@
-import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../shared/catalogue.ts'
-import type { Locale } from '../../shared/locales.ts'
-import type { Database, Queryable } from '../db/database.ts'
-import { programsByIds, type ProgramQuery } from './catalogue-repository.ts'
+import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../../shared/catalogue.ts'
+import type { Locale } from '../../../shared/locales.ts'
+import type { Database, Queryable } from '../../db/database.ts'
+import { programsByIds, type ProgramQuery } from './repository.ts'
 
 // The program listing's filters, search and sorts, answered from memory (issue 3: search must be
 // fast on a 10,000-program catalogue). What a listing needs of every program — ids, search text,
