@@ -100,7 +100,7 @@ async function build(step: number): Promise<FastifyInstance> {
   else {
     app.get('/api/version', { compress: false }, (request, reply) => {
       if (!safeApiPath(request.raw.url ?? '')) throw new Error('bad path')
-      // The micro-cache's live answer, sent at once as relayLiveShared (routes/api-proxy.ts) does.
+      // The micro-cache's live answer, sent at once as installVersionEarlyAnswer (routes/api-proxy.ts) does.
       return relayUpstream(request, reply, cached)
     })
   }

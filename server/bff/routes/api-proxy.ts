@@ -147,18 +147,6 @@ function clientWentAway(request: FastifyRequest): boolean {
   return !request.raw.complete && (request.raw.destroyed || request.raw.socket.destroyed)
 }
 
-/**
- * The shared answer of a caller-free GET (/api/version) while the micro-cache holds it, sent at
- * once: every open tab asks for it every few seconds, and nearly every ask finds it live, so it
- * does not go through proxy()'s and the cache's promises (issue 30). Undefined when there is none
- * (proxy() then asks the API), or when the path is not one to share.
- */
-function relayLiveShared(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
-  const path = safeApiPath(request.raw.url ?? '')
-  const live = path === null ? undefined : app.upstreamApi.liveShared({ method: request.method, path })
-  return live === undefined ? undefined : relayUpstream(request, reply, live, asciiText(live))
-}
-
 /** The one spelling of the polled version the early answer takes; every other goes through the route. */
 const VERSION_URL = '/api/version'
 
@@ -365,8 +353,9 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
   // Its answer (~40 bytes) is never long enough to compress, and a GET has no body to decompress:
-  // no compression hooks either.
-  app.get('/api/version', { schema: hide, compress: false, decompress: false }, (request, reply) => relayLiveShared(app, request, reply) ?? proxy(app, request, reply, https, opts.roleChanges))
+  // no compression hooks either. While the micro-cache holds it, installVersionEarlyAnswer answers
+  // it before this route is reached.
+  app.get('/api/version', { schema: hide, compress: false, decompress: false }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls, in
   // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to
