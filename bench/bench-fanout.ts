@@ -17,6 +17,7 @@ import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
 import { newestPostgresBin, startPostgres, withFreshDatabase } from '../scripts/throwaway-postgres.ts'
 import { queuedMailStep } from './bench-notification-mail.ts'
+import type { FanoutStep } from './fanout-step.ts'
 
 export const FANOUT_WATCHERS = Number(process.env.BENCH_FANOUT_WATCHERS ?? 100_000)
 /** Budgets on the 2-core machine (docs/BENCHMARKS.md has the figures they come from). */
@@ -32,13 +33,6 @@ export const FANOUT_BUDGET = {
 }
 
 /** What happens after the release, each timed: the fan-out to notifications, and what later parts add. */
-export interface FanoutStep {
-  name: string
-  /** What the step needs in place before the release (not timed): its schema, the state it assumes. */
-  prepare?(db: Database): Promise<void>
-  run(db: Database, context: { event: string; watchers: number }): Promise<void>
-}
-
 export const FANOUT_STEPS: FanoutStep[] = [
   {
     name: 'notifications',

@@ -19,7 +19,7 @@ import { MailOutbox } from '../server/bff/mail/mail-outbox.ts'
 import { EmailTexts } from '../server/bff/mail/emails.ts'
 import { NotificationMailWorker } from '../server/bff/mail/notification-mail.ts'
 import type { UpstreamApi } from '../server/bff/upstream-api.ts'
-import type { FanoutStep } from './bench-fanout.ts'
+import type { FanoutStep } from './fanout-step.ts'
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const KEY = 'bench-notification-mail-key-0123456789'

@@ -12,7 +12,7 @@ import { BrowserI18n } from './lib/i18n-browser.ts'
 import { I18nextProvider } from './lib/i18n-react.tsx'
 import { setNamespaceLoader } from './lib/namespaces.ts'
 import { routes } from './routes.tsx'
-import { hasLocalSession } from './lib/session-state.ts'
+import { hasLocalSession } from './lib/session-presence.ts'
 import './styles.css'
 
 declare global {

@@ -173,7 +173,9 @@ const systemTests = testFiles(root, ['test/system'])
 let imageBuild
 
 await sideBySide([
-  { label: 'lint', command: bin('eslint'), args: ['.'] },
+  // eslint, then madge: no import cycle, type imports included (.madgerc). In one lane, eslint and
+  // madge (~8 s) together take about as long as the type check beside them.
+  { label: 'lint', command: 'npm', args: ['run', '--silent', 'lint'] },
   { label: 'type check', command: bin('tsc'), args: ['-p', 'tsconfig.json'] },
 ])
 await step('build', process.execPath, [path.join(root, 'scripts', 'build.mjs')])

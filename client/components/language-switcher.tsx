@@ -5,7 +5,7 @@ import type { i18n as I18n } from 'i18next'
 import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale, type Locale } from '../../shared/locales.ts'
 import { apiSend } from '../lib/api.ts'
-import { hasLocalSession } from '../lib/session-state.ts'
+import { hasLocalSession } from '../lib/session-presence.ts'
 
 /**
  * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders

@@ -19,7 +19,7 @@ import { recordAudit, type AuditActor } from './operator/audit-log.ts'
 import { slugify } from './catalogue/seed.ts'
 import { priceOf } from './catalogue/repository.ts'
 import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from './errors.ts'
-import { recordCatalogueEvent, recordEditedVersion } from './releases.ts'
+import { recordCatalogueEvent, recordEditedVersion } from './release-history.ts'
 
 // The catalogue as editors write it (issue 28): read a program as written, create, change on top of
 // a revision (a change based on an older one is refused, never applied over someone else's), revert

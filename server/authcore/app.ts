@@ -30,6 +30,7 @@ import { RoleService } from './roles.ts'
 import { ProtectedPropError, SessionService } from './sessions.ts'
 import { SettingsError, type CoreSettings } from './settings.ts'
 import { TotpService } from './totp.ts'
+import type { CoreScope, CoreServices } from './services.ts'
 
 // The auth core (issue 4): a SuperTokens-compatible core speaking CDI 5.4 to supertokens-node,
 // stateless over PostgreSQL so that several instances can serve one URL. Transport rules of
@@ -51,34 +52,6 @@ export interface AuthCoreOptions {
   logStream?: NodeJS.WritableStream
   /** The clock of sessions, signing keys and TOTP codes (tests move it instead of waiting). */
   now?: () => number
-}
-
-export interface CoreScope {
-  appId: string
-  tenantId: string
-  settings: CoreSettings
-}
-
-export interface CoreServices {
-  db: Database
-  apps: AppRegistry
-  keys: KeyStore
-  sessions: SessionService
-  totp: TotpService
-  roles: RoleService
-  dashboard: DashboardService
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    core: CoreScope
-  }
-  interface FastifyContextConfig {
-    /** App-level endpoints answer for the whole app, never a tenant. */
-    appLevel?: boolean
-    /** Endpoints that need no API key. */
-    open?: boolean
-  }
 }
 
 /** The text of the core's 503 (a plain-text body, as the CDI's other refusals): its database cannot be reached or did not answer in time. */

@@ -6,7 +6,7 @@ import type { DeletionSummary, ErrorBody, UserRecord } from '../../../shared/typ
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
 import { formatBytes } from '../files/model.ts'
-import { notifySignedOut } from '../../lib/session-state.ts'
+import { notifySignedOut } from '../../lib/session-presence.ts'
 import { showToast } from '../../lib/toasts.ts'
 
 // Deleting the account (issue 11, spec §1, §9): a reason (a comment is required for "other"), the

@@ -16,7 +16,7 @@ import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-d
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from './repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
-import { listReleases } from '../releases.ts'
+import { listReleases } from '../release-history.ts'
 import { freeAlternatives } from '../free-alternatives.ts'
 import { recentReleasesRoute } from '../routes/recent-releases.ts'
 

@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import type { Queryable } from '../../db/database.ts'
 import { binaryBody, documented } from '../../http/openapi.ts'
 import { listAudit, type AuditEntry, type AuditFilter } from './audit-log.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // The audit log (issue 28): GET /api/operator/audit, a page at a time newest first, and
 // GET /api/operator/audit.csv, the whole filtered log as a spreadsheet reads it. Reading only:

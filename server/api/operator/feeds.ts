@@ -7,7 +7,7 @@ import type { FeedSync } from '../feeds/sync.ts'
 import { readProgram, updateProgramIn } from '../program-editor.ts'
 import { StringEnum } from '../catalogue/routes.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // Feeds and proposed changes (issue 29, decision 029): GET /api/operator/feeds (each configured
 // feed's state and its recent reports), POST /api/operator/feeds/sync (one pass now),

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { operatorRoute } from '../../../shared/operator.ts'
-import type { coreAccounts } from '../core-accounts.ts'
-import { answerPrivately, type SessionGuard } from '../session-guard.ts'
+import { answerPrivately } from '../session-guard.ts'
 import auditRoutes from './audit.ts'
 import feedRoutes from './feeds.ts'
-import type { FeedSync } from '../feeds/sync.ts'
-import { operatorAuthorizer, type CurrentRoles } from './guard.ts'
+import { operatorAuthorizer } from './guard.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 import maintenanceRoutes from './maintenance.ts'
 import mediaRoutes from './media.ts'
 import programRoutes from './programs.ts'
@@ -16,18 +15,6 @@ import userRoutes from './users.ts'
 // The operator console's API (issue 28): /api/operator/*, each route checked against the one
 // permission shared/operator.ts gives it. A route registered here without its row there stops
 // the start: no operator route goes out without a check.
-
-export interface OperatorRoutesOptions {
-  guard: SessionGuard
-  /** The auth core's accounts (core-accounts.ts). */
-  core: ReturnType<typeof coreAccounts>
-  /** The accounts' roles now (the token's claims while current, else the core's). */
-  roles: CurrentRoles
-  /** The clock; tests move it. */
-  now: () => number
-  /** The catalogue feeds (issue 29): their passes, and what they read. */
-  feeds: FeedSync
-}
 
 export default async function operatorRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   app.addHook('onRoute', (route) => {

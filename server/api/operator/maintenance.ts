@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { ApiInvalidMaintenanceTime, ApiPermissionDenied } from '../errors.ts'
 import { changeMaintenanceTime, parseMaintenanceTime } from '../maintenance-repository.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // Maintenance (issue 28): PUT /api/operator/maintenance, what `npm run maintenance` does, from
 // the console. GET /api/version shows it at once (the API reads it from the database every time;

@@ -42,7 +42,7 @@ import {
 import { Id } from '../catalogue/routes.ts'
 import { recordAudit } from './audit-log.ts'
 import { bumpCatalogueVersion } from '../program-editor.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // Logos and screenshots of programs (issue 28; docs/API.md "Logos and screenshots"). The image is
 // the request's body (its declared Content-Type says what it is, and the bytes must agree); the

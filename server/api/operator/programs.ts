@@ -9,7 +9,7 @@ import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, typ
 import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../program-editor.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 import { ExternalIdsSchema, StringEnum } from '../catalogue/routes.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // Programs: the editors' catalogue (issue 28). GET/POST /api/operator/programs, GET/PATCH/DELETE
 // /api/operator/programs/{id} (a change carries the revision it was made on: 409 when someone

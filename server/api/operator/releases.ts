@@ -5,8 +5,9 @@ import { EDITOR_RELEASE_SOURCE } from '../../../shared/living-catalogue.ts'
 import { RELEASE_LIMITS, releaseProblems, type ReleaseAsWritten } from '../../../shared/program-editor.ts'
 import { ApiCatalogueNotFound, ApiReleaseExists } from '../errors.ts'
 import { readProgram, validationError } from '../program-editor.ts'
-import { listReleases, recordRelease } from '../releases.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import { listReleases } from '../release-history.ts'
+import { recordRelease } from '../releases.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 import { fieldErrors } from './programs.ts'
 
 // Releases (issue 29): an editor adds one to a program's history — POST

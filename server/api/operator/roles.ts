@@ -8,7 +8,7 @@ import { ApiAccountNotFound, ApiAuthUnavailable, ApiLastAdmin } from '../errors.
 import { StringEnum } from '../catalogue/routes.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { CurrentRoles } from './guard.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // Roles (issue 28, decision 028): PUT /api/operator/users/{id}/roles (admin only, `roles:write`),
 // and the same change for the operator command (`npm run accounts -- role add|remove|list`,

@@ -7,7 +7,7 @@ import { changeDisabled, disabledOf, operatorRecord, type DisabledChange } from 
 import type { coreAccounts } from '../core-accounts.ts'
 import type { Database } from '../../db/database.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
-import type { OperatorRoutesOptions } from './index.ts'
+import type { OperatorRoutesOptions } from './options.ts'
 
 // Accounts (issue 28): find accounts by email with the auth core's search, look at one (the core's
 // account, authenticator, roles and sessions with the product's record: library, purchases,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { APP_ID_PATTERN } from '../apps.ts'
-import type { CoreServices } from '../app.ts'
+import type { CoreServices } from '../services.ts'
 import { asObject, BadRequest, body, query } from '../input.ts'
 import { parseCoreConfig, toCoreConfig } from '../settings.ts'
 import { getUser, removeUser, usersByAccountInfo, usersByPrimaryIds } from '../users.ts'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { CoreServices } from '../app.ts'
+import type { CoreServices } from '../services.ts'
 import { asObject, BadRequest, body, query, trimmedName } from '../input.ts'
 
 // The user-management dashboard's core endpoints (issue 28), as the real core answers them; what

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Queryable } from '../../db/database.ts'
-import type { CoreServices } from '../app.ts'
+import type { CoreServices } from '../services.ts'
 import { asObject, BadRequest, body, query } from '../input.ts'
 import { hashingKey, hashPassword, verifyPassword } from '../passwords.ts'
 import type { CoreSettings } from '../settings.ts'

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { CoreServices } from '../app.ts'
+import type { CoreServices } from '../services.ts'
 import { asObject, body, query, trimmedName } from '../input.ts'
 
 // The user-roles recipe (issue 28), CDI 5.4 as the real core answers it; the semantics live in

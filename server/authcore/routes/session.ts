@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { CoreServices } from '../app.ts'
+import type { CoreServices } from '../services.ts'
 import { asObject, BadRequest, body, query } from '../input.ts'
 import { SessionService } from '../sessions.ts'
 

@@ -3,7 +3,7 @@ import type { Release } from '../../../shared/living-catalogue.ts'
 import type { EditorProgram, ProgramRevision } from '../../../shared/program-editor.ts'
 import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
 import { updateProgram } from '../../../server/api/program-editor.ts'
-import { listReleases } from '../../../server/api/releases.ts'
+import { listReleases } from '../../../server/api/release-history.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'
 import { buildStack, openTestDatabase, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 

@@ -1,7 +1,8 @@
 import t from 'tap'
 import Fastify from 'fastify'
 import { OPERATOR_ROLES, OPERATOR_ROUTES, ROLE_PERMISSIONS, type OperatorRoute } from '../../../shared/operator.ts'
-import operatorRoutes, { type OperatorRoutesOptions } from '../../../server/api/operator/index.ts'
+import operatorRoutes from '../../../server/api/operator/index.ts'
+import type { OperatorRoutesOptions } from '../../../server/api/operator/options.ts'
 import { browser, buildStack, LogCapture, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Every operator route is checked (issue 28, decision 028): each row of OPERATOR_ROUTES through
