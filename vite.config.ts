@@ -30,12 +30,12 @@ const initialChunks = {
     // A program's card and its icon (with the logos it draws from): every public page shows cards,
     // and as one chunk, not three, they cost 0.3 kB gzip less on each (issue 30).
     { name: 'program-card', test: /\/(client\/components\/(program-card|program-icon)\.tsx|shared\/logos\.ts)$/, priority: 0 },
-    { name: 'account', test: /\/(client\/lib\/account\/|client\/lib\/auth-errors\.ts|shared\/auth-forms\.ts|shared\/return-path\.ts)/, priority: 0 },
+    { name: 'account', test: /\/(client\/lib\/account\/|shared\/auth-forms\.ts|shared\/return-path\.ts)/, priority: 0 },
   ],
 }
 
 /**
- * The route table names each page's source module (`handle.module`, client/lib/namespaces.ts) for
+ * The route table names each page's source module (`handle.module`, client/lib/i18n/namespaces.ts) for
  * the server, which preloads the page's built chunk from the manifest (server/bff/plugins/ssr.ts).
  * The browser never reads them, so its bundle leaves them out: 0.14 kB gzip of every page's initial
  * JS (the first-load budget). Only the browser build, and only the route tables (the app's, and the
@@ -52,9 +52,9 @@ const serverOnlyModulePaths: Plugin = {
 }
 
 /**
- * The browser translates with a small runtime over the same resources (client/lib/i18n-browser.ts,
+ * The browser translates with a small runtime over the same resources (client/lib/i18n/browser.ts,
  * decision 031), not i18next (15 kB gzip of every page's first JS, issue 30): in the browser, in
- * development as in the build, `react-i18next` is client/lib/i18n-react.tsx, and a module that
+ * development as in the build, `react-i18next` is client/lib/i18n/react.tsx, and a module that
  * would bring i18next itself into the browser fails (type imports are gone by then). The server
  * renders with react-i18next and i18next; a unit test proves both write the same text.
  */
@@ -63,8 +63,8 @@ const browserTranslations: Plugin = {
   enforce: 'pre',
   resolveId(id, importer) {
     if (this.environment.config.consumer !== 'client') return null
-    if (id === 'react-i18next') return fileURLToPath(new URL('./client/lib/i18n-react.tsx', import.meta.url))
-    if (id === 'i18next' || id.startsWith('i18next/')) this.error(`${importer ?? 'a module'} imports i18next into the browser: the browser translates with client/lib/i18n-browser.ts (decision 031)`)
+    if (id === 'react-i18next') return fileURLToPath(new URL('./client/lib/i18n/react.tsx', import.meta.url))
+    if (id === 'i18next' || id.startsWith('i18next/')) this.error(`${importer ?? 'a module'} imports i18next into the browser: the browser translates with client/lib/i18n/browser.ts (decision 031)`)
     return null
   },
 }

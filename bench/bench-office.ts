@@ -21,7 +21,7 @@ const PEOPLE = Number(process.env.BENCH_OFFICE_PEOPLE ?? 50)
 const DURATION_S = Number(process.env.BENCH_OFFICE_DURATION ?? 60)
 /** A person reads a page for 3–7 s (uniform) before the next. */
 const READ_MS = { min: 3_000, max: 7_000 }
-/** The client's version poll (client/lib/use-version-polling.ts). */
+/** The client's version poll (client/lib/notices/use-version-polling.ts). */
 const POLL_MS = 6_000
 /** A browser fetches about six resources of one page at a time. */
 const PARALLEL = 6

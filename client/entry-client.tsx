@@ -7,12 +7,12 @@ import { ConsentBannerBody, consentBannerShows, ErrorPage, SignedInNav } from '.
 import { ClientConfigProvider } from './lib/client-config.tsx'
 import { ConsentProvider } from './lib/consent/consent.tsx'
 import { configureErrorReporting, startErrorReporting } from './lib/error-reporting/report.ts'
-import { reportRecoveredError } from './lib/fatal-error.ts'
-import { BrowserI18n } from './lib/i18n-browser.ts'
-import { I18nextProvider } from './lib/i18n-react.tsx'
-import { setNamespaceLoader } from './lib/namespaces.ts'
+import { reportRecoveredError } from './lib/error-reporting/fatal-error.ts'
+import { BrowserI18n } from './lib/i18n/browser.ts'
+import { I18nextProvider } from './lib/i18n/react.tsx'
+import { setNamespaceLoader } from './lib/i18n/namespaces.ts'
 import { routes } from './routes.tsx'
-import { hasLocalSession } from './lib/session-presence.ts'
+import { hasLocalSession } from './lib/session/presence.ts'
 import './styles.css'
 
 declare global {
@@ -26,8 +26,8 @@ async function start(): Promise<void> {
   configureErrorReporting(boot.config.errorReporting)
   // With a session, the SDK starts before the router: it refreshes expired tokens for every
   // /auth and /api call the pages make (spec §4).
-  if (hasLocalSession()) await import('./lib/auth.ts')
-  void import('./lib/utm.ts').then((m) => m.captureUtm())
+  if (hasLocalSession()) await import('./lib/session/auth.ts')
+  void import('./lib/session/utm.ts').then((m) => m.captureUtm())
   // The server rendered with i18next; the browser's runtime writes the same text (decision 031).
   const i18n = new BrowserI18n({ locale: boot.locale, resources: boot.resources, namespaces: boot.namespaces, localesHash: boot.config.localesHash })
   setNamespaceLoader((ns) => i18n.loadNamespaces([...ns]))

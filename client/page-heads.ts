@@ -2,11 +2,11 @@ import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory, type Pr
 import { PAGE_TITLE, PRODUCT_NAME } from '../shared/constants.ts'
 import { COMPARE_MAX } from '../shared/living-catalogue.ts'
 import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH, ogImagePath } from '../shared/logos.ts'
-import type { HeadBuilder, HeadBuilderName } from './lib/head.ts'
+import type { HeadBuilder, HeadBuilderName } from './lib/head/head.ts'
 import type { ListingData } from './pages/catalogue-listing.tsx'
 import type { CompareData } from './pages/compare/compare.tsx'
 
-// The head of each public page built from its data (client/lib/head.ts): English titles (spec §1),
+// The head of each public page built from its data (client/lib/head/head.ts): English titles (spec §1),
 // descriptions in the visitor's language, structured data where search engines use it. Routes name
 // their builder (`handle.head`); pages whose head never changes carry it in the route table.
 

@@ -3,11 +3,11 @@ import { Outlet, UNSAFE_useScrollRestoration as useScrollRestoration, useLocatio
 import type { VersionResponse } from '../shared/types.ts'
 import { ConsentBanner, ErrorPage, Toaster } from './components/shell-parts.tsx'
 import { apiGet } from './lib/api.ts'
-import { isChunkLoadError, reloadAfterChunkError } from './lib/chunk-reload.ts'
-import { openFatalError, useFatalError, useReportRouteError } from './lib/fatal-error.ts'
-import { useRouteHead } from './lib/route-head.ts'
+import { isChunkLoadError, reloadAfterChunkError } from './lib/notices/chunk-reload.ts'
+import { openFatalError, useFatalError, useReportRouteError } from './lib/error-reporting/fatal-error.ts'
+import { useRouteHead } from './lib/head/route-head.ts'
 import { useChatWidget } from './lib/support/use-chat-widget.ts'
-import { useVersionPolling } from './lib/use-version-polling.ts'
+import { useVersionPolling } from './lib/notices/use-version-polling.ts'
 
 export interface RootData {
   version: string

@@ -2,12 +2,12 @@ import { data, redirect, useRouteError, type LoaderFunctionArgs, type RouteObjec
 import { notFoundMessage } from '../shared/constants.ts'
 import { ErrorPage } from './components/shell-parts.tsx'
 import { DefaultLayout } from './layouts/default-layout.tsx'
-import { useReportRouteError } from './lib/fatal-error.ts'
+import { useReportRouteError } from './lib/error-reporting/fatal-error.ts'
 import { routeName, SIGNED_IN_TWINS, type TwinKind } from './lib/catalogue/twins.ts'
-import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/guards.ts'
+import { alwaysRevalidate, protectedGuard, publicGuard, sessionPageGuard, viewerLoader } from './lib/session/guards.ts'
 import { OPERATOR_PAGES, operatorPages } from './pages/operator/routes.ts'
-import type { PageHead } from './lib/head.ts'
-import { page, type RouteHandle } from './lib/namespaces.ts'
+import type { PageHead } from './lib/head/head.ts'
+import { page, type RouteHandle } from './lib/i18n/namespaces.ts'
 import { RootErrorBoundary, RootLayout, rootLoader } from './root.tsx'
 
 /** Legal pages: an English title (spec §1). */
@@ -165,7 +165,7 @@ export const routes: RouteObject[] = [
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
           accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
           // Spec §2: a shared link's page uses no layout, skips the check and does not poll the
-          // version (client/lib/version-watch.ts). Issue 12: its content depends on a revocable
+          // version (client/lib/notices/version-watch.ts). Issue 12: its content depends on a revocable
           // link, so no cache keeps it. Its `Referrer-Policy: no-referrer` and `X-Robots-Tag` come
           // from the BFF's security headers (server/bff/plugins/security-headers.ts), which also
           // cover the answers rendered without the router (render failures, the refresh page).

@@ -3,7 +3,7 @@ import { LOGIN_WARNING_THRESHOLD } from './constants.ts'
 // What an account page shows after one of its forms was sent (issue 15 items 6a and 9), as data:
 // made from the SDK's answer in the browser (supertokens-web-js), or by the BFF from the same
 // answer when the form was sent before the page's script ran (server/bff/auth/page-forms.ts).
-// The page translates it (client/lib/auth-errors.ts): no English text of the SDK is shown as is
+// The page translates it (client/lib/account/auth-errors.ts): no English text of the SDK is shown as is
 // except on English pages, where spec §5 passes the SDK's field errors through unchanged.
 
 /** Why a form did not go through, by the SDK's status or the BFF's error code, never by English text. */

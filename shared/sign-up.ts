@@ -43,7 +43,7 @@ export const PASSWORD_MIN_LENGTH = 8
 
 /**
  * The password field's errors, as the sign-up and reset answers carry them (English, the SDK's
- * language); the pages translate them by these very texts (client/lib/auth-errors.ts).
+ * language); the pages translate them by these very texts (client/lib/account/auth-errors.ts).
  */
 export const PASSWORD_ERRORS = {
   notText: 'Password must be text',

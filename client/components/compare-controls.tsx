@@ -4,7 +4,7 @@ import { Link } from 'react-router'
 import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../shared/living-catalogue.ts'
 import { addToCompare, clearCompare, removeFromCompare, useCompareList } from '../lib/catalogue/compare-list.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
-import { showToast } from '../lib/toasts.ts'
+import { showToast } from '../lib/notices/toasts.ts'
 
 // Issue 29: the "Compare" choice on program cards and the program page, and the tray that collects
 // the choices (client/lib/catalogue/compare-list.ts) and links to /compare?programs=…. Loaded only

@@ -2,8 +2,8 @@ import { useTranslation } from 'react-i18next'
 import { isRouteErrorResponse, Link } from 'react-router'
 import type { ErrorBody } from '../../shared/types.ts'
 import { signedInHome, useSignedInPage } from '../lib/catalogue/twins.ts'
-import { useViewer } from '../lib/guards.ts'
-import { useErrorHead } from '../lib/route-head.ts'
+import { useViewer } from '../lib/session/guards.ts'
+import { useErrorHead } from '../lib/head/route-head.ts'
 
 /** What the generic error page shows for an error (spec §2: a status message and a cause). */
 export function describeError(error: unknown): { status: number; detail: string | null } {

@@ -5,7 +5,7 @@ import type { i18n as I18n } from 'i18next'
 import { LOCALE_COOKIE_MAX_AGE_S, LOCALE_COOKIE_NAME } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale, type Locale } from '../../shared/locales.ts'
 import { apiSend } from '../lib/api.ts'
-import { hasLocalSession } from '../lib/session-presence.ts'
+import { hasLocalSession } from '../lib/session/presence.ts'
 
 /**
  * Switches the tab to `locale` and keeps it in the `lang` cookie (365 days) so the server renders
@@ -45,7 +45,7 @@ export function LanguageSwitcher() {
       setBusy(false)
       if (!saved.ok) {
         // The toasts' code loads with the first one (or the toaster after hydration): not in every page's first JS.
-        void import('../lib/toasts.ts').then(({ showToast }) => showToast({ kind: 'error', title: t('language.notSaved') }))
+        void import('../lib/notices/toasts.ts').then(({ showToast }) => showToast({ kind: 'error', title: t('language.notSaved') }))
         return
       }
     }

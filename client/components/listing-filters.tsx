@@ -2,7 +2,7 @@ import { useContext, useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Form, UNSAFE_DataRouterContext, useLocation, useSubmit } from 'react-router'
 import { LIBRARY_VIEWS, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
-import { readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { readListingState, type ListingState } from '../lib/catalogue/query.ts'
 import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
 
 // The search and filter form of a program listing — the public catalogue, its signed-in twins and

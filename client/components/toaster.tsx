@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import { dismissToast, useToasts, type Toast } from '../lib/toasts.ts'
+import { dismissToast, useToasts, type Toast } from '../lib/notices/toasts.ts'
 
 function ToastItem({ toast }: { toast: Toast }) {
   const { t } = useTranslation()

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../shared/living-catalogue.ts'
 import { apiResponse, apiSend, errorMessage } from '../lib/api.ts'
 import { LibraryContext, type LibraryState } from '../lib/catalogue/library-state.ts'
-import { showToast } from '../lib/toasts.ts'
+import { showToast } from '../lib/notices/toasts.ts'
 
 // Issue 29: watching a program from the catalogue pages under /@ — a toggle on each card (every
 // event) and, on the program page, the toggle with a small menu of the three events. The user's

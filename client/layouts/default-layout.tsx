@@ -4,8 +4,8 @@ import { LanguageSwitcher } from '../components/language-switcher.tsx'
 import { SignedInNav } from '../components/shell-parts.tsx'
 import { SiteHeader } from '../components/site-header.tsx'
 import { useClientConfig } from '../lib/client-config.tsx'
-import { useViewer } from '../lib/guards.ts'
-import type { RouteHandle } from '../lib/namespaces.ts'
+import { useViewer } from '../lib/session/guards.ts'
+import type { RouteHandle } from '../lib/i18n/namespaces.ts'
 import type { RootData } from '../root.tsx'
 
 /**

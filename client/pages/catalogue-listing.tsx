@@ -12,7 +12,7 @@ import { ListingFilters } from '../components/listing-filters.tsx'
 import { Pagination, PriceTabs } from '../components/listing-parts.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet, loaderLocale } from '../lib/api.ts'
-import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue-query.ts'
+import { redirectPastLastPage, readListingState, type ListingState } from '../lib/catalogue/query.ts'
 import { useLibrary } from '../lib/catalogue/library-state.ts'
 
 // The signed-in library page (my-library.tsx) takes the listing's parts from here, so that they

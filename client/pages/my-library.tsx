@@ -6,7 +6,7 @@ import type { Watch } from '../../shared/living-catalogue.ts'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { WatchProvider } from '../components/watch-control.tsx'
 import { apiGet } from '../lib/api.ts'
-import { LibraryProvider } from '../lib/library.tsx'
+import { LibraryProvider } from '../lib/catalogue/library.tsx'
 // Through the public listing's module, so that they ship in its chunk (see there).
 import { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage, type ListingState } from './catalogue-listing.tsx'
 

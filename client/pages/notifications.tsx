@@ -7,7 +7,7 @@ import type { Notification, NotificationData, NotificationList, NotificationType
 import { Notice } from '../components/auth-shell.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet, apiSend, errorMessage } from '../lib/api.ts'
-import { showToast } from '../lib/toasts.ts'
+import { showToast } from '../lib/notices/toasts.ts'
 
 // /@/notifications (issue 29): what happened to the programs the user watches and what their saved
 // searches found, newest first (GET /api/user/notifications, `before=` for older ones). Opening one

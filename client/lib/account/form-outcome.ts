@@ -3,7 +3,7 @@ import { data, useActionData, useLocation, type ActionFunctionArgs } from 'react
 import type { FormOutcome } from '../../../shared/auth-forms.ts'
 import { readReturn } from '../../../shared/return-path.ts'
 import type { RenderInput } from '../../../shared/ssr-contract.ts'
-import { problemOfFailure } from '../auth-errors.ts'
+import { problemOfFailure } from './auth-errors.ts'
 
 /**
  * The outcome an account page shows: a form sent before the page's script ran was answered by the

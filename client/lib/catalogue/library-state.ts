@@ -1,7 +1,7 @@
 import { createContext, useContext, type ComponentType } from 'react'
 
 // What a catalogue page reads of the signed-in user's library, apart from the provider that keeps
-// it (client/lib/library.tsx, used by /@ pages only): the public pages' cards and program page
+// it (client/lib/catalogue/library.tsx, used by /@ pages only): the public pages' cards and program page
 // load this much and no more (issue 15, public JS budget).
 
 export interface LibraryState {

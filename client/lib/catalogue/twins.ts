@@ -2,7 +2,7 @@ import { matchRoutes, useRouteLoaderData } from 'react-router'
 
 // The public catalogue pages and their signed-in twins under /@ (issues 5, 12 and 15). One list
 // makes the route table (client/routes.tsx), the route guard's redirect of a signed-in user
-// (client/lib/guards.ts) and the links of the signed-in pages, so a page cannot gain a twin in one
+// (client/lib/session/guards.ts) and the links of the signed-in pages, so a page cannot gain a twin in one
 // and not in the others.
 
 /** What a page shows; the route table gives each kind its page module, public and signed in. */

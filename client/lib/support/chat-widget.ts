@@ -1,6 +1,6 @@
 import { CHAT_WIDGET_DELAY_MS } from '../../../shared/constants.ts'
 import type { UserRecord } from '../../../shared/types.ts'
-import { onSignedOut } from '../session-presence.ts'
+import { onSignedOut } from '../session/presence.ts'
 
 // The live-chat widget's life in the page (spec §4 "Chat widget", §9): it loads once, 500 ms after
 // the app mounts; when the user data changes while it is loaded, it is removed and loaded again

@@ -3,7 +3,7 @@ import { useRouteLoaderData } from 'react-router'
 import { CHAT_WIDGET_DELAY_MS } from '../../../shared/constants.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { useClientConfig } from '../client-config.tsx'
-import type { SignedInData } from '../guards.ts'
+import type { SignedInData } from '../session/guards.ts'
 
 /**
  * Runs the live-chat widget when CHAT_WIDGET_SCRIPT_URL is configured (spec §4). Its code

@@ -5,8 +5,8 @@ import { outcomeOfAnswer, type SdkAnswer } from '../../../shared/auth-forms.ts'
 import { returnSearch, type ReturnTarget } from '../../../shared/return-path.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { continueTo, takeExternalReturn } from '../../lib/account/continue.ts'
-import { ThirdParty } from '../../lib/auth.ts'
-import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { ThirdParty } from '../../lib/session/auth.ts'
+import { problemMessage, problemOfFailure } from '../../lib/account/auth-errors.ts'
 
 /** Spec §5: the SDK's state checks, each with its exact message, explained in the visitor's language by this map. */
 const STATE_MESSAGES: Record<string, 'noState' | 'noStateReceived' | 'expired' | 'invalidState'> = {

@@ -8,8 +8,8 @@ import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { carryReturn, continueTo } from '../../lib/account/continue.ts'
 import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { apiResponse } from '../../lib/api.ts'
-import { EmailVerification, Session, browserSessionState } from '../../lib/auth.ts'
-import { problemMessage, problemOfFailure, type AuthT } from '../../lib/auth-errors.ts'
+import { EmailVerification, Session, browserSessionState } from '../../lib/session/auth.ts'
+import { problemMessage, problemOfFailure, type AuthT } from '../../lib/account/auth-errors.ts'
 
 // /check-email (after sign-up), /email-not-verified (the guard sends unverified users here) and
 // /verify-email?token= (the emailed link). ?redirectToPath= rides along on all three, and in the

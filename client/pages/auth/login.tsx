@@ -7,8 +7,8 @@ import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { ProviderButtons } from '../../components/provider-buttons.tsx'
 import { continueTo } from '../../lib/account/continue.ts'
 import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
-import { EmailPassword } from '../../lib/auth.ts'
-import { fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
+import { EmailPassword } from '../../lib/session/auth.ts'
+import { fieldMessages, problemMessage } from '../../lib/account/auth-errors.ts'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */
 export const action = formOutcomeAction

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigate, type LoaderFunctionArgs } from 'react-router'
 import { isCrossSite, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
-import { signOut } from '../../lib/auth.ts'
+import { signOut } from '../../lib/session/auth.ts'
 
 interface LogoutData {
   /** Another site sent the visitor here: ask before signing out. */

@@ -11,9 +11,9 @@ import { RecoveryCodeList } from '../../components/recovery-codes.tsx'
 import { continueTo } from '../../lib/account/continue.ts'
 import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { apiSend } from '../../lib/api.ts'
-import { Totp } from '../../lib/auth.ts'
-import { sessionState } from '../../lib/session-state.ts'
-import { problemMessage, problemOfFailure } from '../../lib/auth-errors.ts'
+import { Totp } from '../../lib/session/auth.ts'
+import { sessionState } from '../../lib/session/state.ts'
+import { problemMessage, problemOfFailure } from '../../lib/account/auth-errors.ts'
 import { TOTP_DEVICE_NAME } from '../../../shared/constants.ts'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */

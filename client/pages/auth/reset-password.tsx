@@ -7,8 +7,8 @@ import { PASSWORD_ERRORS, PASSWORD_MIN_LENGTH, validatePassword } from '../../..
 import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
 import { apiResponse } from '../../lib/api.ts'
-import { EmailPassword } from '../../lib/auth.ts'
-import { fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
+import { EmailPassword } from '../../lib/session/auth.ts'
+import { fieldMessages, problemMessage } from '../../lib/account/auth-errors.ts'
 
 // /reset-password?token= sets the new password: the emailed link, with the ?redirectToPath= the
 // forgot-password page sent along. The form works before the page's script runs (decision 025).

@@ -8,8 +8,8 @@ import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { continueTo } from '../../lib/account/continue.ts'
 import { formOutcomeAction, useFormOutcome } from '../../lib/account/form-outcome.ts'
 import { apiSend } from '../../lib/api.ts'
-import { problemMessage } from '../../lib/auth-errors.ts'
-import type { SignedInData } from '../../lib/guards.ts'
+import { problemMessage } from '../../lib/account/auth-errors.ts'
+import type { SignedInData } from '../../lib/session/guards.ts'
 import { useClientConfig } from '../../lib/client-config.tsx'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */

@@ -8,9 +8,9 @@ import { AuthShell, Field, Notice } from '../../components/auth-shell.tsx'
 import { ProviderButtons } from '../../components/provider-buttons.tsx'
 import { carryReturn } from '../../lib/account/continue.ts'
 import { formOutcomeAction, useAccountForm } from '../../lib/account/form-outcome.ts'
-import { EmailPassword } from '../../lib/auth.ts'
-import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessages, problemMessage } from '../../lib/auth-errors.ts'
-import { readUtm } from '../../lib/utm.ts'
+import { EmailPassword } from '../../lib/session/auth.ts'
+import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessages, problemMessage } from '../../lib/account/auth-errors.ts'
+import { readUtm } from '../../lib/session/utm.ts'
 
 /** A form sent before the script ran, answered by the BFF (decision 025). */
 export const action = formOutcomeAction

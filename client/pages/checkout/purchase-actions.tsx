@@ -4,7 +4,7 @@ import type { ProgramDetail } from '../../../shared/catalogue.ts'
 import type { PurchaseView } from '../../../shared/checkout.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { apiSend } from '../../lib/api.ts'
-import { showToast } from '../../lib/toasts.ts'
+import { showToast } from '../../lib/notices/toasts.ts'
 
 // The program page's purchase state under /@ (issue 13): "Buy" for a paid program on sale, "Owned"
 // once bought, and for a subscription its renewal or end with "Cancel subscription". Loaded with

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
 import type { ErrorBody } from '../../../shared/types.ts'
 import type { ApiResult } from '../../lib/api.ts'
-import { showToast } from '../../lib/toasts.ts'
+import { showToast } from '../../lib/notices/toasts.ts'
 
 // How the drive runs its writes and says what the server did (issue 27): every item is sent on
 // its own, a refusal does not stop the others, and the toast counts what was done and names each

@@ -2,7 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'rea
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
 import { apiGet, apiResponse, apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
-import { showToast } from '../../lib/toasts.ts'
+import { showToast } from '../../lib/notices/toasts.ts'
 import { reportBatch, runBatch } from './batch.ts'
 import { ConfirmDialog, Dialog, MenuButton, NameDialog } from './dialogs.tsx'
 import { FilePreview } from './file-preview.tsx'

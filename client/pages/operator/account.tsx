@@ -4,7 +4,7 @@ import { Link, useLoaderData, useRevalidator, useRouteLoaderData, type LoaderFun
 import { OPERATOR_ROLES, permissionsOf } from '../../../shared/operator.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
-import type { SignedInData } from '../../lib/guards.ts'
+import type { SignedInData } from '../../lib/session/guards.ts'
 
 // /@/operator/accounts/:id (issue 28): one account as support sees it — the auth core's facts and
 // the product's record — with the actions: disable with a reason or enable, end every session,

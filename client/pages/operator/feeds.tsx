@@ -5,7 +5,7 @@ import { permissionsOf } from '../../../shared/operator.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiSend } from '../../lib/api.ts'
-import type { SignedInData } from '../../lib/guards.ts'
+import type { SignedInData } from '../../lib/session/guards.ts'
 import { LocalTime } from './audit.tsx'
 
 // /@/operator/feeds (issue 29, decision 029): the catalogue feeds (GET /api/operator/feeds) with

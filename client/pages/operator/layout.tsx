@@ -4,7 +4,7 @@ import { notFoundMessage } from '../../../shared/constants.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { apiResponse } from '../../lib/api.ts'
 import { permissionsOf } from '../../../shared/operator.ts'
-import type { SignedInData } from '../../lib/guards.ts'
+import type { SignedInData } from '../../lib/session/guards.ts'
 import { OPERATOR_SECTIONS } from './sections.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useRouteLoaderData } from 'react-router'
 import { isOperatorRole } from '../../../shared/operator.ts'
-import type { SignedInData } from '../../lib/guards.ts'
+import type { SignedInData } from '../../lib/session/guards.ts'
 import { useOperatorSections } from './layout.tsx'
 
 /** /@/operator: who the account is in the console, and the sections its roles open. */

@@ -1,6 +1,6 @@
 import type { RouteObject } from 'react-router'
 import type { Namespace } from '../../../shared/locales.ts'
-import { page } from '../../lib/namespaces.ts'
+import { page } from '../../lib/i18n/namespaces.ts'
 
 // The console's pages under /@/operator (issue 28), all in one chunk (pages.tsx); which of them
 // an account sees in the console's navigation is sections.ts's.

@@ -4,7 +4,7 @@ import { Link, useLocation } from 'react-router'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { apiSend } from '../../lib/api.ts'
-import { Session } from '../../lib/auth.ts'
+import { Session } from '../../lib/session/auth.ts'
 
 // /confirm-email?token= (issue 11): the link mailed to a new address. Public and without the
 // layout, like /verify-email: it may be opened in a browser that is not signed in. The token alone

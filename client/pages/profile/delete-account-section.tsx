@@ -6,8 +6,8 @@ import type { DeletionSummary, ErrorBody, UserRecord } from '../../../shared/typ
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
 import { formatBytes } from '../files/model.ts'
-import { notifySignedOut } from '../../lib/session-presence.ts'
-import { showToast } from '../../lib/toasts.ts'
+import { notifySignedOut } from '../../lib/session/presence.ts'
+import { showToast } from '../../lib/notices/toasts.ts'
 
 // Deleting the account (issue 11, spec §1, §9): a reason (a comment is required for "other"), the
 // account's email typed again, and — when the server asks for it — a current authenticator code.

@@ -1,6 +1,6 @@
 import type { OpenApiOperation, OpenApiPathItem } from '../../http/openapi.ts'
 
-// The /auth operations the browser app makes through supertokens-web-js (client/lib/auth.ts and
+// The /auth operations the browser app makes through supertokens-web-js (client/lib/session/auth.ts and
 // the pages that use it), described by hand: supertokens-node answers them inside one catch-all
 // route, so there is no route schema to generate them from. Shapes follow the SDK's frontend
 // driver interface (FDI 4.x) as our overrides answer it. test/integration/bff/openapi.test.ts

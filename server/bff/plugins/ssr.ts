@@ -84,7 +84,7 @@ export interface SsrOptions {
   now?: (() => number) | undefined
 }
 
-/** Where the route guard sends a visitor who owes a step (client/lib/guards.ts, the /mfa page's loader). */
+/** Where the route guard sends a visitor who owes a step (client/lib/session/guards.ts, the /mfa page's loader). */
 const ACCOUNT_STEPS = new Set(['/login', '/mfa', '/email-not-verified', '/tos'])
 
 /**

@@ -350,7 +350,7 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
   // The proxied routes are described by the API's own document (decision 023): hidden here.
   const hide = { hide: true }
   app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
-  // The version every open tab polls (client/lib/version-polling.ts): proxied like the rest, as a
+  // The version every open tab polls (client/lib/notices/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
   // Its answer (~40 bytes) is never long enough to compress, and a GET has no body to decompress:
   // no compression hooks either. While the micro-cache holds it, installVersionEarlyAnswer answers

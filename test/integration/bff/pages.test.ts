@@ -131,7 +131,7 @@ t.test('server-rendered pages', async (t) => {
       t.notMatch(code, 'SoftwareApplication', `${url}: no head builder (the server wrote the head)`)
       t.notMatch(code, 'toast-close', `${url}: no toaster`)
       t.notMatch(code, 'consent-banner-actions', `${url}: no consent banner`)
-      // Issue 30: the browser translates with its own runtime (client/lib/i18n-browser.ts).
+      // Issue 30: the browser translates with its own runtime (client/lib/i18n/browser.ts).
       t.notMatch(code, 'backendConnector', `${url}: no i18next`)
       t.notMatch(code, 'NO_I18NEXT_INSTANCE', `${url}: no react-i18next`)
       t.notMatch(code, 'HydratedRouter', `${url}: none of React Router's framework mode (prefetch links)`)

@@ -4,7 +4,7 @@ import i18next, { type TFunction } from 'i18next'
 import t from 'tap'
 import { outcomeOfAnswer, problemOfHttp, afterWrongCredentials, type AuthProblem } from '../../../shared/auth-forms.ts'
 import { PASSWORD_ERRORS } from '../../../shared/sign-up.ts'
-import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessage, problemMessage, SDK_FIELD_ERRORS } from '../../../client/lib/auth-errors.ts'
+import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessage, problemMessage, SDK_FIELD_ERRORS } from '../../../client/lib/account/auth-errors.ts'
 import { root } from '../../helpers.ts'
 
 // Issue 15 item 6a: every message the SDK can answer an account form with reads in the page's

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { CHUNK_RELOAD_MIN_INTERVAL_MS } from '../../../shared/constants.ts'
-import { isChunkLoadError, reloadAfterChunkError } from '../../../client/lib/chunk-reload.ts'
+import { isChunkLoadError, reloadAfterChunkError } from '../../../client/lib/notices/chunk-reload.ts'
 
 // Spec §4/§9: after a failed chunk load the page reloads, at most once per 10 s.
 

@@ -4,9 +4,9 @@ import { createElement, type ReactNode } from 'react'
 import { renderToString } from 'react-dom/server'
 import { I18nextProvider as ServerProvider, useTranslation as useServerTranslation } from 'react-i18next'
 import t, { type Test } from 'tap'
-import { createI18n } from '../../../client/lib/i18n.ts'
-import { BrowserI18n } from '../../../client/lib/i18n-browser.ts'
-import { I18nextProvider as BrowserProvider, useTranslation as useBrowserTranslation } from '../../../client/lib/i18n-react.tsx'
+import { createI18n } from '../../../client/lib/i18n/i18n.ts'
+import { BrowserI18n } from '../../../client/lib/i18n/browser.ts'
+import { I18nextProvider as BrowserProvider, useTranslation as useBrowserTranslation } from '../../../client/lib/i18n/react.tsx'
 import { loadLocaleCatalog } from '../../../server/bff/locales.ts'
 import { LOCALES, NAMESPACES, type Locale } from '../../../shared/locales.ts'
 import type { NamespaceResources } from '../../../shared/ssr-contract.ts'
@@ -179,7 +179,7 @@ t.test('edge cases of interpolation and lookup agree with i18next', async (t) =>
   }
 })
 
-// What the runtime leaves out (client/lib/i18n-browser.ts): i18next would treat it otherwise, so
+// What the runtime leaves out (client/lib/i18n/browser.ts): i18next would treat it otherwise, so
 // neither the resources nor the browser's code may use it.
 t.test('the resources and the code use nothing the browser runtime leaves out', async (t) => {
   const found: string[] = []

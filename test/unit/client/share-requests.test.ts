@@ -1,5 +1,5 @@
 import t from 'tap'
-import { isShareApiUrl } from '../../../client/lib/share-requests.ts'
+import { isShareApiUrl } from '../../../client/lib/session/share-requests.ts'
 
 // The session SDK must leave share links' calls alone (their 401 is a password's, issue 12).
 

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { TOAST_DEFAULT_TIMEOUT_MS, TOAST_MAX } from '../../../shared/constants.ts'
-import { currentToasts, dismissToast, showPersistentNotice, showToast } from '../../../client/lib/toasts.ts'
+import { currentToasts, dismissToast, showPersistentNotice, showToast } from '../../../client/lib/notices/toasts.ts'
 
 // Spec §9: toasts top-right, 5000 ms, at most 20, no close-on-click; maintenance and version
 // notices bottom-right, no timeout, close on click.

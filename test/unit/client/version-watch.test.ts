@@ -1,6 +1,6 @@
 import t from 'tap'
-import { isPollingExcluded } from '../../../client/lib/use-version-polling.ts'
-import { versionWatchStep } from '../../../client/lib/version-watch.ts'
+import { isPollingExcluded } from '../../../client/lib/notices/use-version-polling.ts'
+import { versionWatchStep } from '../../../client/lib/notices/version-watch.ts'
 
 const fresh = { firstVersion: null, versionNoticeShown: false }
 

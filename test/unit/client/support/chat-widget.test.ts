@@ -2,7 +2,7 @@ import t from 'tap'
 import { CHAT_WIDGET_DELAY_MS } from '../../../../shared/constants.ts'
 import type { UserRecord } from '../../../../shared/types.ts'
 import { chatUserOf, createChatWidget, startChatWidget, type ChatUser, type Timers, type WidgetPage } from '../../../../client/lib/support/chat-widget.ts'
-import { notifySignedOut } from '../../../../client/lib/session-presence.ts'
+import { notifySignedOut } from '../../../../client/lib/session/presence.ts'
 
 // Spec §4 "Chat widget", §9 (500 ms each): the loader's timing on a fake clock — nothing sleeps.
 

@@ -1,10 +1,10 @@
 import { data, redirect, useRouteLoaderData, type LoaderFunctionArgs, type ShouldRevalidateFunction } from 'react-router'
-import { ACCOUNT_DISABLED_MESSAGE } from '../../shared/constants.ts'
-import { protectedRedirect, termsRedirect, type SessionState } from '../../shared/session.ts'
-import type { ErrorBody, UserRecord } from '../../shared/types.ts'
-import { apiResponse } from './api.ts'
-import { signedInHome } from './catalogue/twins.ts'
-import { sessionState } from './session-state.ts'
+import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
+import { protectedRedirect, termsRedirect, type SessionState } from '../../../shared/session.ts'
+import type { ErrorBody, UserRecord } from '../../../shared/types.ts'
+import { apiResponse } from '../api.ts'
+import { signedInHome } from '../catalogue/twins.ts'
+import { sessionState } from './state.ts'
 
 // The route guard of spec §2 and §4, as loaders of three pathless layout routes: the same code
 // redirects on the server (before any HTML is sent) and in the browser (before a page renders).

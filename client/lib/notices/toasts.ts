@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react'
-import { TOAST_DEFAULT_TIMEOUT_MS, TOAST_MAX } from '../../shared/constants.ts'
+import { TOAST_DEFAULT_TIMEOUT_MS, TOAST_MAX } from '../../../shared/constants.ts'
 
 // A small toast store (spec §9): ordinary toasts top-right, 5000 ms, at most 20, not closed by a
 // click; maintenance and version notices bottom-right, no timeout, closed by a click.

@@ -1,7 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { isRouteErrorResponse } from 'react-router'
-import { isBotUserAgent } from '../../shared/bots.ts'
-import { reportToTracker } from './error-reporting/report.ts'
+import { isBotUserAgent } from '../../../shared/bots.ts'
+import { reportToTracker } from './report.ts'
 
 // Spec §8: only fatal or unhandled errors open the error page, and never for crawlers and bots,
 // whose errors are only reported. Reported means logged, and sent to the error tracker when

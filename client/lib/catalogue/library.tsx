@@ -1,10 +1,10 @@
 import { useCallback, useMemo, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNavigate, useRevalidator } from 'react-router'
-import type { LibraryChange } from '../../shared/types.ts'
-import { apiSend, errorMessage } from './api.ts'
-import { LibraryContext, type LibraryState } from './catalogue/library-state.ts'
-import { showToast } from './toasts.ts'
+import type { LibraryChange } from '../../../shared/types.ts'
+import { apiSend, errorMessage } from '../api.ts'
+import { LibraryContext, type LibraryState } from './library-state.ts'
+import { showToast } from '../notices/toasts.ts'
 
 // The signed-in user's library as the catalogue pages under /@ see it: which programs are in it,
 // and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent), and which the user

@@ -1,5 +1,5 @@
 import { createContext, useContext, useEffect, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react'
-import type { BrowserI18n, TFunction } from './i18n-browser.ts'
+import type { BrowserI18n, TFunction } from './browser.ts'
 
 /**
  * What the browser's pages import as `react-i18next` (issue 30, decision 031): vite.config.ts

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
-import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from '../../shared/auth-forms.ts'
-import { TOTP_COOLDOWN_S } from '../../shared/constants.ts'
-import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../shared/sign-up.ts'
+import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from '../../../shared/auth-forms.ts'
+import { TOTP_COOLDOWN_S } from '../../../shared/constants.ts'
+import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../shared/sign-up.ts'
 
 // What a person reads when an account form does not go through, in the page's language (issue 15
 // item 6a). The SDK answers in English: statuses and error codes are translated by what they are,

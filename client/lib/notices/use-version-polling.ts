@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
-import { POLLING_EXCLUDED_PREFIXES } from '../../shared/constants.ts'
+import { POLLING_EXCLUDED_PREFIXES } from '../../../shared/constants.ts'
 import type { VersionWatchState } from './version-watch.ts'
 
 /** Spec §2: no maintenance and version polling on /streaming and /sharing. */

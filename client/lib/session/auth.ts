@@ -5,9 +5,9 @@ import * as MultiFactorAuth from 'supertokens-web-js/recipe/multifactorauth/inde
 import * as Session from 'supertokens-web-js/recipe/session/index.js'
 import * as ThirdParty from 'supertokens-web-js/recipe/thirdparty/index.js'
 import * as Totp from 'supertokens-web-js/recipe/totp/index.js'
-import { PRODUCT_NAME, SESSION_EXPIRED_STATUS, INVALID_CLAIM_STATUS, SESSION_REFRESH_RETRY_LIMIT } from '../../shared/constants.ts'
-import { stateFromFailedClaims, type SessionState } from '../../shared/session.ts'
-import { hasLocalSession, notifySignedOut } from './session-presence.ts'
+import { PRODUCT_NAME, SESSION_EXPIRED_STATUS, INVALID_CLAIM_STATUS, SESSION_REFRESH_RETRY_LIMIT } from '../../../shared/constants.ts'
+import { stateFromFailedClaims, type SessionState } from '../../../shared/session.ts'
+import { hasLocalSession, notifySignedOut } from './presence.ts'
 import { isShareApiUrl } from './share-requests.ts'
 import { readUtm } from './utm.ts'
 

@@ -1,14 +1,14 @@
 import type { i18n as I18n } from 'i18next'
 import type { Params } from 'react-router'
-import { PAGE_TITLE, PRODUCT_NAME } from '../../shared/constants.ts'
-import { escapeHtml } from '../../shared/html.ts'
-import type { Locale } from '../../shared/locales.ts'
-import { serializeForScript } from '../../shared/ssr-contract.ts'
+import { PAGE_TITLE, PRODUCT_NAME } from '../../../shared/constants.ts'
+import { escapeHtml } from '../../../shared/html.ts'
+import type { Locale } from '../../../shared/locales.ts'
+import { serializeForScript } from '../../../shared/ssr-contract.ts'
 
 // What a page puts in <head> for search engines and link previews: title, description,
 // canonical URL, Open Graph, and structured data. The server writes it into the HTML; in the
 // browser the same code updates the document after each navigation. The browser loads this file
-// and the builders (client/page-heads.ts) only then (client/lib/route-head.ts): the first head is
+// and the builders (client/page-heads.ts) only then (client/lib/head/route-head.ts): the first head is
 // the server's, and they stay out of every page's initial JS (1.1–1.5 kB gzip of the first-load budget, then 130 kB).
 
 export interface PageHead {

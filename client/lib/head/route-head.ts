@@ -1,12 +1,12 @@
 import { useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useMatches } from 'react-router'
-import { useClientConfig } from './client-config.tsx'
+import { useClientConfig } from '../client-config.tsx'
 
-// The browser's half of the page head (client/lib/head.ts): the server wrote the first one, so the
+// The browser's half of the page head (client/lib/head/head.ts): the server wrote the first one, so the
 // code that builds and applies a head loads with the first change, never before hydration.
 
-const loadHead = () => Promise.all([import('./head.ts'), import('../page-heads.ts')])
+const loadHead = () => Promise.all([import('./head.ts'), import('../../page-heads.ts')])
 
 function reportFailure(error: unknown): void {
   // A head left as it was is no reason to stop the page (a new release's chunks are reloaded by the

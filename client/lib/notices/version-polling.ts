@@ -1,6 +1,6 @@
 import type { i18n as I18n, TFunction } from 'i18next'
-import { MAINTENANCE_STORAGE_KEY, VERSION_POLL_INTERVAL_MS } from '../../shared/constants.ts'
-import type { VersionResponse } from '../../shared/types.ts'
+import { MAINTENANCE_STORAGE_KEY, VERSION_POLL_INTERVAL_MS } from '../../../shared/constants.ts'
+import type { VersionResponse } from '../../../shared/types.ts'
 import { showPersistentNotice } from './toasts.ts'
 import { versionWatchStep, type VersionWatchState } from './version-watch.ts'
 

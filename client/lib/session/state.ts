@@ -1,7 +1,7 @@
-import type { PageSession, SessionState } from '../../shared/session.ts'
-import { hasLocalSession } from './session-presence.ts'
+import type { PageSession, SessionState } from '../../../shared/session.ts'
+import { hasLocalSession } from './presence.ts'
 
-// The loaders' session state, in every page's bundle. The SDK itself (lib/auth.ts, ~50 kB) loads
+// The loaders' session state, in every page's bundle. The SDK itself (auth.ts, ~50 kB) loads
 // only when a session exists or an account page needs it, so a visitor's catalogue pages stay small.
 
 interface SessionContext {

@@ -1,4 +1,4 @@
-import { CHUNK_RELOAD_MIN_INTERVAL_MS, CHUNK_RELOAD_STORAGE_KEY } from '../../shared/constants.ts'
+import { CHUNK_RELOAD_MIN_INTERVAL_MS, CHUNK_RELOAD_STORAGE_KEY } from '../../../shared/constants.ts'
 
 // After a deploy, an open tab may ask for code chunks that no longer exist. The page reloads to
 // get the new build, at most once per 10 s (spec §4, §9) so a real outage cannot loop.

@@ -1,4 +1,4 @@
-import type { VersionResponse } from '../../shared/types.ts'
+import type { VersionResponse } from '../../../shared/types.ts'
 
 // Spec §4 "Maintenance notice" and "Version notice", as a pure step so it can be tested alone.
 

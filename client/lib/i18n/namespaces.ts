@@ -1,6 +1,6 @@
 import type { LazyRouteFunction, NonIndexRouteObject } from 'react-router'
-import type { Namespace } from '../../shared/locales.ts'
-import type { RouteHeadSpec } from './head.ts'
+import type { Namespace } from '../../../shared/locales.ts'
+import type { RouteHeadSpec } from '../head/head.ts'
 
 // A page declares the translation namespaces it needs once, in its route. The server embeds
 // exactly those in the HTML; in the browser they load together with the page's code.
@@ -22,7 +22,7 @@ export interface RouteHandle {
   module?: string
   /** The default layout shows its footer unless a page turns it off. */
   footer?: boolean
-  /** Title, description and structured data of the page (client/lib/head.ts). */
+  /** Title, description and structured data of the page (client/lib/head/head.ts). */
   head?: RouteHeadSpec
   /** Response headers of the page's server render (issue 12: share links are neither referred nor indexed). */
   headers?: Record<string, string>
