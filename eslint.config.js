@@ -35,7 +35,7 @@ export default tseslint.config(
           patterns: [
             { group: ['**/server/**'], message: 'client/ must not import server/.' },
             // Issue 15: the BFF draws the logos; the icon package is megabytes of paths (decision 024).
-            { group: ['simple-icons', 'simple-icons/*'], message: 'Logos come from /logos/<id>.svg (shared/logos.ts), never from simple-icons in client code.' },
+            { group: ['simple-icons', 'simple-icons/*'], message: 'Logos come from /logos/<id>.svg (shared/catalogue/logos.ts), never from simple-icons in client code.' },
           ],
         },
       ],

@@ -29,8 +29,8 @@ const initialChunks = {
     // not one per set of pages using each, whose names every page's preload lists would carry.
     // A program's card and its icon (with the logos it draws from): every public page shows cards,
     // and as one chunk, not three, they cost 0.3 kB gzip less on each (issue 30).
-    { name: 'program-card', test: /\/(client\/components\/(program-card|program-icon)\.tsx|shared\/logos\.ts)$/, priority: 0 },
-    { name: 'account', test: /\/(client\/lib\/account\/|shared\/auth-forms\.ts|shared\/return-path\.ts)/, priority: 0 },
+    { name: 'program-card', test: /\/(client\/components\/(program-card|program-icon)\.tsx|shared\/catalogue\/logos\.ts)$/, priority: 0 },
+    { name: 'account', test: /\/(client\/lib\/account\/|shared\/auth\/(forms|return-path)\.ts)/, priority: 0 },
   ],
 }
 

@@ -2,7 +2,7 @@
 // and publishers are made up from word lists with a seeded PRNG, so every run inserts the same rows
 // and two databases get identical data. Rows go in with a few set-based INSERTs (unnest over
 // arrays), on top of the real seed the API applied at start.
-import { PROGRAM_CATEGORIES, type LicenseType, type ProgramCategory } from '../shared/catalogue.ts'
+import { PROGRAM_CATEGORIES, type LicenseType, type ProgramCategory } from '../shared/catalogue/catalogue.ts'
 import { slugify } from '../server/api/catalogue/seed.ts'
 import type { Database, Queryable } from '../server/db/database.ts'
 import { START_UP_TIMEOUT_MS } from '../server/db/guard.ts'

@@ -8,7 +8,7 @@ import { loadLocaleCatalog } from '../server/bff/locales.ts'
 import { catalogueLogos } from '../server/bff/logos/logo-set.ts'
 import { projectRoot } from '../server/build-info.ts'
 import { loadConfig, publicConfig } from '../server/config.ts'
-import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../shared/ssr-contract.ts'
+import type { ClientConfig, RenderInput, RenderResult, ServerApi } from '../shared/web/ssr-contract.ts'
 
 export interface RenderFigures {
   renders: number

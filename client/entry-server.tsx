@@ -7,7 +7,7 @@ import {
   StaticRouterProvider,
   type StaticHandlerContext,
 } from 'react-router'
-import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/ssr-contract.ts'
+import { BOOT_DATA_GLOBAL, serializeForScript, type BootData, type RenderInput, type RenderResult } from '../shared/web/ssr-contract.ts'
 import { ConsentBanner } from './components/consent-banner.tsx'
 import { ErrorPage } from './components/error-page.tsx'
 import { ConsentBannerBody, ErrorPage as DeferredErrorPage, SignedInNav as DeferredSignedInNav, Toaster as DeferredToaster } from './components/shell-parts.tsx'

@@ -1,6 +1,6 @@
 // Shapes that cross the wire between the product API, the BFF and the browser.
 
-import type { NotifyMode } from './living-catalogue.ts'
+import type { NotifyMode } from './catalogue/living.ts'
 
 /** Every error response of the BFF and the API (DESIGN.md §4.11). */
 export interface ErrorBody {

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
-import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../shared/living-catalogue.ts'
+import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../shared/catalogue/living.ts'
 import { addToCompare, clearCompare, removeFromCompare, useCompareList } from '../lib/catalogue/compare-list.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { showToast } from '../lib/notices/toasts.ts'

@@ -1,7 +1,7 @@
 import { useContext, useEffect, useRef } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Form, UNSAFE_DataRouterContext, useLocation, useSubmit } from 'react-router'
-import { LIBRARY_VIEWS, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue.ts'
+import { LIBRARY_VIEWS, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue/catalogue.ts'
 import { readListingState, type ListingState } from '../lib/catalogue/query.ts'
 import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
 

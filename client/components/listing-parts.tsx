@@ -1,7 +1,7 @@
 import type { ReactNode, SelectHTMLAttributes } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
-import { LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue.ts'
+import { LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue/catalogue.ts'
 import { lastPage, listingSearch, pageItems, type ListingState } from '../lib/catalogue/query.ts'
 
 // What every program listing shares — the public catalogue, its signed-in twins and the user's

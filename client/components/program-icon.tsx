@@ -1,4 +1,4 @@
-import { logoPath } from '../../shared/logos.ts'
+import { logoPath } from '../../shared/catalogue/logos.ts'
 import { useClientConfig } from '../lib/client-config.tsx'
 
 // A program's logo (issue 15, decision 024): its brand's mark or a generated one, drawn by the BFF

@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import { returnSearch, type ReturnTarget } from '../../shared/return-path.ts'
+import { returnSearch, type ReturnTarget } from '../../shared/auth/return-path.ts'
 import { rememberExternalReturn } from '../lib/account/continue.ts'
 import { ThirdParty } from '../lib/session/auth.ts'
 import { problemMessage, problemOfFailure } from '../lib/account/auth-errors.ts'

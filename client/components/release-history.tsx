@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next'
-import type { Release } from '../../shared/living-catalogue.ts'
-import { formatPartialDate, type DatePrecision } from '../../shared/partial-dates.ts'
+import type { Release } from '../../shared/catalogue/living.ts'
+import { formatPartialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
 
 // Issue 29: a program's "Version history" on its page — its releases, newest first, each with its
 // date (as precisely as it is known), a link to its notes when there are some, and where it came

@@ -1,5 +1,5 @@
 import { data, redirect } from 'react-router'
-import type { ServerApi } from '../../shared/ssr-contract.ts'
+import type { ServerApi } from '../../shared/web/ssr-contract.ts'
 import type { ErrorBody } from '../../shared/types.ts'
 
 // One API client for loaders, two transports: on the server the BFF hands loaders a transport

@@ -1,5 +1,5 @@
 import { createContext, useContext, type ReactNode } from 'react'
-import type { ClientConfig } from '../../shared/ssr-contract.ts'
+import type { ClientConfig } from '../../shared/web/ssr-contract.ts'
 
 const ClientConfigContext = createContext<ClientConfig | null>(null)
 

@@ -6,7 +6,7 @@ import {
   type LicenseType,
   type ProgramCategory,
   type ProgramPage,
-} from '../../shared/catalogue.ts'
+} from '../../shared/catalogue/catalogue.ts'
 import { CompareTray } from '../components/compare-toggle.tsx'
 import { ListingFilters } from '../components/listing-filters.tsx'
 import { Pagination, PriceTabs } from '../components/listing-parts.tsx'

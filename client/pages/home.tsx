@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Form, Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import { PRODUCT_NAME } from '../../shared/constants.ts'
-import type { ProgramCategory, ProgramPage, ProgramSummary } from '../../shared/catalogue.ts'
+import type { ProgramCategory, ProgramPage, ProgramSummary } from '../../shared/catalogue/catalogue.ts'
 import { CompareTray } from '../components/compare-toggle.tsx'
 import { ProgramGrid } from '../components/program-card.tsx'
 import { apiGet } from '../lib/api.ts'

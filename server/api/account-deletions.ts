@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../db/database.ts'
-import type { DeletionReason } from '../../shared/profile.ts'
+import type { DeletionReason } from '../../shared/account/profile.ts'
 import type { DeletionSummary } from '../../shared/types.ts'
 import { isDatabaseUnreachable } from '../db/reachability.ts'
 import { RepeatedFailureLog } from '../http/outage-log.ts'

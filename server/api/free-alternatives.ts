@@ -1,4 +1,4 @@
-import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue.ts'
+import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue/catalogue.ts'
 import type { Locale } from '../../shared/locales.ts'
 import type { Queryable } from '../db/database.ts'
 import { programsByIds } from './catalogue/repository.ts'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import sharp from 'sharp'
-import { avatarImageType } from '../../shared/avatar.ts'
-import { LOGO_MAX_PX, MEDIA_MAX_PIXELS, SCREENSHOT_WIDTHS } from '../../shared/media.ts'
+import { avatarImageType } from '../../shared/account/avatar.ts'
+import { LOGO_MAX_PX, MEDIA_MAX_PIXELS, SCREENSHOT_WIDTHS } from '../../shared/catalogue/media.ts'
 import { turn } from './avatar-image.ts'
 import { sanitiseSvg, SvgRefused } from './svg-sanitiser.ts'
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Locale } from '../../shared/locales.ts'
-import { programLogoFilePath, screenshotPath, type ProgramScreenshot } from '../../shared/media.ts'
+import { programLogoFilePath, screenshotPath, type ProgramScreenshot } from '../../shared/catalogue/media.ts'
 import type { Queryable } from '../db/database.ts'
 import type { EncodedLogo, EncodedScreenshot } from './media-images.ts'
 

@@ -9,7 +9,7 @@ import {
   type Notification,
   type NotificationMailClaim,
   type NotificationType,
-} from '../../shared/living-catalogue.ts'
+} from '../../shared/catalogue/living.ts'
 import type { CoreUser } from './core-accounts.ts'
 
 // Notification mail (issue 29, decision 030): which accounts a mail is due to, for the BFF's mail

@@ -1,7 +1,7 @@
-import { PROGRAM_CATEGORIES, type ProgramCategory } from '../../shared/catalogue.ts'
-import { EXTERNAL_CATALOGUES, type ExternalIds } from '../../shared/living-catalogue.ts'
+import { PROGRAM_CATEGORIES, type ProgramCategory } from '../../shared/catalogue/catalogue.ts'
+import { EXTERNAL_CATALOGUES, type ExternalIds } from '../../shared/catalogue/living.ts'
 import { LOCALES, type Locale } from '../../shared/locales.ts'
-import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/partial-dates.ts'
+import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
 import {
   EDITABLE_FIELDS,
   normalisedExternalIds,
@@ -13,7 +13,7 @@ import {
   type ProgramAsWritten,
   type ProgramRevision,
   type ProgramTexts,
-} from '../../shared/program-editor.ts'
+} from '../../shared/catalogue/program-editor.ts'
 import type { Database, Queryable } from '../db/database.ts'
 import { recordAudit, type AuditActor } from './operator/audit-log.ts'
 import { slugify } from './catalogue/seed.ts'

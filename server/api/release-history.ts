@@ -1,5 +1,5 @@
-import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/partial-dates.ts'
-import { EDITOR_RELEASE_SOURCE, type Release, type WatchEvent } from '../../shared/living-catalogue.ts'
+import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
+import { EDITOR_RELEASE_SOURCE, type Release, type WatchEvent } from '../../shared/catalogue/living.ts'
 import type { Queryable } from '../db/database.ts'
 
 // A program's release history and the events its watchers hear of: the rows both the program

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Value } from 'typebox/value'
 import type { TLocalizedValidationError } from 'typebox/error'
-import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCHES_MAX, type SavedSearch } from '../../shared/living-catalogue.ts'
+import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCHES_MAX, type SavedSearch } from '../../shared/catalogue/living.ts'
 import { LOCALES, type Locale } from '../../shared/locales.ts'
 import type { Database, Queryable } from '../db/database.ts'
 import { schemaErrorFormatter } from '../http/errors.ts'

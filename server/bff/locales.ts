@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import path from 'node:path'
-import { escapeHtml } from '../../shared/html.ts'
-import { safeReturnPath } from '../../shared/return-path.ts'
+import { escapeHtml } from '../../shared/web/html.ts'
+import { safeReturnPath } from '../../shared/auth/return-path.ts'
 import { DEFAULT_LOCALE, LOCALES, NAMESPACES, negotiateLocale, type Locale } from '../../shared/locales.ts'
-import type { NamespaceResources } from '../../shared/ssr-contract.ts'
+import type { NamespaceResources } from '../../shared/web/ssr-contract.ts'
 
 export interface LocaleCatalog {
   /** Content hash of every locale file; part of the URL the browser fetches them from. */

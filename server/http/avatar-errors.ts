@@ -1,4 +1,4 @@
-import { AVATAR_MAX_PIXELS } from '../../shared/avatar.ts'
+import { AVATAR_MAX_PIXELS } from '../../shared/account/avatar.ts'
 import { createError } from './errors.ts'
 
 // Avatar upload errors (issue 11): one set of codes whichever service refuses — the BFF (size and

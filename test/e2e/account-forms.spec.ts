@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from '@playwright/test'
 import { base32Decode, totpCode } from '../../server/authcore/totp.ts'
-import { PASSWORD_ERRORS } from '../../shared/sign-up.ts'
+import { PASSWORD_ERRORS } from '../../shared/auth/sign-up.ts'
 import { SDK_FIELD_ERRORS } from '../../client/lib/account/auth-errors.ts'
 import { hydrated, newEmail, PASSWORD, readyAccount } from './support/accounts.ts'
 import { E2E_MAIL_PORT } from './support/ports.ts'

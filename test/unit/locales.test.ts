@@ -7,7 +7,7 @@ import {
   ERROR_PAGE_DEFAULT_STATUS_MESSAGE,
   TOAST_DEFAULT_BUTTON_TEXT,
 } from '../../shared/constants.ts'
-import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN } from '../../shared/catalogue.ts'
+import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN } from '../../shared/catalogue/catalogue.ts'
 import { LOCALES, NAMESPACES, SERVER_NAMESPACES } from '../../shared/locales.ts'
 import { root } from '../helpers.ts'
 

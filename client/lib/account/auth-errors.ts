@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
-import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from '../../../shared/auth-forms.ts'
+import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from '../../../shared/auth/forms.ts'
 import { TOTP_COOLDOWN_S } from '../../../shared/constants.ts'
-import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../shared/sign-up.ts'
+import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../shared/auth/sign-up.ts'
 
 // What a person reads when an account form does not go through, in the page's language (issue 15
 // item 6a). The SDK answers in English: statuses and error codes are translated by what they are,
@@ -17,7 +17,7 @@ export const EMAIL_EXISTS_SDK_MESSAGE = 'This email already exists. Please sign 
 /**
  * Every field error the account forms can be answered with, and its key: supertokens-node 24's
  * (lib/build/recipe/emailpassword/api/utils.js "Field is not optional", utils.js's default email
- * check, api/signup.js's duplicate) and ours behind it (shared/sign-up.ts). English values are
+ * check, api/signup.js's duplicate) and ours behind it (shared/auth/sign-up.ts). English values are
  * these very texts, the spec's rewrite of the duplicate aside.
  */
 export const SDK_FIELD_ERRORS: Record<string, Record<string, [key: string, count?: number]>> = {

@@ -1,5 +1,5 @@
 import type { NavigateFunction } from 'react-router'
-import { nextAccountStep, readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/return-path.ts'
+import { nextAccountStep, readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/auth/return-path.ts'
 import { apiResponse, apiSend } from '../api.ts'
 
 /** History state of the target page: what was done for the visitor on the way (the program page says so). */

@@ -1,8 +1,8 @@
 import { useState, type Dispatch, type SetStateAction } from 'react'
 import { data, useActionData, useLocation, type ActionFunctionArgs } from 'react-router'
-import type { FormOutcome } from '../../../shared/auth-forms.ts'
-import { readReturn } from '../../../shared/return-path.ts'
-import type { RenderInput } from '../../../shared/ssr-contract.ts'
+import type { FormOutcome } from '../../../shared/auth/forms.ts'
+import { readReturn } from '../../../shared/auth/return-path.ts'
+import type { RenderInput } from '../../../shared/web/ssr-contract.ts'
 import { problemOfFailure } from './auth-errors.ts'
 
 /**

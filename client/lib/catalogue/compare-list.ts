@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react'
-import { COMPARE_MAX } from '../../../shared/living-catalogue.ts'
+import { COMPARE_MAX } from '../../../shared/catalogue/living.ts'
 
 // The programs a visitor picks to compare (issue 29): up to COMPARE_MAX, kept in the browser's
 // localStorage, so the list survives moving between pages, reloads and signing in, and every tab

@@ -1,6 +1,6 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { isRouteErrorResponse } from 'react-router'
-import { isBotUserAgent } from '../../../shared/bots.ts'
+import { isBotUserAgent } from '../../../shared/web/bots.ts'
 import { reportToTracker } from './report.ts'
 
 // Spec §8: only fatal or unhandled errors open the error page, and never for crawlers and bots,

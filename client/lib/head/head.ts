@@ -1,9 +1,9 @@
 import type { i18n as I18n } from 'i18next'
 import type { Params } from 'react-router'
 import { PAGE_TITLE, PRODUCT_NAME } from '../../../shared/constants.ts'
-import { escapeHtml } from '../../../shared/html.ts'
+import { escapeHtml } from '../../../shared/web/html.ts'
 import type { Locale } from '../../../shared/locales.ts'
-import { serializeForScript } from '../../../shared/ssr-contract.ts'
+import { serializeForScript } from '../../../shared/web/ssr-contract.ts'
 
 // What a page puts in <head> for search engines and link previews: title, description,
 // canonical URL, Open Graph, and structured data. The server writes it into the HTML; in the

@@ -1,4 +1,4 @@
-import type { NamespaceResources } from '../../../shared/ssr-contract.ts'
+import type { NamespaceResources } from '../../../shared/web/ssr-contract.ts'
 
 /**
  * The browser's translations (issue 30, decision 031): the same i18next JSON resources, looked up

@@ -1,7 +1,7 @@
 import i18next, { type BackendModule, type i18n as I18n } from 'i18next'
 import { initReactI18next } from 'react-i18next'
 import type { Locale } from '../../../shared/locales.ts'
-import type { NamespaceResources } from '../../../shared/ssr-contract.ts'
+import type { NamespaceResources } from '../../../shared/web/ssr-contract.ts'
 
 /**
  * One i18next instance: per request on the server, one per tab in the browser. The resources of

@@ -1,6 +1,6 @@
 import { data, redirect, useRouteLoaderData, type LoaderFunctionArgs, type ShouldRevalidateFunction } from 'react-router'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
-import { protectedRedirect, termsRedirect, type SessionState } from '../../../shared/session.ts'
+import { protectedRedirect, termsRedirect, type SessionState } from '../../../shared/auth/session.ts'
 import type { ErrorBody, UserRecord } from '../../../shared/types.ts'
 import { apiResponse } from '../api.ts'
 import { signedInHome } from '../catalogue/twins.ts'

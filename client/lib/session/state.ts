@@ -1,4 +1,4 @@
-import type { PageSession, SessionState } from '../../../shared/session.ts'
+import type { PageSession, SessionState } from '../../../shared/auth/session.ts'
 import { hasLocalSession } from './presence.ts'
 
 // The loaders' session state, in every page's bundle. The SDK itself (auth.ts, ~50 kB) loads

@@ -1,4 +1,4 @@
-import type { UtmRecord } from '../../../shared/sign-up.ts'
+import type { UtmRecord } from '../../../shared/auth/sign-up.ts'
 
 // Spec §3 "UTM record (stored locally)": where a visitor came from, captured on the page they
 // landed on and sent with sign-up and external sign-in. A later landing with campaign parameters

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigate, type LoaderFunctionArgs } from 'react-router'
-import { isCrossSite, SEC_FETCH_SITE } from '../../../shared/fetch-metadata.ts'
+import { isCrossSite, SEC_FETCH_SITE } from '../../../shared/web/fetch-metadata.ts'
 import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { signOut } from '../../lib/session/auth.ts'
 

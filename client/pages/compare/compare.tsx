@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { data, Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
-import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue.ts'
-import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../../shared/living-catalogue.ts'
-import { formatPartialDate } from '../../../shared/partial-dates.ts'
+import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue/catalogue.ts'
+import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../../shared/catalogue/living.ts'
+import { formatPartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 // Through the cards' module, with which they ship in one chunk (a chunk of their own would be one
 // more file in the first load of every listing, issue 29's share of the first-load budget, then 130 kB).

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { checkFileName } from '../../../shared/file-names.ts'
+import { checkFileName } from '../../../shared/files/names.ts'
 
 // The drive's dialogs and menus, keyboard first. Dialogs are the native <dialog> opened modal:
 // the browser keeps focus inside, makes the page behind inert and closes on Escape; focus goes
@@ -39,7 +39,7 @@ export function Dialog({ title, onClose, children, wide, testId }: { title: stri
   )
 }
 
-/** Create a folder or rename an item: the name rules are checked here first (shared/file-names.ts). */
+/** Create a folder or rename an item: the name rules are checked here first (shared/files/names.ts). */
 /** A field's problem, announced when it appears; nothing when there is none. */
 export function FieldError({ id, error }: { id?: string; error: string | null | undefined }) {
   if (!error) return null

@@ -1,14 +1,14 @@
 import { FILES_IGNORED_FOLDER_NAME } from '../../../shared/constants.ts'
-import { previewKindOf, type FileItem, type PreviewKind, type TrashItem } from '../../../shared/files.ts'
+import { previewKindOf, type FileItem, type PreviewKind, type TrashItem } from '../../../shared/files/files.ts'
 
 // What the drive's pages read from the API (docs/API.md, issue 12) and the small helpers the
-// drive and a share link's page both use. The shapes are the API's (shared/files.ts), with the
+// drive and a share link's page both use. The shapes are the API's (shared/files/files.ts), with the
 // pages' names for two of them.
-export type { FolderInfo, FolderListing, ShareSummary, SharedView, Usage } from '../../../shared/files.ts'
+export type { FolderInfo, FolderListing, ShareSummary, SharedView, Usage } from '../../../shared/files/files.ts'
 export type DriveItem = FileItem
 export type TrashEntry = TrashItem
 
-/** How the pages preview a file (shared/files.ts): image, PDF or plain text; anything else is only downloaded. */
+/** How the pages preview a file (shared/files/files.ts): image, PDF or plain text; anything else is only downloaded. */
 export function previewKind(item: Pick<DriveItem, 'type' | 'mimeType'>): PreviewKind | null {
   return item.type === 'file' ? previewKindOf(item.mimeType) : null
 }

@@ -1,8 +1,8 @@
-import { type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue.ts'
-import { LICENSE_TYPES } from '../../../shared/catalogue-vocabulary.ts'
-import { EXTERNAL_CATALOGUES, type ExternalCatalogue } from '../../../shared/living-catalogue.ts'
+import { type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
+import { LICENSE_TYPES } from '../../../shared/catalogue/vocabulary.ts'
+import { EXTERNAL_CATALOGUES, type ExternalCatalogue } from '../../../shared/catalogue/living.ts'
 import { LOCALES, type Locale } from '../../../shared/locales.ts'
-import { EDITABLE_FIELDS, normalisedExternalIds, type EditableField, type EditorProgram, type ProgramAsWritten, type ProgramTexts } from '../../../shared/program-editor.ts'
+import { EDITABLE_FIELDS, normalisedExternalIds, type EditableField, type EditorProgram, type ProgramAsWritten, type ProgramTexts } from '../../../shared/catalogue/program-editor.ts'
 
 // The console's program editor (issue 28) works on a draft: the program as its inputs hold it
 // (strings, as typed). From the draft come the body of a create, the fields of a change (only

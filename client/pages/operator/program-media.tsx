@@ -1,7 +1,7 @@
 import { useState, type ChangeEvent, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
-import { MAX_SCREENSHOTS, SCREENSHOT_ALT_MAX } from '../../../shared/media.ts'
+import { MAX_SCREENSHOTS, SCREENSHOT_ALT_MAX } from '../../../shared/catalogue/media.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
 import type { ErrorBody } from '../../../shared/types.ts'

@@ -1,15 +1,15 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useLocation, useNavigate } from 'react-router'
-import { EDITOR_RELEASE_SOURCE, type Release } from '../../../shared/living-catalogue.ts'
-import { formatPartialDate, type DatePrecision } from '../../../shared/partial-dates.ts'
-import { RELEASE_LIMITS, releaseProblems, type FieldProblem } from '../../../shared/program-editor.ts'
+import { EDITOR_RELEASE_SOURCE, type Release } from '../../../shared/catalogue/living.ts'
+import { formatPartialDate, type DatePrecision } from '../../../shared/catalogue/partial-dates.ts'
+import { RELEASE_LIMITS, releaseProblems, type FieldProblem } from '../../../shared/catalogue/program-editor.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../../lib/api.ts'
 
 // A program's releases in the console (issue 29): its history, newest first, and an editor's new
 // release (POST /api/operator/programs/{id}/releases). The checks are the API's own
-// (shared/program-editor.ts releaseProblems), shown next to the field before anything is sent;
+// (shared/catalogue/program-editor.ts releaseProblems), shown next to the field before anything is sent;
 // what only the API knows (a version the history has) is shown there too.
 
 type ReleaseField = 'version' | 'date' | 'notesUrl'

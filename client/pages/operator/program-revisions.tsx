@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useNavigate, useRevalidator } from 'react-router'
 import { LOCALE_NAMES, type Locale } from '../../../shared/locales.ts'
-import type { EditorProgram, ProgramRevision } from '../../../shared/program-editor.ts'
+import type { EditorProgram, ProgramRevision } from '../../../shared/catalogue/program-editor.ts'
 import { apiSend, errorMessage } from '../../lib/api.ts'
 import type { DraftPart } from './program-draft.ts'
 

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Form, Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
-import { formatPartialDate, parsePartialDate } from '../../../shared/partial-dates.ts'
-import type { EditorProgram } from '../../../shared/program-editor.ts'
+import { formatPartialDate, parsePartialDate } from '../../../shared/catalogue/partial-dates.ts'
+import type { EditorProgram } from '../../../shared/catalogue/program-editor.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet } from '../../lib/api.ts'
 

@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
-import { avatarImageType } from '../../../shared/avatar.ts'
+import { avatarImageType } from '../../../shared/account/avatar.ts'
 import { AVATAR_MAX_BYTES, AVATAR_MIME_TYPES } from '../../../shared/constants.ts'
 import type { ErrorBody, UserRecord } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'

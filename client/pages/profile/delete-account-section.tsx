@@ -1,7 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DELETION_COMMENT_MAX_LENGTH } from '../../../shared/constants.ts'
-import { DELETION_REASONS, checkDeletionReason, type DeletionReason } from '../../../shared/profile.ts'
+import { DELETION_REASONS, checkDeletionReason, type DeletionReason } from '../../../shared/account/profile.ts'
 import type { DeletionSummary, ErrorBody, UserRecord } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { validateEmail } from '../../../shared/sign-up.ts'
+import { validateEmail } from '../../../shared/auth/sign-up.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse, apiSend, type ApiResult } from '../../lib/api.ts'

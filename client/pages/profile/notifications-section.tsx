@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { useRevalidator } from 'react-router'
-import { NOTIFY_MODES } from '../../../shared/living-catalogue.ts'
+import { NOTIFY_MODES } from '../../../shared/catalogue/living.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../../lib/api.ts'

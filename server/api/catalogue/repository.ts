@@ -6,12 +6,12 @@ import type {
   ProgramDetail,
   ProgramSummary,
   ApiSortOption,
-} from '../../../shared/catalogue.ts'
+} from '../../../shared/catalogue/catalogue.ts'
 import type { Queryable } from '../../db/database.ts'
 import type { Locale } from '../../../shared/locales.ts'
-import type { ExternalIds } from '../../../shared/living-catalogue.ts'
-import { normalisedExternalIds } from '../../../shared/program-editor.ts'
-import { partialDate, type DatePrecision } from '../../../shared/partial-dates.ts'
+import type { ExternalIds } from '../../../shared/catalogue/living.ts'
+import { normalisedExternalIds } from '../../../shared/catalogue/program-editor.ts'
+import { partialDate, type DatePrecision } from '../../../shared/catalogue/partial-dates.ts'
 
 export interface ProgramQuery {
   category?: string | undefined

@@ -8,11 +8,11 @@ import {
   MAX_PAGE_SIZE,
   PROGRAM_CATEGORIES,
   API_SORT_OPTIONS,
-} from '../../../shared/catalogue.ts'
-import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
-import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH } from '../../../shared/living-catalogue.ts'
+} from '../../../shared/catalogue/catalogue.ts'
+import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH } from '../../../shared/catalogue/living.ts'
 import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
+import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/catalogue/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from './repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from '../media-repository.ts'
@@ -46,7 +46,7 @@ export const ProgramListQuery = Type.Object(
   { additionalProperties: false },
 )
 
-// The answers (shared/catalogue.ts's shapes). They are also what is serialised: a field not named
+// The answers (shared/catalogue/catalogue.ts's shapes). They are also what is serialised: a field not named
 // here is not sent.
 
 const NamedRef = Type.Object({ id: Type.String(), name: Type.String() })
@@ -56,7 +56,7 @@ const PartialDate = (what: string) =>
 const Precision = (field: string) => StringEnum(DATE_PRECISIONS, { description: `How much of \`${field}\` is known.` })
 const Price = Type.Object({ amount: Type.Number(), currency: Type.String({ description: 'ISO 4217, e.g. "EUR".' }), period: StringEnum(['one-time', 'month', 'year'] as const) })
 
-/** Issue 29: the ids in other catalogues (shared/living-catalogue.ts's patterns are checked by programProblems, naming the field). */
+/** Issue 29: the ids in other catalogues (shared/catalogue/living.ts's patterns are checked by programProblems, naming the field). */
 export const ExternalIdsSchema = Type.Object(
   Object.fromEntries(EXTERNAL_CATALOGUES.map((catalogue) => [catalogue, Type.Optional(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH }))])),
   {
@@ -113,7 +113,7 @@ const ProgramDetail = Type.Object({
   alternatives: Type.Array(ProgramSummary, { description: 'Issue 29: for a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
 })
 
-/** Issue 29: a program's release history (shared/living-catalogue.ts `Release`). */
+/** Issue 29: a program's release history (shared/catalogue/living.ts `Release`). */
 const ReleaseList = Type.Object({
   items: Type.Array(
     Type.Object({

@@ -1,4 +1,4 @@
-import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../../shared/catalogue.ts'
+import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../../shared/catalogue/catalogue.ts'
 import type { Locale } from '../../../shared/locales.ts'
 import type { Database, Queryable } from '../../db/database.ts'
 import { programsByIds, type ProgramQuery } from './repository.ts'

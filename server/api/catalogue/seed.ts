@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { PROGRAM_CATEGORIES, type LicenseType } from '../../../shared/catalogue.ts'
-import { LICENSE_TYPES, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
-import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from '../../../shared/living-catalogue.ts'
+import { PROGRAM_CATEGORIES, type LicenseType } from '../../../shared/catalogue/catalogue.ts'
+import { LICENSE_TYPES, PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from '../../../shared/catalogue/living.ts'
 import { LOCALES, DEFAULT_LOCALE, type Locale } from '../../../shared/locales.ts'
-import { mayPrecede, parsePartialDate } from '../../../shared/partial-dates.ts'
+import { mayPrecede, parsePartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import type { Database } from '../../db/database.ts'
 import { START_UP_TIMEOUT_MS } from '../../db/guard.ts'
 
@@ -33,7 +33,7 @@ export interface SeedProgram {
   languages: string[]
   homepage: string
   version: string
-  /** First release: only what is known — "1998", "1998-02" or "1998-02-14" (shared/partial-dates.ts). */
+  /** First release: only what is known — "1998", "1998-02" or "1998-02-14" (shared/catalogue/partial-dates.ts). */
   released: string
   /** The current version's release, written the same way. */
   updated: string

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { FastifyBaseLogger } from 'fastify'
 import { ZipFile } from 'yazl'
-import { nameCandidates } from '../../../shared/file-names.ts'
+import { nameCandidates } from '../../../shared/files/names.ts'
 import type { Queryable } from '../../db/database.ts'
 import type { FileStorage } from './storage.ts'
 

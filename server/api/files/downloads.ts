@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { zipStream, type ArchiveEntry } from './archive.ts'
 import { FilesRangeNotSatisfiable } from './errors.ts'
 import { contentDisposition, ifRangeHolds, noneMatchHolds, parseRange, type RangeAnswer } from './http-content.ts'
-import { previewKindOf } from '../../../shared/files.ts'
+import { previewKindOf } from '../../../shared/files/files.ts'
 import { downloadContentType } from './mime-types.ts'
 import type { StoredFile } from './repository.ts'
 import type { FileStorage } from './storage.ts'
@@ -14,7 +14,7 @@ import type { FileStorage } from './storage.ts'
 export type Disposition = 'inline' | 'attachment'
 
 /**
- * `inline` when asked for and the type is one the pages preview themselves (shared/files.ts:
+ * `inline` when asked for and the type is one the pages preview themselves (shared/files/files.ts:
  * PNG, JPEG, GIF, WebP, PDF, plain text — never HTML or SVG); `attachment` otherwise.
  */
 export function dispositionFor(mimeType: string | null, asked: string | undefined): Disposition {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 
-// Schemas the drive's routes and the share links' routes both use (issue 12; shapes: shared/files.ts).
+// Schemas the drive's routes and the share links' routes both use (issue 12; shapes: shared/files/files.ts).
 
 /** Ids are opaque; a longer one cannot exist, so it is not found rather than invalid. */
 export const ItemId = Type.String({ minLength: 1, maxLength: 100 })

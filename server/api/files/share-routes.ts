@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { viewOnlyPreviewable } from '../../../shared/files.ts'
+import { viewOnlyPreviewable } from '../../../shared/files/files.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { folderArchive } from './archive.ts'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hash, verify } from '@node-rs/argon2'
-import type { CreatedShare, ShareSummary } from '../../../shared/files.ts'
+import type { CreatedShare, ShareSummary } from '../../../shared/files/files.ts'
 import type { Database } from '../../db/database.ts'
 import { FilesNotFound } from './errors.ts'
 import { ShareExpired, ShareExpiryInvalid, ShareNotFound, SharePasswordInvalid, ShareRevoked, ShareTooManyAttempts } from './share-errors.ts'

@@ -1,4 +1,4 @@
-import { checkFileName } from '../../../shared/file-names.ts'
+import { checkFileName } from '../../../shared/files/names.ts'
 import { FilesNameInvalid, FilesUploadInvalid } from './errors.ts'
 import type { UploadTarget } from './repository.ts'
 

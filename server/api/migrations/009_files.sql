@@ -9,7 +9,7 @@ CREATE TABLE file_items (
   -- purged from the trash leaves what was deleted from it earlier in the trash, parentless.
   parent_id text REFERENCES file_items (id) ON DELETE SET NULL,
   type text NOT NULL CHECK (type IN ('file', 'folder')),
-  -- NFC, trimmed, checked by shared/file-names.ts; the Windows recycle bin is never an item.
+  -- NFC, trimmed, checked by shared/files/names.ts; the Windows recycle bin is never an item.
   name text NOT NULL CHECK (name <> '' AND octet_length(name) <= 255 AND lower(name) <> '$recycle.bin'),
   size bigint NOT NULL DEFAULT 0 CHECK (size >= 0),
   mime_type text,

@@ -15,7 +15,7 @@ CREATE TABLE program_revisions (
   actor_id text NOT NULL,
   actor_email text NOT NULL,
   action text NOT NULL CHECK (action IN ('create', 'update', 'revert', 'retire')),
-  -- The program as written (shared/program-editor.ts) after this revision.
+  -- The program as written (shared/catalogue/program-editor.ts) after this revision.
   program jsonb NOT NULL,
   -- The fields this revision changed: { field: { before, after } }.
   changes jsonb NOT NULL,

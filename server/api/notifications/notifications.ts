@@ -1,4 +1,4 @@
-import type { Notification, NotificationData, NotificationList, NotificationType } from '../../../shared/living-catalogue.ts'
+import type { Notification, NotificationData, NotificationList, NotificationType } from '../../../shared/catalogue/living.ts'
 import type { Queryable } from '../../db/database.ts'
 
 // Notifications (issue 29): one row per account and thing to tell (`dedupe`), read by

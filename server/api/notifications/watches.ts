@@ -1,4 +1,4 @@
-import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../../shared/living-catalogue.ts'
+import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../../shared/catalogue/living.ts'
 import type { Queryable } from '../../db/database.ts'
 
 // Watchlists (issue 29): which events of a program an account hears of (api.watches). A watch is

@@ -11,7 +11,7 @@ import {
   SCREENSHOT_CONTENT_TYPES,
   SCREENSHOT_MAX_BYTES,
   SCREENSHOT_WIDTHS,
-} from '../../../shared/media.ts'
+} from '../../../shared/catalogue/media.ts'
 import { binaryBody, NoContent } from '../../http/openapi.ts'
 import {
   ApiCatalogueNotFound,

@@ -1,11 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
-import { PROGRAM_CATEGORIES } from '../../../shared/catalogue.ts'
-import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
+import { PROGRAM_CATEGORIES } from '../../../shared/catalogue/catalogue.ts'
+import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
 import { LOCALES } from '../../../shared/locales.ts'
-import { PARTIAL_DATE_PATTERN } from '../../../shared/partial-dates.ts'
-import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, type EditableField } from '../../../shared/program-editor.ts'
+import { PARTIAL_DATE_PATTERN } from '../../../shared/catalogue/partial-dates.ts'
+import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, type EditableField } from '../../../shared/catalogue/program-editor.ts'
 import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../program-editor.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 import { ExternalIdsSchema, StringEnum } from '../catalogue/routes.ts'
@@ -14,7 +14,7 @@ import type { OperatorRoutesOptions } from './options.ts'
 // Programs: the editors' catalogue (issue 28). GET/POST /api/operator/programs, GET/PATCH/DELETE
 // /api/operator/programs/{id} (a change carries the revision it was made on: 409 when someone
 // else's came first), the history and the revert. The rules of a program as written are
-// shared/program-editor.ts's; every write is audited in its own transaction (program-editor.ts).
+// shared/catalogue/program-editor.ts's; every write is audited in its own transaction (program-editor.ts).
 
 const Texts = Type.Object({ summary: Type.String({ maxLength: PROGRAM_LIMITS.summary }), description: Type.String({ maxLength: PROGRAM_LIMITS.description }) })
 const Organisation = Type.Object(

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { AVATAR_FILE_PATTERN } from '../../../shared/avatar.ts'
+import { AVATAR_FILE_PATTERN } from '../../../shared/account/avatar.ts'
 import { binaryBody } from '../../http/openapi.ts'
 import { ApiAvatarNotFound } from '../errors.ts'
 import { avatarImage } from '../users-repository.ts'

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
-import { PROGRAM_LOGO_FILE_PATTERN, SCREENSHOT_FILE_PATTERN } from '../../../shared/media.ts'
+import { PROGRAM_LOGO_FILE_PATTERN, SCREENSHOT_FILE_PATTERN } from '../../../shared/catalogue/media.ts'
 import { binaryBody } from '../../http/openapi.ts'
 import { ApiImageNotFound } from '../errors.ts'
 import { logoFile, screenshotFile, uploadedLogoIndex } from '../media-repository.ts'

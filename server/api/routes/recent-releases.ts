@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { PROGRAM_CATEGORIES } from '../../../shared/catalogue.ts'
-import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/living-catalogue.ts'
+import { PROGRAM_CATEGORIES } from '../../../shared/catalogue/catalogue.ts'
+import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue/living.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 
 // The newest releases of the whole catalogue, or of one category (issue 29): what the Atom feeds

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { SAVED_SEARCH_NAME_MAX, SAVED_SEARCH_QUERY_MAX, SAVED_SEARCHES_MAX } from '../../../shared/living-catalogue.ts'
+import { SAVED_SEARCH_NAME_MAX, SAVED_SEARCH_QUERY_MAX, SAVED_SEARCHES_MAX } from '../../../shared/catalogue/living.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { ApiSavedSearchNotFound, ApiValidation } from '../errors.ts'
 import { createSavedSearch, deleteSavedSearch, listSavedSearches } from '../saved-searches.ts'

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { NOTIFICATION_TYPES, WATCH_EVENTS } from '../../../shared/living-catalogue.ts'
+import { NOTIFICATION_TYPES, WATCH_EVENTS } from '../../../shared/catalogue/living.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired, ApiValidation } from '../errors.ts'
 import { listNotifications, markRead, NOTIFICATIONS_PAGE_DEFAULT, NOTIFICATIONS_PAGE_MAX } from '../notifications/notifications.ts'
@@ -23,7 +23,7 @@ const Notification = Type.Object({
   programId: Type.String(),
   at: Type.String({ description: 'ISO time of what happened.' }),
   read: Type.Boolean(),
-  data: Type.Object({}, { additionalProperties: true, description: 'Per type (shared/living-catalogue.ts NotificationData): release { version, date, notesUrl?, source, programName }; price { before, after, programName }; licence { before, after, programName }; search { searchId, searchName, query, programName }.' }),
+  data: Type.Object({}, { additionalProperties: true, description: 'Per type (shared/catalogue/living.ts NotificationData): release { version, date, notesUrl?, source, programName }; price { before, after, programName }; licence { before, after, programName }; search { searchId, searchName, query, programName }.' }),
 })
 const Unread = Type.Integer({ minimum: 0, description: 'How many of the account\'s notifications are unread.' })
 /** How many ids one POST /api/user/notifications/read takes. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
-import { avatarDeclaredTypeAllowed, avatarImageType } from '../../../shared/avatar.ts'
+import { avatarDeclaredTypeAllowed, avatarImageType } from '../../../shared/account/avatar.ts'
 import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
 import { AvatarTooLarge, AvatarUnsupportedType } from '../../http/avatar-errors.ts'
 import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'

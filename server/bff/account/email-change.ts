@@ -5,7 +5,7 @@ import EmailVerification from 'supertokens-node/recipe/emailverification'
 import Session, { type SessionContainer } from 'supertokens-node/recipe/session'
 import { Type } from 'typebox'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import { normaliseEmail, validateEmail } from '../../../shared/sign-up.ts'
+import { normaliseEmail, validateEmail } from '../../../shared/auth/sign-up.ts'
 import { guardedWrite } from '../csrf.ts'
 import type { UpstreamApi } from '../upstream-api.ts'
 import {
@@ -28,7 +28,7 @@ import type { LoginAttempts } from '../auth/login-attempts.ts'
 import { recipientHash, type MailGrant } from '../mail/mail-quota.ts'
 import { mailServerUnreachable, type MailOutbox } from '../mail/mail-outbox.ts'
 import { NoContent, documented } from '../../http/openapi.ts'
-import { EMAIL_MAX_LENGTH } from '../../../shared/sign-up.ts'
+import { EMAIL_MAX_LENGTH } from '../../../shared/auth/sign-up.ts'
 
 const Pending = Type.Object({ pendingEmail: Type.String(), expiresAt: Type.String({ description: 'ISO time the link stops working.' }) })
 const NullableString = Type.Union([Type.String(), Type.Null()])

@@ -1,5 +1,5 @@
 import { dictionary } from '@zxcvbn-ts/language-common'
-import { PASSWORD_ERRORS } from '../../../shared/sign-up.ts'
+import { PASSWORD_ERRORS } from '../../../shared/auth/sign-up.ts'
 
 // SECURITY.md "Sign-in abuse": the 3000 most common passwords are refused, whatever their case.
 // The ranked list is zxcvbn-ts's (passwords seen most often in breaches, most common first).

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { afterWrongCredentials, outcomeOfAnswer, problemOfHttp, type AuthProblem, type BlockStatus, type FormOutcome, type SdkAnswer } from '../../../shared/auth-forms.ts'
-import { nextAccountStep, readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/return-path.ts'
-import { PASSWORD_ERRORS } from '../../../shared/sign-up.ts'
+import { afterWrongCredentials, outcomeOfAnswer, problemOfHttp, type AuthProblem, type BlockStatus, type FormOutcome, type SdkAnswer } from '../../../shared/auth/forms.ts'
+import { nextAccountStep, readReturn, returnSearch, SIGNED_IN_HOME, type ReturnTarget } from '../../../shared/auth/return-path.ts'
+import { PASSWORD_ERRORS } from '../../../shared/auth/sign-up.ts'
 import { isSameOriginForm } from '../csrf.ts'
 import { FRONT_TOKEN_COOKIE, mirrorFrontToken } from './page-session.ts'
 
@@ -11,7 +11,7 @@ import { FRONT_TOKEN_COOKIE, mirrorFrontToken } from './page-session.ts'
 // (with its login-attempt blocking, field checks and rate limits) and the BFF's /api — by
 // injecting the same JSON call, for the same client address, with the custom header that only
 // the checks below vouch for. The answer is a 303 to where the script would go, or the page
-// rendered with the outcome the script would show (the route's action data, shared/auth-forms.ts).
+// rendered with the outcome the script would show (the route's action data, shared/auth/forms.ts).
 
 /** Where the visitor goes next, or the outcome the page shows, with its HTTP status. */
 export type PageFormAnswer = { redirect: string } | { outcome: FormOutcome; status: number }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import Session from 'supertokens-node/recipe/session'
-import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE, stateFromFailedClaims, type PageSession } from '../../../shared/session.ts'
+import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE, stateFromFailedClaims, type PageSession } from '../../../shared/auth/session.ts'
 
 export { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE }
 

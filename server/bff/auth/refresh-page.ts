@@ -1,4 +1,4 @@
-import { escapeHtml } from '../../../shared/html.ts'
+import { escapeHtml } from '../../../shared/web/html.ts'
 import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE } from './page-session.ts'
 
 // A page request whose access token has expired (DESIGN.md §2): the refresh token's cookie only

@@ -12,7 +12,7 @@ import UserRoles from 'supertokens-node/recipe/userroles'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { keptAccountLanguage, type SecurityNotices } from '../account/security-notices.ts'
-import { readReturn, returnSearch } from '../../../shared/return-path.ts'
+import { readReturn, returnSearch } from '../../../shared/auth/return-path.ts'
 import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, BffTotpCodeToAdd, mailUnavailable } from '../errors.ts'
 import { afterTotpDeviceRemoved, proveSecondFactor, type FactorProof } from '../account/authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
@@ -21,7 +21,7 @@ import { mailServerUnreachable, type MailOutbox } from '../mail/mail-outbox.ts'
 import { recipientHash, type MailGrant } from '../mail/mail-quota.ts'
 import type { RecoveryCodes } from '../account/recovery-codes.ts'
 import type { SecondFactorAttempts } from './second-factor-attempts.ts'
-import { validatePassword, validateSignUpExtras } from '../../../shared/sign-up.ts'
+import { validatePassword, validateSignUpExtras } from '../../../shared/auth/sign-up.ts'
 
 // supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
 // EmailVerification REQUIRED, cookie sessions with the custom-header anti-CSRF, MFA with TOTP,

@@ -1,5 +1,5 @@
 import sharp from 'sharp'
-import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH } from '../../../shared/logos.ts'
+import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH } from '../../../shared/catalogue/logos.ts'
 import { PRODUCT_NAME } from '../../../shared/constants.ts'
 import { textPath, textWidth } from './letters.ts'
 import { ACCENT, BRAND, nestedLogo, svgDocument } from './svg.ts'

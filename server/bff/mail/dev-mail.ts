@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import { escapeHtml } from '../../../shared/html.ts'
+import { escapeHtml } from '../../../shared/web/html.ts'
 import { isLoopbackHttpUrl } from '../../config.ts'
 import { createError } from '../../http/errors.ts'
 import { BffNotFound } from '../errors.ts'

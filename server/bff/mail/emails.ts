@@ -1,10 +1,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import i18next from 'i18next'
-import { escapeHtml } from '../../../shared/html.ts'
+import { escapeHtml } from '../../../shared/web/html.ts'
 import { DEFAULT_LOCALE, LOCALES, type Locale } from '../../../shared/locales.ts'
-import type { DeviceName } from '../../../shared/user-agent.ts'
-import type { Notification, NotificationData } from '../../../shared/living-catalogue.ts'
+import type { DeviceName } from '../../../shared/account/user-agent.ts'
+import type { Notification, NotificationData } from '../../../shared/catalogue/living.ts'
 import type { OutgoingMail } from './mailer.ts'
 
 // The emails the auth flows send, in the language of the person who asked for them (DESIGN.md
@@ -29,7 +29,7 @@ export type SecurityChange = (typeof SECURITY_CHANGES)[number]
 export interface NoticeValues {
   /** When the change was made. */
   at: Date
-  /** The browser and system of the request that made it (shared/user-agent.ts). */
+  /** The browser and system of the request that made it (shared/account/user-agent.ts). */
   device: DeviceName
   ip: string
   forgotPasswordUrl: string

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { RepeatedFailureLog } from '../../http/outage-log.ts'
 import { DEFAULT_LOCALE, isLocale } from '../../../shared/locales.ts'
-import type { NotificationMailClaim } from '../../../shared/living-catalogue.ts'
+import type { NotificationMailClaim } from '../../../shared/catalogue/living.ts'
 import type { EmailTexts } from './emails.ts'
 import type { MailOutbox } from './mail-outbox.ts'
 import type { OutgoingMail } from './mailer.ts'

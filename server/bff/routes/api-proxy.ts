@@ -17,7 +17,7 @@ import { authUnavailable } from '../auth/core-outage.ts'
 import type { RoleChanges } from '../../http/role-changes.ts'
 import Session from 'supertokens-node/recipe/session'
 import { errorHandler as supertokensErrorHandler } from 'supertokens-node/framework/fastify'
-import { SCREENSHOT_MAX_BYTES } from '../../../shared/media.ts'
+import { SCREENSHOT_MAX_BYTES } from '../../../shared/catalogue/media.ts'
 import { ImageTooLarge } from '../../http/media-errors.ts'
 
 /** The tus 1.0.0 protocol's request headers (resumable uploads, /api/files/uploads). */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { CATEGORY_NAMES_EN, PROGRAM_CATEGORIES, type ProgramCategory } from '../../../shared/catalogue.ts'
-import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/living-catalogue.ts'
+import { CATEGORY_NAMES_EN, PROGRAM_CATEGORIES, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
+import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue/living.ts'
 import { BffFeedNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { escapeHtml } from '../../../shared/html.ts'
+import { escapeHtml } from '../../../shared/web/html.ts'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { EmailTexts } from '../mail/emails.ts'
 

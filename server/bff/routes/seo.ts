@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { ProgramPage } from '../../../shared/catalogue.ts'
+import type { ProgramPage } from '../../../shared/catalogue/catalogue.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
 

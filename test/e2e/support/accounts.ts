@@ -3,7 +3,7 @@ import path from 'node:path'
 import { expect, type Page } from '@playwright/test'
 import { E2E_ENV } from '../../../playwright.config.ts'
 import { OPERATOR_ROUTES, permissionsOf } from '../../../shared/operator.ts'
-import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE } from '../../../shared/session.ts'
+import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE } from '../../../shared/auth/session.ts'
 import { E2E_MAIL_PORT } from './ports.ts'
 
 // A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed

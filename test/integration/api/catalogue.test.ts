@@ -2,9 +2,9 @@ import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
 import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
 import { applySeed, readSeed, validateSeed } from '../../../server/api/catalogue/seed.ts'
-import { PROGRAM_CATEGORIES, type ProgramDetail, type ProgramPage, type ProgramSummary } from '../../../shared/catalogue.ts'
-import { LICENSE_TYPES } from '../../../shared/catalogue-vocabulary.ts'
-import { parsePartialDate } from '../../../shared/partial-dates.ts'
+import { PROGRAM_CATEGORIES, type ProgramDetail, type ProgramPage, type ProgramSummary } from '../../../shared/catalogue/catalogue.ts'
+import { LICENSE_TYPES } from '../../../shared/catalogue/vocabulary.ts'
+import { parsePartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 t.test('catalogue API on the seed', async (t) => {

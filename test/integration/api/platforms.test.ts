@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import type { ProgramPage, ProgramSummary } from '../../../shared/catalogue.ts'
-import { PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
+import type { ProgramPage, ProgramSummary } from '../../../shared/catalogue/catalogue.ts'
+import { PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 // Issue 29: `platform=windows|macos|linux|web` on the program listing, with every other filter.

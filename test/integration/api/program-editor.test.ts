@@ -3,7 +3,7 @@ import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
 import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
 import { createProgram, readProgram, retireProgram, updateProgram } from '../../../server/api/program-editor.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'
-import type { ProgramAsWritten } from '../../../shared/program-editor.ts'
+import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { openTestDatabase } from '../../helpers.ts'
 
 // Issue 28, below the HTTP routes: the seed never overwrites an editor's work, and every API

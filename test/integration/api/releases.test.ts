@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { Release } from '../../../shared/living-catalogue.ts'
-import type { EditorProgram, ProgramRevision } from '../../../shared/program-editor.ts'
+import type { Release } from '../../../shared/catalogue/living.ts'
+import type { EditorProgram, ProgramRevision } from '../../../shared/catalogue/program-editor.ts'
 import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
 import { updateProgram } from '../../../server/api/program-editor.ts'
 import { listReleases } from '../../../server/api/release-history.ts'

@@ -2,8 +2,8 @@ import { generateKeyPairSync, sign } from 'node:crypto'
 import t from 'tap'
 import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
 import { runSavedSearches } from '../../../server/api/saved-searches.ts'
-import { SAVED_SEARCHES_MAX } from '../../../shared/living-catalogue.ts'
-import type { ProgramAsWritten } from '../../../shared/program-editor.ts'
+import { SAVED_SEARCHES_MAX } from '../../../shared/catalogue/living.ts'
+import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { browser, buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Issue 29, saved searches (docs/API.md "Saved searches"): an account saves a listing's query,

@@ -1,8 +1,8 @@
 import { SaxesParser } from 'saxes'
 import t, { type Test } from 'tap'
 import { recordRelease } from '../../../server/api/releases.ts'
-import { ATOM_FEED_ENTRIES } from '../../../shared/living-catalogue.ts'
-import type { ProgramAsWritten } from '../../../shared/program-editor.ts'
+import { ATOM_FEED_ENTRIES } from '../../../shared/catalogue/living.ts'
+import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab } from '../../helpers.ts'
 
 // Issue 29: /feeds/releases.atom and /feeds/category/{id}.atom — the 50 newest releases of programs

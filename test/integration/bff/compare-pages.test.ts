@@ -1,6 +1,6 @@
 import t from 'tap'
-import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue.ts'
-import { formatPartialDate } from '../../../shared/partial-dates.ts'
+import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catalogue.ts'
+import { formatPartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
 // Issue 29: /compare?programs=a,b,c as the BFF renders it — every field of every program, the

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { ProgramAsWritten } from '../../../shared/program-editor.ts'
+import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab, signedInTab, type browser } from '../../helpers.ts'
 
 // Issue 28: the console's programs pages render on the server through the BFF for an editor —

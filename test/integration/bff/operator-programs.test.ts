@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { EditorProgram, ProgramAsWritten, ProgramRevision } from '../../../shared/program-editor.ts'
+import type { EditorProgram, ProgramAsWritten, ProgramRevision } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Issue 28: editors write the catalogue through /api/operator/programs (via the BFF, with the

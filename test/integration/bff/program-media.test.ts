@@ -1,6 +1,6 @@
 import sharp from 'sharp'
 import t from 'tap'
-import { MAX_SCREENSHOTS } from '../../../shared/media.ts'
+import { MAX_SCREENSHOTS } from '../../../shared/catalogue/media.ts'
 import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
 // Issue 28, "Logos and screenshots": an editor uploads a program's logo (SVG sanitised to a safe

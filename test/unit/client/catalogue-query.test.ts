@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
-import { LIBRARY_SORT_OPTIONS, PLATFORM_FILTERS } from '../../../shared/catalogue.ts'
-import { PLATFORMS } from '../../../shared/catalogue-vocabulary.ts'
+import { LIBRARY_SORT_OPTIONS, PLATFORM_FILTERS } from '../../../shared/catalogue/catalogue.ts'
+import { PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
 import { listingSearch, pageItems, readListingState, redirectPastLastPage } from '../../../client/lib/catalogue/query.ts'
 
 // Issue 15: numbered pages (first, last, current ±1, an ellipsis for what is left out) and a page

@@ -9,7 +9,7 @@ import { BrowserI18n } from '../../../client/lib/i18n/browser.ts'
 import { I18nextProvider as BrowserProvider, useTranslation as useBrowserTranslation } from '../../../client/lib/i18n/react.tsx'
 import { loadLocaleCatalog } from '../../../server/bff/locales.ts'
 import { LOCALES, NAMESPACES, type Locale } from '../../../shared/locales.ts'
-import type { NamespaceResources } from '../../../shared/ssr-contract.ts'
+import type { NamespaceResources } from '../../../shared/web/ssr-contract.ts'
 import { root } from '../../helpers.ts'
 
 // Issue 30, decision 031: the server renders with i18next, the browser hydrates with its own small

@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import i18next from 'i18next'
 import t from 'tap'
-import type { Notification } from '../../../shared/living-catalogue.ts'
+import type { Notification } from '../../../shared/catalogue/living.ts'
 import { notificationText, relativeTime } from '../../../client/pages/notifications.tsx'
 import { root } from '../../helpers.ts'
 

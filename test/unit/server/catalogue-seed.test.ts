@@ -2,8 +2,8 @@ import fs from 'node:fs'
 import t from 'tap'
 import { fold } from '../../../server/api/catalogue/search-index.ts'
 import { readSeed, TRANSLATED_LOCALES, validateSeed, validateTranslations, type SeedProgram } from '../../../server/api/catalogue/seed.ts'
-import { PROGRAM_CATEGORIES } from '../../../shared/catalogue.ts'
-import { parsePartialDate } from '../../../shared/partial-dates.ts'
+import { PROGRAM_CATEGORIES } from '../../../shared/catalogue/catalogue.ts'
+import { parsePartialDate } from '../../../shared/catalogue/partial-dates.ts'
 
 // The catalogue's seed as data: what the pages show of it must be true and well-formed (issue 15).
 

@@ -1,8 +1,8 @@
 import t from 'tap'
 import { EmailTexts, SECURITY_CHANGES } from '../../../server/bff/mail/emails.ts'
-import { escapeHtml } from '../../../shared/html.ts'
+import { escapeHtml } from '../../../shared/web/html.ts'
 import { LOCALES } from '../../../shared/locales.ts'
-import { deviceName } from '../../../shared/user-agent.ts'
+import { deviceName } from '../../../shared/account/user-agent.ts'
 import { root } from '../../helpers.ts'
 
 // The security notice's texts (issue 26 §1): every change in every language has its own subject

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { checkFileName, isIgnoredName, nameCandidates, utf8Length } from '../../../shared/file-names.ts'
+import { checkFileName, isIgnoredName, nameCandidates, utf8Length } from '../../../shared/files/names.ts'
 
 // The drive's name rules (issue 12), as the API and the client apply them.
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { formatPartialDate, mayPrecede, parsePartialDate, partialDate } from '../../../shared/partial-dates.ts'
+import { formatPartialDate, mayPrecede, parsePartialDate, partialDate } from '../../../shared/catalogue/partial-dates.ts'
 
 t.test('a date is read with the precision it is written in, and only a real one', async (t) => {
   t.same(parsePartialDate('1998'), { start: '1998-01-01', precision: 'year' })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { nextAccountStep, readReturn, returnSearch, safeReturnPath } from '../../../shared/return-path.ts'
+import { nextAccountStep, readReturn, returnSearch, safeReturnPath } from '../../../shared/auth/return-path.ts'
 
 // Issue 15 item 3: the target an account page carries is a path on this site, never an open
 // redirect, whatever its spelling; the pending "add" belongs to a program page only.

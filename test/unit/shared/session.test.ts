@@ -1,5 +1,5 @@
 import t from 'tap'
-import { protectedRedirect, stateFromFailedClaims, termsRedirect } from '../../../shared/session.ts'
+import { protectedRedirect, stateFromFailedClaims, termsRedirect } from '../../../shared/auth/session.ts'
 
 // The route guard's decisions (spec §4), shared by the server render and the browser. Where a
 // signed-in user goes from a public page: test/unit/client/catalogue/twins.test.ts.

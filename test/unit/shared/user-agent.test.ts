@@ -1,5 +1,5 @@
 import t from 'tap'
-import { deviceName } from '../../../shared/user-agent.ts'
+import { deviceName } from '../../../shared/account/user-agent.ts'
 
 // The names the profile's device list shows for real User-Agent strings (issue 11).
 

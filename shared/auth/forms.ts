@@ -1,4 +1,4 @@
-import { LOGIN_WARNING_THRESHOLD } from './constants.ts'
+import { LOGIN_WARNING_THRESHOLD } from '../constants.ts'
 
 // What an account page shows after one of its forms was sent (issue 15 items 6a and 9), as data:
 // made from the SDK's answer in the browser (supertokens-web-js), or by the BFF from the same

@@ -1,7 +1,7 @@
-import type { Locale } from './locales.ts'
-import type { AnalyticsConsent } from './consent.ts'
-import type { PageSession } from './session.ts'
-import type { ErrorReportingSettings } from './error-reporting.ts'
+import type { Locale } from '../locales.ts'
+import type { AnalyticsConsent } from '../consent.ts'
+import type { PageSession } from '../auth/session.ts'
+import type { ErrorReportingSettings } from '../error-reporting.ts'
 
 // The contract between the BFF (server/bff/ssr) and the server entry of the React app
 // (client/entry-server.tsx). Neither side imports the other; both import this.
@@ -28,7 +28,7 @@ export interface ClientConfig {
   providers: Array<{ id: string; name: string }>
   /** Content hash of the locale files; part of their URL so caches never serve stale text. */
   localesHash: string
-  /** Content hash of the programs' logos and link-preview cards (issue 15); part of their URLs (shared/logos.ts). */
+  /** Content hash of the programs' logos and link-preview cards (issue 15); part of their URLs (shared/catalogue/logos.ts). */
   logosVersion: string
   /** Chat links and outside scripts (issue 11). */
   support: SupportSettings

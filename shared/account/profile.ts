@@ -1,4 +1,4 @@
-import { DELETION_COMMENT_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH } from './constants.ts'
+import { DELETION_COMMENT_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH } from '../constants.ts'
 
 // The profile's rules (issue 11), shared by the form and the API.
 

@@ -1,7 +1,7 @@
 // The drive's wire shapes (issue 12, docs/API.md): what the API answers and the pages read. Ids are
 // opaque strings; times are ISO 8601.
 
-import { SHARE_PREVIEW_MAX_BYTES } from './constants.ts'
+import { SHARE_PREVIEW_MAX_BYTES } from '../constants.ts'
 
 export type PreviewKind = 'image' | 'pdf' | 'text'
 

@@ -1,4 +1,4 @@
-import { FILE_NAME_MAX_BYTES, FILES_IGNORED_FOLDER_NAME } from './constants.ts'
+import { FILE_NAME_MAX_BYTES, FILES_IGNORED_FOLDER_NAME } from '../constants.ts'
 
 // Names of files and folders in the drive (issue 12), shared by the API (which decides) and the
 // client (which says so before sending). A name is metadata only: stored objects are named by

@@ -2,9 +2,9 @@
 // shared by the API (which enforces them) and the console (which shows them next to the field).
 
 import { PROGRAM_CATEGORIES, type LicenseType, type Platform, type Price, type ProgramCategory } from './catalogue.ts'
-import { LICENSE_TYPES, PLATFORMS } from './catalogue-vocabulary.ts'
-import { LOCALES, type Locale } from './locales.ts'
-import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from './living-catalogue.ts'
+import { LICENSE_TYPES, PLATFORMS } from './vocabulary.ts'
+import { LOCALES, type Locale } from '../locales.ts'
+import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from './living.ts'
 import { mayPrecede, parsePartialDate } from './partial-dates.ts'
 
 export interface ProgramTexts {
@@ -32,7 +32,7 @@ export interface ProgramAsWritten {
   platforms: Platform[]
   languages: string[]
   version: string
-  /** "YYYY", "YYYY-MM" or "YYYY-MM-DD" (shared/partial-dates.ts). */
+  /** "YYYY", "YYYY-MM" or "YYYY-MM-DD" (shared/catalogue/partial-dates.ts). */
   updated: string
   released: string
   homepage: string

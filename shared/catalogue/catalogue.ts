@@ -1,11 +1,11 @@
 // Catalogue vocabulary of the spec (§2) and of issue 3: category ids, licence types, library
 // filter tabs and sort options, and the shapes the catalogue API answers with.
 
-import type { Locale } from './locales.ts'
+import type { Locale } from '../locales.ts'
 import type { DatePrecision } from './partial-dates.ts'
 import type { ProgramScreenshot } from './media.ts'
-import type { ExternalIds } from './living-catalogue.ts'
-import type { LicenseType, Platform } from './catalogue-vocabulary.ts'
+import type { ExternalIds } from './living.ts'
+import type { LicenseType, Platform } from './vocabulary.ts'
 
 export type { LicenseType, Platform }
 
