@@ -1,5 +1,5 @@
 // `BENCH_ONLY=avatar npm run bench` (issue 11): what an avatar upload costs the product API — the
-// decode, upright turn, square crop and WebP encode of server/api/avatar-image.ts — for a phone
+// decode, upright turn, square crop and WebP encode of server/api/users/avatar-image.ts — for a phone
 // photo (12 MP JPEG) and a large PNG, and how fast a decompression bomb (50 000 × 50 000 pixels
 // declared) is refused. Run in a child process of its own, so its peak memory is the encoder's.
 // Budgets on the 2-core machine: a 12 MP JPEG p95 ≤ 1000 ms, the bomb refused in ≤ 50 ms, and the
@@ -30,7 +30,7 @@ function chunk(type: string, data: Buffer): Buffer {
 
 async function measure(): Promise<AvatarFigures> {
   const sharp = (await import('sharp')).default
-  const { encodeAvatar, AvatarImageError } = await import('../server/api/avatar-image.ts')
+  const { encodeAvatar, AvatarImageError } = await import('../server/api/users/avatar-image.ts')
   // A photo-like image: a pattern the codecs cannot make small, so they have real work.
   const noise = (width: number, height: number) => {
     const pixels = Buffer.allocUnsafe(width * height * 3)

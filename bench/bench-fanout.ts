@@ -83,7 +83,7 @@ async function measure(kind: 'PGlite' | 'PostgreSQL', databaseUrl: string | unde
   try {
     const { migrateApiSchema } = await import('../server/api/schema.ts')
     const { applySeed } = await import('../server/api/catalogue/seed.ts')
-    const { recordRelease } = await import('../server/api/releases.ts')
+    const { recordRelease } = await import('../server/api/catalogue/releases.ts')
     await migrateApiSchema(db)
     await applySeed(db)
     await db.query(

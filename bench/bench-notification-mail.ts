@@ -2,7 +2,7 @@
 // after the fan-out, every account due a mail (the row's 'immediate' accounts and its 'daily' ones,
 // never mailed before) gets its mail written to the BFF's outbox by the notification mail worker
 // (server/bff/mail/notification-mail.ts), which claims from the API's internal routes
-// (server/api/routes/notification-mail.ts, over Fastify's inject: the routes, their validation
+// (server/api/notifications/mail-routes.ts, over Fastify's inject: the routes, their validation
 // and JSON both ways, without a socket) and acknowledges; the step ends when every mail is in the
 // outbox and every notification is marked mailed. The addresses are taken as already seen verified
 // (the steady state: the auth core is asked about an address once, decision 030); the bench has no
@@ -13,8 +13,8 @@ import Fastify from 'fastify'
 import pino from 'pino'
 import type { Database } from '../server/db/database.ts'
 import { migrate, readMigrations } from '../server/db/migrate.ts'
-import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from '../server/api/notification-mail.ts'
-import notificationMailRoutes from '../server/api/routes/notification-mail.ts'
+import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from '../server/api/notifications/mail.ts'
+import notificationMailRoutes from '../server/api/notifications/mail-routes.ts'
 import { MailOutbox } from '../server/bff/mail/mail-outbox.ts'
 import { EmailTexts } from '../server/bff/mail/emails.ts'
 import { NotificationMailWorker } from '../server/bff/mail/notification-mail.ts'

@@ -13,7 +13,7 @@
 // { id: 'operator-command', email: 'npm run accounts' }.
 // Like `npm run maintenance`: through the running API's /internal endpoint when one listens,
 // else (or with DATABASE_URL) in the database directly.
-import { deletionReasons, type DeletionRecord } from '../server/api/account-deletions.ts'
+import { deletionReasons, type DeletionRecord } from '../server/api/users/deletions.ts'
 import { purchasesOfEmail } from '../server/api/checkout/purchases.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
 import { setDisabledByCommand } from '../server/api/operator/users.ts'

@@ -4,8 +4,8 @@
 // Through the running API's /internal endpoint when one listens (PGlite cannot be opened by two
 // processes; the API's own pass and this one then never overlap), else — or with DATABASE_URL and
 // no API running — in the database directly. Exits 1 when a feed failed.
-import { describeSync, syncExitCode } from '../server/api/feeds/summary.ts'
-import { FeedSync, feedSyncOptions, type SyncSummary } from '../server/api/feeds/sync.ts'
+import { describeSync, syncExitCode } from '../server/api/catalogue/feeds/summary.ts'
+import { FeedSync, feedSyncOptions, type SyncSummary } from '../server/api/catalogue/feeds/sync.ts'
 import { migrateApiSchema } from '../server/api/schema.ts'
 import type { Config } from '../server/config.ts'
 import { openDatabase } from '../server/db/open.ts'

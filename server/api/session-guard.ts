@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccessTokens, Viewer } from './access-tokens.ts'
 import { ApiAccountDisabled, ApiAuthUnavailable, ApiEmailNotVerified, ApiMfaRequired, ApiSessionRequired, ApiUserNotFound } from './errors.ts'
-import { getUser, recordCheckedEmail, type ProductUser } from './users-repository.ts'
+import { getUser, recordCheckedEmail, type ProductUser } from './users/repository.ts'
 
 // Who is asking, for every route that belongs to a signed-in user (the user's record, library,
 // profile, and the drive of issue 12): the session's access token, then the product record.

@@ -15,10 +15,10 @@ import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.t
 import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/catalogue/partial-dates.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from './repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
-import { publicScreenshots } from '../media-repository.ts'
-import { listReleases } from '../release-history.ts'
-import { freeAlternatives } from '../free-alternatives.ts'
-import { recentReleasesRoute } from '../routes/recent-releases.ts'
+import { publicScreenshots } from './media-repository.ts'
+import { listReleases } from './release-history.ts'
+import { freeAlternatives } from './free-alternatives.ts'
+import { recentReleasesRoute } from './recent-releases.ts'
 
 const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })

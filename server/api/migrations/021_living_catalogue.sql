@@ -5,7 +5,7 @@
 
 -- Releases: a program's versions, newest first by date (then by when they were recorded). The
 -- program's version and "updated" (programs.version, updated_on) are its newest release's, kept
--- in step by server/api/releases.ts in the same transaction.
+-- in step by server/api/catalogue/releases.ts in the same transaction.
 CREATE TABLE program_releases (
   program_id text NOT NULL REFERENCES programs (id),
   version text NOT NULL CHECK (length(version) BETWEEN 1 AND 100),

@@ -1,4 +1,4 @@
--- Issue 29: notification mail (server/api/notification-mail.ts, decision 030). The BFF's mail
+-- Issue 29: notification mail (server/api/notifications/mail.ts, decision 030). The BFF's mail
 -- worker claims the accounts a mail is due to, writes one mail each to its outbox and says so;
 -- this table is what the API keeps of that per account.
 CREATE TABLE notification_mail_accounts (

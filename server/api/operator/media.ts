@@ -24,7 +24,7 @@ import {
   ApiTooManyScreenshots,
   ApiValidation,
 } from '../errors.ts'
-import { encodeLogo, encodeScreenshot, MediaImageError } from '../media-images.ts'
+import { encodeLogo, encodeScreenshot, MediaImageError } from '../catalogue/media-images.ts'
 import {
   addScreenshot,
   countScreenshots,
@@ -38,10 +38,10 @@ import {
   uploadedLogo,
   type OperatorScreenshot,
   type StoredLogo,
-} from '../media-repository.ts'
+} from '../catalogue/media-repository.ts'
 import { Id } from '../catalogue/routes.ts'
 import { recordAudit } from './audit-log.ts'
-import { bumpCatalogueVersion } from '../program-editor.ts'
+import { bumpCatalogueVersion } from '../catalogue/program-editor.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
 // Logos and screenshots of programs (issue 28; docs/API.md "Logos and screenshots"). The image is

@@ -1,5 +1,5 @@
-import type { coreAccounts } from '../core-accounts.ts'
-import type { FeedSync } from '../feeds/sync.ts'
+import type { coreAccounts } from '../users/core-accounts.ts'
+import type { FeedSync } from '../catalogue/feeds/sync.ts'
 import type { SessionGuard } from '../session-guard.ts'
 import type { CurrentRoles } from './guard.ts'
 

@@ -6,7 +6,7 @@ import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue/vocabular
 import { LOCALES } from '../../../shared/locales.ts'
 import { PARTIAL_DATE_PATTERN } from '../../../shared/catalogue/partial-dates.ts'
 import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, type EditableField } from '../../../shared/catalogue/program-editor.ts'
-import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../program-editor.ts'
+import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../catalogue/program-editor.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 import { ExternalIdsSchema, StringEnum } from '../catalogue/routes.ts'
 import type { OperatorRoutesOptions } from './options.ts'

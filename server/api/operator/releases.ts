@@ -4,15 +4,15 @@ import { Type } from 'typebox'
 import { EDITOR_RELEASE_SOURCE } from '../../../shared/catalogue/living.ts'
 import { RELEASE_LIMITS, releaseProblems, type ReleaseAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { ApiCatalogueNotFound, ApiReleaseExists } from '../errors.ts'
-import { readProgram, validationError } from '../program-editor.ts'
-import { listReleases } from '../release-history.ts'
-import { recordRelease } from '../releases.ts'
+import { readProgram, validationError } from '../catalogue/program-editor.ts'
+import { listReleases } from '../catalogue/release-history.ts'
+import { recordRelease } from '../catalogue/releases.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 import { fieldErrors } from './programs.ts'
 
 // Releases (issue 29): an editor adds one to a program's history — POST
 // /api/operator/programs/{id}/releases. It is a revision of the program (action 'release') with its
-// audit entry, in one transaction (server/api/releases.ts); the newest release is the program's
+// audit entry, in one transaction (server/api/catalogue/releases.ts); the newest release is the program's
 // version and "updated", and its watchers hear of it.
 
 const ReleaseBody = Type.Object(

@@ -19,7 +19,7 @@ import { NoContent, documented } from '../../http/openapi.ts'
 // POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
 // again, and a current authenticator code when the account has one — then the product API deletes
 // the account (the auth-core user first, then the product's data, keeping only an anonymous
-// reason; see server/api/account-deletions.ts). The BFF forgets what it keeps by email (login
+// reason; see server/api/users/deletions.ts). The BFF forgets what it keeps by email (login
 // attempts, the mail cap) and by account (recovery codes, a
 // pending email change) and signs this browser out; every other session is already refused.
 

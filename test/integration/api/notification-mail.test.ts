@@ -1,6 +1,6 @@
 import t from 'tap'
 import { browser, buildStack, mailsIn, notifyRelease, signedInTab, type Stack, TEST_AUTH_CORE_API_KEY, userIdOf } from '../../helpers.ts'
-import { NOTIFICATION_MAIL_LEASE_MS, UNVERIFIED_RECHECK_MS } from '../../../server/api/notification-mail.ts'
+import { NOTIFICATION_MAIL_LEASE_MS, UNVERIFIED_RECHECK_MS } from '../../../server/api/notifications/mail.ts'
 import type { NotificationMailClaim } from '../../../shared/catalogue/living.ts'
 
 // Issue 29, notification mail (docs/API.md "Notification mail and one-click unsubscribe",

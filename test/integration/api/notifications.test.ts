@@ -1,6 +1,6 @@
 import t from 'tap'
 import { insertNotification } from '../../../server/api/notifications/notifications.ts'
-import { recordRelease } from '../../../server/api/releases.ts'
+import { recordRelease } from '../../../server/api/catalogue/releases.ts'
 import { buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Issue 29: a watched program's release reaches the watcher's notifications through the API's own

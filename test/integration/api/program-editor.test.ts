@@ -1,7 +1,7 @@
 import t from 'tap'
 import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
 import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
-import { createProgram, readProgram, retireProgram, updateProgram } from '../../../server/api/program-editor.ts'
+import { createProgram, readProgram, retireProgram, updateProgram } from '../../../server/api/catalogue/program-editor.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { openTestDatabase } from '../../helpers.ts'

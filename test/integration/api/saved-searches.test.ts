@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto'
 import t from 'tap'
 import { CatalogueIndex } from '../../../server/api/catalogue/search-index.ts'
-import { runSavedSearches } from '../../../server/api/saved-searches.ts'
+import { runSavedSearches } from '../../../server/api/notifications/saved-searches.ts'
 import { SAVED_SEARCHES_MAX } from '../../../shared/catalogue/living.ts'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { browser, buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { retireProgram } from '../../../server/api/program-editor.ts'
+import { retireProgram } from '../../../server/api/catalogue/program-editor.ts'
 import { browser, buildStack, signedInTab } from '../../helpers.ts'
 
 // Issue 29: watchlists, through the BFF as the browser calls them (a signed-in tab, the rid

@@ -2,7 +2,7 @@ import t from 'tap'
 import { ROLE_CHANGES_STALE_MS, ROLE_CLAIM_MAX_AGE_MS, ROLE_COMMIT_MARGIN_MS, RoleChanges } from '../../../server/http/role-changes.ts'
 import { startCore } from './harness.ts'
 import { CurrentRoles } from '../../../server/api/operator/guard.ts'
-import { coreAccounts } from '../../../server/api/core-accounts.ts'
+import { coreAccounts } from '../../../server/api/users/core-accounts.ts'
 import type { FastifyRequest } from 'fastify'
 
 // The role-change feed as an API or BFF instance reads it (issue 28, decision 028), against a

@@ -1,6 +1,6 @@
 import { SaxesParser } from 'saxes'
 import t, { type Test } from 'tap'
-import { recordRelease } from '../../../server/api/releases.ts'
+import { recordRelease } from '../../../server/api/catalogue/releases.ts'
 import { ATOM_FEED_ENTRIES } from '../../../shared/catalogue/living.ts'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab } from '../../helpers.ts'

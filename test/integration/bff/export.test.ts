@@ -1,5 +1,5 @@
 import t from 'tap'
-import { recordSignIn } from '../../../server/api/users-repository.ts'
+import { recordSignIn } from '../../../server/api/users/repository.ts'
 import { browser, buildStack, signedInTab } from '../../helpers.ts'
 
 // "Your data" (issue 11): GET /api/user/export through the BFF — one JSON file with everything the

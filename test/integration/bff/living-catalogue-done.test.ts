@@ -5,7 +5,7 @@ import path from 'node:path'
 import t from 'tap'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import type { NotificationList } from '../../../shared/catalogue/living.ts'
-import { runSavedSearches } from '../../../server/api/saved-searches.ts'
+import { runSavedSearches } from '../../../server/api/notifications/saved-searches.ts'
 import { buildStack, mailsIn, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
 // Issue 29's "done when", as one person meets it, each step through the HTTP API a browser or a

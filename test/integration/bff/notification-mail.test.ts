@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, mailsIn, notifyRelease, signedInTab, type Stack, userIdOf, waitUntil } from '../../helpers.ts'
-import { recordRelease } from '../../../server/api/releases.ts'
-import { NOTIFICATION_MAIL_LEASE_MS } from '../../../server/api/notification-mail.ts'
+import { recordRelease } from '../../../server/api/catalogue/releases.ts'
+import { NOTIFICATION_MAIL_LEASE_MS } from '../../../server/api/notifications/mail.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
 // Issue 29, notification mail (docs/API.md "Notification mail and one-click unsubscribe",

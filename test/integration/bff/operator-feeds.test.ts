@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
-import { describeSync } from '../../../server/api/feeds/summary.ts'
+import { describeSync } from '../../../server/api/catalogue/feeds/summary.ts'
 import { buildStack, operatorTab, signedInTab, tempDir, waitUntil } from '../../helpers.ts'
 
 // Issue 29: the feeds through the console's API (via the BFF, with the session and the

@@ -1,6 +1,6 @@
 import pino from 'pino'
 import t from 'tap'
-import { AccountDeletions } from '../../../server/api/account-deletions.ts'
+import { AccountDeletions } from '../../../server/api/users/deletions.ts'
 import { MailOutbox } from '../../../server/bff/mail/mail-outbox.ts'
 import { MailboxMailer } from '../../../server/bff/mail/mailer.ts'
 import type { Database } from '../../../server/db/database.ts'

@@ -5,7 +5,7 @@ import { EmailTexts } from '../../../server/bff/mail/emails.ts'
 import type { MailOutbox } from '../../../server/bff/mail/mail-outbox.ts'
 import { NotificationMailWorker, unsubscribeUrl } from '../../../server/bff/mail/notification-mail.ts'
 import type { UpstreamApi } from '../../../server/bff/upstream-api.ts'
-import { UnsubscribeTokens } from '../../../server/api/notification-mail.ts'
+import { UnsubscribeTokens } from '../../../server/api/notifications/mail.ts'
 import { UNSUBSCRIBE_TOKEN_MAX_AGE_MS, type Notification } from '../../../shared/catalogue/living.ts'
 
 // Issue 29, decision 030: the parts of notification mail that need no database.

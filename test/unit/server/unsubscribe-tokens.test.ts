@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { UnsubscribeTokens } from '../../../server/api/notification-mail.ts'
+import { UnsubscribeTokens } from '../../../server/api/notifications/mail.ts'
 
 // An unsubscribe link's token is ours only as we wrote it: base64url drops the last character's
 // two low bits, so four spellings decode to one signature, and three of them were never issued.

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Database } from '../db/database.ts'
-import type { DeletionReason } from '../../shared/account/profile.ts'
-import type { DeletionSummary } from '../../shared/types.ts'
-import { isDatabaseUnreachable } from '../db/reachability.ts'
-import { RepeatedFailureLog } from '../http/outage-log.ts'
+import type { Database } from '../../db/database.ts'
+import type { DeletionReason } from '../../../shared/account/profile.ts'
+import type { DeletionSummary } from '../../../shared/types.ts'
+import { isDatabaseUnreachable } from '../../db/reachability.ts'
+import { RepeatedFailureLog } from '../../http/outage-log.ts'
 
 // Account deletion (issue 11), in an order that a crash cannot leave half-done:
 //   1. the request is written (who, why, the language);

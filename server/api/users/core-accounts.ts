@@ -1,6 +1,6 @@
 import { request } from 'undici'
-import { Failover, splitCoreUrls } from '../http/core-urls.ts'
-import { ApiAuthUnavailable } from './errors.ts'
+import { Failover, splitCoreUrls } from '../../http/core-urls.ts'
+import { ApiAuthUnavailable } from '../errors.ts'
 
 // What the product API asks of the auth core about an account: its sign-in methods (emails,
 // providers, verification), for the user's data export (issue 11); the email of one of them, which

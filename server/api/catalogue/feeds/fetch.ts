@@ -3,7 +3,7 @@ import { pipeline, Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { createGunzip } from 'node:zlib'
 import { request } from 'undici'
-import type { CatalogueFeed } from '../../config.ts'
+import type { CatalogueFeed } from '../../../config.ts'
 
 // Reading a catalogue feed (issue 29, decision 029): over HTTP with undici, conditionally (the
 // ETag and Last-Modified of the last read), or from a file. The body comes out as chunks, gunzip'd

@@ -1,16 +1,16 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Database, Queryable } from '../db/database.ts'
-import { RepeatedFailureLog } from '../http/outage-log.ts'
-import { DEFAULT_LOCALE, isLocale, type Locale } from '../../shared/locales.ts'
+import type { Database, Queryable } from '../../db/database.ts'
+import { RepeatedFailureLog } from '../../http/outage-log.ts'
+import { DEFAULT_LOCALE, isLocale, type Locale } from '../../../shared/locales.ts'
 import {
   NOTIFICATION_MAIL_MAX_ITEMS,
   UNSUBSCRIBE_TOKEN_MAX_AGE_MS,
   type Notification,
   type NotificationMailClaim,
   type NotificationType,
-} from '../../shared/catalogue/living.ts'
-import type { CoreUser } from './core-accounts.ts'
+} from '../../../shared/catalogue/living.ts'
+import type { CoreUser } from '../users/core-accounts.ts'
 
 // Notification mail (issue 29, decision 030): which accounts a mail is due to, for the BFF's mail
 // worker, which writes one mail per account to its outbox and then says so; and the signed token

@@ -1,7 +1,7 @@
-import { PROGRAM_CATEGORIES, type ProgramCategory } from '../../shared/catalogue/catalogue.ts'
-import { EXTERNAL_CATALOGUES, type ExternalIds } from '../../shared/catalogue/living.ts'
-import { LOCALES, type Locale } from '../../shared/locales.ts'
-import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
+import { PROGRAM_CATEGORIES, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
+import { EXTERNAL_CATALOGUES, type ExternalIds } from '../../../shared/catalogue/living.ts'
+import { LOCALES, type Locale } from '../../../shared/locales.ts'
+import { parsePartialDate, partialDate, type DatePrecision } from '../../../shared/catalogue/partial-dates.ts'
 import {
   EDITABLE_FIELDS,
   normalisedExternalIds,
@@ -13,12 +13,12 @@ import {
   type ProgramAsWritten,
   type ProgramRevision,
   type ProgramTexts,
-} from '../../shared/catalogue/program-editor.ts'
-import type { Database, Queryable } from '../db/database.ts'
-import { recordAudit, type AuditActor } from './operator/audit-log.ts'
-import { slugify } from './catalogue/seed.ts'
-import { priceOf } from './catalogue/repository.ts'
-import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from './errors.ts'
+} from '../../../shared/catalogue/program-editor.ts'
+import type { Database, Queryable } from '../../db/database.ts'
+import { recordAudit, type AuditActor } from '../operator/audit-log.ts'
+import { slugify } from './seed.ts'
+import { priceOf } from './repository.ts'
+import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from '../errors.ts'
 import { recordCatalogueEvent, recordEditedVersion } from './release-history.ts'
 
 // The catalogue as editors write it (issue 28): read a program as written, create, change on top of

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { SAVED_SEARCH_NAME_MAX, SAVED_SEARCH_QUERY_MAX, SAVED_SEARCHES_MAX } from '../../../shared/catalogue/living.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { ApiSavedSearchNotFound, ApiValidation } from '../errors.ts'
-import { createSavedSearch, deleteSavedSearch, listSavedSearches } from '../saved-searches.ts'
+import { createSavedSearch, deleteSavedSearch, listSavedSearches } from './saved-searches.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 
 // Saved searches (issue 29, docs/API.md "Saved searches"): the signed-in account's own, private

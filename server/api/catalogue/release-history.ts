@@ -1,6 +1,6 @@
-import { parsePartialDate, partialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
-import { EDITOR_RELEASE_SOURCE, type Release, type WatchEvent } from '../../shared/catalogue/living.ts'
-import type { Queryable } from '../db/database.ts'
+import { parsePartialDate, partialDate, type DatePrecision } from '../../../shared/catalogue/partial-dates.ts'
+import { EDITOR_RELEASE_SOURCE, type Release, type WatchEvent } from '../../../shared/catalogue/living.ts'
+import type { Queryable } from '../../db/database.ts'
 
 // A program's release history and the events its watchers hear of: the rows both the program
 // editor (a version written into the program) and releases.ts (a release recorded with its own

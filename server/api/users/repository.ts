@@ -1,11 +1,11 @@
-import { TOS_VERSION } from '../../shared/constants.ts'
-import type { UtmRecord } from '../../shared/auth/sign-up.ts'
-import type { UserRecord } from '../../shared/types.ts'
-import type { NotifyMode } from '../../shared/catalogue/living.ts'
-import { avatarPath } from '../../shared/account/avatar.ts'
+import { TOS_VERSION } from '../../../shared/constants.ts'
+import type { UtmRecord } from '../../../shared/auth/sign-up.ts'
+import type { UserRecord } from '../../../shared/types.ts'
+import type { NotifyMode } from '../../../shared/catalogue/living.ts'
+import { avatarPath } from '../../../shared/account/avatar.ts'
 import { createHash } from 'node:crypto'
-import type { Database, Queryable } from '../db/database.ts'
-import { recordAudit, type AuditActor } from './operator/audit-log.ts'
+import type { Database, Queryable } from '../../db/database.ts'
+import { recordAudit, type AuditActor } from '../operator/audit-log.ts'
 
 // The product's own record of an account (the auth core keeps credentials and sessions).
 

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { PROGRAM_LOGO_FILE_PATTERN, SCREENSHOT_FILE_PATTERN } from '../../../shared/catalogue/media.ts'
 import { binaryBody } from '../../http/openapi.ts'
 import { ApiImageNotFound } from '../errors.ts'
-import { logoFile, screenshotFile, uploadedLogoIndex } from '../media-repository.ts'
+import { logoFile, screenshotFile, uploadedLogoIndex } from './media-repository.ts'
 
 // Programs' uploaded images (issue 28), public: screenshots (GET /api/screenshots/{hash}.webp)
 // and logos (GET /api/program-logos/{hash}.svg|webp) by their content hash, cached for ever like

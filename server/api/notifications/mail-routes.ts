@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { bearerMatches } from '../../operator-token.ts'
 import { ApiUnauthorized, ApiUnsubscribeLinkExpired, ApiUnsubscribeLinkInvalid } from '../errors.ts'
-import { NOTIFICATION_MAIL_CLAIM_MAX, type NotificationMail } from '../notification-mail.ts'
+import { NOTIFICATION_MAIL_CLAIM_MAX, type NotificationMail } from './mail.ts'
 
 // Notification mail (issue 29, docs/API.md "Notification mail and one-click unsubscribe"):
 // - the BFF's mail worker's routes, not under /api (the BFF never proxies them), open to a caller

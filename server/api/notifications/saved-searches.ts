@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import { Value } from 'typebox/value'
 import type { TLocalizedValidationError } from 'typebox/error'
-import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCHES_MAX, type SavedSearch } from '../../shared/catalogue/living.ts'
-import { LOCALES, type Locale } from '../../shared/locales.ts'
-import type { Database, Queryable } from '../db/database.ts'
-import { schemaErrorFormatter } from '../http/errors.ts'
-import type { CatalogueIndex } from './catalogue/search-index.ts'
-import type { ProgramQuery } from './catalogue/repository.ts'
-import { ApiSavedSearchesLimit, ApiValidation } from './errors.ts'
-import { ProgramListQuery } from './catalogue/routes.ts'
+import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCHES_MAX, type SavedSearch } from '../../../shared/catalogue/living.ts'
+import { LOCALES, type Locale } from '../../../shared/locales.ts'
+import type { Database, Queryable } from '../../db/database.ts'
+import { schemaErrorFormatter } from '../../http/errors.ts'
+import type { CatalogueIndex } from '../catalogue/search-index.ts'
+import type { ProgramQuery } from '../catalogue/repository.ts'
+import { ApiSavedSearchesLimit, ApiValidation } from '../errors.ts'
+import { ProgramListQuery } from '../catalogue/routes.ts'
 
 // Saved searches (issue 29): an account keeps a listing's query string under a name; a program
 // that newly matches it becomes a notification (type 'search'). A search is read with the very

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import { AVATAR_FILE_PATTERN } from '../../../shared/account/avatar.ts'
 import { binaryBody } from '../../http/openapi.ts'
 import { ApiAvatarNotFound } from '../errors.ts'
-import { avatarImage } from '../users-repository.ts'
+import { avatarImage } from './repository.ts'
 
 // GET /api/avatars/{hash}.webp (issue 11): an avatar we encoded, by its content hash. The hash is
 // the only key (unguessable: it covers the account and the image), so the URL can be cached for

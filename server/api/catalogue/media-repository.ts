@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
-import type { Locale } from '../../shared/locales.ts'
-import { programLogoFilePath, screenshotPath, type ProgramScreenshot } from '../../shared/catalogue/media.ts'
-import type { Queryable } from '../db/database.ts'
+import type { Locale } from '../../../shared/locales.ts'
+import { programLogoFilePath, screenshotPath, type ProgramScreenshot } from '../../../shared/catalogue/media.ts'
+import type { Queryable } from '../../db/database.ts'
 import type { EncodedLogo, EncodedScreenshot } from './media-images.ts'
 
 // Programs' uploaded logos and screenshots (issue 28, migration 019). Writes take a handle inside

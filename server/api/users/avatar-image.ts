@@ -1,5 +1,5 @@
 import sharp from 'sharp'
-import { AVATAR_MAX_PIXELS, AVATAR_SIZE_PX, avatarImageType } from '../../shared/account/avatar.ts'
+import { AVATAR_MAX_PIXELS, AVATAR_SIZE_PX, avatarImageType } from '../../../shared/account/avatar.ts'
 
 // The avatar we serve is never the upload: the upload is decoded, turned upright, cropped to a
 // square, and encoded anew as WebP. Nothing of the original file but its pixels survives —

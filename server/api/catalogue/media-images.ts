@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import sharp from 'sharp'
-import { avatarImageType } from '../../shared/account/avatar.ts'
-import { LOGO_MAX_PX, MEDIA_MAX_PIXELS, SCREENSHOT_WIDTHS } from '../../shared/catalogue/media.ts'
-import { turn } from './avatar-image.ts'
+import { avatarImageType } from '../../../shared/account/avatar.ts'
+import { LOGO_MAX_PX, MEDIA_MAX_PIXELS, SCREENSHOT_WIDTHS } from '../../../shared/catalogue/media.ts'
+import { turn } from '../users/avatar-image.ts'
 import { sanitiseSvg, SvgRefused } from './svg-sanitiser.ts'
 
 // Programs' logos and screenshots (issue 28) are encoded like avatars (avatar-image.ts): decoded,
