@@ -4,7 +4,7 @@ import http from 'node:http'
 import net from 'node:net'
 import path from 'node:path'
 import type { Test } from 'tap'
-import { tempDir, within } from './helpers.ts'
+import { tempDir, waitUntil, within } from './helpers.ts'
 
 // HAProxy from Debian's package on loopback, in front of apps a test builds (issue 26): the same
 // balancer compose.yaml ships, so what a visitor sees through it is tested, not assumed.
@@ -33,17 +33,16 @@ export async function startHaproxy(t: Test, lines: string[], ports: number[]): P
       })
       socket.once('error', () => resolve(false))
     })
-  await within(
-    (async () => {
-      for (const port of ports) {
-        while (!(await accepts(port))) {
-          if (child.exitCode !== null) throw new Error(`haproxy exited: ${output}`)
-          await new Promise((resolve) => setTimeout(resolve, 20))
-        }
-      }
-    })(),
-    10_000,
-  )
+  for (const port of ports) {
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`haproxy exited: ${output}`)
+        return accepts(port)
+      },
+      10_000,
+      { every: 20, what: `HAProxy accepts on ${port}` },
+    )
+  }
   return { output: () => output }
 }
 

@@ -317,13 +317,32 @@ export function within<T>(promise: Promise<T>, ms = 10_000): Promise<T> {
   return Promise.race([promise, new Promise<never>((_resolve, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())])
 }
 
-/** Runs `check` on each event-loop turn until it holds; throws past `ms`. */
-export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+export interface PollOptions {
+  /** How long to keep asking before failing (ms). */
+  ms?: number
+  /** The pause between two attempts (ms); without it, the next event-loop turn. */
+  every?: number
+  /** What is awaited, for the failure's message. */
+  what?: string
+  /** An attempt that throws counts as "not yet" (a server not listening yet); otherwise the throw fails the wait. */
+  ignoreErrors?: boolean
+}
+
+/** Asks `attempt` until it gives something other than undefined, and returns it; fails past `ms`. */
+export async function pollFor<T>(attempt: () => T | undefined | Promise<T | undefined>, options: PollOptions = {}): Promise<T> {
+  const { ms = 10_000, every, what = 'the awaited state', ignoreErrors = false } = options
   const started = Date.now()
-  while (!(await check())) {
-    if (Date.now() - started > ms) throw new Error(`not reached within ${ms} ms`)
-    await new Promise<void>((resolve) => setImmediate(resolve))
+  for (;;) {
+    const result = ignoreErrors ? await Promise.resolve().then(attempt).catch(() => undefined) : await attempt()
+    if (result !== undefined) return result
+    if (Date.now() - started > ms) throw new Error(`${what}: not reached within ${ms} ms`)
+    await new Promise<void>((resolve) => (every === undefined ? setImmediate(resolve) : setTimeout(resolve, every)))
   }
+}
+
+/** Runs `check` until it holds (on each event-loop turn unless `every` is given); throws past `ms`. */
+export async function waitUntil(check: () => boolean | Promise<boolean>, ms = 10_000, options: Omit<PollOptions, 'ms'> = {}): Promise<void> {
+  await pollFor(async () => ((await check()) ? true : undefined), { ...options, ms })
 }
 
 /**
@@ -366,6 +385,14 @@ export class TestClock {
   /** The TOTP time step the clock is in (RFC 6238, 30-second period unless told). */
   totpStep(periodSeconds = 30): number {
     return Math.floor((this.#base + this.#ticks) / 1000 / periodSeconds)
+  }
+  /** The authenticator's code for `secret` at this step, or `steps` away from it (RFC 6238, 30 s). */
+  totp(secret: Buffer, steps = 0): string {
+    return totpCode(secret, this.totpStep() + steps)
+  }
+  /** A six-digit code that none of `secrets` gives from one step before this one to one after: a wrong code. */
+  wrongTotp(...secrets: Buffer[]): string {
+    return ['000000', '111111', '222222', '333333'].find((code) => !secrets.some((secret) => [-1, 0, 1].some((steps) => this.totp(secret, steps) === code)))!
   }
 }
 
@@ -540,7 +567,7 @@ export async function confirmedAuthenticator(
   const created = await tab.post('/auth/totp/device', { deviceName })
   if (created.json().status !== 'OK') throw new Error(`no device: ${created.body}`)
   const secret = base32Decode(created.json().secret)
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName, totp: totpCode(secret, clock ? clock.totpStep() : Math.floor(Date.now() / 30_000)) }, headers)
+  const verified = await tab.post('/auth/totp/device/verify', { deviceName, totp: clock ? clock.totp(secret) : totpCode(secret, Math.floor(Date.now() / 30_000)) }, headers)
   if (verified.json().status !== 'OK') throw new Error(`not verified: ${verified.body}`)
   return { secret, codes: verified.json().recoveryCodes as string[] }
 }
@@ -574,13 +601,26 @@ export function lastMailLinkIn(dataDir: string, to: string): URL {
   return new URL(/https?:\/\/\S+/.exec(mailsIn(dataDir, to).at(-1)!.text)![0])
 }
 
+/** The password the tests' accounts are made with, unless a test needs its own. */
+export const TEST_PASSWORD = 'correct horse battery'
+
+/** A supertokens form body: `{ formFields: [{ id, value }…] }`. */
+export function formFields(fields: Record<string, unknown>): { formFields: { id: string; value: unknown }[] } {
+  return { formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) }
+}
+
+/** The sign-up and sign-in form of an email and password. */
+export function credentials(email: string, password = TEST_PASSWORD): { formFields: { id: string; value: unknown }[] } {
+  return formFields({ email, password })
+}
+
 /**
  * A tab fully signed in through the BFF as a person would be: signed up, the emailed link opened
  * with the session, the terms accepted. Its pages under /@ render.
  */
-export async function signedInTab(stack: Stack, email: string, password = 'correct horse battery', headers: Record<string, string> = {}) {
+export async function signedInTab(stack: Stack, email: string, password = TEST_PASSWORD, headers: Record<string, string> = {}) {
   const tab = browser(stack.bff)
-  const signUp = await tab.post('/auth/signup', { formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] }, headers)
+  const signUp = await tab.post('/auth/signup', credentials(email, password), headers)
   if (signUp.json().status !== 'OK') throw new Error(`sign-up failed: ${signUp.body}`)
   await tab.post('/auth/user/email/verify', { method: 'token', token: lastMailLink(stack, email).searchParams.get('token') })
   const accepted = await tab.post('/api/user/accept-tos', { isInMailList: false })
@@ -588,19 +628,35 @@ export async function signedInTab(stack: Stack, email: string, password = 'corre
   return tab
 }
 
+/** A signed-in tab of signedInTab(). */
+export type Tab = Awaited<ReturnType<typeof signedInTab>>
+
+const peopleMade = new Map<string, number>()
+
+/** A new account, signed in on a tab of its own: `<prefix>-<n>@example.com`, the tab and the user's id. */
+export async function signedInPerson(stack: Stack, prefix: string): Promise<{ tab: Tab; userId: string; email: string }> {
+  const n = (peopleMade.get(prefix) ?? 0) + 1
+  peopleMade.set(prefix, n)
+  const email = `${prefix}-${n}@example.com`
+  const tab = await signedInTab(stack, email)
+  const user = await tab.get('/api/user')
+  if (user.statusCode !== 200) throw new Error(`signedInPerson: GET /api/user answered ${user.statusCode}`)
+  return { tab, email, userId: user.json().id as string }
+}
+
 /**
  * A fully signed-in tab whose session carries operator roles (issue 28), the real way: signed up,
  * the roles granted in the auth core through its CDI (`PUT /recipe/user/role`), then signed in
  * again, so the BFF's UserRoles recipe puts `st-role` and `st-perm` into the new access token.
  */
-export async function operatorTab(stack: Stack, email: string, roles: OperatorRole[], password = 'correct horse battery') {
+export async function operatorTab(stack: Stack, email: string, roles: OperatorRole[], password = TEST_PASSWORD) {
   if (!stack.authCore) throw new Error('operatorTab needs buildStack({ auth: true })')
   const first = await signedInTab(stack, email, password)
   const accessToken = first.jar.get('sAccessToken') ?? ''
   const userId = (JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub: string }).sub
   await grantRoles(stack, userId, roles)
   const tab = browser(stack.bff)
-  const signIn = await tab.post('/auth/signin', { formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
+  const signIn = await tab.post('/auth/signin', credentials(email, password))
   if (signIn.json().status !== 'OK') throw new Error(`sign-in failed: ${signIn.body}`)
   return tab
 }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import t from 'tap'
 import { parse } from 'yaml'
 import { loadConfig, mailProblem } from '../../server/config.ts'
-import { freePort, root, tempDir, within } from '../helpers.ts'
+import { freePort, root, tempDir, waitUntil, within } from '../helpers.ts'
 
 // compose.yaml and deploy/haproxy.cfg as an operator gets them (issue 14): every service checked
 // for health, secrets only from the environment, the app's services configured with variables
@@ -227,21 +227,11 @@ t.test('the public frontend holds one address to 100 connections at once', { ski
       10_000,
     )
   // HAProxy is up once a connection reaches the server.
-  await within(
-    (async () => {
-      while (!(await attempt(0))) await new Promise((resolve) => setTimeout(resolve, 50))
-    })(),
-    10_000,
-  )
+  await waitUntil(() => attempt(0), 10_000, { every: 50, what: 'HAProxy lets a connection through' })
   for (let i = 1; i < 100; i++) if (!(await attempt(i))) t.fail(`connection ${i + 1} was refused`)
   t.equal(held.length, 100, '100 connections at once are let through')
   t.notOk(await attempt(100), 'the 101st is closed by HAProxy')
   clients.find((socket) => !socket.destroyed)!.destroy()
-  await within(
-    (async () => {
-      while (!(await attempt(held.length))) await new Promise((resolve) => setTimeout(resolve, 20))
-    })(),
-    10_000,
-  )
+  await waitUntil(() => attempt(held.length), 10_000, { every: 20, what: 'a freed place is taken again' })
   t.pass('a place freed by a closed connection is given to a new one')
 })

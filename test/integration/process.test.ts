@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import t from 'tap'
-import { freePort, root, tempDir, TEST_HASHING_ENV } from '../helpers.ts'
+import { freePort, pollFor, root, tempDir, TEST_HASHING_ENV, waitUntil } from '../helpers.ts'
 
 // The built process as an operator runs it: configuration errors, the embedded stack, the
 // maintenance command against a running server, graceful shutdown, data surviving a restart.
@@ -10,17 +10,14 @@ import { freePort, root, tempDir, TEST_HASHING_ENV } from '../helpers.ts'
 const main = path.join(root, 'dist', 'server', 'main.js')
 
 async function waitForHealth(url: string, child: ChildProcess, limitMs = 60_000): Promise<void> {
-  const started = Date.now()
-  while (Date.now() - started < limitMs) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('server did not become healthy in time')
+  await waitUntil(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+      return (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true
+    },
+    limitMs,
+    { every: 100, what: 'the server is healthy' },
+  )
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -92,12 +89,13 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   const set = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'maintenance.ts'), 'set', '2027-05-01T20:00:00Z'], { env, encoding: 'utf8', cwd: root, timeout: 60_000 })
   t.equal(set.status, 0, set.stderr)
   t.match(set.stdout, /Maintenance time: 2027-05-01T20:00:00.000Z/)
-  const started = Date.now()
-  let version: { maintenanceTime?: string } = {}
-  while (Date.now() - started < 5_000 && !version.maintenanceTime) {
-    version = (await (await fetch(`${url}/api/version`)).json()) as typeof version
-    if (!version.maintenanceTime) await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const version = await pollFor(
+    async () => {
+      const answer = (await (await fetch(`${url}/api/version`)).json()) as { maintenanceTime?: string }
+      return answer.maintenanceTime ? answer : undefined
+    },
+    { ms: 5_000, every: 100, what: 'the running server reports the maintenance time' },
+  )
   t.equal(version.maintenanceTime, '2027-05-01T20:00:00.000Z', 'the running server reports it')
 
   // The embedded auth core: a user, a session and the signing key, to find again after the restart.

@@ -7,7 +7,7 @@ import pg from 'pg'
 import t from 'tap'
 import { applySeed, readSeed } from '../../server/api/catalogue/seed.ts'
 import { openPostgres } from '../../server/db/postgres.ts'
-import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET } from '../helpers.ts'
+import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET, waitUntil } from '../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
 import { signInForm, stopProcess, Tab } from './support.ts'
 
@@ -21,14 +21,11 @@ const databaseUrl = process.env.TEST_DATABASE_URL
 const main = path.join(root, 'dist', 'server', 'main.js')
 const missing = ['redis-server', 'haproxy'].filter((command) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0)
 
-/** Polls `check` every 100 ms until it is true; fails after `limitMs` with `what`. */
+/** Polls `check` every 100 ms until it is true; fails after `limitMs` with `what`. How long it took, in ms. */
 async function until(what: string, check: () => Promise<boolean> | boolean, limitMs = 30_000): Promise<number> {
   const started = Date.now()
-  for (;;) {
-    if (await Promise.resolve(check()).catch(() => false)) return Date.now() - started
-    if (Date.now() - started > limitMs) throw new Error(`${what}: not within ${limitMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitUntil(check, limitMs, { what, every: 100, ignoreErrors: true })
+  return Date.now() - started
 }
 
 interface Service {

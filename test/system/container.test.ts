@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import t, { type Test } from 'tap'
-import { freePort, root, tempDir } from '../helpers.ts'
+import { freePort, root, tempDir, formFields } from '../helpers.ts'
 
 // The image as an operator runs it (issue 14): built by scripts/container/build.sh with podman,
 // run with a host folder at /data, healthy by its own HEALTHCHECK, used through the BFF as a
@@ -86,7 +86,6 @@ class Tab {
   }
 }
 
-const form = (fields: Record<string, string>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 
 /**
  * The verification token mailed to `to`. The image runs with NODE_ENV=production, so /dev/mail is
@@ -160,7 +159,7 @@ const test = async (t: Test) => {
   const email = `container-${randomBytes(3).toString('hex')}@example.com`
   const password = 'correct horse battery'
   const tab = new Tab(base, appUrl)
-  const signUp = await tab.json('POST', '/auth/signup', form({ email, password }))
+  const signUp = await tab.json('POST', '/auth/signup', formFields({ email, password }))
   t.match(signUp, { status: 200, body: { status: 'OK' } }, 'signed up')
   const verified = await tab.json('POST', '/auth/user/email/verify', { method: 'token', token: await verificationToken(first, email) })
   t.match(verified, { status: 200, body: { status: 'OK' } }, 'the mailed link verifies the address')
@@ -179,7 +178,7 @@ const test = async (t: Test) => {
 
   await start()
   const again = new Tab(base, appUrl)
-  t.match(await again.json('POST', '/auth/signin', form({ email, password })), { status: 200, body: { status: 'OK' } }, 'the same account signs in after a restart on the same folder')
+  t.match(await again.json('POST', '/auth/signin', formFields({ email, password })), { status: 200, body: { status: 'OK' } }, 'the same account signs in after a restart on the same folder')
   t.match(await again.json('GET', '/api/user'), { status: 200, body: { email } }, 'and reads their account')
 }
 

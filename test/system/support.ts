@@ -2,22 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Test } from 'tap'
-import { freePort, lastMailLinkIn, root } from '../helpers.ts'
+import { freePort, lastMailLinkIn, pollFor, root } from '../helpers.ts'
 
 // What the system tests share: the built app started as `npm start` starts it, a browser tab over
 // real HTTP, the embedded mailbox, and bounded waits. Needs dist/ (npm test builds it first).
 
 export const main = path.join(root, 'dist', 'server', 'main.js')
 
-/** What answers within `ms`, or fails saying what it waited for. */
-export async function until<T>(what: string, attempt: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const started = Date.now()
-  for (;;) {
-    const result = await attempt().catch(() => undefined)
-    if (result !== undefined) return result
-    if (Date.now() - started > ms) throw new Error(`${what}: nothing within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+/** What answers within `ms` (an attempt that throws has not answered yet), or fails saying what it waited for. */
+export function until<T>(what: string, attempt: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
+  return pollFor(attempt, { what, ms, every: 100, ignoreErrors: true })
 }
 
 export function exited(child: ChildProcess, ms = 20_000): Promise<number | null> {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import type net from 'node:net'
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, operatorTab, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
+import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, operatorTab, testBuildInfo, testConfig, signedInPerson, type Tab } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent, type FakeSession } from '../../stripe-fake.ts'
 
 // Card checkout (issue 13): Checkout sessions, the success page's grant, the webhook and
@@ -26,13 +26,7 @@ const MONTHLY = 'substance-3d-painter' // 19.99 USD a month
 const YEARLY = 'cinema-4d' // 719 USD a year
 const FREE = 'blender'
 
-type Tab = Awaited<ReturnType<typeof signedInTab>>
-let people = 0
-async function person(): Promise<{ tab: Tab; userId: string }> {
-  people += 1
-  const tab = await signedInTab(stack, `buyer-${people}@example.com`)
-  return { tab, userId: (await tab.get('/api/user')).json().id as string }
-}
+const person = () => signedInPerson(stack, 'buyer')
 
 function call(tab: Tab | undefined, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
   return stack.bff.inject({
@@ -502,12 +496,12 @@ t.test('deleting the account cancels every subscription Stripe still bills; Stri
   const monthly = await subscribe(first.tab, MONTHLY)
   const yearly = await subscribe(first.tab, YEARLY)
   t.equal((await call(first.tab, 'POST', `/api/user/purchases/${YEARLY}/cancel`, {})).statusCode, 200, 'one already set to end with its period')
-  t.equal((await deleteAccount(first.tab, `buyer-${people}@example.com`)).statusCode, 204)
+  t.equal((await deleteAccount(first.tab, first.email)).statusCode, 204)
   t.equal(monthly.status, 'canceled', 'a running subscription is cancelled at once')
   t.equal(yearly.status, 'canceled', 'so is one that would have run to the end of its paid year')
 
   const second = await person()
-  const email = `buyer-${people}@example.com`
+  const email = second.email
   const pending = await subscribe(second.tab, MONTHLY)
   fake.failWith(500)
   const refused = await deleteAccount(second.tab, email)

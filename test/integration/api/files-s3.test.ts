@@ -6,7 +6,7 @@ import { buildApi } from '../../../server/api/app.ts'
 import { FilesRepository, STALE_WRITE_MS } from '../../../server/api/files/repository.ts'
 import { S3Storage } from '../../../server/api/files/s3-storage.ts'
 import type { FileStorage } from '../../../server/api/files/storage.ts'
-import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, freePort, signedInTab, testBuildInfo, testConfig, within } from '../../helpers.ts'
+import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, freePort, testBuildInfo, testConfig, within, signedInPerson, type Tab } from '../../helpers.ts'
 import { startS3Server } from '../../s3-server.ts'
 
 // The drive with its bytes in an S3 bucket (issue 12): S3_URL and its companions set, as an operator
@@ -26,13 +26,7 @@ const files = stack.api.files
 const bucket = new S3Storage({ ...s3.options, prefix })
 t.teardown(() => bucket.close())
 
-type Tab = Awaited<ReturnType<typeof signedInTab>>
-let people = 0
-async function person(): Promise<{ tab: Tab; userId: string }> {
-  people += 1
-  const tab = await signedInTab(stack, `s3-drive-${people}@example.com`)
-  return { tab, userId: (await tab.get('/api/user')).json().id as string }
-}
+const person = () => signedInPerson(stack, 's3-drive')
 function call(tab: Tab, method: 'GET' | 'DELETE', url: string, headers: Record<string, string> = {}) {
   return stack.bff.inject({ method, url, headers: { cookie: tab.jar.header(url), rid: 'anti-csrf', origin: 'http://localhost:3000', ...headers } })
 }

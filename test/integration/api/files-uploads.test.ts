@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApi } from '../../../server/api/app.ts'
 import type { FileItem } from '../../../server/api/files/repository.ts'
 import { DiskStorage, type FileStorage } from '../../../server/api/files/storage.ts'
-import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, signedInTab, testBuildInfo, within } from '../../helpers.ts'
+import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, testBuildInfo, within, signedInPerson, type Tab } from '../../helpers.ts'
 
 // Resumable uploads (issue 12, tus 1.0.0 at /api/files/uploads; decision 014), spoken to the API
 // as a tus client does, with the session's access token as the BFF forwards it: chunks and
@@ -29,18 +29,15 @@ const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.Add
 const tempDir = path.join(stack.config.dataDir, 'files', 'tmp')
 const fastLocks = { leaseMs: 2_000, heartbeatMs: 50, acquireTimeoutMs: 5_000, pollMs: 10 }
 
-type Tab = Awaited<ReturnType<typeof signedInTab>>
 interface Person {
   tab: Tab
   userId: string
   token: string
 }
 
-let people = 0
 async function person(): Promise<Person> {
-  people += 1
-  const tab = await signedInTab(stack, `uploader-${people}@example.com`)
-  return { tab, userId: (await tab.get('/api/user')).json().id as string, token: tab.jar.get('sAccessToken')! }
+  const { tab, userId } = await signedInPerson(stack, 'uploader')
+  return { tab, userId, token: tab.jar.get('sAccessToken')! }
 }
 
 /** Another API instance over the same database (its own pool on PostgreSQL) and the same storage folder. */

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import t from 'tap'
 import type { FileItem } from '../../../server/api/files/repository.ts'
-import { LogCapture, buildStack, signedInTab, within } from '../../helpers.ts'
+import { LogCapture, buildStack, within, signedInPerson, type Tab } from '../../helpers.ts'
 import { readZip } from '../../zip-reader.ts'
 
 // Folder downloads as a streamed zip, "download selected", and the owner's inline previews
@@ -10,14 +10,8 @@ import { readZip } from '../../zip-reader.ts'
 const apiLog = new LogCapture()
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' }, apiLogStream: apiLog })
 const files = stack.api.files
-type Tab = Awaited<ReturnType<typeof signedInTab>>
 
-let people = 0
-async function person(): Promise<{ tab: Tab; userId: string }> {
-  people += 1
-  const tab = await signedInTab(stack, `zipper-${people}@example.com`)
-  return { tab, userId: (await tab.get('/api/user')).json().id as string }
-}
+const person = () => signedInPerson(stack, 'zipper')
 function call(tab: Tab, method: 'GET' | 'POST' | 'DELETE' | 'HEAD', url: string, body?: unknown) {
   return stack.bff.inject({
     method,

@@ -7,7 +7,7 @@ import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
 import { FilesRepository, STALE_WRITE_MS } from '../../../server/api/files/repository.ts'
 import { DiskStorage, type FileStorage } from '../../../server/api/files/storage.ts'
-import { TEST_AUTH_CORE_API_KEY, buildStack, signedInTab, testBuildInfo } from '../../helpers.ts'
+import { TEST_AUTH_CORE_API_KEY, buildStack, testBuildInfo, signedInPerson, type Tab } from '../../helpers.ts'
 
 // The drive's first step (issue 12): folders, names, the trash, quotas, downloads and the sweep,
 // driven through the BFF as the browser does (uploads come next; files are made with the
@@ -27,16 +27,9 @@ const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.Add
 const filesRoot = path.join(stack.config.dataDir, 'files')
 const files = stack.api.files
 
-type Tab = Awaited<ReturnType<typeof signedInTab>>
 type Item = FileItem
 
-let people = 0
-async function person(): Promise<{ tab: Tab; userId: string; email: string }> {
-  people += 1
-  const email = `drive-${people}@example.com`
-  const tab = await signedInTab(stack, email)
-  return { tab, userId: (await tab.get('/api/user')).json().id as string, email }
-}
+const person = () => signedInPerson(stack, 'drive')
 
 function call(tab: Tab, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) {
   return stack.bff.inject({

@@ -1,16 +1,15 @@
 import t from 'tap'
 import { insertNotification } from '../../../server/api/notifications/notifications.ts'
 import { recordRelease } from '../../../server/api/catalogue/releases.ts'
-import { buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
+import { buildStack, operatorTab, waitUntil, signedInPerson } from '../../helpers.ts'
 
 // Issue 29: a watched program's release reaches the watcher's notifications through the API's own
 // fan-out; the list, its paging and marking read, through the BFF as a signed-in tab calls them.
 
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' } })
-let people = 0
 const person = async () => {
-  const tab = await signedInTab(stack, `reader-${++people}@example.com`)
-  return Object.assign(tab, { id: (await tab.get('/api/user')).json().id as string })
+  const { tab, userId } = await signedInPerson(stack, 'reader')
+  return Object.assign(tab, { id: userId })
 }
 type Tab = Awaited<ReturnType<typeof person>>
 interface Listed { items: Array<{ id: string; type: string; programId: string; at: string; read: boolean; data: Record<string, unknown> }>; unread: number }

@@ -5,7 +5,7 @@ import t from 'tap'
 import { openDatabase } from '../../../server/db/open.ts'
 import { buildBff } from '../../../server/bff/app.ts'
 import { recordAudit, type AuditEntry } from '../../../server/api/operator/audit-log.ts'
-import { browser, buildStack, freePort, operatorTab, root, signedInTab, tempDir, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
+import { browser, buildStack, freePort, operatorTab, pollFor, root, signedInTab, tempDir, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 
 // Issue 28: the audit log (GET /api/operator/audit and its CSV export) and maintenance from the
 // console (PUT /api/operator/maintenance), through the BFF with real sessions whose tokens carry
@@ -68,12 +68,7 @@ t.test('the audit log and maintenance through the BFF', async (t) => {
     t.same(set.json(), { maintenanceTime: '2027-01-10T22:30:00.000Z' })
     t.same((await stack.bff.inject('/api/version')).json(), { version: '1.0.716+test', maintenanceTime: '2027-01-10T22:30:00.000Z' }, 'at once on the instance that carried it')
     const started = Date.now()
-    let seen: string | undefined
-    while (Date.now() - started < 3_000) {
-      seen = (await other.inject('/api/version')).json().maintenanceTime
-      if (seen) break
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    const seen = await pollFor(async () => (await other.inject('/api/version')).json().maintenanceTime as string | undefined, { ms: 3_000, every: 50, what: 'the other instance reports the maintenance time' })
     t.equal(seen, '2027-01-10T22:30:00.000Z')
     t.ok(Date.now() - started < 2_000, 'within 2 s on the other instance')
 

@@ -21,12 +21,7 @@ const day = (offset: number): string => new Date(Date.now() + offset * 86_400_00
  * second. Asked every 100 ms, not on every turn of the event loop, which the BFF's rate limit
  * would refuse long before.
  */
-const untilPublic = (check: () => Promise<boolean>): Promise<void> =>
-  waitUntil(async () => {
-    if (await check()) return true
-    await new Promise<void>((resolve) => setTimeout(resolve, 100))
-    return false
-  }, 3_000)
+const untilPublic = (check: () => Promise<boolean>): Promise<void> => waitUntil(check, 3_000, { every: 100 })
 
 type Db = { query: <T>(text: string, params?: unknown[]) => Promise<{ rows: T[] }> }
 

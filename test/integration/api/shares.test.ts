@@ -4,7 +4,7 @@ import t from 'tap'
 import type { FileItem } from '../../../server/api/files/repository.ts'
 import { shareCookieName } from '../../../server/bff/share-access.ts'
 import { SHARE_PREVIEW_MAX_BYTES } from '../../../shared/constants.ts'
-import { CookieJar, LogCapture, buildStack, signedInTab } from '../../helpers.ts'
+import { CookieJar, LogCapture, buildStack, signedInPerson, type Tab } from '../../helpers.ts'
 import { readZip } from '../../zip-reader.ts'
 
 // Share links (issue 12, decision 016), driven through the BFF as the browser does: the owner's
@@ -31,16 +31,9 @@ t.afterEach(() => {
   frozenAt = undefined
 })
 
-type Tab = Awaited<ReturnType<typeof signedInTab>>
 type Created = { id: string; link: string; url: string }
 
-let people = 0
-async function person(): Promise<{ tab: Tab; userId: string; email: string }> {
-  people += 1
-  const email = `sharer-${people}@example.com`
-  const tab = await signedInTab(stack, email)
-  return { tab, userId: (await tab.get('/api/user')).json().id as string, email }
-}
+const person = () => signedInPerson(stack, 'sharer')
 
 /** A request through the BFF with this jar's cookies (a signed-in tab's, or a visitor's own). */
 async function call(jar: CookieJar, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}, remoteAddress = '127.0.0.1') {

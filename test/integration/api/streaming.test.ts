@@ -3,7 +3,7 @@ import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVeri
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
 import { KEYBOARD_LAYOUTS } from '../../../shared/streaming.ts'
-import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, signedInTab, testBuildInfo, testConfig } from '../../helpers.ts'
+import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, testBuildInfo, testConfig, signedInPerson, type Tab } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent } from '../../stripe-fake.ts'
 
 // Streaming (issue 13, decision 017) through the BFF as the page calls it, and on the API itself
@@ -39,23 +39,20 @@ const stack = await buildStack(t, {
 })
 const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.AddressInfo).port}`
 
-type Tab = Awaited<ReturnType<typeof signedInTab>>
 interface Person {
   tab: Tab
   userId: string
   token: () => string
 }
 
-let people = 0
 /** A fully signed-in user with Blender (desktop) and Penpot (web only) in the library. */
 async function person(): Promise<Person> {
-  people += 1
-  const tab = await signedInTab(stack, `streamer-${people}@example.com`)
+  const { tab, userId } = await signedInPerson(stack, 'streamer')
   for (const program of ['blender', 'penpot']) {
     const added = await tab.post(`/api/user/program/${program}`)
     if (added.statusCode !== 200) throw new Error(`adding ${program}: ${added.body}`)
   }
-  return { tab, userId: (await tab.get('/api/user')).json().id as string, token: () => tab.jar.get('sAccessToken')! }
+  return { tab, userId, token: () => tab.jar.get('sAccessToken')! }
 }
 
 function call(who: Person, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, headers: Record<string, string> = {}) {

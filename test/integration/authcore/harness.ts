@@ -140,4 +140,3 @@ export async function startSdkApp(t: Test, connectionURI: string, options: { api
 
 export { CookieJar, browser } from '../../helpers.ts'
 
-export const form = (fields: Record<string, string>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })

@@ -3,8 +3,8 @@ import supertokens from 'supertokens-node'
 import MultiFactorAuth from 'supertokens-node/recipe/multifactorauth'
 import UserMetadata from 'supertokens-node/recipe/usermetadata'
 import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { TestClock } from '../../helpers.ts'
-import { browser, form, startCore, startSdkApp } from './harness.ts'
+import { TestClock, formFields } from '../../helpers.ts'
+import { browser, startCore, startSdkApp } from './harness.ts'
 
 // TOTP and MFA, third-party sign-in, metadata and user deletion through the real SDK. The core
 // runs on the test's clock, and the codes come from the same one (issue 30: computed from the wall
@@ -19,7 +19,7 @@ const code = (secret: string, steps = 0) => totpCode(base32Decode(secret), clock
 
 async function verifiedUser(email: string) {
   const tab = browser(app)
-  const signUp = await tab.post('/auth/signup', form({ email, password: 'Passw0rd!1' }))
+  const signUp = await tab.post('/auth/signup', formFields({ email, password: 'Passw0rd!1' }))
   await tab.post('/auth/user/email/verify/token')
   const link = mails.filter((m) => m.email === email && m.kind === 'verify').pop()!.link
   await tab.post('/auth/user/email/verify', { method: 'token', token: new URL(link).searchParams.get('token') })
@@ -72,7 +72,7 @@ t.test('MFA: a user who requires TOTP passes only after the code', async (t) => 
   await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(userId, 'totp')
 
   const again = browser(app)
-  t.equal((await again.post('/auth/signin', form({ email: 'mfa@example.com', password: 'Passw0rd!1' }))).json().status, 'OK')
+  t.equal((await again.post('/auth/signin', formFields({ email: 'mfa@example.com', password: 'Passw0rd!1' }))).json().status, 'OK')
   const before = await again.get('/protected')
   t.equal(before.statusCode, 403, 'the st-mfa claim is not satisfied')
   const verify = await again.post('/auth/totp/verify', { totp: code(secret) })
@@ -109,7 +109,7 @@ t.test('metadata merges shallowly; deleting a user removes it everywhere', async
   t.equal(await supertokens.getUser(userId), undefined)
   t.same((await UserMetadata.getUserMetadata(userId)).metadata, {}, 'metadata gone')
   t.equal((await tab.get('/protected-db')).statusCode, 401, 'sessions gone')
-  t.equal((await browser(app).post('/auth/signin', form({ email: 'erin@example.com', password: 'Passw0rd!1' }))).json().status, 'WRONG_CREDENTIALS_ERROR')
-  const reuse = await browser(app).post('/auth/signup', form({ email: 'erin@example.com', password: 'Passw0rd!1' }))
+  t.equal((await browser(app).post('/auth/signin', formFields({ email: 'erin@example.com', password: 'Passw0rd!1' }))).json().status, 'WRONG_CREDENTIALS_ERROR')
+  const reuse = await browser(app).post('/auth/signup', formFields({ email: 'erin@example.com', password: 'Passw0rd!1' }))
   t.equal(reuse.json().status, 'OK', 'the email is free again')
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { browser, form, startCore, startSdkApp } from './harness.ts'
+import { formFields } from '../../helpers.ts'
+import { browser, startCore, startSdkApp } from './harness.ts'
 
 // One core hosting an isolated app with its own settings (issue 4 §5), reached by the SDK through
 // a connection URI with "/appid-<id>" and an API key: short token lifetimes make links expire.
@@ -23,17 +24,17 @@ t.test('apps are managed with the API key only', async (t) => {
 
 t.test('links expire by the app\'s lifetimes', async (t) => {
   const tab = browser(app)
-  t.equal((await tab.post('/auth/signup', form({ email: 'kim@example.com', password: 'Passw0rd!1' }))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', formFields({ email: 'kim@example.com', password: 'Passw0rd!1' }))).json().status, 'OK')
   await tab.post('/auth/user/email/verify/token')
   const verifyLink = mails.find((m) => m.kind === 'verify')!.link
   const verify = await tab.post('/auth/user/email/verify', { method: 'token', token: new URL(verifyLink).searchParams.get('token') })
   t.equal(verify.json().status, 'EMAIL_VERIFICATION_INVALID_TOKEN_ERROR', 'an expired verification link')
 
-  await browser(app).post('/auth/user/password/reset/token', form({ email: 'kim@example.com' }))
+  await browser(app).post('/auth/user/password/reset/token', formFields({ email: 'kim@example.com' }))
   const resetLink = mails.find((m) => m.kind === 'reset')!.link
-  const reset = await browser(app).post('/auth/user/password/reset', { ...form({ password: 'N3w-password!' }), token: new URL(resetLink).searchParams.get('token') })
+  const reset = await browser(app).post('/auth/user/password/reset', { ...formFields({ password: 'N3w-password!' }), token: new URL(resetLink).searchParams.get('token') })
   t.equal(reset.json().status, 'RESET_PASSWORD_INVALID_TOKEN_ERROR', 'an expired reset link')
-  t.equal((await browser(app).post('/auth/signin', form({ email: 'kim@example.com', password: 'Passw0rd!1' }))).json().status, 'OK', 'the password is unchanged')
+  t.equal((await browser(app).post('/auth/signin', formFields({ email: 'kim@example.com', password: 'Passw0rd!1' }))).json().status, 'OK', 'the password is unchanged')
 })
 
 t.test('the app\'s users are not the public app\'s', async (t) => {

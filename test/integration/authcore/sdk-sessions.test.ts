@@ -1,5 +1,6 @@
 import t from 'tap'
-import { browser, CookieJar, form, startCore, startSdkApp } from './harness.ts'
+import { formFields } from '../../helpers.ts'
+import { browser, CookieJar, startCore, startSdkApp } from './harness.ts'
 
 // AUTH-CORE.md §5.3 through the real SDK: refresh with rotation, promotion on first use,
 // several tabs refreshing at once, token theft, regeneration, sign-out.
@@ -9,7 +10,7 @@ const { app, coreCalls } = await startSdkApp(t, url)
 
 async function signedIn(email: string) {
   const tab = browser(app)
-  const response = await tab.post('/auth/signup', form({ email, password: 'Passw0rd!1' }))
+  const response = await tab.post('/auth/signup', formFields({ email, password: 'Passw0rd!1' }))
   t.equal(response.json().status, 'OK')
   return tab
 }

@@ -1,10 +1,9 @@
 import t from 'tap'
-import { browser, buildStack, LogCapture } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, credentials } from '../../helpers.ts'
 
 // SECURITY.md for the accounts issue: what never reaches a log, what a browser may not keep, and
 // what a stolen refresh token is worth once it has been rotated.
 
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 
 t.test('session security', async (t) => {
   const bffLogs = new LogCapture()
@@ -14,10 +13,10 @@ t.test('session security', async (t) => {
   const email = 'canary-mail-7f3a@example.com'
   const password = 'canary-password-91b2-long-enough'
 
-  const signUp = await tab.post('/auth/signup', form(email, password))
+  const signUp = await tab.post('/auth/signup', credentials(email, password))
   t.equal(signUp.json().status, 'OK')
-  await tab.post('/auth/signin', form(email, 'wrong-canary-password-5c1d'))
-  const signIn = await tab.post('/auth/signin', form(email, password))
+  await tab.post('/auth/signin', credentials(email, 'wrong-canary-password-5c1d'))
+  const signIn = await tab.post('/auth/signin', credentials(email, password))
   t.equal(signIn.json().status, 'OK')
   const tokens = [tab.jar.get('sAccessToken')!, tab.jar.get('sRefreshToken')!]
   await tab.get('/api/user')

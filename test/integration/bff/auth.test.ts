@@ -1,13 +1,12 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
-import { browser, buildStack, type Stack } from '../../helpers.ts'
+import { browser, buildStack, type Stack, formFields } from '../../helpers.ts'
 
 // The BFF's /auth (issue 5): supertokens-node against our auth core, with the product's
 // sign-up fields, cookie sessions, the custom-header CSRF rule, stricter limits on writes, and
 // localised mail in the embedded mailbox that /dev/mail shows.
 
-const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 
 interface StoredMail {
   id: string
@@ -35,7 +34,7 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
   const utm = { timestamp: 1763800000000, utmParams: { utm_source: 'newsletter' }, additionalInfo: { screenWidth: 1280, screenHeight: 800, landingPageUrl: 'http://localhost:3000/?utm_source=newsletter' }, sessionId: 'abc' }
 
   await t.test('sign-up creates the account and a session in httpOnly, SameSite=Lax cookies', async (t) => {
-    const response = await tab.post('/auth/signup', form({ email: 'Ada@Example.com ', password: 'correct horse battery', isInMailList: true, utm }), { cookie: 'lang=de' })
+    const response = await tab.post('/auth/signup', formFields({ email: 'Ada@Example.com ', password: 'correct horse battery', isInMailList: true, utm }), { cookie: 'lang=de' })
     t.equal(response.statusCode, 200)
     t.match(response.json(), { status: 'OK', user: { emails: ['ada@example.com'] } })
     const cookies = response.cookies as Array<{ name: string; httpOnly?: boolean; sameSite?: string; secure?: boolean; path?: string }>
@@ -73,10 +72,10 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
   await t.test('sign-in issues new cookies; the old refresh token dies with sign-out', async (t) => {
     const other = browser(stack.bff)
     const first = tab.jar.get('sAccessToken')
-    const signIn = await other.post('/auth/signin', form({ email: 'ada@example.com', password: 'correct horse battery' }))
+    const signIn = await other.post('/auth/signin', formFields({ email: 'ada@example.com', password: 'correct horse battery' }))
     t.match(signIn.json(), { status: 'OK' })
     t.not(other.jar.get('sAccessToken'), first, 'a fresh session, not the sign-up one')
-    t.equal((await other.post('/auth/signin', form({ email: 'ada@example.com', password: 'wrong horse battery' }))).json().status, 'WRONG_CREDENTIALS_ERROR')
+    t.equal((await other.post('/auth/signin', formFields({ email: 'ada@example.com', password: 'wrong horse battery' }))).json().status, 'WRONG_CREDENTIALS_ERROR')
     const refreshToken = other.jar.get('sRefreshToken')!
     t.equal((await other.post('/auth/signout')).statusCode, 200)
     const replay = await stack.bff.inject({ method: 'POST', url: '/auth/session/refresh', headers: { rid: 'session', cookie: `sRefreshToken=${refreshToken}` } })
@@ -84,20 +83,20 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
   })
 
   await t.test('duplicate sign-up and bad extra fields answer field errors', async (t) => {
-    t.match((await tab.post('/auth/signup', form({ email: 'ada@example.com', password: 'another password' }))).json(), {
+    t.match((await tab.post('/auth/signup', formFields({ email: 'ada@example.com', password: 'another password' }))).json(), {
       status: 'FIELD_ERROR',
       formFields: [{ id: 'email', error: 'This email already exists. Please sign in instead.' }],
     })
-    const passwordError = async (password: string) => (await tab.post('/auth/signup', form({ email: 'bob@example.com', password }))).json().formFields?.[0]?.error as string | undefined
+    const passwordError = async (password: string) => (await tab.post('/auth/signup', formFields({ email: 'bob@example.com', password }))).json().formFields?.[0]?.error as string | undefined
     t.equal(await passwordError('short'), 'Password must be at least 8 characters long')
     t.equal(await passwordError('Password'), 'This password is one of the most common ones and easy to guess. Please choose another.', 'common passwords are refused, whatever their case')
     t.equal(await passwordError('qwertyuiop'), 'This password is one of the most common ones and easy to guess. Please choose another.')
     t.equal(await passwordError('x'.repeat(257)), 'Password must be at most 256 characters long')
-    t.match((await tab.post('/auth/signup', form({ email: 'bob@example.com', password: 'a fine password', isInMailList: 'yes' }))).json(), {
+    t.match((await tab.post('/auth/signup', formFields({ email: 'bob@example.com', password: 'a fine password', isInMailList: 'yes' }))).json(), {
       status: 'FIELD_ERROR',
       formFields: [{ id: 'isInMailList', error: 'isInMailList must be true or false' }],
     })
-    t.match((await tab.post('/auth/signup', form({ email: 'bob@example.com', password: 'a fine password', utm: { utmParams: { utm_source: 42 } } }))).json(), {
+    t.match((await tab.post('/auth/signup', formFields({ email: 'bob@example.com', password: 'a fine password', utm: { utmParams: { utm_source: 42 } } }))).json(), {
       status: 'FIELD_ERROR',
       formFields: [{ id: 'utm', error: /^utm must be the UTM record/ }],
     })
@@ -107,34 +106,34 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
     const fresh = browser(stack.bff)
     const long = 'only lowercase words but quite a long passphrase for sure, sixty-four+'
     t.ok(long.length >= 64)
-    t.equal((await fresh.post('/auth/signup', form({ email: 'long@example.com', password: long }))).json().status, 'OK')
-    t.equal((await fresh.post('/auth/signin', form({ email: 'long@example.com', password: long }))).json().status, 'OK')
-    t.equal((await fresh.post('/auth/signin', form({ email: 'long@example.com', password: long.toUpperCase() }))).json().status, 'WRONG_CREDENTIALS_ERROR', 'compared exactly')
+    t.equal((await fresh.post('/auth/signup', formFields({ email: 'long@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', formFields({ email: 'long@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', formFields({ email: 'long@example.com', password: long.toUpperCase() }))).json().status, 'WRONG_CREDENTIALS_ERROR', 'compared exactly')
   })
 
   await t.test('every character of a long passphrase counts, past the 72 bytes bcrypt would keep', async (t) => {
     const fresh = browser(stack.bff)
     const long = `${'a passphrase that goes on and on and on, longer than bcrypt can hold: '.repeat(2)}tail one`
     t.ok(Buffer.byteLength(long) > 100)
-    t.equal((await fresh.post('/auth/signup', form({ email: 'longer@example.com', password: long }))).json().status, 'OK')
-    t.equal((await fresh.post('/auth/signin', form({ email: 'longer@example.com', password: long.replace(/tail one$/, 'tail two') }))).json().status, 'WRONG_CREDENTIALS_ERROR')
-    t.equal((await fresh.post('/auth/signin', form({ email: 'longer@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signup', formFields({ email: 'longer@example.com', password: long }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', formFields({ email: 'longer@example.com', password: long.replace(/tail one$/, 'tail two') }))).json().status, 'WRONG_CREDENTIALS_ERROR')
+    t.equal((await fresh.post('/auth/signin', formFields({ email: 'longer@example.com', password: long }))).json().status, 'OK')
   })
 
   await t.test('a forgotten password is reset by the emailed link, once', async (t) => {
     const before = mailbox(stack).length
-    t.match((await tab.post('/auth/user/password/reset/token', form({ email: 'ada@example.com' }))).json(), { status: 'OK' })
+    t.match((await tab.post('/auth/user/password/reset/token', formFields({ email: 'ada@example.com' }))).json(), { status: 'OK' })
     const mail = mailbox(stack)[before]!
     // Asked from a browser without a language: in the account's, German since its sign-up (issue 27).
     t.equal(mail.subject, 'Ihr Softshelf-Passwort zurücksetzen')
     const link = new URL(linkIn(mail))
     t.equal(link.pathname, '/reset-password')
     const token = link.searchParams.get('token')!
-    t.match((await tab.post('/auth/user/password/reset', { method: 'token', token, ...form({ password: 'a brand new password' }) })).json(), { status: 'OK' })
-    t.match((await tab.post('/auth/user/password/reset', { method: 'token', token, ...form({ password: 'yet another password' }) })).json(), { status: 'RESET_PASSWORD_INVALID_TOKEN_ERROR' })
+    t.match((await tab.post('/auth/user/password/reset', { method: 'token', token, ...formFields({ password: 'a brand new password' }) })).json(), { status: 'OK' })
+    t.match((await tab.post('/auth/user/password/reset', { method: 'token', token, ...formFields({ password: 'yet another password' }) })).json(), { status: 'RESET_PASSWORD_INVALID_TOKEN_ERROR' })
     const fresh = browser(stack.bff)
-    t.equal((await fresh.post('/auth/signin', form({ email: 'ada@example.com', password: 'correct horse battery' }))).json().status, 'WRONG_CREDENTIALS_ERROR')
-    t.equal((await fresh.post('/auth/signin', form({ email: 'ada@example.com', password: 'a brand new password' }))).json().status, 'OK')
+    t.equal((await fresh.post('/auth/signin', formFields({ email: 'ada@example.com', password: 'correct horse battery' }))).json().status, 'WRONG_CREDENTIALS_ERROR')
+    t.equal((await fresh.post('/auth/signin', formFields({ email: 'ada@example.com', password: 'a brand new password' }))).json().status, 'OK')
   })
 
   await t.test('/dev/mail lists and shows the messages to this machine only', async (t) => {
@@ -158,7 +157,7 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
 
 t.test('cross-site writes to /auth are refused and change nothing', async (t) => {
   const stack = await buildStack(t, { auth: true })
-  const body = JSON.stringify(form({ email: 'eve@example.com', password: 'a fine password' }))
+  const body = JSON.stringify(formFields({ email: 'eve@example.com', password: 'a fine password' }))
   const attempts = [
     { name: 'no rid header', headers: { 'content-type': 'application/json' } },
     { name: 'a foreign Origin', headers: { 'content-type': 'application/json', rid: 'emailpassword', origin: 'https://evil.example' } },
@@ -171,7 +170,7 @@ t.test('cross-site writes to /auth are refused and change nothing', async (t) =>
   }
   t.same(mailbox(stack), [], 'no mail was sent')
   const tab = browser(stack.bff)
-  t.match((await tab.post('/auth/signup', form({ email: 'eve@example.com', password: 'a fine password' }))).json(), { status: 'OK' }, 'the account did not exist yet')
+  t.match((await tab.post('/auth/signup', formFields({ email: 'eve@example.com', password: 'a fine password' }))).json(), { status: 'OK' }, 'the account did not exist yet')
   t.equal((await stack.bff.inject({ method: 'GET', url: '/auth/no-such-thing' })).statusCode, 404)
 })
 
@@ -179,9 +178,9 @@ t.test('/auth writes have their own, stricter per-IP limit', async (t) => {
   const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '3', RATE_LIMIT_MAX: '100' } })
   const tab = browser(stack.bff)
   const statuses: number[] = []
-  for (let i = 0; i < 4; i++) statuses.push((await tab.post('/auth/signin', form({ email: 'nobody@example.com', password: 'whatever it is' }))).statusCode)
+  for (let i = 0; i < 4; i++) statuses.push((await tab.post('/auth/signin', formFields({ email: 'nobody@example.com', password: 'whatever it is' }))).statusCode)
   t.same(statuses, [200, 200, 200, 429])
-  const limited = await tab.post('/auth/signin', form({ email: 'nobody@example.com', password: 'whatever it is' }))
+  const limited = await tab.post('/auth/signin', formFields({ email: 'nobody@example.com', password: 'whatever it is' }))
   t.ok(Number(limited.headers['retry-after']) > 0, 'retry-after is given')
   t.equal(limited.json().code, 'BFF_RATE_LIMITED')
   t.equal((await tab.get('/auth/user/email/verify')).statusCode, 401, 'reads are not limited by it (no session: 401)')

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { totpCode } from '../../../server/authcore/totp.ts'
-import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock, credentials } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
 // The profile's authenticator (issue 11): the security summary, removing a device with a current
@@ -11,10 +10,8 @@ import { startOidcProvider } from '../../oidc-provider.ts'
 // injected clock. One clock, the test's, for the BFF, the auth core and the codes the test computes
 // (issue 30: the core and the codes were on the wall clock).
 
-const PASSWORD = 'correct horse battery'
 const REDIRECT = 'http://localhost:3000/auth-callback/oidc'
 const CODE_SHAPE = /^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/
-const form = (email: string, password = PASSWORD) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 
 const clock = new TestClock()
 const idp = await startOidcProvider(t, REDIRECT)
@@ -26,9 +23,7 @@ const stack = await buildStack(t, {
 })
 
 type Tab = ReturnType<typeof browser>
-const period = () => clock.totpStep()
 /** A code no window the core accepts (period −1…+1) would take. */
-const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code) => ![-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code))!
 
 const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
@@ -37,7 +32,7 @@ const setUpTotp = (tab: Tab) => confirmedAuthenticator(tab, 'Softshelf', {}, clo
 /** A new sign-in with the password: the first factor done, the second owed. */
 async function signIn(email: string): Promise<Tab> {
   const tab = browser(stack.bff)
-  const answer = await tab.post('/auth/signin', form(email))
+  const answer = await tab.post('/auth/signin', credentials(email))
   if (answer.json().status !== 'OK') throw new Error(`sign-in failed: ${answer.body}`)
   return tab
 }
@@ -89,7 +84,7 @@ t.test('the set-up shows ten recovery codes once, and only their hashes are stor
   t.ok(codes.every((code) => CODE_SHAPE.test(code)), 'xxxx-xxxx-xxxx-xxxx')
   t.equal(new Set(codes).size, 10, 'all different')
 
-  const again = await tab.post('/auth/totp/device/verify', { deviceName: 'Softshelf', totp: totpCode(secret, period() + 1) })
+  const again = await tab.post('/auth/totp/device/verify', { deviceName: 'Softshelf', totp: clock.totp(secret, 1) })
   t.equal(again.json().status, 'OK')
   t.equal(again.json().recoveryCodes, undefined, 'a device confirmed already brings no new set')
 
@@ -155,7 +150,7 @@ t.test('a new set of recovery codes replaces the old one', async (t) => {
   t.equal(none.statusCode, 409, 'no authenticator, no recovery codes')
   t.equal(none.json().code, 'BFF_TOTP_NOT_ENABLED')
   const { secret, codes: first } = await setUpTotp(tab)
-  const proof = { totp: totpCode(secret, period() + 1) }
+  const proof = { totp: clock.totp(secret, 1) }
 
   const forged = await send(tab, 'POST', '/api/user/recovery-codes', proof, { rid: '' })
   t.equal(forged.statusCode, 403, 'no custom header: refused')
@@ -217,17 +212,17 @@ t.test('removing a confirmed device needs a current code, and the last one turns
   const bare = await remove({})
   t.equal(bare.statusCode, 400)
   t.equal(bare.json().code, 'BFF_TOTP_CODE_REQUIRED')
-  const wrong = await remove({ totp: wrongCode(secret) })
+  const wrong = await remove({ totp: clock.wrongTotp(secret) })
   t.equal(wrong.statusCode, 400)
   t.equal(wrong.json().code, 'BFF_TOTP_INVALID')
-  const unknown = await remove({ totp: totpCode(secret, period() + 1) }, {}, 'Another phone')
+  const unknown = await remove({ totp: clock.totp(secret, 1) }, {}, 'Another phone')
   t.equal(unknown.statusCode, 404)
   t.equal(unknown.json().code, 'BFF_TOTP_DEVICE_NOT_FOUND')
-  const forged = await remove({ totp: totpCode(secret, period() + 1) }, { rid: '' })
+  const forged = await remove({ totp: clock.totp(secret, 1) }, { rid: '' })
   t.equal(forged.statusCode, 403, 'no custom header: refused')
   t.equal((await tab.get('/api/user/security')).json().totp.enabled, true, 'nothing removed so far')
 
-  const done = await remove({ totp: totpCode(secret, period() + 1) })
+  const done = await remove({ totp: clock.totp(secret, 1) })
   t.equal(done.statusCode, 204, done.body)
   t.same((await tab.get('/api/user/security')).json(), { email: 'remove@example.com', hasPassword: true, totp: { enabled: false, devices: [] }, recoveryCodes: { remaining: 0 } }, 'TOTP off, its recovery codes gone')
   const next = await signIn('remove@example.com')
@@ -238,10 +233,10 @@ t.test('wrong codes at removal count toward the core\'s TOTP limit', async (t) =
   const tab = await signedInTab(stack, 'remove-limit@example.com')
   const { secret } = await setUpTotp(tab)
   const answers: number[] = []
-  let last = await send(tab, 'DELETE', '/api/user/totp/devices/Softshelf', { totp: wrongCode(secret) })
+  let last = await send(tab, 'DELETE', '/api/user/totp/devices/Softshelf', { totp: clock.wrongTotp(secret) })
   answers.push(last.statusCode)
   for (let i = 0; i < 5; i++) {
-    last = await send(tab, 'DELETE', '/api/user/totp/devices/Softshelf', { totp: i < 4 ? wrongCode(secret) : totpCode(secret, period() + 1) })
+    last = await send(tab, 'DELETE', '/api/user/totp/devices/Softshelf', { totp: i < 4 ? clock.wrongTotp(secret) : clock.totp(secret, 1) })
     answers.push(last.statusCode)
   }
   t.same(answers, [400, 400, 400, 400, 400, 429], 'five wrong codes, then even the right one waits')
@@ -249,7 +244,7 @@ t.test('wrong codes at removal count toward the core\'s TOTP limit', async (t) =
   t.ok(Number(last.headers['retry-after']) > 800 && Number(last.headers['retry-after']) <= 900, 'retry-after from the core\'s cool-down')
   t.equal((await tab.get('/api/user/security')).json().totp.enabled, true, 'the device stays')
   const attacker = await signIn('remove-limit@example.com')
-  t.match((await attacker.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'LIMIT_REACHED_ERROR' }, 'the same count the sign-in uses')
+  t.match((await attacker.post('/auth/totp/verify', { totp: clock.totp(secret, 1) })).json(), { status: 'LIMIT_REACHED_ERROR' }, 'the same count the sign-in uses')
 })
 
 t.test('a recovery code removes a device too (a lost phone)', async (t) => {

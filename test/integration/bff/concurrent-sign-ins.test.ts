@@ -1,6 +1,6 @@
 import t from 'tap'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
-import { browser, buildStack, openTestDatabase } from '../../helpers.ts'
+import { browser, buildStack, openTestDatabase, credentials } from '../../helpers.ts'
 import { migrateBffSchema } from '../../../server/bff/app.ts'
 
 // Issue 18, "Concurrent sign-ins with the right password": a check is counted before the
@@ -11,7 +11,6 @@ import { migrateBffSchema } from '../../../server/bff/app.ts'
 // the bound it answers 429 SIGN_IN_IN_PROGRESS, never a block that does not exist. Runs on PGlite,
 // and on PostgreSQL with TEST_DATABASE_URL (the row locking differs).
 
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 const PASSWORD = 'the right password'
 const LIMITS = { maxAttempts: 5, windowMinutes: 15, blockMinutes: 15 }
 
@@ -21,12 +20,12 @@ t.test('parallel sign-ins over HTTP', async (t) => {
   const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', LOGIN_WAIT_MS: '30000' } })
   const tab = browser(stack.bff)
   const status = async (email: string) => (await tab.get(`/api/login-attempts/check-block-status?email=${encodeURIComponent(email)}`)).json()
-  const signUp = async (email: string) => t.equal((await tab.post('/auth/signup', form(email, PASSWORD))).json().status, 'OK')
+  const signUp = async (email: string) => t.equal((await tab.post('/auth/signup', credentials(email, PASSWORD))).json().status, 'OK')
   const answer = (response: { statusCode: number; json: () => Record<string, unknown> }) => `${response.statusCode} ${String(response.json().status)}`
 
   await t.test('ten parallel sign-ins with the right password all sign in', async (t) => {
     await signUp('twice@example.com')
-    const responses = await Promise.all(Array.from({ length: 10 }, () => browser(stack.bff).post('/auth/signin', form('twice@example.com', PASSWORD))))
+    const responses = await Promise.all(Array.from({ length: 10 }, () => browser(stack.bff).post('/auth/signin', credentials('twice@example.com', PASSWORD))))
     t.same(responses.map(answer), Array(10).fill('200 OK'), 'each one waited for the checks in flight, none was told "blocked"')
     t.ok(responses.every((r) => r.cookies.some((c) => c.name === 'sAccessToken')), 'each has a session')
     t.match(await status('twice@example.com'), { blocked: false, blockedUntil: null, attemptCount: 0, attemptsRemaining: 5 })
@@ -35,7 +34,7 @@ t.test('parallel sign-ins over HTTP', async (t) => {
   await t.test('wrong passwords in flight, fewer than the limit: the right ones are never told "blocked"', async (t) => {
     await signUp('mixed@example.com')
     const passwords = ['wrong password', PASSWORD, 'wrong password', PASSWORD, 'wrong password', PASSWORD, 'wrong password', PASSWORD, PASSWORD, PASSWORD]
-    const responses = await Promise.all(passwords.map((password) => browser(stack.bff).post('/auth/signin', form('mixed@example.com', password))))
+    const responses = await Promise.all(passwords.map((password) => browser(stack.bff).post('/auth/signin', credentials('mixed@example.com', password))))
     const answers = responses.map(answer)
     t.same(
       answers.filter((_, i) => passwords[i] === PASSWORD),
@@ -53,7 +52,7 @@ t.test('parallel sign-ins over HTTP', async (t) => {
   await t.test('enough wrong passwords in flight: a right one is told "blocked" only when the account really is', async (t) => {
     await signUp('really@example.com')
     const passwords = [...Array(7).fill('wrong password'), PASSWORD, PASSWORD, PASSWORD]
-    const responses = await Promise.all(passwords.map((password) => browser(stack.bff).post('/auth/signin', form('really@example.com', password))))
+    const responses = await Promise.all(passwords.map((password) => browser(stack.bff).post('/auth/signin', credentials('really@example.com', password))))
     const after = await status('really@example.com')
     for (const [i, response] of responses.entries()) {
       const body = response.json()
@@ -68,7 +67,7 @@ t.test('parallel sign-ins over HTTP', async (t) => {
 
   await t.test('ten parallel wrong passwords still cannot run more checks than the limit', async (t) => {
     await signUp('guess@example.com')
-    const responses = await Promise.all(Array.from({ length: 10 }, () => browser(stack.bff).post('/auth/signin', form('guess@example.com', 'wrong password'))))
+    const responses = await Promise.all(Array.from({ length: 10 }, () => browser(stack.bff).post('/auth/signin', credentials('guess@example.com', 'wrong password'))))
     const answers = responses.map(answer)
     t.equal(answers.filter((a) => a === '200 WRONG_CREDENTIALS_ERROR').length, 4, 'four plain failures')
     t.equal(answers.filter((a) => a === '429 ACCOUNT_BLOCKED').length, 6, 'the fifth blocks the account; the ones that waited learn the real block')
@@ -81,7 +80,7 @@ t.test('parallel sign-ins over HTTP', async (t) => {
 t.test('a sign-in held back past the wait answers "in progress", not "blocked"', async (t) => {
   const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', LOGIN_WAIT_MS: '0' } })
   const tab = browser(stack.bff)
-  t.equal((await tab.post('/auth/signup', form('held@example.com', PASSWORD))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', credentials('held@example.com', PASSWORD))).json().status, 'OK')
   // Five checks under way elsewhere (another BFF instance on the same database) that do not end.
   const other = new LoginAttempts(stack.db, LIMITS)
   const held = []
@@ -90,7 +89,7 @@ t.test('a sign-in held back past the wait answers "in progress", not "blocked"',
     if (!reservation.granted) throw new Error('the other instance was refused a check')
     held.push(reservation.key)
   }
-  const response = await browser(stack.bff).post('/auth/signin', form('held@example.com', PASSWORD))
+  const response = await browser(stack.bff).post('/auth/signin', credentials('held@example.com', PASSWORD))
   t.equal(response.statusCode, 429)
   t.same(response.json(), { status: 'SIGN_IN_IN_PROGRESS', message: 'A sign-in for this account is already in progress, try again' })
   t.equal(response.headers['retry-after'], '1')
@@ -98,7 +97,7 @@ t.test('a sign-in held back past the wait answers "in progress", not "blocked"',
   t.notOk(response.cookies.some((c) => c.name === 'sAccessToken'), 'no session')
   t.match((await tab.get('/api/login-attempts/check-block-status?email=held@example.com')).json(), { blocked: false, blockedUntil: null, attemptCount: 0 })
   await other.succeeded(held[0]!)
-  t.equal((await browser(stack.bff).post('/auth/signin', form('held@example.com', PASSWORD))).json().status, 'OK', 'once they end, the sign-in goes on')
+  t.equal((await browser(stack.bff).post('/auth/signin', credentials('held@example.com', PASSWORD))).json().status, 'OK', 'once they end, the sign-in goes on')
 })
 
 t.test('the counter: checks in flight are not failures', async (t) => {

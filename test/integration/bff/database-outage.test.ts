@@ -2,7 +2,7 @@ import net from 'node:net'
 import pg from 'pg'
 import t, { type Test } from 'tap'
 import type { Database } from '../../../server/db/database.ts'
-import { browser, buildStack, LogCapture, openTestDatabase, signedInTab, within } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, openTestDatabase, pollFor, signedInTab, within } from '../../helpers.ts'
 
 // Issue 18, in one process: the database goes away under the BFF, the API and the auth core. Each
 // call then fails with node-postgres' own error for a server that refuses connections (a pool
@@ -56,14 +56,14 @@ interface Line {
 const parsed = (capture: LogCapture): Line[] => capture.lines.map((line) => JSON.parse(line) as Line)
 
 /** Asks a few times a second until the answer is the one awaited; fails past `ms`. */
-async function eventually<T>(ask: () => Promise<T>, done: (answer: T) => boolean, ms = 5_000): Promise<T> {
-  const started = Date.now()
-  for (;;) {
-    const answer = await within(ask())
-    if (done(answer)) return answer
-    if (Date.now() - started > ms) throw new Error(`not within ${ms} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+function eventually<T>(ask: () => Promise<T>, done: (answer: T) => boolean, ms = 5_000): Promise<T> {
+  return pollFor(
+    async () => {
+      const answer = await within(ask())
+      return done(answer) ? answer : undefined
+    },
+    { ms, every: 200 },
+  )
 }
 
 t.test('a database outage: 503 with Retry-After everywhere, the session kept, logged once per service', async (t) => {

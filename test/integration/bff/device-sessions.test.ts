@@ -1,5 +1,5 @@
 import t from 'tap'
-import { browser, buildStack, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, signedInTab, credentials } from '../../helpers.ts'
 
 // The profile's signed-in devices (issue 11): the account's live sessions with the browser each
 // began in, when it began and was last used, "this device"; ending one or all the others ends it
@@ -8,12 +8,11 @@ import { browser, buildStack, signedInTab } from '../../helpers.ts'
 const PASSWORD = 'correct horse battery'
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:135.0) Gecko/20100101 Firefox/135.0'
 const SAFARI = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.2 Mobile/15E148 Safari/604.1'
-const form = (email: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: PASSWORD }] })
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
 
 async function phoneOf(email: string) {
   const phone = browser(stack.bff)
-  t.equal((await phone.post('/auth/signin', form(email), { 'user-agent': SAFARI })).json().status, 'OK')
+  t.equal((await phone.post('/auth/signin', credentials(email), { 'user-agent': SAFARI })).json().status, 'OK')
   return phone
 }
 

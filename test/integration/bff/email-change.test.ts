@@ -1,5 +1,5 @@
 import t from 'tap'
-import { browser, buildStack, lastMailLink, mailsIn, signedInTab, waitUntil } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, mailsIn, signedInTab, waitUntil, credentials } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
 // Changing the account's email (issue 11): the current password asked and counted like a sign-in;
@@ -22,8 +22,7 @@ const stack = await buildStack(t, {
 })
 
 type Tab = ReturnType<typeof browser>
-const form = (email: string, password = PASSWORD) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
-const signIn = async (email: string, password = PASSWORD) => (await browser(stack.bff).post('/auth/signin', form(email, password))).json().status as string
+const signIn = async (email: string, password = PASSWORD) => (await browser(stack.bff).post('/auth/signin', credentials(email, password))).json().status as string
 const change = (tab: Tab, newEmail: unknown, currentPassword: unknown = PASSWORD, headers: Record<string, string> = {}) => tab.post('/api/user/email', { newEmail, currentPassword }, headers)
 const confirm = (tab: Tab, token: string | null) => tab.post('/api/user/email/confirm', { token })
 
@@ -34,7 +33,7 @@ const tokenEmail = (tab: Tab) => (JSON.parse(Buffer.from(tab.jar.get('sAccessTok
 t.test('the email changes only once the link sent to the new address is opened', async (t) => {
   const tab = await signedInTab(stack, 'old@example.com')
   const elsewhere = browser(stack.bff)
-  t.equal((await elsewhere.post('/auth/signin', form('old@example.com'))).json().status, 'OK', 'a second device')
+  t.equal((await elsewhere.post('/auth/signin', credentials('old@example.com'))).json().status, 'OK', 'a second device')
 
   t.same((await tab.get('/api/user/email')).json(), { email: 'old@example.com', pendingEmail: null, expiresAt: null })
   const asked = await change(tab, '  New@Example.com ')
@@ -63,7 +62,7 @@ t.test('the email changes only once the link sent to the new address is opened',
   t.same((await tab.get('/api/user/email')).json(), { email: 'new@example.com', pendingEmail: null, expiresAt: null })
   t.equal(await signIn('old@example.com'), 'WRONG_CREDENTIALS_ERROR', 'the old address signs nobody in')
   const fresh = browser(stack.bff)
-  t.equal((await fresh.post('/auth/signin', form('new@example.com'))).json().status, 'OK', 'the new one does')
+  t.equal((await fresh.post('/auth/signin', credentials('new@example.com'))).json().status, 'OK', 'the new one does')
   t.equal((await fresh.get('/api/user')).statusCode, 200, 'and its session is fully signed in: the new address counts as verified')
 
   // The notice leaves without the answer waiting for the mail server (issue 26 §1).
@@ -182,11 +181,11 @@ t.test('a newer request replaces the older; resend, cancel, and a link past its 
 t.test('a block against the old address follows the account to the new one', async (t) => {
   const tab = await signedInTab(stack, 'hunted@example.com')
   t.equal((await change(tab, 'moved@example.com')).statusCode, 202)
-  for (let i = 0; i < 5; i++) await browser(stack.bff).post('/auth/signin', form('hunted@example.com', `guess ${i}`))
+  for (let i = 0; i < 5; i++) await browser(stack.bff).post('/auth/signin', credentials('hunted@example.com', `guess ${i}`))
   t.match((await tab.get('/api/login-attempts/check-block-status?email=hunted@example.com')).json(), { blocked: true })
   t.equal((await confirm(browser(stack.bff), linkToken('moved@example.com'))).statusCode, 200)
   t.match((await tab.get('/api/login-attempts/check-block-status?email=moved@example.com')).json(), { blocked: true }, 'the new address is blocked as the old one was')
-  const blocked = await browser(stack.bff).post('/auth/signin', form('moved@example.com'))
+  const blocked = await browser(stack.bff).post('/auth/signin', credentials('moved@example.com'))
   t.equal(blocked.statusCode, 429, 'the right password at the new address waits for the block to end')
 })
 
@@ -227,7 +226,7 @@ t.test('writes need the anti-forgery header and a full session', async (t) => {
   t.equal((await change(visitor, 'x@example.com')).statusCode, 401, 'no session: the SDK\'s 401')
   t.equal((await visitor.get('/api/user/email')).statusCode, 401)
   const unverified = browser(stack.bff)
-  await unverified.post('/auth/signup', form('early-bird@example.com'))
+  await unverified.post('/auth/signup', credentials('early-bird@example.com'))
   t.equal((await change(unverified, 'x@example.com')).statusCode, 403, 'an unverified email is a failed claim')
 })
 

@@ -3,12 +3,11 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { buildBff } from '../../../server/bff/app.ts'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
-import { browser, buildStack, lastMailLink, LogCapture, TEST_AUTH_CORE_API_KEY, testBuildInfo } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, LogCapture, TEST_AUTH_CORE_API_KEY, testBuildInfo, credentials } from '../../helpers.ts'
 
 // Login-attempt blocking (issue 5, DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
 // BFF's /auth and its status endpoint, on the real auth core.
 
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 const PASSWORD = 'the right password'
 
 t.test('login-attempt blocking', async (t) => {
@@ -17,7 +16,7 @@ t.test('login-attempt blocking', async (t) => {
   // machine exceeds, so they learn the real block rather than "in progress".
   const stack = await buildStack(t, { auth: true, bffLogStream: logs, env: { LOG_LEVEL: 'info', AUTH_RATE_LIMIT_MAX: '1000', LOGIN_WAIT_MS: '30000' } })
   const tab = browser(stack.bff)
-  for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) t.equal((await tab.post('/auth/signup', form(email, PASSWORD))).json().status, 'OK')
+  for (const email of ['ada@example.com', 'bob@example.com', 'cy@example.com']) t.equal((await tab.post('/auth/signup', credentials(email, PASSWORD))).json().status, 'OK')
   const status = async (email: string) => (await tab.get(`/api/login-attempts/check-block-status?email=${encodeURIComponent(email)}`)).json()
 
   await t.test('the status of an email nobody tried has the full shape', async (t) => {
@@ -32,7 +31,7 @@ t.test('login-attempt blocking', async (t) => {
   await t.test('wrong passwords count down, then block — even the right password', async (t) => {
     const seen: Array<{ code: number; status: string; remaining: number }> = []
     for (let i = 0; i < 4; i++) {
-      const response = await tab.post('/auth/signin', form(i % 2 ? ' ADA@Example.com' : 'ada@example.com', 'wrong password'))
+      const response = await tab.post('/auth/signin', credentials(i % 2 ? ' ADA@Example.com' : 'ada@example.com', 'wrong password'))
       seen.push({ code: response.statusCode, status: response.json().status, remaining: (await status('Ada@example.com ')).attemptsRemaining })
     }
     t.same(seen, [
@@ -43,13 +42,13 @@ t.test('login-attempt blocking', async (t) => {
     ], 'case and spaces are the same counter')
     t.equal((await status('ada@example.com')).message, '1 attempt remaining before the account is blocked for 15 minutes.')
     const before = Date.now()
-    const fifth = await tab.post('/auth/signin', form('ada@example.com', 'wrong password'))
+    const fifth = await tab.post('/auth/signin', credentials('ada@example.com', 'wrong password'))
     t.equal(fifth.statusCode, 429, 'the failure that reaches the limit answers blocked')
     const body = fifth.json()
     t.match(body, { status: 'ACCOUNT_BLOCKED', attemptCount: 5, message: /^Too many failed sign-in attempts\. Your account is blocked until / })
     const until = Date.parse(body.blockedUntil)
     t.ok(until >= before + 15 * 60_000 - 1000 && until <= Date.now() + 15 * 60_000, 'blocked for 15 minutes')
-    const right = await tab.post('/auth/signin', form('ada@example.com', PASSWORD))
+    const right = await tab.post('/auth/signin', credentials('ada@example.com', PASSWORD))
     t.equal(right.statusCode, 429)
     t.equal(right.json().status, 'ACCOUNT_BLOCKED')
     t.notOk(right.cookies.some((c) => c.name === 'sAccessToken'), 'no session')
@@ -57,15 +56,15 @@ t.test('login-attempt blocking', async (t) => {
   })
 
   await t.test('a success resets the counter', async (t) => {
-    await tab.post('/auth/signin', form('bob@example.com', 'wrong password'))
-    await tab.post('/auth/signin', form('bob@example.com', 'wrong password'))
+    await tab.post('/auth/signin', credentials('bob@example.com', 'wrong password'))
+    await tab.post('/auth/signin', credentials('bob@example.com', 'wrong password'))
     t.equal((await status('bob@example.com')).attemptsRemaining, 3)
-    t.equal((await tab.post('/auth/signin', form('bob@example.com', PASSWORD))).json().status, 'OK')
+    t.equal((await tab.post('/auth/signin', credentials('bob@example.com', PASSWORD))).json().status, 'OK')
     t.match(await status('bob@example.com'), { attemptsRemaining: 5, attemptCount: 0 })
   })
 
   await t.test('parallel wrong attempts cannot run more password checks than the limit', async (t) => {
-    const responses = await Promise.all(Array.from({ length: 12 }, () => browser(stack.bff).post('/auth/signin', form('cy@example.com', 'wrong password'))))
+    const responses = await Promise.all(Array.from({ length: 12 }, () => browser(stack.bff).post('/auth/signin', credentials('cy@example.com', 'wrong password'))))
     const checked = responses.filter((r) => r.json().status === 'WRONG_CREDENTIALS_ERROR').length
     const refused = responses.filter((r) => r.statusCode === 429 && r.json().status === 'ACCOUNT_BLOCKED').length
     t.ok(checked <= 4, `at most 4 plain failures (${checked}); the fifth answers blocked`)
@@ -74,15 +73,15 @@ t.test('login-attempt blocking', async (t) => {
   })
 
   await t.test('unknown emails are counted and answered like known ones', async (t) => {
-    const known = await tab.post('/auth/signin', form('bob@example.com', 'wrong password'))
-    const unknown = await tab.post('/auth/signin', form('ghost@example.com', 'wrong password'))
+    const known = await tab.post('/auth/signin', credentials('bob@example.com', 'wrong password'))
+    const unknown = await tab.post('/auth/signin', credentials('ghost@example.com', 'wrong password'))
     t.same(unknown.json(), known.json())
     t.same(await status('ghost@example.com'), await status('bob@example.com'))
   })
 
   await t.test('counters survive a restart', async (t) => {
     const again = await buildStack(t, { auth: true, db: stack.db })
-    const response = await browser(again.bff).post('/auth/signin', form('ada@example.com', PASSWORD))
+    const response = await browser(again.bff).post('/auth/signin', credentials('ada@example.com', PASSWORD))
     t.equal(response.statusCode, 429)
   })
 
@@ -125,8 +124,8 @@ t.test('a completed password reset ends the sign-in block of the account (issue 
   const tab = browser(stack.bff)
   const status = async (email: string) => (await tab.get(`/api/login-attempts/check-block-status?email=${encodeURIComponent(email)}`)).json()
   const blockAndMail = async (email: string, spellings: string[]) => {
-    t.equal((await tab.post('/auth/signup', form(email, PASSWORD))).json().status, 'OK')
-    for (const spelling of spellings) await tab.post('/auth/signin', form(spelling, 'wrong password'))
+    t.equal((await tab.post('/auth/signup', credentials(email, PASSWORD))).json().status, 'OK')
+    for (const spelling of spellings) await tab.post('/auth/signin', credentials(spelling, 'wrong password'))
     t.match(await status(email), { blocked: true, attemptCount: 5 })
     t.equal((await tab.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: email }] })).json().status, 'OK')
     return lastMailLink(stack, email).searchParams.get('token')
@@ -142,7 +141,7 @@ t.test('a completed password reset ends the sign-in block of the account (issue 
     for (const spelling of ['eve@example.com', ' Eve@Example.COM ']) {
       t.same(await status(spelling), { attemptsRemaining: 5, blocked: false, blockedUntil: null, attemptCount: 0, message: 'No failed sign-in attempts.' }, `unblocked: ${JSON.stringify(spelling)}`)
     }
-    const signIn = await tab.post('/auth/signin', form(' EVE@example.com', 'a brand new password'))
+    const signIn = await tab.post('/auth/signin', credentials(' EVE@example.com', 'a brand new password'))
     t.equal(signIn.statusCode, 200)
     t.equal(signIn.json().status, 'OK', 'the new password signs in at once')
     const unblocked = logs.lines.filter((line) => line.includes('"event":"sign-in-unblocked"'))
@@ -155,12 +154,12 @@ t.test('a completed password reset ends the sign-in block of the account (issue 
     const token = await blockAndMail('fay@example.com', Array.from({ length: 5 }, () => 'fay@example.com'))
     t.equal((await reset('/auth/public/user/password/reset/', token, 'a brand new password')).json().status, 'OK')
     t.match(await status('fay@example.com'), { blocked: false, attemptCount: 0 })
-    t.equal((await tab.post('/auth/signin', form('fay@example.com', 'a brand new password'))).json().status, 'OK')
+    t.equal((await tab.post('/auth/signin', credentials('fay@example.com', 'a brand new password'))).json().status, 'OK')
   })
 
   await t.test('wrong passwords short of a block are forgotten too', async (t) => {
-    t.equal((await tab.post('/auth/signup', form('gus@example.com', PASSWORD))).json().status, 'OK')
-    for (let i = 0; i < 3; i++) await tab.post('/auth/signin', form('gus@example.com', 'wrong password'))
+    t.equal((await tab.post('/auth/signup', credentials('gus@example.com', PASSWORD))).json().status, 'OK')
+    for (let i = 0; i < 3; i++) await tab.post('/auth/signin', credentials('gus@example.com', 'wrong password'))
     t.match(await status('gus@example.com'), { blocked: false, attemptsRemaining: 2 })
     t.equal((await tab.post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'gus@example.com' }] })).json().status, 'OK')
     t.equal((await reset('/auth/user/password/reset', lastMailLink(stack, 'gus@example.com').searchParams.get('token'), 'a brand new password')).json().status, 'OK')
@@ -192,31 +191,31 @@ t.test('every spelling the SDK routes as a sign-in is counted and blocked (issue
   for (const [i, c] of cases.entries()) {
     await t.test(c.name, async (t) => {
       const address = `spelling${i}@example.com`
-      t.equal((await tab.post('/auth/signup', form(address, PASSWORD))).json().status, 'OK')
-      t.equal((await browser(stack.bff).post(c.url, form(c.email(address), PASSWORD))).json().status, 'OK', 'the SDK signs in at this spelling')
+      t.equal((await tab.post('/auth/signup', credentials(address, PASSWORD))).json().status, 'OK')
+      t.equal((await browser(stack.bff).post(c.url, credentials(c.email(address), PASSWORD))).json().status, 'OK', 'the SDK signs in at this spelling')
       const answers: string[] = []
       for (let n = 0; n < 6; n++) {
-        const response = await browser(stack.bff).post(c.url, form(c.email(address), 'wrong password'))
+        const response = await browser(stack.bff).post(c.url, credentials(c.email(address), 'wrong password'))
         answers.push(`${response.statusCode} ${response.json().status}`)
       }
       t.same(answers, [...Array(4).fill('200 WRONG_CREDENTIALS_ERROR'), '429 ACCOUNT_BLOCKED', '429 ACCOUNT_BLOCKED'], 'wrong passwords are counted')
       t.match(await status(address), { blocked: true, attemptCount: 5 })
       for (const url of [c.url, '/auth/signin']) {
-        const right = await browser(stack.bff).post(url, form(c.email(address), PASSWORD))
+        const right = await browser(stack.bff).post(url, credentials(c.email(address), PASSWORD))
         t.equal(right.statusCode, 429, `the right password is refused while blocked (${url})`)
         t.match(right.json(), { status: 'ACCOUNT_BLOCKED', attemptCount: 5, blockedUntil: /Z$/ })
         t.notOk(right.cookies.some((cookie) => cookie.name === 'sAccessToken'), 'no session')
       }
-      const plain = await browser(stack.bff).post('/auth/signin', form(address, PASSWORD))
+      const plain = await browser(stack.bff).post('/auth/signin', credentials(address, PASSWORD))
       t.equal(plain.statusCode, 429, 'the plain spelling shares the counter')
     })
   }
 
   await t.test('spellings the SDK does not route are not sign-ins at all', async (t) => {
     const address = 'unrouted@example.com'
-    t.equal((await tab.post('/auth/signup', form(address, PASSWORD))).json().status, 'OK')
+    t.equal((await tab.post('/auth/signup', credentials(address, PASSWORD))).json().status, 'OK')
     for (const url of ['/auth/SIGNIN', '/auth/SignIn', '/AUTH/signin', '/auth//signin', '/auth/public//signin', '//auth/signin', '/auth/sign%69n', '/auth/signin%20']) {
-      const response = await browser(stack.bff).post(url, form(address, PASSWORD))
+      const response = await browser(stack.bff).post(url, credentials(address, PASSWORD))
       t.equal(response.statusCode, 404, url)
       t.notOk(response.cookies.some((cookie) => cookie.name === 'sAccessToken'), `${url}: no session`)
     }
@@ -224,7 +223,7 @@ t.test('every spelling the SDK routes as a sign-in is counted and blocked (issue
   })
 
   await t.test('a padded email the SDK refuses is neither counted nor checked', async (t) => {
-    const response = await browser(stack.bff).post('/auth/signin', form(`${' '.repeat(600)}not an email`, PASSWORD))
+    const response = await browser(stack.bff).post('/auth/signin', credentials(`${' '.repeat(600)}not an email`, PASSWORD))
     t.match(response.json(), { status: 'FIELD_ERROR', formFields: [{ id: 'email', error: 'Email is invalid' }] })
   })
 })
@@ -253,13 +252,13 @@ t.test('an unknown email costs the core the same work as a known one (issue 17)'
   const bff = await buildBff({ config: stack.config, db: stack.db, buildInfo: testBuildInfo, upstreamApiUrl: stack.apiUrl, authCoreUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, authCoreApiKey: TEST_AUTH_CORE_API_KEY })
   t.teardown(() => bff.close())
   const tab = browser(bff)
-  t.equal((await tab.post('/auth/signup', form('known@example.com', PASSWORD))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', credentials('known@example.com', PASSWORD))).json().status, 'OK')
   const coreCalls = async (url: string, payload: unknown, status: string) => {
     calls = []
     t.equal((await browser(bff).post(url, payload)).json().status, status)
     return calls
   }
-  const signIn = (email: string) => coreCalls('/auth/signin', form(email, 'wrong password'), 'WRONG_CREDENTIALS_ERROR')
+  const signIn = (email: string) => coreCalls('/auth/signin', credentials(email, 'wrong password'), 'WRONG_CREDENTIALS_ERROR')
   const known = await signIn('known@example.com')
   t.equal(known.filter((call) => call.endsWith('/recipe/signin')).length, 1, 'a known email: one password check at the core')
   t.same(await signIn('unknown@example.com'), known, 'an unknown email: the same calls (the core verifies its decoy)')

@@ -1,11 +1,10 @@
 import t from 'tap'
-import { browser, buildStack } from '../../helpers.ts'
+import { browser, buildStack, formFields } from '../../helpers.ts'
 
 // /@/logout from another site (issue 17): any page could send a signed-in visitor there and sign
 // them out. A cross-site arrival (Sec-Fetch-Site: cross-site, as the server saw it) asks first;
 // same-site, same-origin and typed-in arrivals sign out as before.
 
-const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 // The rendered page, not the translations the page embeds for hydration.
 const ASKS = /class="auth-lead">Another site sent you here/
 const SIGNS_OUT = /aria-live="polite">Logging you out/
@@ -13,7 +12,7 @@ const SIGNS_OUT = /aria-live="polite">Logging you out/
 t.test('a cross-site arrival at /@/logout asks to confirm, and the session lives on', async (t) => {
   const stack = await buildStack(t, { auth: true })
   const tab = browser(stack.bff)
-  t.equal((await tab.post('/auth/signup', form({ email: 'stay@example.com', password: 'a good long password' }))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', formFields({ email: 'stay@example.com', password: 'a good long password' }))).json().status, 'OK')
   const signedIn = async () => (await tab.get('/auth/user/email/verify')).statusCode === 200
 
   t.ok(await signedIn(), 'signed in')
@@ -40,7 +39,7 @@ t.test('a cross-site arrival at /@/logout asks to confirm, and the session lives
 t.test('a cross-site arrival whose access token expired still asks (the refresh page\'s reload would arrive same-origin)', async (t) => {
   const stack = await buildStack(t, { auth: true })
   const tab = browser(stack.bff)
-  t.equal((await tab.post('/auth/signup', form({ email: 'expired@example.com', password: 'a good long password' }))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', formFields({ email: 'expired@example.com', password: 'a good long password' }))).json().status, 'OK')
   // The access cookie gone (expired), the SDK's front token still there: pages answer with the refresh step.
   const cookie = `sFrontToken=${tab.jar.get('sFrontToken')}`
   const library = await stack.bff.inject({ url: '/@/library', headers: { cookie, accept: 'text/html', 'sec-fetch-site': 'cross-site' } })

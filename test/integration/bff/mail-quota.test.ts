@@ -1,14 +1,13 @@
 import t from 'tap'
 import { MailQuota } from '../../../server/bff/mail/mail-quota.ts'
 import { MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shared/constants.ts'
-import { browser, buildStack, LogCapture } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, formFields } from '../../helpers.ts'
 import { startSmtpServer } from '../../smtp-server.ts'
 
 // Issue 17: 25 reset requests for one address from one IP sent 20 mails in a minute. Reset and
 // verification mails to one recipient are capped per hour; past the cap nothing is sent and the
 // answer is the one a sent mail gets, so the cap tells nothing.
 
-const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 
 t.test('mail to one recipient is capped at 5 an hour, with the same answers past the cap', async (t) => {
   const smtp = await startSmtpServer(t)
@@ -17,12 +16,12 @@ t.test('mail to one recipient is capped at 5 an hour, with the same answers past
   const to = (address: string) => smtp.received.filter((mail) => mail.to.some((rcpt) => rcpt.toLowerCase() === address)).length
 
   await t.test('resets: 8 requests, 5 mails, 8 identical answers', async (t) => {
-    t.equal((await browser(stack.bff).post('/auth/signup', form({ email: 'ada@example.com', password: 'a long enough password' }))).json().status, 'OK')
+    t.equal((await browser(stack.bff).post('/auth/signup', formFields({ email: 'ada@example.com', password: 'a long enough password' }))).json().status, 'OK')
     t.equal(to('ada@example.com'), 1, 'the sign-up sent the verification mail')
     const answers = []
     for (let i = 0; i < 8; i++) {
       // Case and spaces do not make another recipient.
-      const response = await browser(stack.bff).post('/auth/user/password/reset/token', form({ email: i % 2 ? ' ADA@example.com ' : 'ada@example.com' }))
+      const response = await browser(stack.bff).post('/auth/user/password/reset/token', formFields({ email: i % 2 ? ' ADA@example.com ' : 'ada@example.com' }))
       answers.push({ code: response.statusCode, body: response.body })
     }
     t.equal(to('ada@example.com'), 5, 'the verification mail and 4 resets: the cap')
@@ -31,25 +30,25 @@ t.test('mail to one recipient is capped at 5 an hour, with the same answers past
 
   await t.test('verification resends count in the same cap', async (t) => {
     const tab = browser(stack.bff)
-    t.equal((await tab.post('/auth/signup', form({ email: 'bob@example.com', password: 'a long enough password' }))).json().status, 'OK')
+    t.equal((await tab.post('/auth/signup', formFields({ email: 'bob@example.com', password: 'a long enough password' }))).json().status, 'OK')
     const answers = []
     for (let i = 0; i < 3; i++) answers.push((await tab.post('/auth/user/email/verify/token')).body)
-    for (let i = 0; i < 3; i++) answers.push((await browser(stack.bff).post('/auth/user/password/reset/token', form({ email: 'bob@example.com' }))).body)
+    for (let i = 0; i < 3; i++) answers.push((await browser(stack.bff).post('/auth/user/password/reset/token', formFields({ email: 'bob@example.com' }))).body)
     t.equal(to('bob@example.com'), 5)
     t.same(answers.slice(0, 3), Array(3).fill('{"status":"OK"}'))
     t.same(answers.slice(3), Array(3).fill('{"status":"OK"}'))
   })
 
   await t.test('parallel requests cannot exceed the cap', async (t) => {
-    t.equal((await browser(stack.bff).post('/auth/signup', form({ email: 'cy@example.com', password: 'a long enough password' }))).json().status, 'OK')
-    const responses = await Promise.all(Array.from({ length: 10 }, () => browser(stack.bff).post('/auth/user/password/reset/token', form({ email: 'cy@example.com' }))))
+    t.equal((await browser(stack.bff).post('/auth/signup', formFields({ email: 'cy@example.com', password: 'a long enough password' }))).json().status, 'OK')
+    const responses = await Promise.all(Array.from({ length: 10 }, () => browser(stack.bff).post('/auth/user/password/reset/token', formFields({ email: 'cy@example.com' }))))
     t.same(responses.map((r) => r.json().status), Array(10).fill('OK'))
     t.equal(to('cy@example.com'), 5)
   })
 
   await t.test('other recipients are not affected', async (t) => {
-    t.equal((await browser(stack.bff).post('/auth/signup', form({ email: 'dee@example.com', password: 'a long enough password' }))).json().status, 'OK')
-    await browser(stack.bff).post('/auth/user/password/reset/token', form({ email: 'dee@example.com' }))
+    t.equal((await browser(stack.bff).post('/auth/signup', formFields({ email: 'dee@example.com', password: 'a long enough password' }))).json().status, 'OK')
+    await browser(stack.bff).post('/auth/user/password/reset/token', formFields({ email: 'dee@example.com' }))
     t.equal(to('dee@example.com'), 2)
   })
 
@@ -63,7 +62,7 @@ t.test('mail to one recipient is capped at 5 an hour, with the same answers past
   await t.test('the cap survives a restart', async (t) => {
     const again = await buildStack(t, { auth: true, db: stack.db, env: { SMTP_URL: smtp.url } })
     const before = to('ada@example.com')
-    t.equal((await browser(again.bff).post('/auth/user/password/reset/token', form({ email: 'ada@example.com' }))).json().status, 'OK')
+    t.equal((await browser(again.bff).post('/auth/user/password/reset/token', formFields({ email: 'ada@example.com' }))).json().status, 'OK')
     t.equal(to('ada@example.com'), before)
   })
 })

@@ -2,12 +2,11 @@ import fs from 'node:fs'
 import path from 'node:path'
 import t from 'tap'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
-import { browser, buildStack, confirmedAuthenticator, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab, formFields } from '../../helpers.ts'
 
 // The route guard of spec §2/§4 on the server: every session state is redirected before any HTML
 // is sent, and signed-in pages are private.
 
-const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 
 t.test('the server-side route guard follows the session from sign-up to a signed-in library', async (t) => {
   const stack = await buildStack(t, { auth: true })
@@ -24,7 +23,7 @@ t.test('the server-side route guard follows the session from sign-up to a signed
     }
   })
 
-  t.equal((await tab.post('/auth/signup', form({ email: 'guard@example.com', password: 'a good long password' }))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', formFields({ email: 'guard@example.com', password: 'a good long password' }))).json().status, 'OK')
 
   await t.test('signed up, email not verified', async (t) => {
     for (const url of ['/@', '/@/library', '/tos', '/mfa']) t.match(await page(url), { status: 302, location: '/email-not-verified' }, url)
@@ -140,7 +139,7 @@ t.test('a protected page sends to each step it owes with itself as the target (i
   t.equal(await location('/mfa?redirectToPath=%2F%40%2Fmy-profile'), '/login?redirectToPath=%2F%40%2Fmy-profile', 'the second factor\'s page passes its own target on')
   t.equal(await location('/mfa?redirectToPath=%2F%2Fevil.com'), `/login?redirectToPath=${encodeURIComponent('/mfa?redirectToPath=%2F%2Fevil.com')}`, 'an unchecked one is not passed on: back to the page, which checks its own')
 
-  t.equal((await tab.post('/auth/signup', form({ email: 'steps@example.com', password: 'a good long password' }))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', formFields({ email: 'steps@example.com', password: 'a good long password' }))).json().status, 'OK')
   t.equal(await location('/@/my-profile'), '/email-not-verified?redirectToPath=%2F%40%2Fmy-profile')
   const mailDir = path.join(stack.config.dataDir, 'mail')
   const mail = JSON.parse(fs.readFileSync(path.join(mailDir, fs.readdirSync(mailDir).sort()[0]!), 'utf8')) as { text: string }
@@ -166,13 +165,13 @@ t.test('issue 27: a fully signed-in user opening the login, sign-up or forgotten
   }
 
   const unverified = browser(stack.bff)
-  t.equal((await unverified.post('/auth/signup', form({ email: 'unverified@example.com', password: 'a good long password' }))).json().status, 'OK')
+  t.equal((await unverified.post('/auth/signup', formFields({ email: 'unverified@example.com', password: 'a good long password' }))).json().status, 'OK')
   for (const url of [...forms, '/check-email', '/email-not-verified']) t.equal((await page(unverified, url)).status, 200, `email not verified: ${url} stays open`)
 
   // A second factor owed: the account has an authenticator, and a new sign-in has only the password.
   await confirmedAuthenticator(ready)
   const pending = browser(stack.bff)
-  t.equal((await pending.post('/auth/signin', form({ email: 'ready@example.com', password: 'correct horse battery' }))).json().status, 'OK')
+  t.equal((await pending.post('/auth/signin', formFields({ email: 'ready@example.com', password: 'correct horse battery' }))).json().status, 'OK')
   t.match(await page(pending, '/@/library'), { status: 302, location: '/mfa' }, 'the second factor is owed')
   for (const url of [...forms, '/mfa']) t.equal((await page(pending, url)).status, 200, `second factor owed: ${url} stays open`)
 })

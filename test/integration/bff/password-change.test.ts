@@ -1,5 +1,5 @@
 import t from 'tap'
-import { browser, buildStack, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, signedInTab, credentials } from '../../helpers.ts'
 
 // POST /api/user/password (issue 11): the current password checked like a sign-in (counted, and
 // blocked past the limit), the new one held to the sign-up rule, every other session of the
@@ -7,7 +7,6 @@ import { browser, buildStack, signedInTab } from '../../helpers.ts'
 
 const PASSWORD = 'correct horse battery'
 const NEW_PASSWORD = 'a brand new passphrase'
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
 
 const change = (tab: ReturnType<typeof browser>, body: unknown, headers: Record<string, string> = {}) => tab.post('/api/user/password', body, headers)
@@ -16,7 +15,7 @@ const asApi = (token: string) => stack.api.inject({ method: 'GET', url: '/api/us
 t.test('a changed password ends the other sessions and keeps this one', async (t) => {
   const here = await signedInTab(stack, 'changer@example.com', PASSWORD)
   const there = browser(stack.bff)
-  t.equal((await there.post('/auth/signin', form('changer@example.com', PASSWORD))).json().status, 'OK')
+  t.equal((await there.post('/auth/signin', credentials('changer@example.com', PASSWORD))).json().status, 'OK')
   const thereToken = there.jar.get('sAccessToken')!
 
   const wrong = await change(here, { currentPassword: 'not it at all', newPassword: NEW_PASSWORD })
@@ -43,8 +42,8 @@ t.test('a changed password ends the other sessions and keeps this one', async (t
   await read
   await stack.api.revokedSessions.nextRead()
   t.equal((await asApi(thereToken)).statusCode, 401, 'nor use its access token')
-  t.equal((await browser(stack.bff).post('/auth/signin', form('changer@example.com', PASSWORD))).json().status, 'WRONG_CREDENTIALS_ERROR', 'the old password is gone')
-  t.equal((await browser(stack.bff).post('/auth/signin', form('changer@example.com', NEW_PASSWORD))).json().status, 'OK', 'the new one signs in')
+  t.equal((await browser(stack.bff).post('/auth/signin', credentials('changer@example.com', PASSWORD))).json().status, 'WRONG_CREDENTIALS_ERROR', 'the old password is gone')
+  t.equal((await browser(stack.bff).post('/auth/signin', credentials('changer@example.com', NEW_PASSWORD))).json().status, 'OK', 'the new one signs in')
 })
 
 t.test('guessing the current password is blocked like sign-in', async (t) => {
@@ -56,7 +55,7 @@ t.test('guessing the current password is blocked like sign-in', async (t) => {
   t.equal(right.statusCode, 429, 'while blocked even the right password is refused')
   t.equal(right.json().code, 'BFF_PASSWORD_CHANGE_BLOCKED')
   t.ok(Number(right.headers['retry-after']) > 0, 'with Retry-After')
-  t.equal((await browser(stack.bff).post('/auth/signin', form('guesser@example.com', PASSWORD))).statusCode, 429, 'and sign-in is blocked for the account too')
+  t.equal((await browser(stack.bff).post('/auth/signin', credentials('guesser@example.com', PASSWORD))).statusCode, 429, 'and sign-in is blocked for the account too')
 })
 
 t.test('without a session: the SDK answers 401, nothing changes', async (t) => {
@@ -64,8 +63,8 @@ t.test('without a session: the SDK answers 401, nothing changes', async (t) => {
   const response = await change(visitor, { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })
   t.equal(response.statusCode, 401)
   const unverified = browser(stack.bff)
-  await unverified.post('/auth/signup', form('fresh-pw@example.com', PASSWORD))
+  await unverified.post('/auth/signup', credentials('fresh-pw@example.com', PASSWORD))
   const early = await change(unverified, { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })
   t.equal(early.statusCode, 403, 'an unverified email is a failed claim (403)')
-  t.equal((await browser(stack.bff).post('/auth/signin', form('fresh-pw@example.com', PASSWORD))).json().status, 'OK', 'the password is unchanged')
+  t.equal((await browser(stack.bff).post('/auth/signin', credentials('fresh-pw@example.com', PASSWORD))).json().status, 'OK', 'the password is unchanged')
 })

@@ -1,12 +1,11 @@
 import t from 'tap'
-import { browser, buildStack, signedInTab } from '../../helpers.ts'
+import { browser, buildStack, signedInTab, credentials } from '../../helpers.ts'
 
 // The profile's name and language (issue 11, first step): PATCH /api/user through the BFF, its
 // validation, the anti-forgery rule, a chosen language applied at every later sign-in (a
 // visitor's own choice kept while the account has none), and /@/my-profile rendered for it.
 
 const PASSWORD = 'correct horse battery'
-const form = (email: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: PASSWORD }] })
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
 
 const langCookie = (response: { cookies: Array<{ name: string; value: string }> }) => response.cookies.find((cookie) => cookie.name === 'lang')?.value
@@ -45,7 +44,7 @@ t.test('writes need the anti-forgery header and a full session', async (t) => {
   t.equal(forged.json().code, 'BFF_CSRF_REJECTED')
   t.match((await tab.get('/api/user')).json(), { name: null }, 'nothing changed')
   const unverified = browser(stack.bff)
-  await unverified.post('/auth/signup', form('unverified@example.com'))
+  await unverified.post('/auth/signup', credentials('unverified@example.com'))
   const early = await stack.bff.inject({ method: 'PATCH', url: '/api/user', headers: { cookie: unverified.jar.header('/api/user'), rid: 'anti-csrf', 'content-type': 'application/json' }, payload: '{"name":"Early"}' })
   t.equal(early.statusCode, 403)
   t.equal(early.json().code, 'API_EMAIL_NOT_VERIFIED')
@@ -53,13 +52,13 @@ t.test('writes need the anti-forgery header and a full session', async (t) => {
 
 t.test('a chosen language follows the account to every sign-in; without one the visitor keeps theirs', async (t) => {
   const tab = await signedInTab(stack, 'polyglot@example.com', PASSWORD)
-  const visitor = await browser(stack.bff).post('/auth/signin', form('polyglot@example.com'), { cookie: 'lang=pl' })
+  const visitor = await browser(stack.bff).post('/auth/signin', credentials('polyglot@example.com'), { cookie: 'lang=pl' })
   t.equal(visitor.json().status, 'OK')
   t.equal(langCookie(visitor), undefined, 'no language chosen yet: the visitor\'s Polish stays')
 
   const chosen = await stack.bff.inject({ method: 'PATCH', url: '/api/user', headers: { cookie: tab.jar.header('/api/user'), rid: 'anti-csrf', 'content-type': 'application/json' }, payload: '{"language":"hu"}' })
   t.match(chosen.json(), { language: 'hu', languageChosen: true })
-  const elsewhere = await browser(stack.bff).post('/auth/signin', form('polyglot@example.com'), { cookie: 'lang=en', 'accept-language': 'en' })
+  const elsewhere = await browser(stack.bff).post('/auth/signin', credentials('polyglot@example.com'), { cookie: 'lang=en', 'accept-language': 'en' })
   t.equal(elsewhere.json().status, 'OK')
   t.equal(langCookie(elsewhere), 'hu', 'another device signs in in Hungarian')
   const attributes = elsewhere.cookies.find((cookie) => cookie.name === 'lang') as { path?: string; maxAge?: number; sameSite?: string; httpOnly?: boolean }

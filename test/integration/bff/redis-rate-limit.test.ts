@@ -17,19 +17,18 @@ async function startRedis(t: Test, port: number): Promise<{ stop: () => Promise<
     redis.kill('SIGTERM')
   })
   // Wait (bounded) until Redis accepts connections.
-  const started = Date.now()
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.end()
-        resolve(true)
-      })
-      socket.on('error', () => resolve(false))
-    })
-    if (ok) break
-    if (Date.now() - started > 10_000) throw new Error('redis did not start')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  await waitUntil(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.end()
+          resolve(true)
+        })
+        socket.on('error', () => resolve(false))
+      }),
+    10_000,
+    { every: 50, what: 'redis accepts connections' },
+  )
   return {
     stop: async () => {
       redis.kill('SIGTERM')

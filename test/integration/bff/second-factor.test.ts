@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
-import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
-import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock } from '../../helpers.ts'
+import { base32Decode } from '../../../server/authcore/totp.ts'
+import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock, credentials } from '../../helpers.ts'
 
 // Issue 26: the second factor the account has guards every change to it.
 // §1 — another authenticator is added only with a current code of a confirmed device or a
@@ -12,16 +12,13 @@ import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock } f
 // and wrong TOTP codes count together, at sign-in's MFA step and wherever a code is checked.
 
 const PASSWORD = 'correct horse battery'
-const form = (email: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: PASSWORD }] })
 
 // One clock, the test's, for the BFF, the auth core and the codes the test computes (issue 30).
 const clock = new TestClock()
 const stack = await buildStack(t, { auth: true, now: clock.fixed, coreNow: clock.now, env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '10000' } })
 
 type Tab = ReturnType<typeof browser>
-const period = () => clock.totpStep()
 /** A code no window the core accepts (period −1…+1) would take for any of these secrets. */
-const wrongCode = (...secrets: Buffer[]) => ['000000', '111111', '222222', '333333'].find((code) => !secrets.some((secret) => [-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code)))!
 
 const send = (tab: Tab, method: 'POST' | 'DELETE', url: string, payload?: unknown, headers?: Record<string, string>) => tab.send(method, url, payload, headers)
 
@@ -30,7 +27,7 @@ const setUpTotp = (tab: Tab, name = 'owner-phone') => confirmedAuthenticator(tab
 /** A new sign-in with the password: the first factor done, the second owed. */
 async function signIn(email: string): Promise<Tab> {
   const tab = browser(stack.bff)
-  const answer = await tab.post('/auth/signin', form(email))
+  const answer = await tab.post('/auth/signin', credentials(email))
   if (answer.json().status !== 'OK') throw new Error(`sign-in failed: ${answer.body}`)
   return tab
 }
@@ -51,18 +48,18 @@ t.test('issue 26 §1: a signed-in session cannot add an authenticator without a 
   t.match(created.json().message, /Adding another authenticator needs a current code/)
   t.equal(created.json().secret, undefined, 'no secret handed out')
   const intruder = typeof created.json().secret === 'string' ? base32Decode(created.json().secret) : randomBytes(20)
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName: 'intruder', totp: totpCode(intruder, period()) })
+  const verified = await tab.post('/auth/totp/device/verify', { deviceName: 'intruder', totp: clock.totp(intruder) })
   t.not(verified.json().status, 'OK', 'there is no intruder device to confirm')
-  const removed = await send(tab, 'DELETE', '/api/user/totp/devices/owner-phone', { totp: totpCode(intruder, period() + 1) })
+  const removed = await send(tab, 'DELETE', '/api/user/totp/devices/owner-phone', { totp: clock.totp(intruder, 1) })
   t.equal(removed.statusCode, 400, 'the owner\'s device stays')
   t.equal(removed.json().code, 'BFF_TOTP_INVALID')
-  const deleted = await deleteAccount(tab, email, totpCode(intruder, period() - 1))
+  const deleted = await deleteAccount(tab, email, clock.totp(intruder, -1))
   t.equal(deleted.statusCode, 400, 'the account stays')
   t.equal(deleted.json().code, 'BFF_TOTP_INVALID')
   t.same(await devicesOf(tab), ['owner-phone:true'])
   t.equal((await tab.get('/api/user')).statusCode, 200)
   // The owner's own code still does what it should (the two wrong ones above are counted, not locking).
-  t.equal((await send(tab, 'DELETE', '/api/user/totp/devices/owner-phone', { totp: totpCode(owner, period() + 1) })).statusCode, 204)
+  t.equal((await send(tab, 'DELETE', '/api/user/totp/devices/owner-phone', { totp: clock.totp(owner, 1) })).statusCode, 204)
 })
 
 t.test('issue 26 §1: every spelling of the device creation path asks for the code', async (t) => {
@@ -101,7 +98,7 @@ t.test('issue 26 §1: another authenticator with a current code or a recovery co
   t.equal(same.statusCode, 200)
   t.same(same.json(), { status: 'DEVICE_ALREADY_EXISTS_ERROR' })
 
-  const wrong = await tab.post('/auth/totp/device', { deviceName: 'tablet', totp: wrongCode(owner) })
+  const wrong = await tab.post('/auth/totp/device', { deviceName: 'tablet', totp: clock.wrongTotp(owner) })
   t.equal(wrong.statusCode, 400)
   t.equal(wrong.json().code, 'BFF_TOTP_INVALID')
   const wrongRecovery = await tab.post('/auth/totp/device', { deviceName: 'tablet', recoveryCode: 'zzzz-zzzz-zzzz-zzzz' })
@@ -110,7 +107,7 @@ t.test('issue 26 §1: another authenticator with a current code or a recovery co
   t.same(await devicesOf(tab), ['owner-phone:true'])
 
   // A current code of the confirmed device, spaced as an app shows it.
-  const code = totpCode(owner, period() + 1)
+  const code = clock.totp(owner, 1)
   const added = await tab.post('/auth/totp/device', { deviceName: 'tablet', totp: `${code.slice(0, 3)} ${code.slice(3)}` })
   t.equal(added.statusCode, 200, added.body)
   t.match(added.json(), { status: 'OK', deviceName: 'tablet', secret: /^[A-Z2-7]{32}$/ })
@@ -118,7 +115,7 @@ t.test('issue 26 §1: another authenticator with a current code or a recovery co
   t.same(await devicesOf(tab), ['owner-phone:true', 'tablet:false'])
 
   // Until it is confirmed, the new device's codes prove nothing: not to remove, delete, or add.
-  const notYet = totpCode(tablet, period())
+  const notYet = clock.totp(tablet)
   t.equal((await send(tab, 'DELETE', '/api/user/totp/devices/owner-phone', { totp: notYet })).json().code, 'BFF_TOTP_INVALID', 'removal: a code of an unconfirmed device is wrong')
   t.equal((await deleteAccount(tab, email, notYet)).json().code, 'BFF_TOTP_INVALID', 'deletion: likewise')
   t.equal((await tab.post('/auth/totp/device', { deviceName: 'third', totp: notYet })).json().code, 'BFF_TOTP_INVALID', 'another device: likewise')
@@ -154,8 +151,8 @@ t.test('issue 26 §1: new recovery codes need a current code or a recovery code'
   t.equal(bare.statusCode, 400, 'a session alone gets no codes')
   t.equal(bare.json().code, 'BFF_TOTP_CODE_REQUIRED')
   t.equal(bare.json().codes, undefined)
-  t.equal((await send(tab, 'POST', '/api/user/recovery-codes', { totp: wrongCode(secret) })).json().code, 'BFF_TOTP_INVALID')
-  const renewed = await send(tab, 'POST', '/api/user/recovery-codes', { totp: totpCode(secret, period() + 1) })
+  t.equal((await send(tab, 'POST', '/api/user/recovery-codes', { totp: clock.wrongTotp(secret) })).json().code, 'BFF_TOTP_INVALID')
+  const renewed = await send(tab, 'POST', '/api/user/recovery-codes', { totp: clock.totp(secret, 1) })
   t.equal(renewed.statusCode, 200, renewed.body)
   t.equal((renewed.json().codes as string[]).length, 10)
   t.equal((await send(tab, 'POST', '/api/user/recovery-codes', { recoveryCode: codes[0] })).json().code, 'BFF_RECOVERY_CODE_INVALID', 'the old set is gone')
@@ -172,7 +169,7 @@ t.test('issue 26 §7: wrong recovery codes lock the TOTP factor too, everywhere 
   for (let i = 0; i < 5; i++) answers.push((await redeem(attacker, `wrong-code-${i}`)).statusCode)
   t.same(answers, [400, 400, 400, 400, 429], 'five wrong recovery codes lock')
 
-  const right = totpCode(secret, period() + 1)
+  const right = clock.totp(secret, 1)
   const verify = await attacker.post('/auth/totp/verify', { totp: right })
   t.match(verify.json(), { status: 'LIMIT_REACHED_ERROR', currentNumberOfFailedAttempts: 5, maxNumberOfFailedAttempts: 5 }, 'the right TOTP code at sign-in waits too')
   t.equal(verify.json().retryAfterMs, 900_000, 'for the cool-down after the newest wrong code')
@@ -190,7 +187,7 @@ t.test('issue 26 §7: wrong recovery codes lock the TOTP factor too, everywhere 
 
   clock.advance(900_000)
   // Fifteen minutes on, the right code is the authenticator's code of then.
-  t.match((await attacker.post('/auth/totp/verify', { totp: totpCode(secret, period()) })).json(), { status: 'OK' }, 'past the cool-down the right code passes')
+  t.match((await attacker.post('/auth/totp/verify', { totp: clock.totp(secret) })).json(), { status: 'OK' }, 'past the cool-down the right code passes')
   t.equal((await attacker.get('/api/user')).statusCode, 200)
 })
 
@@ -200,7 +197,7 @@ t.test('issue 26 §7: wrong TOTP codes lock the recovery codes too', async (t) =
   const { secret, codes } = await setUpTotp(owner)
   const attacker = await signIn(email)
   const statuses: string[] = []
-  for (let i = 0; i < 5; i++) statuses.push((await attacker.post('/auth/totp/verify', { totp: wrongCode(secret) })).json().status)
+  for (let i = 0; i < 5; i++) statuses.push((await attacker.post('/auth/totp/verify', { totp: clock.wrongTotp(secret) })).json().status)
   t.same(statuses, Array(5).fill('INVALID_TOTP_ERROR'))
   const refused = await redeem(attacker, codes[0]!)
   t.equal(refused.statusCode, 429, 'the right recovery code waits')
@@ -216,13 +213,13 @@ t.test('issue 26 §7: both kinds count in one run, a right code ends it, a confi
   const attacker = await signIn(email)
   t.equal((await redeem(attacker, 'wrong-1')).statusCode, 400)
   t.equal((await redeem(attacker, 'wrong-2')).statusCode, 400)
-  t.match((await attacker.post('/auth/totp/verify', { totp: wrongCode(secret) })).json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 3, maxNumberOfFailedAttempts: 5 }, 'the SDK\'s answer counts the recovery codes')
+  t.match((await attacker.post('/auth/totp/verify', { totp: clock.wrongTotp(secret) })).json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 3, maxNumberOfFailedAttempts: 5 }, 'the SDK\'s answer counts the recovery codes')
   // "Confirming" the device confirmed already answers OK without checking a code: it ends nothing.
-  t.match((await owner.post('/auth/totp/device/verify', { deviceName: 'owner-phone', totp: wrongCode(secret) })).json(), { status: 'OK', wasAlreadyVerified: true })
-  t.match((await attacker.post('/auth/totp/verify', { totp: wrongCode(secret) })).json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 4 })
+  t.match((await owner.post('/auth/totp/device/verify', { deviceName: 'owner-phone', totp: clock.wrongTotp(secret) })).json(), { status: 'OK', wasAlreadyVerified: true })
+  t.match((await attacker.post('/auth/totp/verify', { totp: clock.wrongTotp(secret) })).json(), { status: 'INVALID_TOTP_ERROR', currentNumberOfFailedAttempts: 4 })
   const fifth = await redeem(attacker, 'wrong-5')
   t.equal(fifth.statusCode, 429, 'the fifth wrong code of either kind locks')
-  t.match((await attacker.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'LIMIT_REACHED_ERROR' })
+  t.match((await attacker.post('/auth/totp/verify', { totp: clock.totp(secret, 1) })).json(), { status: 'LIMIT_REACHED_ERROR' })
 
   clock.advance(900_000)
   // A right code ends the run: four more wrong ones do not lock.
@@ -231,7 +228,7 @@ t.test('issue 26 §7: both kinds count in one run, a right code ends it, a confi
   const after: number[] = []
   for (let i = 0; i < 4; i++) after.push((await redeem(other, `again-${i}`)).statusCode)
   t.same(after, [400, 400, 400, 400])
-  t.match((await other.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'OK' }, 'the fifth try, a right one, passes')
+  t.match((await other.post('/auth/totp/verify', { totp: clock.totp(secret, 1) })).json(), { status: 'OK' }, 'the fifth try, a right one, passes')
 })
 
 t.test('issue 26 §7: parallel wrong codes of both kinds cannot exceed the one limit', async (t) => {
@@ -239,7 +236,7 @@ t.test('issue 26 §7: parallel wrong codes of both kinds cannot exceed the one l
   const owner = await signedInTab(stack, email, PASSWORD)
   const { secret } = await setUpTotp(owner)
   const attacker = await signIn(email)
-  const wrong = wrongCode(secret)
+  const wrong = clock.wrongTotp(secret)
   const answers = await Promise.all(
     Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? attacker.post('/auth/totp/verify', { totp: wrong }).then((a) => a.json().status as string) : redeem(attacker, `guess-number-${i}`).then((a) => String(a.statusCode)))),
   )
@@ -248,7 +245,7 @@ t.test('issue 26 §7: parallel wrong codes of both kinds cannot exceed the one l
   t.same(answers.filter((answer) => !['INVALID_TOTP_ERROR', '400', 'LIMIT_REACHED_ERROR', '429'].includes(answer)), [], 'the rest were refused unchecked')
   const { rows } = await stack.db.query<{ failures: number }>('SELECT failures FROM bff.recovery_code_attempts WHERE user_id = (SELECT id FROM api.users WHERE email = $1)', [email])
   t.same(rows, [{ failures: 5 }])
-  t.match((await attacker.post('/auth/totp/verify', { totp: totpCode(secret, period() + 1) })).json(), { status: 'LIMIT_REACHED_ERROR' }, 'and the right code waits')
+  t.match((await attacker.post('/auth/totp/verify', { totp: clock.totp(secret, 1) })).json(), { status: 'LIMIT_REACHED_ERROR' }, 'and the right code waits')
 })
 
 t.test('issue 26 §7: the /mfa form without script shares the one limit', async (t) => {
@@ -268,9 +265,9 @@ t.test('issue 26 §7: the /mfa form without script shares the one limit', async 
   }
   const statuses: number[] = []
   for (let i = 0; i < 4; i++) statuses.push((await postForm({ recoveryCode: `wrong-code-${i}` })).statusCode)
-  statuses.push((await postForm({ totp: wrongCode(secret) })).statusCode)
+  statuses.push((await postForm({ totp: clock.wrongTotp(secret) })).statusCode)
   t.same(statuses, [400, 400, 400, 400, 400], 'four wrong recovery codes and a wrong TOTP code, each in the page')
-  const right = await postForm({ totp: totpCode(secret, period() + 1) })
+  const right = await postForm({ totp: clock.totp(secret, 1) })
   t.equal(right.statusCode, 403, 'the fifth wrong code of either kind locked: the right one waits (the page\'s "locked" answer)')
   t.match(String(right.headers['content-type']), /^text\/html/)
   t.match(right.body, /data-testid="mfa-error"/, 'the page says so')

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
-import { base32Decode, totpCode } from '../../../server/authcore/totp.ts'
+import { base32Decode } from '../../../server/authcore/totp.ts'
 import { MAIL_RETRY_BASE_MS } from '../../../server/bff/mail/mail-outbox.ts'
-import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, TestClock, waitUntil, type MailboxMessage } from '../../helpers.ts'
+import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, TestClock, waitUntil, type MailboxMessage, credentials } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
 // Security notices (issue 26 §1): every change to an account's security — an authenticator added
@@ -26,10 +26,7 @@ const coreClock = new TestClock()
 const stack = await buildStack(t, { auth: true, now: () => clock, coreNow: coreClock.now, env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '1000', TRUST_PROXY: '127.0.0.1' } })
 
 type Tab = ReturnType<typeof browser>
-const form = (email: string, password = PASSWORD) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
-const period = () => coreClock.totpStep()
 /** A code no window the core accepts (period −1…+1) would take. */
-const wrongCode = (secret: Buffer) => ['000000', '111111', '222222'].find((code) => ![-1, 0, 1].some((offset) => totpCode(secret, period() + offset) === code))!
 
 type StoredMail = MailboxMessage
 const mailsTo = (to: string) => mailsIn(stack.config.dataDir, to)
@@ -78,14 +75,14 @@ t.test('an authenticator confirmed is told once, in the account\'s language; one
   t.equal((await tab.post('/auth/totp/device', { deviceName: 'Phone' }, FROM)).json().status, 'OK')
   t.equal(await noticesFor('added@example.com'), 0, 'a device set up but not confirmed adds nothing: no notice')
   const secret = base32Decode((await tab.post('/auth/totp/device', { deviceName: 'Phone' })).json().secret)
-  const wrong = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: wrongCode(secret) }, FROM)
+  const wrong = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: coreClock.wrongTotp(secret) }, FROM)
   t.equal(wrong.json().status, 'INVALID_TOTP_ERROR')
   t.equal(await noticesFor('added@example.com'), 0, 'a wrong code: no notice')
 
-  const verified = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: totpCode(secret, period()) }, FROM)
+  const verified = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: coreClock.totp(secret) }, FROM)
   t.equal(verified.json().status, 'OK')
   t.equal(await noticesFor('added@example.com'), 1, 'confirmed: one notice')
-  const again = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: totpCode(secret, period() + 1) }, FROM)
+  const again = await tab.post('/auth/totp/device/verify', { deviceName: 'Phone', totp: coreClock.totp(secret, 1) }, FROM)
   t.match(again.json(), { status: 'OK', wasAlreadyVerified: true })
   t.equal(await noticesFor('added@example.com'), 1, 'confirmed again: no second notice')
 
@@ -98,11 +95,11 @@ t.test('an authenticator confirmed is told once, in the account\'s language; one
   t.match(notice.text, PROFILE)
 
   // A second authenticator, with a code of the first (issue 26 §1): told too.
-  const tablet = await tab.post('/auth/totp/device', { deviceName: 'Tablet', totp: totpCode(secret, period() + 1) })
+  const tablet = await tab.post('/auth/totp/device', { deviceName: 'Tablet', totp: coreClock.totp(secret, 1) })
   t.equal(tablet.json().status, 'OK')
   const tabletSecret = base32Decode(tablet.json().secret)
   // Confirmed through the tenant's spelling of the path, which the SDK routes to the same API.
-  t.equal((await tab.post('/auth/public/totp/device/verify?x=1', { deviceName: 'Tablet', totp: totpCode(tabletSecret, period()) }, FROM)).json().status, 'OK')
+  t.equal((await tab.post('/auth/public/totp/device/verify?x=1', { deviceName: 'Tablet', totp: coreClock.totp(tabletSecret) }, FROM)).json().status, 'OK')
   t.equal(await noticesFor('added@example.com'), 2, 'the second authenticator: its own notice')
   await waitUntil(() => mailsTo('added@example.com').filter((mail) => mail.subject === 'Ihrem Softshelf-Konto wurde eine Authenticator-App hinzugefügt').length === 2)
 })
@@ -114,14 +111,14 @@ t.test('an authenticator removed is told; a wrong code or a device gone already 
   const before = await noticesFor('removed@example.com')
   t.equal(before, 1, 'the set-up was told')
 
-  const wrong = await send(tab, 'DELETE', '/api/user/totp/devices/Phone', { totp: wrongCode(secret) }, FROM)
+  const wrong = await send(tab, 'DELETE', '/api/user/totp/devices/Phone', { totp: coreClock.wrongTotp(secret) }, FROM)
   t.ok(wrong.statusCode >= 400 && wrong.statusCode < 500, 'refused')
   t.equal(await noticesFor('removed@example.com'), before, 'a wrong code: no notice')
   // A code works once: the set-up spent this period's.
-  const removed = await send(tab, 'DELETE', '/api/user/totp/devices/Phone', { totp: totpCode(secret, period() + 1) }, FROM)
+  const removed = await send(tab, 'DELETE', '/api/user/totp/devices/Phone', { totp: coreClock.totp(secret, 1) }, FROM)
   t.equal(removed.statusCode, 204)
   t.equal(await noticesFor('removed@example.com'), before + 1, 'removed: one notice')
-  const gone = await send(tab, 'DELETE', '/api/user/totp/devices/Phone', { totp: totpCode(secret, period() - 1) }, FROM)
+  const gone = await send(tab, 'DELETE', '/api/user/totp/devices/Phone', { totp: coreClock.totp(secret, -1) }, FROM)
   t.equal(gone.statusCode, 404)
   t.equal(await noticesFor('removed@example.com'), before + 1, 'asked again: no second notice')
 
@@ -138,12 +135,12 @@ t.test('new recovery codes are told; a refused renewal is not', async (t) => {
   const secret = await setUpTotp(tab)
   const before = await noticesFor('renewed@example.com')
 
-  const refused = await send(tab, 'POST', '/api/user/recovery-codes', { totp: wrongCode(secret) }, FROM)
+  const refused = await send(tab, 'POST', '/api/user/recovery-codes', { totp: coreClock.wrongTotp(secret) }, FROM)
   t.ok(refused.statusCode >= 400 && refused.statusCode < 500, 'a wrong code: refused')
   const none = await send(tab, 'POST', '/api/user/recovery-codes', {}, FROM)
   t.ok(none.statusCode >= 400 && none.statusCode < 500, 'no code: refused')
   t.equal(await noticesFor('renewed@example.com'), before, 'no proof, or a wrong code: no notice')
-  const renewed = await send(tab, 'POST', '/api/user/recovery-codes', { totp: totpCode(secret, period() + 1) }, FROM)
+  const renewed = await send(tab, 'POST', '/api/user/recovery-codes', { totp: coreClock.totp(secret, 1) }, FROM)
   t.equal(renewed.statusCode, 200)
   t.equal(await noticesFor('renewed@example.com'), before + 1)
 
@@ -234,7 +231,7 @@ t.test('signing out another device, or all of them, is told; nothing to sign out
   const tab = await signedInTab(stack, 'devices@example.com', PASSWORD, { 'accept-language': 'pl' })
   const signIn = async () => {
     const other = browser(stack.bff)
-    if ((await other.post('/auth/signin', form('devices@example.com'))).json().status !== 'OK') throw new Error('no sign-in')
+    if ((await other.post('/auth/signin', credentials('devices@example.com'))).json().status !== 'OK') throw new Error('no sign-in')
   }
   await signIn()
   await signIn()
@@ -285,7 +282,7 @@ t.test('the header\'s language choice of a signed-in user is the account\'s: pro
 
   // Another device, English, no cookie: the sign-in sets the account's language.
   const other = browser(stack.bff)
-  const signIn = await other.post('/auth/signin', form('header@example.com', 'a brand new password'), { 'accept-language': 'en' })
+  const signIn = await other.post('/auth/signin', credentials('header@example.com', 'a brand new password'), { 'accept-language': 'en' })
   t.equal(signIn.json().status, 'OK')
   t.equal(langCookie(signIn)?.value, 'hu', 'every later sign-in applies it')
 
@@ -312,7 +309,7 @@ t.test('PUT /api/user/language: a visitor\'s choice is the browser\'s; a bad one
 
   // Signed up, email not verified yet: no profile to save to; the choice is the browser's.
   const unverified = browser(stack.bff)
-  t.equal((await unverified.post('/auth/signup', form('unverified-lang@example.com'))).json().status, 'OK')
+  t.equal((await unverified.post('/auth/signup', credentials('unverified-lang@example.com'))).json().status, 'OK')
   const early = await unverified.put('/api/user/language', { language: 'cs' })
   t.equal(early.statusCode, 200)
   t.same(early.json(), { language: 'cs', account: false })
@@ -333,7 +330,7 @@ t.test('a mail server that is down does not turn the change into an error: the n
   const down = await buildStack(t, { auth: true, now: () => now, env: { SMTP_URL: smtp.url, AUTH_RATE_LIMIT_MAX: '1000' } })
   // Signed up while mail is down: the verification link is read from the outbox's row.
   const tab = browser(down.bff)
-  t.equal((await tab.post('/auth/signup', form('outage@example.com'))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', credentials('outage@example.com'))).json().status, 'OK')
   await smtp.start()
   now += MAIL_RETRY_BASE_MS * 2
   await down.bff.mailOutbox.tick()

@@ -1,12 +1,11 @@
 import t from 'tap'
-import { browser, buildStack, lastMailLink, signedInTab, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
+import { browser, buildStack, lastMailLink, signedInTab, TEST_AUTH_CORE_API_KEY, formFields } from '../../helpers.ts'
 
 // Issue 17 §3 and §4: only a session's access token is a session, and a session that ended —
 // signed out, or every session of an account whose password was reset — opens neither the
 // product API (another instance than the BFF that ended it: it learns from the core's
 // revocation list) nor a page, although its access token has not expired.
 
-const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 const PASSWORD = 'correct horse battery'
 
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
@@ -69,26 +68,26 @@ t.test('after sign-out the old access token opens neither the API nor a page', a
 t.test('a password reset ends every session of the account', async (t) => {
   const first = await signedIn('reset@example.com')
   const second = browser(stack.bff)
-  t.equal((await second.post('/auth/signin', form({ email: 'reset@example.com', password: PASSWORD }))).json().status, 'OK')
+  t.equal((await second.post('/auth/signin', formFields({ email: 'reset@example.com', password: PASSWORD }))).json().status, 'OK')
   const tokens = [first.jar.get('sAccessToken')!, second.jar.get('sAccessToken')!]
 
   const stranger = browser(stack.bff)
-  t.equal((await stranger.post('/auth/user/password/reset/token', form({ email: 'reset@example.com' }))).json().status, 'OK')
+  t.equal((await stranger.post('/auth/user/password/reset/token', formFields({ email: 'reset@example.com' }))).json().status, 'OK')
   const token = lastMailLink(stack, 'reset@example.com').searchParams.get('token')
-  t.equal((await stranger.post('/auth/user/password/reset', { method: 'token', token, ...form({ password: 'a brand new password' }) })).json().status, 'OK')
+  t.equal((await stranger.post('/auth/user/password/reset', { method: 'token', token, ...formFields({ password: 'a brand new password' }) })).json().status, 'OK')
 
   for (const tab of [first, second]) t.equal((await tab.post('/auth/session/refresh')).statusCode, 401, 'an earlier session cannot refresh')
   await stack.api.revokedSessions.nextRead()
   for (const old of tokens) t.equal((await asApi(old)).statusCode, 401, 'nor use its access token')
   const page = await stack.bff.inject({ method: 'GET', url: '/@/library', headers: { cookie: `sAccessToken=${tokens[0]}` } })
   t.notMatch(page.body, /reset@example\.com/, 'nor open a page')
-  t.equal((await browser(stack.bff).post('/auth/signin', form({ email: 'reset@example.com', password: 'a brand new password' }))).json().status, 'OK', 'the new password signs in')
+  t.equal((await browser(stack.bff).post('/auth/signin', formFields({ email: 'reset@example.com', password: 'a brand new password' }))).json().status, 'OK', 'the new password signs in')
   // A browser still holding the ended session's access cookie signs in all the same.
   const stale = await stack.bff.inject({
     method: 'POST',
     url: '/auth/signin',
     headers: { cookie: `sAccessToken=${tokens[0]}`, rid: 'anti-csrf', 'fdi-version': '4.2', origin: 'http://localhost:3000', 'content-type': 'application/json' },
-    payload: JSON.stringify(form({ email: 'reset@example.com', password: 'a brand new password' })),
+    payload: JSON.stringify(formFields({ email: 'reset@example.com', password: 'a brand new password' })),
   })
   t.equal(stale.statusCode, 200, stale.body)
   t.equal(stale.json().status, 'OK', 'with the ended session\'s cookie still in the browser')

@@ -1,19 +1,18 @@
 import t from 'tap'
-import { browser, buildStack, LogCapture, openTestDatabase, within } from '../../helpers.ts'
+import { browser, buildStack, LogCapture, openTestDatabase, within, credentials } from '../../helpers.ts'
 
 // Issue 17 §1, end to end: a browser's session refresh once the auth core's key cache is stale
 // (every browser does it when its access token expires) used to freeze the embedded app — the
 // refresh never answered, and every page and /api call after it waited. Now it answers, and the
 // app keeps serving. The core's clock is moved instead of waiting.
 
-const form = (email: string, password: string) => ({ formFields: [{ id: 'email', value: email }, { id: 'password', value: password }] })
 
 
 t.test('a refresh after the key cache went stale answers, and the app keeps serving', async (t) => {
   let skew = 0
   const stack = await buildStack(t, { auth: true, coreNow: () => Date.now() + skew, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
   const tab = browser(stack.bff)
-  t.equal((await tab.post('/auth/signup', form('refresh@example.com', 'correct horse battery'))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', credentials('refresh@example.com', 'correct horse battery'))).json().status, 'OK')
   const firstAccess = tab.jar.get('sAccessToken')
 
   skew += 6_000
@@ -36,7 +35,7 @@ t.test('a database held past the bound answers 503 on /auth and /api, and everyt
   const logs = new LogCapture()
   const stack = await buildStack(t, { auth: true, db, bffLogStream: logs, apiLogStream: logs, env: { AUTH_RATE_LIMIT_MAX: '1000', LOG_LEVEL: 'warn' } })
   const tab = browser(stack.bff)
-  t.equal((await tab.post('/auth/signup', form('stuck@example.com', 'correct horse battery'))).json().status, 'OK')
+  t.equal((await tab.post('/auth/signup', credentials('stuck@example.com', 'correct horse battery'))).json().status, 'OK')
 
   // Another caller holds the tables the requests need (on PGlite: the only connection).
   let release = () => {}

@@ -32,7 +32,7 @@ t.test('closing the BFF lets an in-flight request finish and refuses new work', 
   t.equal(refused.headers.get('connection'), 'close')
   t.match(await refused.json(), { code: 'BFF_SHUTTING_DOWN' })
   // Then the listener closes, the request in flight still running: a new connection is refused.
-  for (let look = 0; look < 500 && bff.server.listening; look++) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitUntil(() => !bff.server.listening, 5_000, { every: 10, what: 'the listener closes' })
   t.notOk(bff.server.listening, 'the listener closes with a request still in flight')
   await t.rejects(fetch(`${url}/healthz`), 'new connections are refused once it has')
   release?.()

@@ -3,18 +3,17 @@ import path from 'node:path'
 import { generateKeyPairSync, sign } from 'node:crypto'
 import t from 'tap'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
-import { browser, buildStack } from '../../helpers.ts'
+import { browser, buildStack, formFields } from '../../helpers.ts'
 
 // The product's user record (issue 5): made at sign-up with the extra fields, read with the
 // access token the BFF forwards, terms acceptance, and the email-existence check.
 
-const form = (fields: Record<string, unknown>) => ({ formFields: Object.entries(fields).map(([id, value]) => ({ id, value })) })
 
 t.test('the user record', async (t) => {
   const stack = await buildStack(t, { auth: true })
   const tab = browser(stack.bff)
   const utm = { timestamp: 1763800000000, utmParams: { utm_source: 'newsletter', utm_campaign: 'launch' }, sessionId: 's-1' }
-  const signUp = await tab.post('/auth/signup', form({ email: 'Lin@Example.com', password: 'a good long password', isInMailList: true, utm }), { cookie: 'lang=hu' })
+  const signUp = await tab.post('/auth/signup', formFields({ email: 'Lin@Example.com', password: 'a good long password', isInMailList: true, utm }), { cookie: 'lang=hu' })
   t.equal(signUp.json().status, 'OK')
   const userId = signUp.json().user.id as string
 
@@ -119,7 +118,7 @@ t.test('the user record', async (t) => {
   await t.test('a sign-in makes a record a failed sign-up could not', async (t) => {
     await stack.db.query('DELETE FROM api.users WHERE id = $1', [userId])
     t.equal((await tab.get('/api/user')).json().code, 'API_USER_NOT_FOUND')
-    t.equal((await browser(stack.bff).post('/auth/signin', form({ email: 'lin@example.com', password: 'a good long password' }))).json().status, 'OK')
+    t.equal((await browser(stack.bff).post('/auth/signin', formFields({ email: 'lin@example.com', password: 'a good long password' }))).json().status, 'OK')
     const { rows } = await stack.db.query('SELECT email FROM api.users WHERE id = $1', [userId])
     t.same(rows, [{ email: 'lin@example.com' }])
   })
