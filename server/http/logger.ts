@@ -1,6 +1,6 @@
 import { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import pino from 'pino'
-import { redactUrl } from '../../shared/redaction.ts'
+import { redactUrl, scrubReport } from '../../shared/redaction.ts'
 import type { Config } from '../config.ts'
 
 // The secret query parameters live in shared/redaction.ts, which error reports use too.
@@ -106,6 +106,12 @@ function loggerOptions(
     serializers: {
       req(request: { method: string; url: string; hostname?: string; ip?: string; id?: string }) {
         return { method: request.method, url: redactUrl(request.url), host: request.hostname, ip: request.ip }
+      },
+      // An error as pino writes it (type, message, stack, its own fields and causes), with every text
+      // and field through the error reports' redaction: an SMTP refusal names the recipient in its
+      // message and fields, which the path redaction above (one level, by name) does not see.
+      err(error: unknown) {
+        return scrubReport(pino.stdSerializers.err(error as Error))
       },
     },
   }

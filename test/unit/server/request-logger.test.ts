@@ -2,6 +2,7 @@ import { Writable } from 'node:stream'
 import Fastify from 'fastify'
 import pino from 'pino'
 import t from 'tap'
+import { installErrorHandler } from '../../../server/http/errors.ts'
 import { requestLoggerFactory, serviceLogging } from '../../../server/http/logger.ts'
 
 /** A log destination that keeps each line, parsed. */
@@ -94,4 +95,33 @@ t.test("pino's child is made at a request's first line at its level, once, and n
   const silent = make({ level: 'silent' })
   silent.fatal('never')
   t.equal(made, 2, 'silent writes nothing and makes nothing')
+})
+
+t.test('an error logged as { err } keeps its type, code and stack, its texts and fields redacted like an error report', async (t) => {
+  const log = lines()
+  const app = Fastify({ ...serviceLogging({ logLevel: 'info' }, 'bff', log.stream) })
+  t.teardown(() => app.close())
+  installErrorHandler(app, 'BFF')
+  app.get('/fails', async () => {
+    throw new Error('no account for carol@example.com (token=abc123)')
+  })
+  await app.ready()
+  // What nodemailer's SMTP transport rejects a mail with: the recipient in the message and fields.
+  const refusal = Object.assign(new Error("Can't send mail - all recipients were rejected: 550 5.1.1 <bob@example.com>: Recipient address rejected"), {
+    code: 'EENVELOPE',
+    response: '550 5.1.1 <bob@example.com>: Recipient address rejected',
+    responseCode: 550,
+    rejected: ['bob@example.com'],
+    cause: new Error('RCPT TO:<bob@example.com> refused'),
+  })
+  app.log.warn({ err: refusal, event: 'mail' }, 'a mail was refused')
+  const line = log.kept.find((entry) => entry.msg === 'a mail was refused')
+  t.match(line, { event: 'mail', err: { type: 'Error', code: 'EENVELOPE', responseCode: 550, message: /^Can't send mail - all recipients were rejected: 550 5\.1\.1 <\[email\]>/, stack: /request-logger/ } })
+  t.notMatch(JSON.stringify(line), /bob@example\.com/, 'the address is nowhere in the line: message, stack, fields, cause')
+  t.same((line?.err as { rejected?: unknown }).rejected, ['[email]'])
+
+  t.equal((await app.inject('/fails')).statusCode, 500)
+  const failed = log.kept.find((entry) => entry.msg === 'request failed')
+  t.match(failed, { level: 50, reqId: 'req-1', err: { type: 'Error', message: /^no account for \[email\] \(token=\[redacted\]/ } }, "the service's error handler's line")
+  t.notMatch(JSON.stringify(log.kept), /carol@example\.com|abc123/, 'nor in any other line of the request')
 })
