@@ -139,7 +139,7 @@ export function parseCatalogueFeed(entry: string): CatalogueFeed | { problem: st
   const colon = entry.indexOf(':')
   const format = colon < 0 ? '' : entry.slice(0, colon).trim().toLowerCase()
   if (!(CATALOGUE_FEED_FORMATS as readonly string[]).includes(format)) {
-    return { problem: `"${redactUrl(entry)}" must start with ${CATALOGUE_FEED_FORMATS.map((f) => `${f}:`).join(' or ')} followed by its address` }
+    return { problem: `"${withoutUrlPassword(entry)}" must start with ${CATALOGUE_FEED_FORMATS.map((f) => `${f}:`).join(' or ')} followed by its address` }
   }
   const location = entry.slice(colon + 1).trim()
   const expected = 'an https:// URL, http:// only on this machine (localhost, 127.0.0.1, [::1]), or a file (file:///… or an absolute path)'
@@ -147,11 +147,11 @@ export function parseCatalogueFeed(entry: string): CatalogueFeed | { problem: st
   try {
     url = location.startsWith('/') ? pathToFileURL(location) : new URL(location)
   } catch {
-    return { problem: `"${redactUrl(entry)}": the address must be ${expected}` }
+    return { problem: `"${withoutUrlPassword(entry)}": the address must be ${expected}` }
   }
   const allowed = url.protocol === 'https:' || url.protocol === 'file:' || isLoopbackHttpUrl(url.href)
-  if (!allowed || (url.protocol !== 'file:' && url.hostname === '')) return { problem: `"${redactUrl(entry)}": the address must be ${expected}` }
-  if (url.username !== '' || url.password !== '') return { problem: `"${redactUrl(entry)}": the address must not contain a user name or password` }
+  if (!allowed || (url.protocol !== 'file:' && url.hostname === '')) return { problem: `"${withoutUrlPassword(entry)}": the address must be ${expected}` }
+  if (url.username !== '' || url.password !== '') return { problem: `"${withoutUrlPassword(entry)}": the address must not contain a user name or password` }
   const f = format as CatalogueFeedFormat
   return { name: `${f}:${url.href}`, format: f, url: url.href, source: `${f}:${url.protocol === 'file:' ? 'file' : url.hostname}` }
 }
@@ -163,7 +163,7 @@ function readCatalogueFeeds(r: Reader): Config['catalogueFeeds'] {
     for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
       const feed = parseCatalogueFeed(entry)
       if ('problem' in feed) r.problems.push(`CATALOGUE_FEEDS: ${feed.problem}`)
-      else if (feeds.some((f) => f.name === feed.name)) r.problems.push(`CATALOGUE_FEEDS names the feed "${redactUrl(feed.name)}" twice`)
+      else if (feeds.some((f) => f.name === feed.name)) r.problems.push(`CATALOGUE_FEEDS names the feed "${withoutUrlPassword(feed.name)}" twice`)
       else feeds.push(feed)
     }
   }
@@ -241,7 +241,7 @@ function readSentry(r: Reader, nodeEnv: NodeEnv): SentryConfig | undefined {
   }
   const parsed = parseSentryDsn(raw)
   if (!parsed) {
-    r.problems.push(`SENTRY_DSN must be a DSN such as https://<public key>@<host>/<project id>, without a secret key (got "${redactUrl(raw)}")`)
+    r.problems.push(`SENTRY_DSN must be a DSN such as https://<public key>@<host>/<project id>, without a secret key (got "${withoutUrlPassword(raw)}")`)
     return undefined
   }
   return { ...parsed, environment }
@@ -346,11 +346,11 @@ class Reader {
     try {
       parsed = new URL(value)
     } catch {
-      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${redactUrl(value)}")`)
+      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${withoutUrlPassword(value)}")`)
       return undefined
     }
     if (!protocols.includes(parsed.protocol)) {
-      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${redactUrl(value)}")`)
+      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${withoutUrlPassword(value)}")`)
       return undefined
     }
     return value.replace(/\/+$/, '')
@@ -373,10 +373,10 @@ class Reader {
         // reported below
       }
       if (!parsed || !protocols.includes(parsed.protocol)) {
-        this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${redactUrl(url)}")`)
+        this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${withoutUrlPassword(url)}")`)
       }
     }
-    if (urls.length === 0) this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${redactUrl(value)}")`)
+    if (urls.length === 0) this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${withoutUrlPassword(value)}")`)
     else if (new Set(urls).size !== urls.length) this.problems.push(`${name} names the same URL twice`)
     return this.problems.length === before ? urls.join(';') : undefined
   }
@@ -395,16 +395,16 @@ class Reader {
     try {
       parsed = new URL(value)
     } catch {
-      this.problems.push(`${name} must be ${expected} (got "${redactUrl(value)}")`)
+      this.problems.push(`${name} must be ${expected} (got "${withoutUrlPassword(value)}")`)
       return undefined
     }
     const allowed = parsed.protocol === 'https:' || (loopbackHttp && isLoopbackHttpUrl(parsed.href))
     if (!allowed || parsed.hostname === '') {
-      this.problems.push(`${name} must be ${expected} (got "${redactUrl(value)}")`)
+      this.problems.push(`${name} must be ${expected} (got "${withoutUrlPassword(value)}")`)
       return undefined
     }
     if (parsed.username !== '' || parsed.password !== '') {
-      this.problems.push(`${name} must not contain a user name or password (got "${redactUrl(value)}")`)
+      this.problems.push(`${name} must not contain a user name or password (got "${withoutUrlPassword(value)}")`)
       return undefined
     }
     return parsed.href
@@ -420,8 +420,8 @@ function mailDomain(appUrl: string | undefined): string {
   }
 }
 
-/** Never echo a password that a URL may carry. */
-function redactUrl(value: string): string {
+/** A URL as a configuration message may echo it: the password it may carry replaced by *** (the query is kept: shared/redaction.ts's redactUrl hides secret query parameters instead). */
+function withoutUrlPassword(value: string): string {
   return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
 }
 
@@ -453,11 +453,11 @@ function readStripe(r: Reader): StripeSettings | undefined {
   if (apiUrl !== undefined) {
     const parsed = new URL(apiUrl)
     if (parsed.protocol === 'http:' && !isLoopbackHttpUrl(apiUrl)) {
-      r.problems.push(`STRIPE_API_URL may use http:// only on this machine's loopback (got "${redactUrl(apiUrl)}"); the secret key must not travel in clear`)
+      r.problems.push(`STRIPE_API_URL may use http:// only on this machine's loopback (got "${withoutUrlPassword(apiUrl)}"); the secret key must not travel in clear`)
       ok = false
     }
     if (parsed.pathname !== '/' || parsed.search !== '' || parsed.username !== '' || parsed.password !== '') {
-      r.problems.push(`STRIPE_API_URL must be an origin only, such as https://api.stripe.com (got "${redactUrl(apiUrl)}")`)
+      r.problems.push(`STRIPE_API_URL must be an origin only, such as https://api.stripe.com (got "${withoutUrlPassword(apiUrl)}")`)
       ok = false
     }
   }
@@ -483,7 +483,7 @@ function readS3(r: Reader): S3Config | undefined {
   let ok = true
   const parsed = new URL(url)
   if (parsed.username !== '' || parsed.password !== '') {
-    r.problems.push(`S3_URL must not contain a user name or password (got "${redactUrl(raw)}"); set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY`)
+    r.problems.push(`S3_URL must not contain a user name or password (got "${withoutUrlPassword(raw)}"); set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY`)
     ok = false
   }
   const missing = [
@@ -560,7 +560,7 @@ function readStreamingClusters(r: Reader): StreamingCluster[] {
         // Reported below with the others.
       }
     }
-    if (href === undefined) r.problems.push(`${at}.url must be an https:// URL (http:// only on this machine: localhost, 127.0.0.1, [::1]) without user name, password or fragment (got ${JSON.stringify(typeof url === 'string' ? redactUrl(url) : url)})`)
+    if (href === undefined) r.problems.push(`${at}.url must be an https:// URL (http:// only on this machine: localhost, 127.0.0.1, [::1]) without user name, password or fragment (got ${JSON.stringify(typeof url === 'string' ? withoutUrlPassword(url) : url)})`)
     if (typeof id === 'string') seen.add(id)
     if (r.problems.length === before) clusters.push({ id: id as string, region: region as string, url: href!, capacity: capacity as number })
   })

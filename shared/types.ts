@@ -17,13 +17,6 @@ export interface VersionResponse {
   maintenanceTime?: string
 }
 
-/** GET /api/version/package-be. */
-export interface BackendPackageResponse {
-  name: string
-  version: string
-  buildId: string
-}
-
 /** GET /api/user/deletion-summary: what deleting the account removes beyond its record (issue 27). */
 export interface DeletionSummary {
   /** Every file of the drive, the trash and uploads under way included; `bytes` their sizes. */

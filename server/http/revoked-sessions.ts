@@ -1,4 +1,4 @@
-import { CoreFeed, FEED_POLL_MS, FEED_STALE_MS, type CoreFeedOptions } from './core-feed.ts'
+import { CoreFeed, FEED_STALE_MS, type CoreFeedOptions } from './core-feed.ts'
 
 // The revocation list (issue 17 §4, decision 009). The API and the BFF check access tokens
 // without calling the auth core, so a session ended early (sign-out, password reset, account
@@ -8,8 +8,6 @@ import { CoreFeed, FEED_POLL_MS, FEED_STALE_MS, type CoreFeedOptions } from './c
 // instance can no longer tell, and says so (`fresh` false: callers answer 503, never let a
 // possibly-revoked token through).
 
-/** How often the list is read from the core. */
-export const REVOCATION_POLL_MS = FEED_POLL_MS
 /** Past this without a successful read the list is stale. */
 export const REVOCATION_STALE_MS = FEED_STALE_MS
 

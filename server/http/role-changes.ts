@@ -1,4 +1,4 @@
-import { CoreFeed, FEED_POLL_MS, FEED_STALE_MS, type CoreFeedOptions } from './core-feed.ts'
+import { CoreFeed, FEED_STALE_MS, type CoreFeedOptions } from './core-feed.ts'
 
 // The role-change feed (issue 28, decision 028), read like the revocation list (decision 009).
 // The roles and permissions an access token carries (`st-role`, `st-perm`) were read from the
@@ -9,8 +9,6 @@ import { CoreFeed, FEED_POLL_MS, FEED_STALE_MS, type CoreFeedOptions } from './c
 // the core). If the feed cannot be read for a while the instance can no longer tell, and says so
 // (`fresh` false: the checks that depend on it answer 503, never a possibly-taken-away role).
 
-/** How often the feed is read from the core. */
-export const ROLE_CHANGES_POLL_MS = FEED_POLL_MS
 /** Past this without a successful read the feed is stale. */
 export const ROLE_CHANGES_STALE_MS = FEED_STALE_MS
 /**

@@ -62,7 +62,6 @@ export const PLATFORM_FILTERS = Object.keys(PLATFORM_FILTER) as Platform[]
 export const LIBRARY_FILTER_TABS = ['all', 'free', 'paid'] as const
 export type PriceFilter = (typeof LIBRARY_FILTER_TABS)[number]
 export const SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc'] as const
-export type SortOption = (typeof SORT_OPTIONS)[number]
 /** The API also sorts by most recent update (the home page's "recently updated"); listings offer the three above. */
 export const API_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'updated'] as const satisfies readonly [...typeof SORT_OPTIONS, string]
 export type ApiSortOption = (typeof API_SORT_OPTIONS)[number]

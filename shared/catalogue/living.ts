@@ -69,7 +69,6 @@ export interface NotificationList {
 /** How an account hears of its notifications by mail (`PATCH /api/user { notify }`). */
 export const NOTIFY_MODES = ['off', 'immediate', 'daily'] as const
 export type NotifyMode = (typeof NOTIFY_MODES)[number]
-export const DEFAULT_NOTIFY_MODE: NotifyMode = 'daily'
 
 /** A saved search: the catalogue's query string (`q=…&category=…&platform=…`, no leading `?`). */
 export interface SavedSearch {

@@ -42,7 +42,3 @@ export async function reportToTracker(error: unknown): Promise<string | undefine
   const module = await loadSdk()
   return module?.captureError(error)
 }
-
-export function errorReportingSettings(): ErrorReportingSettings | null {
-  return settings
-}
