@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { writeRefusal } from './refusal.ts'
 
 // Shutdown as a client and a load balancer expect it (issue 18, "Shutdown"; decided in
-// docs/ARCHITECTURE.md). Left to themselves, Fastify answered every request still arriving with
+// docs/architecture/runtime.md). Left to themselves, Fastify answered every request still arriving with
 // its bare 503 body (`return503OnClosing`: no code, no request id), and Node's server.close()
 // destroyed the idle keep-alive connections: a socket destroyed with request bytes unread, or met
 // by bytes after it, is answered by the kernel with a reset, which the client sees as ECONNRESET
