@@ -9,6 +9,9 @@ import { parseTrustProxy, type TrustProxySetting } from './http/trust-proxy.ts'
 
 // Configuration is read from the environment once, at boot, and validated as a whole: a bad or
 // missing value stops the process with a message naming the variable and what it expects.
+// One file over 500 lines on purpose: every variable, its default and the rules across them (a
+// setting that needs another, a production that refuses a development default) are read together
+// here, so the whole configuration is checked at once and nowhere else reads the environment.
 
 export type NodeEnv = 'development' | 'production' | 'test'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'

@@ -2,9 +2,7 @@ import path from 'node:path'
 import Fastify, { type FastifyInstance } from 'fastify'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
 import type { BuildInfo } from '../build-info.ts'
-import { bearerMatches } from '../operator-token.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
 import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
@@ -19,7 +17,7 @@ import { installShutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { databaseProbe, InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
-import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiNotFound, ApiNotReady, ApiUnauthorized, ApiUserNotFound, ApiValidation } from './errors.ts'
+import { ApiNotFound, ApiValidation } from './errors.ts'
 import { applySeed } from './catalogue/seed.ts'
 import { AccessTokens } from './access-tokens.ts'
 import { coreAccounts } from './users/core-accounts.ts'
@@ -27,7 +25,7 @@ import { RevokedSessions } from '../http/revoked-sessions.ts'
 import { RoleChanges } from '../http/role-changes.ts'
 import { CurrentRoles } from './operator/guard.ts'
 import { sessionIssuer } from '../http/session-token.ts'
-import { CATALOGUE_VERSION_CHECK_MS, CatalogueIndex, catalogueVersion } from './catalogue/search-index.ts'
+import { CATALOGUE_VERSION_CHECK_MS, CatalogueIndex } from './catalogue/search-index.ts'
 import catalogueRoutes from './catalogue/routes.ts'
 import userRoutes from './users/routes.ts'
 import savedSearchRoutes from './notifications/saved-search-routes.ts'
@@ -39,9 +37,7 @@ import programMediaRoutes from './catalogue/media-routes.ts'
 import { migrateApiSchema } from './schema.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { OutageLog, RepeatedFailureLog } from '../http/outage-log.ts'
-import { changeMaintenanceTime, getMaintenanceTime, MAINTENANCE_COMMAND_ACTOR, parseMaintenanceTime } from './maintenance-repository.ts'
-import { DISABLE_REASON_MAX, setDisabledByCommand } from './operator/users.ts'
-import { AccountDeletions, deletionReasons } from './users/deletions.ts'
+import { AccountDeletions } from './users/deletions.ts'
 import { sessionGuard } from './session-guard.ts'
 import filesRoutes from './files/routes.ts'
 import { installBodyDeadline } from '../http/body-deadline.ts'
@@ -55,17 +51,22 @@ import { ShareTokens } from './files/share-tokens.ts'
 import { SharesRepository } from './files/shares.ts'
 import streamingRoutes from './streaming/routes.ts'
 import operatorRoutes from './operator/index.ts'
-import { internalRoleRoutes } from './operator/roles.ts'
 import { StreamingAssignments } from './streaming/assignments.ts'
 import { StreamingGrants } from './streaming/grants.ts'
 import { stripeProvider } from './checkout/card-provider.ts'
 import checkoutRoutes from './checkout/routes.ts'
-import { billedSubscriptions, purchasesOfEmail } from './checkout/purchases.ts'
-import { createBackup } from '../backup/backup.ts'
+import { billedSubscriptions } from './checkout/purchases.ts'
 import { FeedSchedule, FeedSync, feedSyncOptions } from './catalogue/feeds/sync.ts'
-import { SyncSummarySchema } from './operator/feeds.ts'
 import { NotificationMail, UnsubscribeTokens, unsubscribeKey } from './notifications/mail.ts'
 import notificationMailRoutes from './notifications/mail-routes.ts'
+import internalRoutes from './internal-routes.ts'
+import serviceRoutes from './service-routes.ts'
+
+// The product API (DESIGN.md §3): buildApi() makes its services over one database (the catalogue's
+// index, the drive, sessions revoked and roles changed as read from the auth core, the fan-out and
+// the feeds' timers), registers the capabilities' route modules (catalogue/, users/, notifications/,
+// files/, streaming/, checkout/, operator/), what it answers about itself (service-routes.ts) and
+// the operator commands' endpoints (internal-routes.ts).
 
 export interface ApiOptions {
   config: Config
@@ -119,14 +120,6 @@ declare module 'fastify' {
 
 /** How often the drive's sweep runs (old trash, abandoned writes, orphaned objects); also at every start. */
 export const FILES_SWEEP_INTERVAL_MS = 60 * 60_000
-
-const ErrorSchema = Type.Object({
-  statusCode: Type.Integer(),
-  code: Type.String(),
-  error: Type.String(),
-  message: Type.String(),
-  requestId: Type.String(),
-})
 
 /** Where the drive's bytes live: the bucket when S3_URL is set, else a directory under DATA_DIR/files. */
 function fileStorageOf(config: Config): FileStorage {
@@ -203,15 +196,6 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     description: 'The /api routes of the product API, reached through the BFF.',
     isPublic: (url) => url.startsWith('/api/') && url !== '/api/sentry-test/error',
   }))
-  app.get('/internal/openapi.json', async (_request, reply) => {
-    reply.header('cache-control', 'no-cache')
-    return app.swagger()
-  })
-
-  app.get('/healthz', { schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({
-    status: 'ok' as const,
-  }))
-
   // Readiness (issue 26): this instance takes traffic until it is told to stop; the database and
   // the file storage, shared by every instance, are probed (at most once a second) and reported.
   const readiness = new InstanceReadiness(
@@ -230,54 +214,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     options.now,
   )
   app.decorate('readiness', readiness)
-  const dependencyState = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])
-  const readySchema = Type.Object({ status: Type.Literal('ok'), dependencies: Type.Object({ database: dependencyState, fileStorage: dependencyState }) })
-  app.get('/readyz', { schema: { response: { 200: readySchema, 503: ErrorSchema } } }, async () => {
-    const report = await readiness.report()
-    if (!report) throw new ApiNotReady('it is stopping')
-    return report
-  })
-
-  app.get(
-    '/api/version',
-    {
-      schema: {
-        response: { 200: Type.Object({ version: Type.String(), maintenanceTime: Type.Optional(Type.String()) }) },
-      },
-    },
-    async (_request, reply) => {
-      const maintenance = await getMaintenanceTime(db)
-      reply.header('cache-control', 'no-cache')
-      return maintenance ? { version: buildInfo.version, maintenanceTime: maintenance.toISOString() } : { version: buildInfo.version }
-    },
-  )
-
-  // Issue 28: changes whenever the catalogue does (an editor's write, a new seed). The BFF keys its
-  // caches of catalogue answers, pages and the sitemap by it, asking at most once a second.
-  app.get(
-    '/api/catalogue/version',
-    { schema: { response: { 200: Type.Object({ version: Type.String({ description: 'Opaque; another value means another catalogue.' }) }) } } },
-    async (_request, reply) => {
-      reply.header('cache-control', 'no-cache')
-      return { version: await catalogueVersion(db) }
-    },
-  )
-
-  app.get(
-    '/api/version/package-be',
-    {
-      schema: {
-        response: {
-          // No runtime version: it would only tell an attacker which advisories apply.
-          200: Type.Object({ name: Type.String(), version: Type.String(), buildId: Type.String() }),
-        },
-      },
-    },
-    async (_request, reply) => {
-      reply.header('cache-control', 'no-cache')
-      return { name: buildInfo.name, version: buildInfo.version, buildId: buildInfo.buildId }
-    },
-  )
+  await app.register(serviceRoutes, { buildInfo, readiness })
 
   // Card checkout (issue 13): without STRIPE_SECRET_KEY nothing is for sale (prices still show).
   const cardProvider = config.stripe ? stripeProvider(config.stripe) : undefined
@@ -425,84 +362,16 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => clearInterval(filesSweep))
 
   // Operator endpoints (npm run maintenance). Not under /api, so the BFF never proxies them.
-  const operatorToken = options.operatorToken
-  if (operatorToken) {
-    app.register(async (plugin) => {
-      const internal = plugin.withTypeProvider<TypeBoxTypeProvider>()
-      internal.addHook('onRequest', async (request) => {
-        if (!bearerMatches(operatorToken, request.headers.authorization)) throw new ApiUnauthorized()
-      })
-      internal.put(
-        '/internal/maintenance',
-        { schema: { body: Type.Object({ maintenanceTime: Type.String({ maxLength: 64 }) }, { additionalProperties: false }) } },
-        async (request) => {
-          const time = parseMaintenanceTime(request.body.maintenanceTime)
-          if (!time) throw new ApiInvalidMaintenanceTime()
-          // The log is of every action: the command's as well as the console's (issue 28).
-          await changeMaintenanceTime(db, time, MAINTENANCE_COMMAND_ACTOR, request.id)
-          request.log.info({ maintenanceTime: time.toISOString() }, 'maintenance time set')
-          return { maintenanceTime: time.toISOString() }
-        },
-      )
-      internal.delete('/internal/maintenance', async (request) => {
-        await changeMaintenanceTime(db, null, MAINTENANCE_COMMAND_ACTOR, request.id)
-        request.log.info('maintenance time cleared')
-        return { maintenanceTime: null }
-      })
-      // npm run accounts -- deletion-reasons (issue 11): why accounts were deleted, nothing else.
-      internal.get('/internal/deletion-reasons', async () => ({ deletions: await deletionReasons(db) }))
-      // npm run accounts -- purchases <email> (issue 13): what an account bought, for support.
-      internal.get(
-        '/internal/purchases',
-        { schema: { querystring: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }) } },
-        async (request) => ({ purchases: await purchasesOfEmail(db, request.query.email) }),
-      )
-      // npm run db -- backup <file> (issue 14, decision 020): the embedded database, the drive and
-      // the secrets as one gzip'd tar, taken here because this process has PGlite open.
-      internal.get('/internal/backup', async (request, reply) => {
-        if (!db.dump) throw new ApiBackupNotEmbedded()
-        const { manifest, stream } = await createBackup({
-          db,
-          dataDir: config.dataDir,
-          databaseFolder: options.databaseFolder ?? 'pglite',
-          filesRoot: storage instanceof DiskStorage ? storage.root : null,
-          appVersion: buildInfo.version,
-        })
-        request.log.info({ event: 'backup', databaseBytes: manifest.database.bytes, files: manifest.files }, 'a backup is being taken')
-        const stamp = manifest.createdAt.replace(/[:.]/g, '-')
-        return reply
-          .header('content-type', 'application/gzip')
-          .header('content-disposition', `attachment; filename="softshelf-backup-${stamp}.tar.gz"`)
-          .header('cache-control', 'no-store')
-          .send(stream)
-      })
-      // npm run accounts -- disable|enable <email> [reason] (spec §6: disabled accounts are blocked);
-      // audited as the command (issue 28), and a disabled account's sessions end as from the console.
-      internal.put(
-        '/internal/users/disabled',
-        {
-          schema: {
-            body: Type.Object(
-              { email: Type.String({ minLength: 3, maxLength: 320 }), disabled: Type.Boolean(), reason: Type.Optional(Type.String({ minLength: 1, maxLength: DISABLE_REASON_MAX })) },
-              { additionalProperties: false },
-            ),
-          },
-        },
-        async (request) => {
-          const { email, disabled, reason } = request.body
-          if (!(await setDisabledByCommand(db, core, email, disabled ? { disabled, reason: reason?.trim() || null } : { disabled }, request.id))) throw new ApiUserNotFound()
-          request.log.info({ disabled }, 'an operator changed an account')
-          return { disabled }
-        },
-      )
-      // npm run catalogue -- sync (issue 29): one pass over the feeds now, and what it did.
-      internal.post('/internal/catalogue/sync', { schema: { response: { 200: SyncSummarySchema } } }, async (request) => {
-        const summary = await feeds.run({ requestId: request.id })
-        request.log.info({ event: 'feeds-synced', feeds: summary.feeds.map((f) => ({ feed: f.feed, status: f.status })) }, 'the catalogue command ran the feeds')
-        return summary
-      })
-      // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).
-      internalRoleRoutes(plugin, { db, core, roles })
+  if (options.operatorToken) {
+    await app.register(internalRoutes, {
+      operatorToken: options.operatorToken,
+      dataDir: config.dataDir,
+      databaseFolder: options.databaseFolder ?? 'pglite',
+      filesRoot: storage instanceof DiskStorage ? storage.root : null,
+      appVersion: buildInfo.version,
+      core,
+      roles,
+      feeds,
     })
   }
 

@@ -15,6 +15,9 @@ import { droppedFiles, pickedFiles, useUploads, type PickedFile } from './upload
 // (?folder=<id>), the trash (?view=trash) and the share links (?view=links). Used space against
 // the quota heads every view. Sorting and the name filter work on the folder in view, in the
 // browser: the API lists a folder whole.
+// One file over 500 lines: the three views share one state (the folder in view, the selection,
+// the open dialog, the uploads under way) and its handlers; what stands alone is beside it
+// (dialogs.tsx, batch.ts, uploads.ts and upload-panel.tsx, share-dialog.tsx, file-preview.tsx, model.ts).
 
 type DriveData =
   | { view: 'files'; listing: FolderListing }

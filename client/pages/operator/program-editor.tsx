@@ -19,6 +19,8 @@ import { ProgramRevisions, usePartLabel, useShownValue } from './program-revisio
 // written, its texts a tab per language. A save sends only what changed, on top of the revision
 // the editor opened; when someone else saved first (409) the editor sees both versions and keeps
 // every value typed until they choose.
+// One file over 500 lines: the tabs, the conflict view and the save share one draft and its
+// revision; the draft's pure logic (program-draft.ts), media, releases and revisions are beside it.
 
 export interface EditorData {
   program: EditorProgram | null

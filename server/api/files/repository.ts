@@ -18,6 +18,9 @@ import { ObjectMissingError, ObjectTooLargeError, OffsetMismatchError, type File
 //   against the quota, holding its name), the object committed, then the row made 'ready'.
 // - Rows go before objects: a crash between leaves an object without a row, which nobody sees
 //   and the sweep removes — never an item whose bytes are gone.
+// One file over 500 lines on purpose: those rules hold only if every statement that pairs rows with
+// stored objects is written under them, so they are all here (folders, files, trash, quota, the
+// sweep, uploads' state); the routes, shares, downloads and uploads' protocol live beside it.
 
 export interface FilesLimits {
   quotaBytes: number

@@ -25,6 +25,8 @@ import { ObjectMissingError, ObjectTooLargeError, OffsetMismatchError, isBodyFai
 // server-side copy (one segment) or a multipart upload that assembles the segments — either way the
 // final object (`objects/<ab>/<key>`) appears whole or not at all. No object is ever held in
 // memory: writes go through lib-storage's Upload in parts of bounded size, reads are streamed.
+// One file over 500 lines: the segments' naming, the commit and the reads are one protocol over
+// the bucket, and each half is only right with the other in view.
 
 export interface S3StorageOptions {
   /** The endpoint (S3_URL), e.g. https://s3.eu-central-1.amazonaws.com or http://127.0.0.1:9000. */

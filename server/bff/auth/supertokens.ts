@@ -27,6 +27,8 @@ import { validatePassword, validateSignUpExtras } from '../../../shared/auth/sig
 // EmailVerification REQUIRED, cookie sessions with the custom-header anti-CSRF, MFA with TOTP,
 // UserMetadata, UserRoles (issue 28), and ThirdParty with the providers configured. The SDK is a process-wide
 // singleton: one BFF per process (tests reset it between apps, see resetForTests).
+// One file over 500 lines: the SDK takes every recipe and its overrides in one init() call, and the
+// overrides share the BFF's state (login blocking, the outbox, role changes) passed to that call.
 
 export const APP_NAME = 'Softshelf'
 /** The authenticator app shows this as the account's issuer; spec §3 "a fixed product name". */

@@ -22,6 +22,13 @@ import { isAuthCoreOutage } from '../auth/core-outage.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
 import { sharingLinkOf, shareTokenFor } from '../share-access.ts'
 
+// Pages (DESIGN.md §5): every GET that is no other route's is rendered here — the page session and
+// its refresh, the language, the React app's server entry with a transport to the API, the status,
+// redirect or error page it decides, the HTML with its nonce, preloads and hydration data — and a
+// page's own <form method="post"> is answered before its script has loaded. One file over 500
+// lines: the render, its cache of public pages and the form answers share the page session and the
+// headers every page answer carries.
+
 type Render = (input: RenderInput) => Promise<RenderResult>
 
 interface Renderer {
