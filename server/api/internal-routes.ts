@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -30,7 +31,7 @@ export interface InternalRoutesOptions {
   feeds: FeedSync
 }
 
-export default async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOptions): Promise<void> {
+async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOptions): Promise<void> {
   const db = plugin.db
   const internal = plugin.withTypeProvider<TypeBoxTypeProvider>()
   internal.addHook('onRequest', async (request) => {
@@ -108,3 +109,5 @@ export default async function internalRoutes(plugin: FastifyInstance, options: I
   // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).
   internalRoleRoutes(plugin, { db, core: options.core, roles: options.roles })
 }
+
+export default fp(internalRoutes, { name: 'internal-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -24,7 +25,7 @@ const ErrorSchema = Type.Object({
   requestId: Type.String(),
 })
 
-export default async function serviceRoutes(plugin: FastifyInstance, { buildInfo, readiness }: ServiceRoutesOptions): Promise<void> {
+async function serviceRoutes(plugin: FastifyInstance, { buildInfo, readiness }: ServiceRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -88,3 +89,5 @@ export default async function serviceRoutes(plugin: FastifyInstance, { buildInfo
     },
   )
 }
+
+export default fp(serviceRoutes, { name: 'service-routes', encapsulate: true, dependencies: ['@fastify/swagger'], decorators: { fastify: ['db'] } })

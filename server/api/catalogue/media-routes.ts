@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
@@ -23,7 +24,7 @@ function sendImage(reply: FastifyReply, hash: string, type: string, image: Uint8
   return reply.send(Buffer.from(image.buffer, image.byteOffset, image.byteLength))
 }
 
-export default async function mediaRoutes(plugin: FastifyInstance): Promise<void> {
+async function mediaRoutes(plugin: FastifyInstance): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
 
   const webp = { response: { 200: { description: 'The image (cached for ever: a new image has a new URL).', content: { 'image/webp': binaryBody('A WebP image.') } } } }
@@ -56,3 +57,5 @@ export default async function mediaRoutes(plugin: FastifyInstance): Promise<void
     return { logos: (await uploadedLogoIndex(app.db)).map(({ programId, contentType, url }) => ({ programId, contentType, url })) }
   })
 }
+
+export default fp(mediaRoutes, { name: 'catalogue-media-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import etag from '@fastify/etag'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -153,7 +154,7 @@ export function textLocale(request: FastifyRequest, reply: FastifyReply): Locale
   return locale
 }
 
-export default async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean }): Promise<void> {
+async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   await app.register(etag, { weak: true })
   const index = app.catalogue
@@ -222,3 +223,5 @@ export default async function catalogueRoutes(plugin: FastifyInstance, opts: { f
     })
   }
 }
+
+export default fp(catalogueRoutes, { name: 'catalogue-routes', encapsulate: true, decorators: { fastify: ['catalogue', 'db'] } })

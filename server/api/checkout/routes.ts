@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
@@ -72,7 +73,7 @@ function warnRefused(log: FastifyBaseLogger, fields: { sessionId: string; reason
   log.warn({ event: 'checkout-session-refused', ...fields }, 'a Checkout session this app did not make for this user, program and price granted nothing')
 }
 
-export default async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions): Promise<void> {
+async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
   const { authenticate, activeUser } = opts.guard
@@ -226,3 +227,5 @@ export default async function checkoutRoutes(app: FastifyInstance, opts: Checkou
     })
   })
 }
+
+export default fp(checkoutRoutes, { name: 'checkout-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -37,7 +38,7 @@ export interface FilesRouteOptions {
   files: FilesRepository
 }
 
-export default async function filesRoutes(app: FastifyInstance, opts: FilesRouteOptions): Promise<void> {
+async function filesRoutes(app: FastifyInstance, opts: FilesRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const { guard, files } = opts
   const preHandler = guard.authenticate('complete')
@@ -148,3 +149,5 @@ export default async function filesRoutes(app: FastifyInstance, opts: FilesRoute
     },
   )
 }
+
+export default fp(filesRoutes, { name: 'files-routes', encapsulate: true, decorators: { fastify: ['db'] } })

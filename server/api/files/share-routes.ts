@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -71,7 +72,7 @@ export function visitorIp(request: FastifyRequest): string {
   return first !== undefined && first !== '' && first.length <= 64 ? first : request.ip
 }
 
-export default async function shareRoutes(app: FastifyInstance, opts: ShareRouteOptions): Promise<void> {
+async function shareRoutes(app: FastifyInstance, opts: ShareRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const { guard, files, shares, tokens, now } = opts
   const preHandler = guard.authenticate('complete')
@@ -228,3 +229,5 @@ export default async function shareRoutes(app: FastifyInstance, opts: ShareRoute
     },
   )
 }
+
+export default fp(shareRoutes, { name: 'files-share-routes', encapsulate: true, decorators: { fastify: ['db'] } })

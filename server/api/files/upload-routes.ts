@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -143,7 +144,7 @@ function toWebRequest(request: FastifyRequest): Request {
   } as RequestInit)
 }
 
-export default async function uploadRoutes(app: FastifyInstance, opts: UploadRouteOptions): Promise<void> {
+async function uploadRoutes(app: FastifyInstance, opts: UploadRouteOptions): Promise<void> {
   const { guard, files } = opts
   const store = new DriveUploadStore(files, opts.now)
   const tus = new Server({
@@ -219,3 +220,5 @@ export default async function uploadRoutes(app: FastifyInstance, opts: UploadRou
     app.route({ method, url: `${UPLOADS_PATH}/:id`, preHandler, config: { ...config, ...swagger, openapi: docs }, schema: { params: Id }, handler: handle })
   }
 }
+
+export default fp(uploadRoutes, { name: 'files-upload-routes', encapsulate: true })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
@@ -12,7 +13,7 @@ import { NOTIFICATION_MAIL_CLAIM_MAX, type NotificationMail } from './mail.ts'
 
 const ClaimSchema = Type.Object({ claimId: Type.String({ maxLength: 64 }), userId: Type.String({ maxLength: 200 }) }, { additionalProperties: false })
 
-export default async function notificationMailRoutes(app: FastifyInstance, opts: { mail: NotificationMail; secrets: string[] }): Promise<void> {
+async function notificationMailRoutes(app: FastifyInstance, opts: { mail: NotificationMail; secrets: string[] }): Promise<void> {
   const { mail } = opts
   const secrets = opts.secrets.filter((secret) => secret !== '')
   await app.register(async (plugin) => {
@@ -55,3 +56,5 @@ export default async function notificationMailRoutes(app: FastifyInstance, opts:
     },
   )
 }
+
+export default fp(notificationMailRoutes, { name: 'notifications-mail-routes', encapsulate: true })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -17,7 +18,7 @@ const SavedSearch = Type.Object({
   createdAt: Type.String({ description: 'ISO 8601.' }),
 })
 
-export default async function savedSearchRoutes(app: FastifyInstance, opts: { guard: SessionGuard }): Promise<void> {
+async function savedSearchRoutes(app: FastifyInstance, opts: { guard: SessionGuard }): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const { authenticate, activeUser } = opts.guard
   answerPrivately(app)
@@ -63,3 +64,5 @@ export default async function savedSearchRoutes(app: FastifyInstance, opts: { gu
     },
   )
 }
+
+export default fp(savedSearchRoutes, { name: 'notifications-saved-search-routes', encapsulate: true, decorators: { fastify: ['catalogue', 'db'] } })

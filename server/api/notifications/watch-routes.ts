@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -29,7 +30,7 @@ const Unread = Type.Integer({ minimum: 0, description: 'How many of the account\
 /** How many ids one POST /api/user/notifications/read takes. */
 const READ_IDS_MAX = 500
 
-export default async function watchRoutes(app: FastifyInstance, opts: { guard: SessionGuard }): Promise<void> {
+async function watchRoutes(app: FastifyInstance, opts: { guard: SessionGuard }): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
   const { authenticate, activeUser } = opts.guard
@@ -106,3 +107,5 @@ export default async function watchRoutes(app: FastifyInstance, opts: { guard: S
     },
   )
 }
+
+export default fp(watchRoutes, { name: 'notifications-watch-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import { Readable } from 'node:stream'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
@@ -98,7 +99,7 @@ function filterOf(query: AuditFilter): AuditFilter {
   return { actor: query.actor, target: query.target, action: query.action, before: query.before }
 }
 
-export default async function auditRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+async function auditRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
 
   api.get('/api/operator/audit', { schema: { querystring: AuditQuery, response: { 200: AuditPage } } }, async (request) =>
@@ -128,3 +129,5 @@ export default async function auditRoutes(app: FastifyInstance, opts: OperatorRo
     },
   )
 }
+
+export default fp(auditRoutes, { name: 'operator-audit-routes', encapsulate: true, decorators: { fastify: ['db'] } })

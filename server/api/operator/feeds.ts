@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -174,7 +175,7 @@ export async function rejectProposal(db: Database, id: string, context: { actor:
   })
 }
 
-export default async function feedRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions & { feeds: FeedSync }): Promise<void> {
+async function feedRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions & { feeds: FeedSync }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
   const context = (request: FastifyRequest) => ({ actor: request.operator!, requestId: request.id })
@@ -209,3 +210,5 @@ export default async function feedRoutes(plugin: FastifyInstance, opts: Operator
     return { decision: 'rejected' as const }
   })
 }
+
+export default fp(feedRoutes, { name: 'operator-feeds-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { operatorRoute } from '../../../shared/operator.ts'
 import { answerPrivately } from '../session-guard.ts'
@@ -16,7 +17,7 @@ import userRoutes from './users.ts'
 // permission shared/operator.ts gives it. A route registered here without its row there stops
 // the start: no operator route goes out without a check.
 
-export default async function operatorRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+async function operatorRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
       if (method === 'HEAD' && operatorRoute('GET', route.url)) continue
@@ -36,3 +37,5 @@ export default async function operatorRoutes(app: FastifyInstance, opts: Operato
   await app.register(auditRoutes, opts)
   await app.register(feedRoutes, opts)
 }
+
+export default fp(operatorRoutes, { name: 'operator-routes', encapsulate: true })

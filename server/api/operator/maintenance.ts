@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -17,7 +18,7 @@ const MaintenanceTime = Type.Unsafe<string | null>({
   description: 'When maintenance begins, an ISO 8601 date and time with its offset (2026-12-01T22:00:00Z); null clears it.',
 })
 
-export default async function maintenanceRoutes(app: FastifyInstance, _opts: OperatorRoutesOptions): Promise<void> {
+async function maintenanceRoutes(app: FastifyInstance, _opts: OperatorRoutesOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   api.put(
     '/api/operator/maintenance',
@@ -39,3 +40,5 @@ export default async function maintenanceRoutes(app: FastifyInstance, _opts: Ope
     },
   )
 }
+
+export default fp(maintenanceRoutes, { name: 'operator-maintenance-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -97,7 +98,7 @@ function uploadOf(request: FastifyRequest): Buffer {
   return body
 }
 
-export default async function mediaRoutes(plugin: FastifyInstance, _opts: OperatorRoutesOptions): Promise<void> {
+async function mediaRoutes(plugin: FastifyInstance, _opts: OperatorRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -234,3 +235,5 @@ export default async function mediaRoutes(plugin: FastifyInstance, _opts: Operat
     return reply.code(204).send()
   })
 }
+
+export default fp(mediaRoutes, { name: 'operator-media-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from 'typebox'
@@ -134,7 +135,7 @@ function refuseStrayFields(extra: readonly string[] = []) {
   }
 }
 
-export default async function programsRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+async function programsRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
   const context = (request: FastifyRequest): WriteContext => ({ actor: request.operator!, requestId: request.id })
@@ -222,3 +223,5 @@ export default async function programsRoutes(plugin: FastifyInstance, opts: Oper
     async (request) => revertProgram(db, request.params.id, request.body.revision, request.body.baseRevision, context(request)),
   )
 }
+
+export default fp(programsRoutes, { name: 'operator-programs-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -29,7 +30,7 @@ const RELEASE_KEYS: readonly string[] = ['version', 'date', 'notesUrl']
 /** Today on the API's clock, "YYYY-MM-DD" in UTC. */
 const today = (now: number): string => new Date(now).toISOString().slice(0, 10)
 
-export default async function releaseRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+async function releaseRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -96,3 +97,5 @@ export default async function releaseRoutes(plugin: FastifyInstance, opts: Opera
     },
   )
 }
+
+export default fp(releaseRoutes, { name: 'operator-releases-routes', encapsulate: true, decorators: { fastify: ['db'] } })

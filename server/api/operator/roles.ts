@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -78,7 +79,7 @@ const RolesBody = Type.Object(
 )
 const RolesAnswer = Type.Object({ roles: Type.Array(StringEnum(OPERATOR_ROLES), { description: 'The account\'s operator roles now.' }) })
 
-export default async function rolesRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+async function rolesRoutes(app: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   api.put(
     '/api/operator/users/:id/roles',
@@ -140,3 +141,5 @@ export function internalRoleRoutes(internal: FastifyInstance, deps: Omit<RoleCha
     },
   )
 }
+
+export default fp(rolesRoutes, { name: 'operator-roles-routes', encapsulate: true, decorators: { fastify: ['db'] } })

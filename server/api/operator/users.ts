@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -75,7 +76,7 @@ const DisableBody = Type.Object(
   { additionalProperties: false },
 )
 
-export default async function usersRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
+async function usersRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
   const core = opts.core
@@ -241,3 +242,5 @@ export async function setDisabledByCommand(db: Database, core: Core | undefined,
   if (change.disabled && core) await core.endSessions(done.id, requestId)
   return true
 }
+
+export default fp(usersRoutes, { name: 'operator-users-routes', encapsulate: true, decorators: { fastify: ['db'] } })

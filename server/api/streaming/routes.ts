@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -63,7 +64,7 @@ const Jwks = Type.Object({
   ),
 })
 
-export default async function streamingRoutes(app: FastifyInstance, opts: StreamingRouteOptions): Promise<void> {
+async function streamingRoutes(app: FastifyInstance, opts: StreamingRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const { authenticate, activeUser } = opts.guard
   const { assignments, grants } = opts
@@ -139,3 +140,5 @@ export default async function streamingRoutes(app: FastifyInstance, opts: Stream
     })
   })
 }
+
+export default fp(streamingRoutes, { name: 'streaming-routes', encapsulate: true })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
@@ -9,7 +10,7 @@ import { avatarImage } from './repository.ts'
 // GET /api/avatars/{hash}.webp (issue 11): an avatar we encoded, by its content hash. The hash is
 // the only key (unguessable: it covers the account and the image), so the URL can be cached for
 // ever; a new avatar has a new URL, a removed one answers 404.
-export default async function avatarRoutes(app: FastifyInstance): Promise<void> {
+async function avatarRoutes(app: FastifyInstance): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const docs = { response: { 200: { description: 'The image (cached for ever: a new avatar has a new URL).', content: { 'image/webp': binaryBody('A WebP image.') } } } }
   api.get('/api/avatars/:file', { schema: { params: Type.Object({ file: Type.String({ pattern: AVATAR_FILE_PATTERN }) }) }, config: { openapi: docs } }, async (request, reply) => {
@@ -25,3 +26,5 @@ export default async function avatarRoutes(app: FastifyInstance): Promise<void> 
     return reply.send(Buffer.from(image.buffer, image.byteOffset, image.byteLength))
   })
 }
+
+export default fp(avatarRoutes, { name: 'users-avatar-routes', encapsulate: true, decorators: { fastify: ['db'] } })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
@@ -132,7 +133,7 @@ export interface UserRouteOptions {
   now: () => number
 }
 
-export default async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise<void> {
+async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()
   const db = app.db
 
@@ -377,3 +378,5 @@ function avatarError(problem: AvatarProblem): Error {
   if (problem === 'too-many-pixels') return new AvatarTooManyPixels()
   return new AvatarUnreadable()
 }
+
+export default fp(userRoutes, { name: 'users-routes', encapsulate: true, decorators: { fastify: ['catalogue', 'db'] } })

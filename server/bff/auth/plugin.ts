@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import path from 'node:path'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import { errorHandler as supertokensErrorHandler, plugin as supertokensPlugin } from 'supertokens-node/framework/fastify'
@@ -87,7 +88,7 @@ export function mailerFor(config: Config): Mailer {
  * external sign-in) against the auth core. Writes need the custom header and a same-origin
  * request (DESIGN.md §4.4) and have their own, stricter per-IP limit.
  */
-export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyInstance, options) => {
+const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyInstance, options) => {
   const { config } = options
   const { outbox } = options
   const mailer = outbox.mailer
@@ -254,3 +255,5 @@ export const authPlugin: FastifyPluginAsync<AuthPluginOptions> = async (app: Fas
   // Never in production (issue 26 §3): the mail is still kept in DATA_DIR/mail, and the start-up log says so (app.ts).
   if (mailer instanceof MailboxMailer && servesDevConveniences(config)) await app.register(devMailRoutes, { mailbox: mailer, appUrl: config.appUrl })
 }
+
+export const authPlugin = fp(authRoutes, { name: 'auth', encapsulate: true, dependencies: ['@fastify/cookie', 'rate-limit', 'upstream-api'] })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { noneMatchHolds } from '../../api/files/http-content.ts'
 import { BffLogoNotFound } from '../errors.ts'
@@ -23,7 +24,7 @@ const PROGRAM_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
 /** No version: a logo drawn for a program the seed does not hold is checked again each time (its name may change). */
 const UNVERSIONED = null
 
-export default async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet; uploaded?: UploadedLogos; api?: UpstreamApi }): Promise<void> {
+async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet; uploaded?: UploadedLogos; api?: UpstreamApi }): Promise<void> {
   const cards = new OgCardRenderer()
 
   /**
@@ -92,3 +93,5 @@ export default async function logoRoutes(app: FastifyInstance, opts: { logos: Lo
     return reply.type('image/png').send(png)
   })
 }
+
+export default fp(logoRoutes, { name: 'logo-routes', encapsulate: true, dependencies: [] })

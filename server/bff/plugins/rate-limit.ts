@@ -157,7 +157,8 @@ export const rateLimitPlugin = fp(
       route.onRequest = [...(Array.isArray(route.onRequest) ? route.onRequest : route.onRequest ? [route.onRequest] : []), count]
     })
   },
-  { name: 'rate-limit' },
+  // Counting per account reads the session cookie, which @fastify/cookie parses.
+  { name: 'rate-limit', dependencies: ['@fastify/cookie'] },
 )
 
 function limitedError(request: FastifyRequest, retryAfter: number): Error {

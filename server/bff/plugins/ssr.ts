@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import fs from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -336,7 +337,7 @@ function withNonce(page: RenderedPage, nonce: string): Buffer {
   return answer
 }
 
-export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise<void> {
+async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   const renderer = opts.dev ? await developmentRenderer(app, opts.root) : await productionRenderer(opts.root)
   const clientConfig: ClientConfig = { ...opts.config, localesHash: opts.catalog.hash }
   const pageCache = new MicroCache<RenderedPage>(PAGE_CACHE_TTL_MS, opts.now ?? Date.now, 500)
@@ -522,3 +523,5 @@ export async function ssrRoutes(app: FastifyInstance, opts: SsrOptions): Promise
     scope.post('/', limited, post)
   })
 }
+
+export const ssrRoutes = fp(ssrPages, { name: 'ssr', encapsulate: true, dependencies: ['@fastify/cookie', 'rate-limit', 'upstream-api', 'auth'] })

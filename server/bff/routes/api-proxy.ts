@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import { Readable } from 'node:stream'
 import { isAscii } from 'node:buffer'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -316,7 +317,7 @@ export function relayUpstream(request: FastifyRequest, reply: FastifyReply, resp
 }
 
 /** /api/* → the product API, with the anti-forgery check on every write; bodies stream both ways. */
-export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; rateLimitMax: number; roleChanges: RoleChanges }): Promise<void> {
+async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; rateLimitMax: number; roleChanges: RoleChanges }): Promise<void> {
   // The operator check's session errors are the SDK's answers (401 to refresh, 403 for a claim),
   // as on the BFF's own session routes; the core out of reach is a 503.
   const sdkErrors = supertokensErrorHandler()
@@ -400,3 +401,5 @@ export default async function apiProxyRoutes(app: FastifyInstance, opts: { appOr
     return relayStream(request, reply, await app.upstreamApi.stream({ method: 'POST', path: STRIPE_WEBHOOK_PATH, headers, body }), https)
   })
 }
+
+export default fp(apiProxyRoutes, { name: 'api-proxy-routes', encapsulate: true, dependencies: ['@fastify/cookie', 'rate-limit', 'upstream-api', 'auth'] })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { request as undiciRequest } from 'undici'
 import { SENTRY_TUNNEL_PATH } from '../../../shared/error-reporting.ts'
@@ -46,7 +47,7 @@ function assertNotCrossSite(request: FastifyRequest, appOrigin: string): void {
   if (origin !== undefined && origin !== appOrigin && origin !== `${request.protocol}://${request.host}`) throw new BffCsrfRejected()
 }
 
-export default async function errorReportingRoutes(app: FastifyInstance, opts: ErrorReportingRoutesOptions): Promise<void> {
+async function errorReportingRoutes(app: FastifyInstance, opts: ErrorReportingRoutesOptions): Promise<void> {
   // The SDK posts its envelope as text/plain (a fetch without a content type); whatever the type,
   // the bytes are read as they are, up to the limit, and forwarded unchanged.
   app.removeAllContentTypeParsers()
@@ -100,3 +101,5 @@ export default async function errorReportingRoutes(app: FastifyInstance, opts: E
     throw new Error('Sentry test: an error raised on purpose in the BFF (POST /sentry-test/error)')
   })
 }
+
+export default fp(errorReportingRoutes, { name: 'error-reporting-routes', encapsulate: true, dependencies: ['rate-limit'] })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { CATEGORY_NAMES_EN, PROGRAM_CATEGORIES, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
 import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue/living.ts'
@@ -78,7 +79,7 @@ export function atomDocument(appUrl: string, feed: AtomFeed): string {
   ].join('\n')
 }
 
-export default async function feedRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (() => number) | undefined }): Promise<void> {
+async function feedRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (() => number) | undefined }): Promise<void> {
   const cache = new MicroCache<string>(FEED_TTL_MS, opts.now ?? Date.now, 2 * (PROGRAM_CATEGORIES.length + 1))
 
   const releases = async (category: ProgramCategory | undefined): Promise<RecentRelease[]> => {
@@ -121,3 +122,5 @@ export default async function feedRoutes(app: FastifyInstance, opts: { appUrl: s
     return reply.header('cache-control', FEED_CACHE_CONTROL).type(ATOM_CONTENT_TYPE).send(body)
   })
 }
+
+export default fp(feedRoutes, { name: 'feed-routes', encapsulate: true, dependencies: ['upstream-api'] })

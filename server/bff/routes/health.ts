@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Database } from '../../db/database.ts'
 import { isOutageAnswer } from '../../http/errors.ts'
@@ -33,7 +34,7 @@ export function bffReadiness(app: FastifyInstance, db: Database, now?: () => num
 }
 
 /** /healthz: the process answers. /readyz: this instance takes traffic (it is not stopping), with what it sees of its dependencies. */
-export default async function healthRoutes(app: FastifyInstance, { readiness }: { readiness: InstanceReadiness }): Promise<void> {
+async function healthRoutes(app: FastifyInstance, { readiness }: { readiness: InstanceReadiness }): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }))
   app.get('/readyz', async () => {
     const report = await readiness.report()
@@ -41,3 +42,5 @@ export default async function healthRoutes(app: FastifyInstance, { readiness }: 
     return report
   })
 }
+
+export default fp(healthRoutes, { name: 'health-routes', encapsulate: true, dependencies: ['upstream-api'] })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { escapeHtml } from '../../../shared/web/html.ts'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
@@ -32,7 +33,7 @@ function tokenOf(request: FastifyRequest): string | undefined {
   return typeof token === 'string' && token.length > 0 && token.length <= TOKEN_MAX ? token : undefined
 }
 
-export default async function mailUnsubscribeRoutes(app: FastifyInstance, opts: { emails: EmailTexts; rateLimitMax: number }): Promise<void> {
+async function mailUnsubscribeRoutes(app: FastifyInstance, opts: { emails: EmailTexts; rateLimitMax: number }): Promise<void> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) =>
     done(null, new URLSearchParams(String(body))),
   )
@@ -95,3 +96,5 @@ export default async function mailUnsubscribeRoutes(app: FastifyInstance, opts: 
     return page(reply, 503, locale, `<p>${escapeHtml(texts.failed)}</p>`)
   })
 }
+
+export default fp(mailUnsubscribeRoutes, { name: 'mail-unsubscribe-routes', encapsulate: true, dependencies: ['@fastify/cookie', 'rate-limit', 'upstream-api'] })

@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { OpenApiDocument } from '../../http/openapi.ts'
 import { authPaths } from '../auth/openapi-auth.ts'
@@ -14,7 +15,7 @@ export const OPENAPI_CACHE_CONTROL = 'public, max-age=3600'
  * merged from the product API's (read once from its /internal/openapi.json), the BFF's own /api
  * routes and the /auth calls. Made at the first request and kept; a failed read is tried again.
  */
-export default async function openApiRoutes(app: FastifyInstance, opts: { version: string; appUrl: string }): Promise<void> {
+async function openApiRoutes(app: FastifyInstance, opts: { version: string; appUrl: string }): Promise<void> {
   let document: Promise<string> | undefined
 
   async function build(requestId: string): Promise<string> {
@@ -53,3 +54,5 @@ export default async function openApiRoutes(app: FastifyInstance, opts: { versio
     },
   )
 }
+
+export default fp(openApiRoutes, { name: 'openapi-routes', encapsulate: true, dependencies: ['@fastify/swagger', 'upstream-api'] })

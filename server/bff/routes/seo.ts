@@ -1,3 +1,4 @@
+import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { ProgramPage } from '../../../shared/catalogue/catalogue.ts'
 import { MicroCache } from '../micro-cache.ts'
@@ -12,7 +13,7 @@ function xmlEscape(value: string): string {
 }
 
 /** /robots.txt and /sitemap.xml listing every public page (issue 3). */
-export default async function seoRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (() => number) | undefined }): Promise<void> {
+async function seoRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (() => number) | undefined }): Promise<void> {
   const cache = new MicroCache<string>(SITEMAP_TTL_MS, opts.now ?? Date.now, 4)
 
   const getJson = async <T>(path: string): Promise<T> => {
@@ -50,3 +51,5 @@ export default async function seoRoutes(app: FastifyInstance, opts: { appUrl: st
     return reply.type('text/plain; charset=utf-8').send(`User-agent: *\nAllow: /\nDisallow: /api/\nDisallow: /@/\n\nSitemap: ${opts.appUrl}/sitemap.xml\n`)
   })
 }
+
+export default fp(seoRoutes, { name: 'seo-routes', encapsulate: true, dependencies: ['upstream-api'] })

@@ -134,6 +134,8 @@ t.test('the API refuses to start with an operator route missing from the table',
   // The operator scope's own hooks, on an app of its own: a route added in it without a row.
   const app = Fastify()
   t.teardown(() => app.close())
+  // The slices declare the database they read (fastify-plugin's decorators); none is asked here.
+  app.decorate('db', {} as never)
   const opts = { guard: { authenticate: () => async () => {} }, core: {}, roles: {}, now: Date.now } as unknown as OperatorRoutesOptions
   await operatorRoutes(app, opts)
   t.throws(() => app.get('/api/operator/secret', async () => ({ ok: true })), /The operator route GET \/api\/operator\/secret has no permission in shared\/operator\.ts/)
