@@ -9,6 +9,7 @@ import { folderArchive, selectionEntries } from './archive.ts'
 import { dispositionFor, sendStoredFile, sendZip } from './downloads.ts'
 import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
+import { FolderListing, TrashItem, Usage } from '../../../shared/files/schemas.ts'
 import { ContentDocs, Disposition, Item, ItemId, ZipDocs } from './schemas.ts'
 
 // The drive's HTTP contract (issue 12): a fully signed-in user's files and folders, the trash, and
@@ -23,15 +24,6 @@ const Name = Type.String({ maxLength: 4096 })
 const MAX_SELECTION = 100
 /** The zip of a selection: "files.zip". */
 const ARCHIVE_NAME = 'files'
-
-const Usage = Type.Object({ used: Type.Number(), quota: Type.Number() })
-const Folder = Type.Object({
-  id: Type.Union([Type.String(), Type.Null()]),
-  name: Type.String(),
-  parentId: Type.Union([Type.String(), Type.Null()]),
-  path: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
-})
-const TrashItem = Type.Intersect([Item, Type.Object({ trashedAt: Type.String(), purgeAt: Type.String(), originalParentId: Type.Union([Type.String(), Type.Null()]) })])
 
 export interface FilesRouteOptions {
   guard: SessionGuard
@@ -51,7 +43,7 @@ async function filesRoutes(app: FastifyInstance, opts: FilesRouteOptions): Promi
       preHandler,
       schema: {
         querystring: Type.Object({ folder: Type.Optional(ItemId) }),
-        response: { 200: Type.Object({ folder: Folder, items: Type.Array(Item), usage: Usage }) },
+        response: { 200: FolderListing },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 
-// Schemas the drive's routes and the share links' routes both use (issue 12; shapes: shared/files/files.ts).
+// Schemas the drive's routes and the share links' routes both use (issue 12; the answers' shapes: shared/files/schemas.ts).
 
 /** Ids are opaque; a longer one cannot exist, so it is not found rather than invalid. */
 export const ItemId = Type.String({ minLength: 1, maxLength: 100 })
@@ -9,14 +9,8 @@ export const ItemId = Type.String({ minLength: 1, maxLength: 100 })
 /** `?disposition=`: inline only for the types previewed by the pages themselves (downloads.ts). */
 export const Disposition = Type.Union([Type.Literal('inline'), Type.Literal('attachment')])
 
-export const Item = Type.Object({
-  id: Type.String(),
-  type: Type.Union([Type.Literal('file'), Type.Literal('folder')]),
-  name: Type.String(),
-  size: Type.Number(),
-  mimeType: Type.Union([Type.String(), Type.Null()]),
-  updatedAt: Type.String(),
-})
+/** A file or a folder as the API answers it (the shape shared with the pages). */
+export { FileItem as Item } from '../../../shared/files/schemas.ts'
 
 /**
  * The document's description of an item's content (a download: bytes, never serialised): a file in

@@ -11,7 +11,8 @@ import { FilesNotFound } from './errors.ts'
 import type { FilesRepository } from './repository.ts'
 import { ShareDownloadNotAllowed, ShareNotFound, SharePasswordRequired, SharePasswordWrong, SharePreviewTooLarge } from './share-errors.ts'
 import { UNLOCK_TTL_MS, type ShareTokens } from './share-tokens.ts'
-import { ContentDocs, Disposition, Item, ItemId as Id } from './schemas.ts'
+import { CreatedShare, SharedView, ShareSummary } from '../../../shared/files/schemas.ts'
+import { ContentDocs, Disposition, ItemId as Id } from './schemas.ts'
 import type { OpenShare, SharesRepository } from './shares.ts'
 
 // Share links' HTTP contract (issue 12, decision 016): the owner's routes under /api/files (a
@@ -24,34 +25,6 @@ import type { OpenShare, SharesRepository } from './shares.ts'
 
 // Links are 32 base64url characters; anything else cannot exist.
 const Link = Type.String({ minLength: 1, maxLength: 64 })
-
-const Created = Type.Object({ id: Type.String(), link: Type.String(), url: Type.String() })
-const Summary = Type.Object({
-  id: Type.String(),
-  link: Type.String(),
-  url: Type.String(),
-  itemId: Type.String(),
-  itemName: Type.String(),
-  itemType: Type.Union([Type.Literal('file'), Type.Literal('folder')]),
-  hasPassword: Type.Boolean(),
-  allowDownload: Type.Boolean(),
-  expiresAt: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Type.String(),
-  views: Type.Number(),
-  state: Type.Union([Type.Literal('active'), Type.Literal('expired')]),
-})
-const PublicShare = Type.Object({
-  share: Type.Object({
-    name: Type.String(),
-    type: Type.Union([Type.Literal('file'), Type.Literal('folder')]),
-    allowDownload: Type.Boolean(),
-    expiresAt: Type.Union([Type.String(), Type.Null()]),
-    hasPassword: Type.Boolean(),
-  }),
-  folder: Type.Optional(Type.Object({ id: Type.String(), name: Type.String(), path: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })) })),
-  items: Type.Optional(Type.Array(Item)),
-  item: Type.Optional(Item),
-})
 
 export interface ShareRouteOptions {
   guard: SessionGuard
@@ -104,7 +77,7 @@ async function shareRoutes(app: FastifyInstance, opts: ShareRouteOptions): Promi
           },
           { additionalProperties: false },
         ),
-        response: { 201: Created },
+        response: { 201: CreatedShare },
       },
     },
     async (request, reply) => {
@@ -115,7 +88,7 @@ async function shareRoutes(app: FastifyInstance, opts: ShareRouteOptions): Promi
     },
   )
 
-  api.get('/api/files/shares', { preHandler, schema: { response: { 200: Type.Object({ items: Type.Array(Summary) }) } } }, async (request) => {
+  api.get('/api/files/shares', { preHandler, schema: { response: { 200: Type.Object({ items: Type.Array(ShareSummary) }) } } }, async (request) => {
     const user = await guard.activeUser(request)
     return { items: await shares.list(user.id) }
   })
@@ -151,7 +124,7 @@ async function shareRoutes(app: FastifyInstance, opts: ShareRouteOptions): Promi
 
   api.get(
     '/api/sharing/:link',
-    { schema: { params: Type.Object({ link: Link }), querystring: Type.Object({ folder: Type.Optional(Id) }), response: { 200: PublicShare } } },
+    { schema: { params: Type.Object({ link: Link }), querystring: Type.Object({ folder: Type.Optional(Id) }), response: { 200: SharedView } } },
     async (request) => {
       const share = await unlocked(request, request.params.link)
       const summary = { name: share.itemName, type: share.itemType, allowDownload: share.allowDownload, expiresAt: share.expiresAt, hasPassword: share.passwordHash !== null }
