@@ -19,6 +19,7 @@ import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
 import { DashboardService } from './dashboard.ts'
 import { exportUsers } from './export.ts'
+import { cdiValidatorCompiler } from './body-schema.ts'
 import { BadRequest } from './input.ts'
 import { KeyStore } from './keys.ts'
 import coreRoutes from './routes/core.ts'
@@ -149,6 +150,8 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   }
 
   app.decorateRequest('core', null as unknown as CoreScope)
+  // Bodies are checked against their route's schema the way the real core checks them (body-schema.ts).
+  app.setValidatorCompiler(cdiValidatorCompiler)
 
   // Refused while it closes with a JSON body like /metrics' 401: supertokens-node reads any status
   // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.

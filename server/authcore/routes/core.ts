@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import { APP_ID_PATTERN } from '../apps.ts'
 import type { CoreServices } from '../services.ts'
-import { asObject, BadRequest, body, query } from '../input.ts'
+import { BadRequest, query } from '../input.ts'
 import { parseCoreConfig, toCoreConfig } from '../settings.ts'
 import { getUser, removeUser, usersByAccountInfo, usersByPrimaryIds } from '../users.ts'
 
@@ -31,7 +33,8 @@ function likeEscaped(term: string): string {
 /** The tags GET /users searches by, as the real core lists them. */
 export const SEARCH_TAGS = ['email', 'phone', 'provider']
 
-export default async function coreRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+export default async function coreRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db, apps, keys } = services
 
   app.get('/apiversion', async () => ({ versions: CDI_VERSIONS }))
@@ -65,10 +68,9 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
     return { status: 'OK', users }
   })
 
-  app.post('/user/remove', async (request) => {
-    const input = asObject(request.body)
-    const userId = body.string(input, 'userId')
-    const all = body.optBoolean(input, 'removeAllLinkedAccounts') ?? true
+  app.post('/user/remove', { schema: { body: Type.Object({ userId: Type.String(), removeAllLinkedAccounts: Type.Optional(Type.Boolean()) }) } }, async (request) => {
+    const userId = request.body.userId
+    const all = request.body.removeAllLinkedAccounts ?? true
     const revokedUntil = services.sessions.revokedUntil(request.core)
     await db.transaction((tx) => removeUser(tx, request.core.appId, userId, all, revokedUntil))
     return { status: 'OK' }
@@ -159,20 +161,20 @@ export default async function coreRoutes(app: FastifyInstance, { services }: { s
   const fromPublicApp = (appId: string) => {
     if (appId !== 'public') throw new BadRequest('Apps can only be managed through the public app')
   }
+  // Before the body is read: another app is refused whatever it sends.
+  const publicAppOnly = { preValidation: async (request: FastifyRequest) => fromPublicApp(request.core.appId) }
 
-  app.put('/recipe/multitenancy/app/v2', async (request) => {
-    fromPublicApp(request.core.appId)
-    const input = asObject(request.body)
-    const appId = body.string(input, 'appId').trim().toLowerCase()
+  const PutApp = Type.Object({ appId: Type.String(), coreConfig: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })
+  app.put('/recipe/multitenancy/app/v2', { ...publicAppOnly, schema: { body: PutApp } }, async (request) => {
+    const appId = request.body.appId.trim().toLowerCase()
     if (!APP_ID_PATTERN.test(appId)) throw new BadRequest('appId can only contain letters, numbers and hyphens')
-    const coreConfig = parseCoreConfig(body.optObject(input, 'coreConfig') ?? {})
+    const coreConfig = parseCoreConfig(request.body.coreConfig ?? {})
     const createdNew = await apps.put(appId, coreConfig)
     return { status: 'OK', createdNew }
   })
 
-  app.post('/recipe/multitenancy/app/remove', async (request) => {
-    fromPublicApp(request.core.appId)
-    const appId = body.string(asObject(request.body), 'appId').trim().toLowerCase()
+  app.post('/recipe/multitenancy/app/remove', { ...publicAppOnly, schema: { body: Type.Object({ appId: Type.String() }) } }, async (request) => {
+    const appId = request.body.appId.trim().toLowerCase()
     if (appId === 'public') throw new BadRequest('The public app cannot be removed')
     const didExist = await apps.remove(appId)
     keys.forget(appId)

@@ -1,13 +1,24 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../services.ts'
-import { asObject, BadRequest, body, query, trimmedName } from '../input.ts'
+import { BadRequest, query, trimmedName } from '../input.ts'
 
 // The user-management dashboard's core endpoints (issue 28), as the real core answers them; what
 // supertokens-node's dashboard recipe calls: sign-in, the session check on every dashboard call,
 // sign-out (DELETE /recipe/dashboard/session), and the accounts' management. App-level: the
 // public tenant only.
 
-export default async function dashboardRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+const Credentials = Type.Object({ email: Type.String(), password: Type.String() })
+const Update = Type.Object({
+  userId: Type.Optional(Type.String()),
+  email: Type.Optional(Type.String()),
+  newEmail: Type.Optional(Type.String()),
+  newPassword: Type.Optional(Type.String()),
+})
+
+export default async function dashboardRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { dashboard } = services
   const appLevel = { config: { appLevel: true } }
 
@@ -27,13 +38,12 @@ export default async function dashboardRoutes(app: FastifyInstance, { services }
     throw new BadRequest("Either field 'email' or 'userId' must be present")
   }
 
-  app.post('/recipe/dashboard/signin', appLevel, async (request) => {
-    const input = asObject(request.body)
-    return dashboard.signIn(request.core.appId, request.core.settings, body.string(input, 'email'), body.string(input, 'password'))
-  })
+  app.post('/recipe/dashboard/signin', { ...appLevel, schema: { body: Credentials } }, async (request) =>
+    dashboard.signIn(request.core.appId, request.core.settings, request.body.email, request.body.password),
+  )
 
-  app.post('/recipe/dashboard/session/verify', appLevel, async (request) =>
-    dashboard.verify(request.core.appId, body.string(asObject(request.body), 'sessionId')),
+  app.post('/recipe/dashboard/session/verify', { ...appLevel, schema: { body: Type.Object({ sessionId: Type.String() }) } }, async (request) =>
+    dashboard.verify(request.core.appId, request.body.sessionId),
   )
 
   app.delete('/recipe/dashboard/session', appLevel, async (request) => {
@@ -41,16 +51,13 @@ export default async function dashboardRoutes(app: FastifyInstance, { services }
     return { status: 'OK' }
   })
 
-  app.post('/recipe/dashboard/user', appLevel, async (request) => {
-    const input = asObject(request.body)
-    return dashboard.create(request.core.appId, request.core.settings, body.string(input, 'email'), body.string(input, 'password'))
-  })
+  app.post('/recipe/dashboard/user', { ...appLevel, schema: { body: Credentials } }, async (request) =>
+    dashboard.create(request.core.appId, request.core.settings, request.body.email, request.body.password),
+  )
 
-  app.put('/recipe/dashboard/user', appLevel, async (request) => {
-    const input = asObject(request.body)
-    const user = await named(request.core.appId, { userId: body.optString(input, 'userId'), email: body.optString(input, 'email') })
-    const newEmail = body.optString(input, 'newEmail')
-    const newPassword = body.optString(input, 'newPassword')
+  app.put('/recipe/dashboard/user', { ...appLevel, schema: { body: Update } }, async (request) => {
+    const { userId, email, newEmail, newPassword } = request.body
+    const user = await named(request.core.appId, { userId, email })
     if (!user) return { status: 'UNKNOWN_USER_ERROR' }
     return dashboard.update(request.core.appId, request.core.settings, user.userId, { newEmail, newPassword })
   })

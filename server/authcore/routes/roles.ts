@@ -1,6 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../services.ts'
-import { asObject, body, query, trimmedName } from '../input.ts'
+import { query, trimmedName } from '../input.ts'
 
 // The user-roles recipe (issue 28), CDI 5.4 as the real core answers it; the semantics live in
 // roles.ts. Roles and permissions are the app's (app-level endpoints: the public tenant only);
@@ -9,50 +11,50 @@ import { asObject, body, query, trimmedName } from '../input.ts'
 /** The role-change feed's page size, as the revocation list's. */
 const ROLE_CHANGES_PAGE = 10_000
 
-export default async function roleRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
-  const { roles } = services
-  const appLevel = { config: { appLevel: true } }
+const RoleAndPermissions = Type.Object({ role: Type.String(), permissions: Type.Optional(Type.Array(Type.String())) })
+const Role = Type.Object({ role: Type.String() })
+const UserAndRole = Type.Object({ userId: Type.String(), role: Type.String() })
 
-  app.put('/recipe/role', appLevel, async (request) => {
-    const input = asObject(request.body)
-    const role = trimmedName(body.string(input, 'role'), 'role')
-    const permissions = (body.optStringArray(input, 'permissions') ?? []).map((p) => trimmedName(p, 'permissions'))
+export default async function roleRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
+  const { roles } = services
+  const appLevel = { appLevel: true }
+
+  app.put('/recipe/role', { config: appLevel, schema: { body: RoleAndPermissions } }, async (request) => {
+    const role = trimmedName(request.body.role, 'role')
+    const permissions = (request.body.permissions ?? []).map((p) => trimmedName(p, 'permissions'))
     return roles.createOrAddPermissions(request.core.appId, role, permissions)
   })
 
-  app.post('/recipe/role/permissions/remove', appLevel, async (request) => {
-    const input = asObject(request.body)
-    const role = trimmedName(body.string(input, 'role'), 'role')
-    const permissions = body.optStringArray(input, 'permissions')?.map((p) => trimmedName(p, 'permissions'))
+  app.post('/recipe/role/permissions/remove', { config: appLevel, schema: { body: RoleAndPermissions } }, async (request) => {
+    const role = trimmedName(request.body.role, 'role')
+    const permissions = request.body.permissions?.map((p) => trimmedName(p, 'permissions'))
     return roles.removePermissions(request.core.appId, role, permissions)
   })
 
-  app.get('/recipe/role/permissions', appLevel, async (request) => roles.permissionsOf(request.core.appId, trimmedName(query.string(request.query, 'role'), 'role')))
+  app.get('/recipe/role/permissions', { config: appLevel }, async (request) => roles.permissionsOf(request.core.appId, trimmedName(query.string(request.query, 'role'), 'role')))
 
-  app.get('/recipe/permission/roles', appLevel, async (request) => ({
+  app.get('/recipe/permission/roles', { config: appLevel }, async (request) => ({
     status: 'OK',
     roles: await roles.rolesWithPermission(request.core.appId, trimmedName(query.string(request.query, 'permission'), 'permission')),
   }))
 
-  app.post('/recipe/role/remove', appLevel, async (request) => ({
+  app.post('/recipe/role/remove', { config: appLevel, schema: { body: Role } }, async (request) => ({
     status: 'OK',
-    didRoleExist: await roles.deleteRole(request.core.appId, trimmedName(body.string(asObject(request.body), 'role'), 'role')),
+    didRoleExist: await roles.deleteRole(request.core.appId, trimmedName(request.body.role, 'role')),
   }))
 
-  app.get('/recipe/roles', appLevel, async (request) => ({ status: 'OK', roles: await roles.allRoles(request.core.appId) }))
+  app.get('/recipe/roles', { config: appLevel }, async (request) => ({ status: 'OK', roles: await roles.allRoles(request.core.appId) }))
 
-  const userAndRole = (input: Record<string, unknown>) => ({
-    userId: trimmedName(body.string(input, 'userId'), 'userId'),
-    role: trimmedName(body.string(input, 'role'), 'role'),
-  })
+  const userAndRole = (input: { userId: string; role: string }) => ({ userId: trimmedName(input.userId, 'userId'), role: trimmedName(input.role, 'role') })
 
-  app.put('/recipe/user/role', async (request) => {
-    const { userId, role } = userAndRole(asObject(request.body))
+  app.put('/recipe/user/role', { schema: { body: UserAndRole } }, async (request) => {
+    const { userId, role } = userAndRole(request.body)
     return roles.addToUser(request.core.appId, request.core.tenantId, userId, role)
   })
 
-  app.post('/recipe/user/role/remove', async (request) => {
-    const { userId, role } = userAndRole(asObject(request.body))
+  app.post('/recipe/user/role/remove', { schema: { body: UserAndRole } }, async (request) => {
+    const { userId, role } = userAndRole(request.body)
     return roles.removeFromUser(request.core.appId, request.core.tenantId, userId, role)
   })
 
@@ -66,7 +68,7 @@ export default async function roleRoutes(app: FastifyInstance, { services }: { s
   )
 
   // Not CDI: the role-change feed the API and the BFF poll, like the revocation list (decision 009).
-  app.get('/recipe/user/roles/changed', appLevel, async (request) => {
+  app.get('/recipe/user/roles/changed', { config: appLevel }, async (request) => {
     const since = query.optInteger(request.query, 'since') ?? 0
     return { status: 'OK', ...(await roles.changedSince(request.core.appId, since, ROLE_CHANGES_PAGE)) }
   })

@@ -1,65 +1,97 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../services.ts'
-import { asObject, BadRequest, body, query } from '../input.ts'
+import { BadRequest, query } from '../input.ts'
 import { SessionService } from '../sessions.ts'
 
 // Session endpoints (AUTH-CORE.md §3.2); the semantics live in sessions.ts.
 
-export default async function sessionRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+/** A JSON object of any fields (the session's and the token's data). */
+const Data = Type.Record(Type.String(), Type.Unknown())
+
+export default async function sessionRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { sessions } = services
 
-  app.post('/recipe/session', async (request) => {
-    const input = asObject(request.body)
+  const Create = Type.Object({
+    userId: Type.String(),
+    userDataInJWT: Data,
+    userDataInDatabase: Data,
+    useDynamicSigningKey: Type.Optional(Type.Boolean()),
+    enableAntiCsrf: Type.Optional(Type.Boolean()),
+  })
+  app.post('/recipe/session', { schema: { body: Create } }, async (request) => {
+    const input = request.body
     return sessions.create(request.core, {
-      userId: body.string(input, 'userId'),
-      userDataInJWT: body.object(input, 'userDataInJWT'),
-      userDataInDatabase: body.object(input, 'userDataInDatabase'),
-      useDynamicSigningKey: body.optBoolean(input, 'useDynamicSigningKey') ?? true,
-      enableAntiCsrf: body.optBoolean(input, 'enableAntiCsrf') ?? false,
+      userId: input.userId,
+      userDataInJWT: input.userDataInJWT,
+      userDataInDatabase: input.userDataInDatabase,
+      useDynamicSigningKey: input.useDynamicSigningKey ?? true,
+      enableAntiCsrf: input.enableAntiCsrf ?? false,
     })
   })
 
-  app.post('/recipe/session/verify', async (request) => {
-    const input = asObject(request.body)
+  const Verify = Type.Object({
+    accessToken: Type.String(),
+    antiCsrfToken: Type.Optional(Type.String()),
+    doAntiCsrfCheck: Type.Boolean(),
+    enableAntiCsrf: Type.Optional(Type.Boolean()),
+    checkDatabase: Type.Optional(Type.Boolean()),
+  })
+  app.post('/recipe/session/verify', { schema: { body: Verify } }, async (request) => {
+    const input = request.body
     return sessions.verify(request.core, {
-      accessToken: body.string(input, 'accessToken'),
-      antiCsrfToken: body.optString(input, 'antiCsrfToken'),
-      doAntiCsrfCheck: body.boolean(input, 'doAntiCsrfCheck'),
-      enableAntiCsrf: body.optBoolean(input, 'enableAntiCsrf') ?? false,
-      checkDatabase: body.optBoolean(input, 'checkDatabase') ?? false,
+      accessToken: input.accessToken,
+      antiCsrfToken: input.antiCsrfToken,
+      doAntiCsrfCheck: input.doAntiCsrfCheck,
+      enableAntiCsrf: input.enableAntiCsrf ?? false,
+      checkDatabase: input.checkDatabase ?? false,
     })
   })
 
-  app.post('/recipe/session/refresh', async (request) => {
-    const input = asObject(request.body)
+  const Refresh = Type.Object({
+    refreshToken: Type.String(),
+    antiCsrfToken: Type.Optional(Type.String()),
+    enableAntiCsrf: Type.Optional(Type.Boolean()),
+    useDynamicSigningKey: Type.Optional(Type.Boolean()),
+  })
+  app.post('/recipe/session/refresh', { schema: { body: Refresh } }, async (request) => {
+    const input = request.body
     return sessions.refresh(request.core, {
-      refreshToken: body.string(input, 'refreshToken'),
-      antiCsrfToken: body.optString(input, 'antiCsrfToken'),
-      enableAntiCsrf: body.optBoolean(input, 'enableAntiCsrf') ?? false,
-      useDynamicSigningKey: body.optBoolean(input, 'useDynamicSigningKey') ?? true,
+      refreshToken: input.refreshToken,
+      antiCsrfToken: input.antiCsrfToken,
+      enableAntiCsrf: input.enableAntiCsrf ?? false,
+      useDynamicSigningKey: input.useDynamicSigningKey ?? true,
     })
   })
 
-  app.post('/recipe/session/regenerate', async (request) => {
-    const input = asObject(request.body)
-    return sessions.regenerate(request.core, { accessToken: body.string(input, 'accessToken'), userDataInJWT: body.optObject(input, 'userDataInJWT') })
-  })
+  const Regenerate = Type.Object({ accessToken: Type.String(), userDataInJWT: Type.Optional(Data) })
+  app.post('/recipe/session/regenerate', { schema: { body: Regenerate } }, async (request) =>
+    sessions.regenerate(request.core, { accessToken: request.body.accessToken, userDataInJWT: request.body.userDataInJWT }),
+  )
 
   app.get('/recipe/session', async (request) => sessions.info(request.core, query.string(request.query, 'sessionHandle')))
 
   // By handles, or every live session of a user (in all tenants unless the call names one).
-  app.post('/recipe/session/remove', async (request) => {
-    const input = asObject(request.body)
-    const userId = body.optString(input, 'userId')
-    const handles = input.sessionHandles === undefined ? undefined : body.stringArray(input, 'sessionHandles')
+  const Remove = Type.Object({
+    userId: Type.Optional(Type.String()),
+    sessionHandles: Type.Optional(Type.Array(Type.String())),
+    revokeSessionsForLinkedAccounts: Type.Optional(Type.Boolean()),
+    revokeAcrossAllTenants: Type.Optional(Type.Boolean()),
+  })
+  app.post('/recipe/session/remove', { schema: { body: Remove } }, async (request) => {
+    const input = request.body
+    const userId = input.userId
+    const handles = input.sessionHandles
     if ((userId === undefined) === (handles === undefined)) throw new BadRequest("Exactly one of 'userId' or 'sessionHandles' must be given")
     const targets =
       handles ??
       (await sessions.handlesOfUser(
         request.core,
         userId!,
-        body.optBoolean(input, 'revokeSessionsForLinkedAccounts') ?? true,
-        body.optBoolean(input, 'revokeAcrossAllTenants') ?? true,
+        input.revokeSessionsForLinkedAccounts ?? true,
+        input.revokeAcrossAllTenants ?? true,
       ))
     return { status: 'OK', sessionHandlesRevoked: await sessions.remove(request.core, targets) }
   })
@@ -77,30 +109,37 @@ export default async function sessionRoutes(app: FastifyInstance, { services }: 
     return { status: 'OK', sessionHandles: await sessions.handlesOfUser(request.core, userId, linked, allTenants) }
   })
 
-  app.put('/recipe/session/data', async (request) => {
-    const input = asObject(request.body)
-    const done = await sessions.updateData(request.core, body.string(input, 'sessionHandle'), 'session_data', body.object(input, 'userDataInDatabase'))
+  const SessionData = Type.Object({ sessionHandle: Type.String(), userDataInDatabase: Data })
+  app.put('/recipe/session/data', { schema: { body: SessionData } }, async (request) => {
+    const done = await sessions.updateData(request.core, request.body.sessionHandle, 'session_data', request.body.userDataInDatabase)
     return done ? { status: 'OK' } : { status: 'UNAUTHORISED', message: 'Session does not exist.' }
   })
 
-  app.put('/recipe/jwt/data', async (request) => {
-    const input = asObject(request.body)
-    const payload = body.object(input, 'userDataInJWT')
+  const JwtData = Type.Object({ userDataInJWT: Data, sessionHandle: Type.String() })
+  app.put('/recipe/jwt/data', { schema: { body: JwtData } }, async (request) => {
+    const payload = request.body.userDataInJWT
     SessionService.checkPayload(payload)
-    const done = await sessions.updateData(request.core, body.string(input, 'sessionHandle'), 'jwt_payload', payload)
+    const done = await sessions.updateData(request.core, request.body.sessionHandle, 'jwt_payload', payload)
     return done ? { status: 'OK' } : { status: 'UNAUTHORISED', message: 'Session does not exist.' }
   })
 
-  app.post('/recipe/jwt', async (request) => {
-    const input = asObject(request.body)
-    if (body.string(input, 'algorithm') !== 'RS256') return { status: 'UNSUPPORTED_ALGORITHM_ERROR' }
-    const validity = body.number(input, 'validity')
+  const Jwt = Type.Object({
+    algorithm: Type.String(),
+    validity: Type.Number(),
+    payload: Data,
+    useStaticSigningKey: Type.Optional(Type.Boolean()),
+    jwksDomain: Type.String(),
+  })
+  app.post('/recipe/jwt', { schema: { body: Jwt } }, async (request) => {
+    const input = request.body
+    if (input.algorithm !== 'RS256') return { status: 'UNSUPPORTED_ALGORITHM_ERROR' }
+    const validity = input.validity
     if (!Number.isInteger(validity) || validity <= 0) throw new BadRequest("Field name 'validity' is invalid in JSON input")
     const jwt = await sessions.createJwt(request.core, {
-      payload: body.object(input, 'payload'),
+      payload: input.payload,
       validity,
-      useStaticSigningKey: body.optBoolean(input, 'useStaticSigningKey') ?? false,
-      jwksDomain: body.string(input, 'jwksDomain'),
+      useStaticSigningKey: input.useStaticSigningKey ?? false,
+      jwksDomain: input.jwksDomain,
     })
     return { status: 'OK', jwt }
   })

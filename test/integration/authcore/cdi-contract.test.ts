@@ -33,6 +33,30 @@ async function newSession(userId: string, extra: Record<string, unknown> = {}) {
   return json('POST', '/public/recipe/session', { userId, userDataInJWT: { role: 'x' }, userDataInDatabase: { d: 1 }, useDynamicSigningKey: true, enableAntiCsrf: false, ...extra })
 }
 
+t.test("the session endpoints' bodies are refused as the core refuses them: 400, the first field at fault, in plain text", async (t) => {
+  const cases: Array<[string, string, unknown, string]> = [
+    ['POST', '/public/recipe/session', [], 'Invalid Json Input'],
+    ['POST', '/public/recipe/session', { userId: 'u', userDataInJWT: [], userDataInDatabase: {} }, "Field name 'userDataInJWT' is invalid in JSON input"],
+    ['POST', '/public/recipe/session', { userId: 'u', userDataInJWT: {}, userDataInDatabase: {}, enableAntiCsrf: 'yes' }, "Field name 'enableAntiCsrf' is invalid in JSON input"],
+    ['POST', '/public/recipe/session/verify', { accessToken: 'x' }, "Field name 'doAntiCsrfCheck' is invalid in JSON input"],
+    ['POST', '/public/recipe/session/refresh', { refreshToken: 7 }, "Field name 'refreshToken' is invalid in JSON input"],
+    ['POST', '/public/recipe/session/remove', { sessionHandles: ['a', 1] }, "Field name 'sessionHandles' is invalid in JSON input"],
+    ['PUT', '/public/recipe/session/data', { sessionHandle: 'h' }, "Field name 'userDataInDatabase' is invalid in JSON input"],
+    ['POST', '/public/recipe/jwt', { algorithm: 'RS256', validity: '60', payload: {}, jwksDomain: 'x' }, "Field name 'validity' is invalid in JSON input"],
+  ]
+  for (const [method, url, body, message] of cases) {
+    const answer = await send(method as 'POST' | 'PUT', url, body)
+    t.equal(answer.statusCode, 400, `${method} ${url} ${JSON.stringify(body)}`)
+    t.match(answer.headers['content-type'], /^text\/plain/)
+    t.equal(answer.body, message)
+  }
+  // An optional field sent as null is absent, as the core reads it; fields no one reads are ignored.
+  const id = await newUser('null-optional@example.com')
+  const created = await send('POST', '/public/recipe/session', { userId: id, userDataInJWT: {}, userDataInDatabase: {}, useDynamicSigningKey: null, enableAntiCsrf: null, somethingNew: 1 })
+  t.equal(created.statusCode, 200, created.body)
+  t.equal(created.json().status, 'OK')
+})
+
 t.test('transport: version, hello, JWKS without a key, unknown paths, programmer errors as text', async (t) => {
   t.same((await get('/apiversion')).json(), { versions: ['5.4'] })
   const hello = await get('/hello')
