@@ -1,0 +1,57 @@
+import type { FastifyInstance } from 'fastify'
+import type { CoreServices } from '../../services.ts'
+import { asObject, BadRequest, body, query } from '../../input.ts'
+import { consumeEmailVerificationToken, createEmailVerificationToken } from '../../tokens.ts'
+import { normaliseEmail } from '../../users.ts'
+
+// EmailVerification: tokens, verifying, and what is verified (AUTH-CORE.md §3.4).
+
+export default async function emailVerificationRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const { db } = services
+
+  app.post('/recipe/user/email/verify/token', async (request) => {
+    const input = asObject(request.body)
+    return createEmailVerificationToken(
+      db,
+      { appId: request.core.appId, tenantId: request.core.tenantId, lifetimeMs: request.core.settings.emailVerificationTokenLifetime },
+      body.string(input, 'userId'),
+      body.string(input, 'email'),
+    )
+  })
+
+  app.post('/recipe/user/email/verify', async (request) => {
+    const input = asObject(request.body)
+    if (body.string(input, 'method') !== 'token') throw new BadRequest('Unsupported method for email verification')
+    return consumeEmailVerificationToken(db, request.core, body.string(input, 'token'))
+  })
+
+  app.get('/recipe/user/email/verify', async (request) => {
+    const { rowCount } = await db.query('SELECT 1 FROM authcore.email_verified WHERE app_id = $1 AND user_id = $2 AND email = $3', [
+      request.core.appId,
+      query.string(request.query, 'userId'),
+      query.string(request.query, 'email'),
+    ])
+    return { status: 'OK', isVerified: rowCount > 0 }
+  })
+
+  app.post('/recipe/user/email/verify/token/remove', async (request) => {
+    const input = asObject(request.body)
+    await db.query('DELETE FROM authcore.email_verification_tokens WHERE app_id = $1 AND tenant_id = $2 AND user_id = $3 AND email = $4', [
+      request.core.appId,
+      request.core.tenantId,
+      body.string(input, 'userId'),
+      normaliseEmail(body.string(input, 'email')),
+    ])
+    return { status: 'OK' }
+  })
+
+  app.post('/recipe/user/email/verify/remove', async (request) => {
+    const input = asObject(request.body)
+    await db.query('DELETE FROM authcore.email_verified WHERE app_id = $1 AND user_id = $2 AND email = $3', [
+      request.core.appId,
+      body.string(input, 'userId'),
+      normaliseEmail(body.string(input, 'email')),
+    ])
+    return { status: 'OK' }
+  })
+}
