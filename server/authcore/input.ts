@@ -1,4 +1,4 @@
-// Reading CDI request bodies and queries the way the real core does: a missing or mistyped
+// Reading CDI queries (and the fields of a nested body object) the way the real core does: a missing or mistyped
 // field is a programmer error, answered with HTTP 400 and a plain-text message naming it.
 
 export class BadRequest extends Error {}
@@ -10,11 +10,6 @@ function kindOf(value: unknown): Kind | 'null' | 'other' {
   if (Array.isArray(value)) return 'array'
   const type = typeof value
   return type === 'string' || type === 'boolean' || type === 'number' || type === 'object' ? type : 'other'
-}
-
-export function asObject(body: unknown): Record<string, unknown> {
-  if (kindOf(body) !== 'object') throw new BadRequest('Invalid Json Input')
-  return body as Record<string, unknown>
 }
 
 function read(source: Record<string, unknown>, name: string, kind: Kind, required: boolean): unknown {

@@ -1,12 +1,15 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { Queryable } from '../../../db/database.ts'
 import type { CoreServices } from '../../services.ts'
-import { asObject, BadRequest, body, query } from '../../input.ts'
+import { BadRequest, query } from '../../input.ts'
 import { findRecipeUser, getUser, type UserRow } from '../../users.ts'
 
 // AccountLinking: primary users and the login methods linked to them (AUTH-CORE.md §3.10).
 
-export default async function accountLinkingRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+export default async function accountLinkingRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = services
 
   const recipeUserOr400 = async (tx: Queryable, appId: string, userId: string): Promise<UserRow> => {
@@ -53,8 +56,8 @@ export default async function accountLinkingRoutes(app: FastifyInstance, { servi
     return result.status === 'OK' ? { status: 'OK', wasAlreadyAPrimaryUser: result.wasAlreadyAPrimaryUser } : result
   })
 
-  app.post('/recipe/accountlinking/user/primary', async (request) => {
-    const recipeUserId = body.string(asObject(request.body), 'recipeUserId')
+  app.post('/recipe/accountlinking/user/primary', { schema: { body: Type.Object({ recipeUserId: Type.String() }) } }, async (request) => {
+    const recipeUserId = request.body.recipeUserId
     const { appId } = request.core
     return db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`softshelf:authcore:linking:${appId}`])
@@ -88,10 +91,10 @@ export default async function accountLinkingRoutes(app: FastifyInstance, { servi
     linkCheck(db, request.core.appId, query.string(request.query, 'recipeUserId'), query.string(request.query, 'primaryUserId')),
   )
 
-  app.post('/recipe/accountlinking/user/link', async (request) => {
-    const input = asObject(request.body)
-    const recipeUserId = body.string(input, 'recipeUserId')
-    const primaryUserId = body.string(input, 'primaryUserId')
+  app.post('/recipe/accountlinking/user/link', { schema: { body: Type.Object({ recipeUserId: Type.String(), primaryUserId: Type.String() }) } }, async (request) => {
+    const input = request.body
+    const recipeUserId = input.recipeUserId
+    const primaryUserId = input.primaryUserId
     const { appId } = request.core
     return db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`softshelf:authcore:linking:${appId}`])
@@ -105,8 +108,8 @@ export default async function accountLinkingRoutes(app: FastifyInstance, { servi
     })
   })
 
-  app.post('/recipe/accountlinking/user/unlink', async (request) => {
-    const recipeUserId = body.string(asObject(request.body), 'recipeUserId')
+  app.post('/recipe/accountlinking/user/unlink', { schema: { body: Type.Object({ recipeUserId: Type.String() }) } }, async (request) => {
+    const recipeUserId = request.body.recipeUserId
     const { appId } = request.core
     return db.transaction(async (tx) => {
       const row = await recipeUserOr400(tx, appId, recipeUserId)

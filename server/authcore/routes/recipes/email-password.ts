@@ -1,6 +1,8 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../../services.ts'
-import { asObject, BadRequest, body } from '../../input.ts'
+import { BadRequest } from '../../input.ts'
 import { hashingKey, hashPassword, verifyPassword } from '../../passwords.ts'
 import type { CoreSettings } from '../../settings.ts'
 import { checkPasswordResetToken, consumePasswordResetToken, createPasswordResetToken } from '../../tokens.ts'
@@ -17,13 +19,14 @@ import { isUniqueViolation, userOrFail } from './shared.ts'
 
 // EmailPassword: sign-up, sign-in, changes to the user, password reset tokens and imported hashes (AUTH-CORE.md §3.3).
 
-export default async function emailPasswordRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+export default async function emailPasswordRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = services
 
-  app.post('/recipe/signup', async (request) => {
-    const input = asObject(request.body)
-    const email = normaliseEmail(body.string(input, 'email'))
-    const password = body.string(input, 'password')
+  app.post('/recipe/signup', { schema: { body: Type.Object({ email: Type.String(), password: Type.String() }) } }, async (request) => {
+    const input = request.body
+    const email = normaliseEmail(input.email)
+    const password = input.password
     if (password === '') throw new BadRequest('Password cannot be an empty string')
     const hash = await hashPassword(password, request.core.settings)
     let userId: string | null
@@ -48,10 +51,10 @@ export default async function emailPasswordRoutes(app: FastifyInstance, { servic
     return decoy
   }
 
-  app.post('/recipe/signin', async (request) => {
-    const input = asObject(request.body)
-    const email = normaliseEmail(body.string(input, 'email'))
-    const password = body.string(input, 'password')
+  app.post('/recipe/signin', { schema: { body: Type.Object({ email: Type.String(), password: Type.String() }) } }, async (request) => {
+    const input = request.body
+    const email = normaliseEmail(input.email)
+    const password = input.password
     const candidate = await emailPasswordSignInCandidate(db, request.core.appId, request.core.tenantId, email)
     if (!candidate) {
       await verifyPassword(password, await decoyFor(request.core.settings))
@@ -61,11 +64,11 @@ export default async function emailPasswordRoutes(app: FastifyInstance, { servic
     return { status: 'OK', user: candidate.user, recipeUserId: candidate.recipeUserId }
   })
 
-  app.put('/recipe/user', async (request) => {
-    const input = asObject(request.body)
-    const recipeUserId = body.string(input, 'recipeUserId')
-    const rawEmail = body.optString(input, 'email')
-    const password = body.optString(input, 'password')
+  app.put('/recipe/user', { schema: { body: Type.Object({ recipeUserId: Type.String(), email: Type.Optional(Type.String()), password: Type.Optional(Type.String()) }) } }, async (request) => {
+    const input = request.body
+    const recipeUserId = input.recipeUserId
+    const rawEmail = input.email
+    const password = input.password
     if (rawEmail === undefined && password === undefined) throw new BadRequest("You must provide either 'email' or 'password'")
     if (password === '') throw new BadRequest('Password cannot be an empty string')
     const { appId } = request.core
@@ -94,32 +97,32 @@ export default async function emailPasswordRoutes(app: FastifyInstance, { servic
     })
   })
 
-  app.post('/recipe/user/password/reset/token', async (request) => {
-    const input = asObject(request.body)
+  app.post('/recipe/user/password/reset/token', { schema: { body: Type.Object({ userId: Type.String(), email: Type.Optional(Type.String()) }) } }, async (request) => {
+    const input = request.body
     return createPasswordResetToken(
       db,
       { appId: request.core.appId, lifetimeMs: request.core.settings.passwordResetTokenLifetime },
-      body.string(input, 'userId'),
-      body.optString(input, 'email'),
+      input.userId,
+      input.email,
     )
   })
 
-  app.post('/recipe/user/password/reset/token/consume', async (request) => {
-    return consumePasswordResetToken(db, request.core, body.string(asObject(request.body), 'token'))
+  app.post('/recipe/user/password/reset/token/consume', { schema: { body: Type.Object({ token: Type.String() }) } }, async (request) => {
+    return consumePasswordResetToken(db, request.core, request.body.token)
   })
 
   // Ours, beside consume (decision 025): the reset page asks whether its link is still good before
   // showing the form. Nothing is used up; the same answers as consume, without the user.
-  app.post('/recipe/user/password/reset/token/check', async (request) => {
-    return checkPasswordResetToken(db, request.core, body.string(asObject(request.body), 'token'))
+  app.post('/recipe/user/password/reset/token/check', { schema: { body: Type.Object({ token: Type.String() }) } }, async (request) => {
+    return checkPasswordResetToken(db, request.core, request.body.token)
   })
 
   /** Moving users in from another SuperTokens core: a bcrypt or argon2 hash as it is. */
-  app.post('/recipe/user/passwordhash/import', async (request) => {
-    const input = asObject(request.body)
-    const email = normaliseEmail(body.string(input, 'email'))
-    const passwordHash = body.string(input, 'passwordHash')
-    const algorithm = (body.optString(input, 'hashingAlgorithm') ?? (passwordHash.startsWith('$argon2') ? 'argon2' : 'bcrypt')).toLowerCase()
+  app.post('/recipe/user/passwordhash/import', { schema: { body: Type.Object({ email: Type.String(), passwordHash: Type.String(), hashingAlgorithm: Type.Optional(Type.String()) }) } }, async (request) => {
+    const input = request.body
+    const email = normaliseEmail(input.email)
+    const passwordHash = input.passwordHash
+    const algorithm = (input.hashingAlgorithm ?? (passwordHash.startsWith('$argon2') ? 'argon2' : 'bcrypt')).toLowerCase()
     const valid = algorithm === 'bcrypt' ? /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/.test(passwordHash) : algorithm === 'argon2' ? /^\$argon2(id|i|d)\$/.test(passwordHash) : false
     if (!valid) throw new BadRequest(`Password hash is in invalid ${algorithm.toUpperCase()} format`)
     const { appId, tenantId } = request.core

@@ -1,28 +1,31 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../../services.ts'
-import { asObject, BadRequest, body, query } from '../../input.ts'
+import { BadRequest, query } from '../../input.ts'
 import { consumeEmailVerificationToken, createEmailVerificationToken } from '../../tokens.ts'
 import { normaliseEmail } from '../../users.ts'
 
 // EmailVerification: tokens, verifying, and what is verified (AUTH-CORE.md §3.4).
 
-export default async function emailVerificationRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+export default async function emailVerificationRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = services
 
-  app.post('/recipe/user/email/verify/token', async (request) => {
-    const input = asObject(request.body)
+  app.post('/recipe/user/email/verify/token', { schema: { body: Type.Object({ userId: Type.String(), email: Type.String() }) } }, async (request) => {
+    const input = request.body
     return createEmailVerificationToken(
       db,
       { appId: request.core.appId, tenantId: request.core.tenantId, lifetimeMs: request.core.settings.emailVerificationTokenLifetime },
-      body.string(input, 'userId'),
-      body.string(input, 'email'),
+      input.userId,
+      input.email,
     )
   })
 
-  app.post('/recipe/user/email/verify', async (request) => {
-    const input = asObject(request.body)
-    if (body.string(input, 'method') !== 'token') throw new BadRequest('Unsupported method for email verification')
-    return consumeEmailVerificationToken(db, request.core, body.string(input, 'token'))
+  app.post('/recipe/user/email/verify', { schema: { body: Type.Object({ method: Type.String(), token: Type.String() }) } }, async (request) => {
+    const input = request.body
+    if (input.method !== 'token') throw new BadRequest('Unsupported method for email verification')
+    return consumeEmailVerificationToken(db, request.core, input.token)
   })
 
   app.get('/recipe/user/email/verify', async (request) => {
@@ -34,23 +37,23 @@ export default async function emailVerificationRoutes(app: FastifyInstance, { se
     return { status: 'OK', isVerified: rowCount > 0 }
   })
 
-  app.post('/recipe/user/email/verify/token/remove', async (request) => {
-    const input = asObject(request.body)
+  app.post('/recipe/user/email/verify/token/remove', { schema: { body: Type.Object({ userId: Type.String(), email: Type.String() }) } }, async (request) => {
+    const input = request.body
     await db.query('DELETE FROM authcore.email_verification_tokens WHERE app_id = $1 AND tenant_id = $2 AND user_id = $3 AND email = $4', [
       request.core.appId,
       request.core.tenantId,
-      body.string(input, 'userId'),
-      normaliseEmail(body.string(input, 'email')),
+      input.userId,
+      normaliseEmail(input.email),
     ])
     return { status: 'OK' }
   })
 
-  app.post('/recipe/user/email/verify/remove', async (request) => {
-    const input = asObject(request.body)
+  app.post('/recipe/user/email/verify/remove', { schema: { body: Type.Object({ userId: Type.String(), email: Type.String() }) } }, async (request) => {
+    const input = request.body
     await db.query('DELETE FROM authcore.email_verified WHERE app_id = $1 AND user_id = $2 AND email = $3', [
       request.core.appId,
-      body.string(input, 'userId'),
-      normaliseEmail(body.string(input, 'email')),
+      input.userId,
+      normaliseEmail(input.email),
     ])
     return { status: 'OK' }
   })

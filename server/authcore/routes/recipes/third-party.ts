@@ -1,20 +1,26 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../../services.ts'
-import { asObject, body } from '../../input.ts'
+import { body } from '../../input.ts'
 import { thirdPartySignInUp } from '../../users.ts'
 import { isUniqueViolation, userOrFail } from './shared.ts'
 
 // ThirdParty: sign-in or sign-up with an external provider's account (AUTH-CORE.md §3.5).
 
-export default async function thirdPartyRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+/** A JSON object of any fields. */
+const Data = Type.Record(Type.String(), Type.Unknown())
+
+export default async function thirdPartyRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = services
 
-  app.post('/recipe/signinup', async (request) => {
-    const input = asObject(request.body)
-    const email = body.object(input, 'email')
+  app.post('/recipe/signinup', { schema: { body: Type.Object({ email: Data, thirdPartyId: Type.String(), thirdPartyUserId: Type.String() }) } }, async (request) => {
+    const input = request.body
+    const email = input.email
     const data = {
-      thirdPartyId: body.string(input, 'thirdPartyId'),
-      thirdPartyUserId: body.string(input, 'thirdPartyUserId'),
+      thirdPartyId: input.thirdPartyId,
+      thirdPartyUserId: input.thirdPartyUserId,
       email: body.string(email, 'id'),
       isVerified: body.optBoolean(email, 'isVerified') ?? false,
     }

@@ -1,10 +1,16 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
 import type { CoreServices } from '../../services.ts'
-import { asObject, body, query } from '../../input.ts'
+import { query } from '../../input.ts'
 
 // UserMetadata: a user's JSON object, merged shallowly (AUTH-CORE.md §3.6, §5.8).
 
-export default async function userMetadataRoutes(app: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+/** A JSON object of any fields. */
+const Data = Type.Record(Type.String(), Type.Unknown())
+
+export default async function userMetadataRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
+  const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = services
 
   app.get('/recipe/user/metadata', async (request) => {
@@ -16,10 +22,10 @@ export default async function userMetadataRoutes(app: FastifyInstance, { service
   })
 
   // §5.8: a shallow merge; a key set to null is removed.
-  app.put('/recipe/user/metadata', async (request) => {
-    const input = asObject(request.body)
-    const userId = body.string(input, 'userId')
-    const update = body.object(input, 'metadataUpdate')
+  app.put('/recipe/user/metadata', { schema: { body: Type.Object({ userId: Type.String(), metadataUpdate: Data }) } }, async (request) => {
+    const input = request.body
+    const userId = input.userId
+    const update = input.metadataUpdate
     const { appId } = request.core
     const metadata = await db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`softshelf:authcore:metadata:${appId}:${userId}`])
@@ -38,8 +44,8 @@ export default async function userMetadataRoutes(app: FastifyInstance, { service
     return { status: 'OK', metadata }
   })
 
-  app.post('/recipe/user/metadata/remove', async (request) => {
-    await db.query('DELETE FROM authcore.user_metadata WHERE app_id = $1 AND user_id = $2', [request.core.appId, body.string(asObject(request.body), 'userId')])
+  app.post('/recipe/user/metadata/remove', { schema: { body: Type.Object({ userId: Type.String() }) } }, async (request) => {
+    await db.query('DELETE FROM authcore.user_metadata WHERE app_id = $1 AND user_id = $2', [request.core.appId, request.body.userId])
     return { status: 'OK' }
   })
 }
