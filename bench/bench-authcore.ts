@@ -1,4 +1,4 @@
-// Auth-core benchmarks (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms on
+// Auth-core benchmarks: GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms on
 // loopback, and a complete sign-in through supertokens-node (≈10 core calls) split between
 // password hashing and everything else (≤ 15 ms p99). Run by `npm run bench` (BENCH_ONLY=authcore)
 // or alone: `tsx bench/bench-authcore.ts`. The core runs in its own process, as do the SDK

@@ -1,4 +1,4 @@
-// A generated catalogue for the search benchmark (issue 3: 10,000 programs). Programs, developers
+// A generated catalogue for the search benchmark (10,000 programs). Programs, developers
 // and publishers are made up from word lists with a seeded PRNG, so every run inserts the same rows
 // and two databases get identical data. Rows go in with a few set-based INSERTs (unnest over
 // arrays), on top of the real seed the API applied at start.

@@ -24,7 +24,7 @@ export const FANOUT_WATCHERS = Number(process.env.BENCH_FANOUT_WATCHERS ?? 100_0
 export const FANOUT_BUDGET = {
   /** Release recorded → every notification exists, ms. */
   totalMs: { PGlite: 60_000, PostgreSQL: 30_000 },
-  /** The step "queued mail" (issue 29, notification mail): every mail due in the outbox, ms (docs/BENCHMARKS.md). */
+  /** The step "queued mail" (notification mail): every mail due in the outbox, ms (docs/BENCHMARKS.md). */
   queuedMailMs: { PGlite: 150_000, PostgreSQL: 120_000 },
   /** Peak RSS of the process during the steps, minus its RSS just before them: bounded memory. */
   rssGrowthMb: 150,
@@ -44,7 +44,7 @@ export const FANOUT_STEPS: FanoutStep[] = [
       if (Number(rows[0]!.n) !== watchers) throw new Error(`${rows[0]!.n} notifications for ${watchers} watchers`)
     },
   },
-  // Issue 29, the notification mail: every account due a mail has it in the outbox (bench/bench-notification-mail.ts).
+  // The notification mail: every account due a mail has it in the outbox (bench/bench-notification-mail.ts).
   queuedMailStep,
 ]
 

@@ -1,4 +1,4 @@
-// The "queued mail" step of the notifications fan-out row (issue 29, bench/bench-fanout.ts):
+// The "queued mail" step of the notifications fan-out row (bench/bench-fanout.ts):
 // after the fan-out, every account due a mail (the row's 'immediate' accounts and its 'daily' ones,
 // never mailed before) gets its mail written to the BFF's outbox by the notification mail worker
 // (server/bff/mail/notification-mail.ts), which claims from the API's internal routes

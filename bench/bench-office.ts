@@ -7,7 +7,7 @@
 // favicon — with no browser cache (stricter than a browser), polls /api/version on opening the page
 // and every 6 s as the client does, reads for 3–7 s, and opens the next. Anonymous, the strictest
 // case: everyone shares the address's one budget (a signed-in person also has an account's own).
-// Budget: no 429, no socket error. 503s (the load shedding, issue 14) are reported, not budgeted:
+// Budget: no 429, no socket error. 503s (the load shedding) are reported, not budgeted:
 // they measure the machine, not the limits. Also printed: how many of those requests the rule before issue
 // 27 counted (every request but assets, locale files and probes) against its 300 a minute.
 import os from 'node:os'

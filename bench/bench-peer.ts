@@ -11,10 +11,10 @@
 //   cache may answer it: server/bff/plugins/ssr.ts isAnonymous), Next's `dynamic = 'force-dynamic'`;
 // - cached vs ISR: ours anonymous (the BFF's 1-second page cache), Next's `revalidate = 1`.
 // Then /api/version through the BFF against a bare Fastify server that answers the same JSON and
-// logs the same lines (none: the polled route logs at warn, issue 27).
+// logs the same lines (none: the polled route logs at warn).
 // `bench/bench-peer.ts profile [/path]` profiles ours rendering that page (or answering that
 // /api/ route at 100 connections) instead (profile-summary.ts).
-// Budgets (issue 30): rendered ≥ 2× and cached ≥ 4× Next's 2xx req/s at both loads; our p99 ≤ 1 s;
+// Budgets: rendered ≥ 2× and cached ≥ 4× Next's 2xx req/s at both loads; our p99 ≤ 1 s;
 // /api/version ≥ 0.5× the bare server's. Exits 1 when one is missed (standalone).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
@@ -140,7 +140,7 @@ async function startPeer(cleanups: Array<() => void>, version: string): Promise<
 
 /**
  * The bare reference of /api/version: the same JSON, and the same log lines as ours — none at
- * info: the route every tab polls logs at warn (server/http/logger.ts POLLED_ROUTES, issue 27),
+ * info: the route every tab polls logs at warn (server/http/logger.ts POLLED_ROUTES),
  * so here too a logger at info, the route at warn (a child logger per request, as Fastify makes).
  */
 async function startBare(cleanups: Array<() => void>, body: string): Promise<string> {

@@ -50,7 +50,7 @@ if (mode === 'bare') {
   const bff = await buildBff({ config, db, buildInfo, upstreamApiUrl: `http://127.0.0.1:${second}` })
   await bff.listen({ host: '127.0.0.1', port: Number(first) })
 } else if (mode === 'session') {
-  // Issue 17: the whole stack with its auth core (and the core's API key), and one signed-in,
+  // The whole stack with its auth core (and the core's API key), and one signed-in,
   // verified user whose access token the parent sends, through the BFF's cookie and to the API
   // directly. Every authenticated call is checked against the revocation list in memory.
   const { buildAuthCore } = await import('../server/authcore/app.ts')

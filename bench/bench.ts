@@ -1,22 +1,22 @@
 // `npm run bench`: loopback benchmarks, each server in its own process. Sections, all by default,
 // or some with BENCH_ONLY=platform,catalogue,ssr,assets,lighthouse:
-// - platform (issue 2): BFF /api/version ≥ 0.6× bare Fastify; an uncached proxied route ≥ 0.2× the
+// - platform: BFF /api/version ≥ 0.6× bare Fastify; an uncached proxied route ≥ 0.2× the
 //   same route on the API directly (autocannon, 100 connections, pipelining 10).
-// - catalogue (issue 3): GET /api/programs on a generated 10,000-program catalogue, p95 ≤ 20 ms one
+// - catalogue: GET /api/programs on a generated 10,000-program catalogue, p95 ≤ 20 ms one
 //   request at a time (10-connection throughput reported), on PGlite and on PostgreSQL
 //   (BENCH_DATABASE_URL, else a throwaway local server).
-// - ssr (issue 3): /library through the BFF, p99 ≤ 50 ms at 10 connections, and ≥ 0.5× a raw render loop.
-// - assets (issue 3): initial JS of a public page ≤ 110 kB gzip (issue 30; 130 kB before), CSS ≤ 30 kB gzip.
-// - lighthouse (issue 3): mobile performance ≥ 0.9, accessibility ≥ 0.95, SEO ≥ 0.95 on three pages.
-// - authcore (issue 4): GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms; a sign-in through
+// - ssr: /library through the BFF, p99 ≤ 50 ms at 10 connections, and ≥ 0.5× a raw render loop.
+// - assets: initial JS of a public page ≤ 110 kB gzip (130 kB before), CSS ≤ 30 kB gzip.
+// - lighthouse: mobile performance ≥ 0.9, accessibility ≥ 0.95, SEO ≥ 0.95 on three pages.
+// - authcore: GET /user/id and POST /recipe/session/verify p99 ≤ 2 ms; a sign-in through
 //   supertokens-node without its password hashing p99 ≤ 15 ms (bench/bench-authcore.ts).
-// - signin (issue 17): sign-in and password-reset medians for a known and an unknown email through
+// - signin: sign-in and password-reset medians for a known and an unknown email through
 //   the BFF, each within 0.8× of the other (bench/bench-signin.ts).
-// - session (issue 17): GET /api/user through the BFF (cookie) ≥ 0.6× the same call on the API
+// - session: GET /api/user through the BFF (cookie) ≥ 0.6× the same call on the API
 //   with the bearer token, both checking the session revocation list, no core call per request.
-// - avatar (issue 11): a 12 MP JPEG re-encoded p95 ≤ 1000 ms two at a time, a 50 000 × 50 000 PNG
+// - avatar: a 12 MP JPEG re-encoded p95 ≤ 1000 ms two at a time, a 50 000 × 50 000 PNG
 //   refused in ≤ 50 ms, peak RSS ≤ 400 MB (bench/bench-avatar.ts).
-// - files (issue 12): a 1 GiB upload (tus) and download through the BFF each ≥ 0.5× the same
+// - files: a 1 GiB upload (tus) and download through the BFF each ≥ 0.5× the same
 //   transfer straight to the API (curl), the BFF's peak RSS flat in the file's size (bench/bench-files.ts).
 // - overload (issue 14): `npm start` under 1000 connections for 30 s on a rendered page and on a
 //   proxied API route: no socket error or timeout, every answer 2xx/503/429, p99 ≤ 1 s, /healthz
@@ -28,9 +28,9 @@
 // - office (issue 27): `npm start` with the shipped rate limits; 50 people behind one address
 //   browse for a minute (pages with their logos, assets and locale files, the version poll): no 429,
 //   no socket error (bench/bench-office.ts).
-// - fanout (issue 29): one release of a program watched by 100,000 accounts becomes every
+// - fanout: one release of a program watched by 100,000 accounts becomes every
 //   notification on PGlite and on PostgreSQL within the budget, in bounded memory (bench/bench-fanout.ts).
-// - peer (issue 30): the rendered and cached /library and program page against a Next.js 16 peer
+// - peer: the rendered and cached /library and program page against a Next.js 16 peer
 //   with the same pages (bench/next-peer, installed and built on first use), 2xx only, c=10 and
 //   c=100, three interleaved rounds; /api/version against a bare Fastify logging the same lines
 //   (bench/bench-peer.ts).
@@ -119,7 +119,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// platform (issue 2)
+// platform
 
 interface Row {
   name: string
@@ -207,7 +207,7 @@ async function platform(): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// session (issue 17): an authenticated call through the BFF against the same call on the API
+// session: an authenticated call through the BFF against the same call on the API
 
 const SESSION_BFF = 3940
 const SESSION_API = 3941
@@ -240,7 +240,7 @@ async function sessionSection(): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// catalogue (issue 3): API search on 10,000 programs
+// catalogue: API search on 10,000 programs
 
 const CATALOGUE_P95_MS = 20
 
@@ -436,7 +436,7 @@ async function catalogue(): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ssr (issue 3): /library through the BFF against a raw render loop
+// ssr: /library through the BFF against a raw render loop
 
 const PAGE_P99_MS = 50
 const PAGE_MIN_RATIO = 0.5
@@ -493,7 +493,7 @@ async function ssr(): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// assets (issue 3)
+// assets
 
 interface AssetTotal {
   files: Array<{ file: string; raw: number; gzip: number }>
@@ -526,7 +526,7 @@ async function assets(): Promise<boolean> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// lighthouse (issue 3)
+// lighthouse
 
 const LIGHTHOUSE_PAGES = ['/', '/library', '/programs/blender']
 const LIGHTHOUSE_RUNS = Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3)

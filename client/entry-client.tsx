@@ -67,7 +67,7 @@ async function start(): Promise<void> {
     </StrictMode>,
     { onRecoverableError: (error, info) => reportRecoveredError(error, info.componentStack) },
   )
-  // Issue 13: the SDK loads after hydration, and only with SENTRY_DSN (report.ts).
+  // The SDK loads after hydration, and only with SENTRY_DSN (report.ts).
   startErrorReporting()
 }
 

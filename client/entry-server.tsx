@@ -185,7 +185,7 @@ export async function render(input: RenderInput): Promise<RenderResult> {
     return { kind: 'redirect', status: context.status, location: context.headers.get('location') ?? '/' }
   }
 
-  // The BFF lets a few pages make their markup per turn of its event loop (issue 30).
+  // The BFF lets a few pages make their markup per turn of its event loop.
   const turn = input.markupTurn?.()
   if (turn) await turn
 

@@ -10,7 +10,7 @@ import type { CompareData } from './pages/compare/compare.tsx'
 // descriptions in the visitor's language, structured data where search engines use it. Routes name
 // their builder (`handle.head`); pages whose head never changes carry it in the route table.
 
-/** Issue 29: the Atom feed of the newest releases (server/bff/routes/feeds.ts), and of one category. */
+/** The Atom feed of the newest releases (server/bff/routes/feeds.ts), and of one category. */
 const RELEASES_FEED = { title: 'Softshelf: new releases', path: '/feeds/releases.atom' }
 const categoryFeed = (id: ProgramCategory) => ({ title: `Softshelf: new releases in ${CATEGORY_NAMES_EN[id]}`, path: `/feeds/category/${id}.atom` })
 
@@ -82,9 +82,9 @@ export const programHead: HeadBuilder = ({ data, appUrl, logosVersion }) => {
   const primary = program.categories[0]
   return {
     title: `${program.name} by ${program.developer.name}`,
-    // The summary, in the visitor's language where translated (issue 15): the best description there is.
+    // The summary, in the visitor's language where translated: the best description there is.
     description: program.summary,
-    // Issue 15: the program's card (logo and name), rendered by the BFF as PNG for link previews.
+    // The program's card (logo and name), rendered by the BFF as PNG for link previews.
     image: { url: `${appUrl}${ogImagePath(program.id, logosVersion)}`, width: OG_IMAGE_WIDTH, height: OG_IMAGE_HEIGHT, alt: `${program.name} — ${PRODUCT_NAME}` },
     jsonLd: {
       '@context': 'https://schema.org',
@@ -109,11 +109,11 @@ export const programHead: HeadBuilder = ({ data, appUrl, logosVersion }) => {
   }
 }
 
-/** Issue 12: the drive's public page. */
+/** The drive's public page. */
 export const filesHead: HeadBuilder = ({ t }) => ({ title: 'Files', description: t('files:meta.description') })
 
 /**
- * Issue 29: a comparison. Never indexed: every set of programs is a page of its own, and each
+ * A comparison. Never indexed: every set of programs is a page of its own, and each
  * program's page is the one to find.
  */
 export const compareHead: HeadBuilder = ({ data, t }) => {

@@ -57,7 +57,7 @@ export function RootLayout() {
   useGlobalErrorHandlers()
   useRouteHead()
   useChatWidget()
-  // Issue 15, spec §2: every navigation to a new history entry starts at the top (a program, the
+  // Spec §2: every navigation to a new history entry starts at the top (a program, the
   // next page: the entry's own key, so a changed query alone is a new page too); back and forward
   // return to where that entry was left; filters opt out with preventScrollReset. This is what
   // <ScrollRestoration /> does in a data router — the component adds only the inline script of

@@ -24,7 +24,7 @@ function PageErrorBoundary() {
 }
 
 /**
- * The public catalogue (issue 3) and the drive's public page (issue 12): one route per entry of
+ * The public catalogue and the drive's public page: one route per entry of
  * client/lib/catalogue/twins.ts, whose twins under /@ signedInTwinRoutes() makes from the same list.
  */
 function publicTwinRoutes(): RouteObject[] {
@@ -60,7 +60,7 @@ function withHeaders<T extends { handle: RouteHandle }>(route: T, headers: Recor
   return { ...route, handle: { ...route.handle, headers } }
 }
 
-/** Issue 29: a comparison; the same page public and under /@ (its links go to the twins there). */
+/** A comparison; the same page public and under /@ (its links go to the twins there). */
 const comparePage = page(['compare', 'catalogue'], 'client/pages/compare/compare.tsx', () => import('./pages/compare/compare.tsx'), 'compare')
 
 const emailPages = () => import('./pages/auth/email-verification.tsx')
@@ -68,7 +68,7 @@ const signedInCatalogue = () => import('./pages/signed-in-catalogue.tsx')
 const checkoutReturns = () => import('./pages/checkout/return-pages.tsx')
 
 /**
- * The signed-in twins under /@ of the public pages above (issues 5, 12, 15): the catalogue with
+ * The signed-in twins under /@ of the public pages above: the catalogue with
  * add/remove, and the drive. Each carries its route name in the style of spec §2 ('@-programs',
  * '@-programs-programId', '@-category-categoryId', '@-developer-developerId', '@-files', and the
  * new '@-publisher-publisherId', '@-license-type-licenseType').
@@ -109,7 +109,7 @@ export const routes: RouteObject[] = [
             children: [
               { index: true, ErrorBoundary: PageErrorBoundary, ...page(['home', 'catalogue'], 'client/pages/home.tsx', () => import('./pages/home.tsx'), 'home') },
               ...publicTwinRoutes(),
-              // Issue 27: about a session's pending step; without a session, log in first.
+              // About a session's pending step; without a session, log in first.
               {
                 loader: sessionPageGuard,
                 shouldRevalidate: alwaysRevalidate,
@@ -121,7 +121,7 @@ export const routes: RouteObject[] = [
           // password, which skip the check in spec §2 but whose forms a fully signed-in user has no
           // use for (spec §4: on to /@); a second factor or an email still owed keeps them open.
           accountPage('welcome', 'Create your account', () => import('./pages/auth/welcome.tsx'), 'client/pages/auth/welcome.tsx'),
-          // Issue 15: the account forms' pages export the action that shows a form the BFF answered
+          // The account forms' pages export the action that shows a form the BFF answered
           // without the page's script (decision 025).
           accountPage('login', 'Log in', () => import('./pages/auth/login.tsx'), 'client/pages/auth/login.tsx'),
           accountPage('forgot-password', 'Forgot your password', () => import('./pages/auth/forgot-password.tsx'), 'client/pages/auth/forgot-password.tsx'),
@@ -136,7 +136,7 @@ export const routes: RouteObject[] = [
           {
             id: 'unguarded-default-layout',
             Component: DefaultLayout,
-            // Issue 27: no check, but the header shows who is there (a signed-in user's on /mfa,
+            // No check, but the header shows who is there (a signed-in user's on /mfa,
             // /sentry-test and the 404 page), looked at again on every navigation like the guards.
             loader: viewerLoader,
             shouldRevalidate: alwaysRevalidate,
@@ -148,7 +148,7 @@ export const routes: RouteObject[] = [
               },
               // The second factor decides for itself: it serves both a pending sign-in and set-up (decision 008).
               accountPage('mfa', 'Two-step verification', () => import('./pages/auth/mfa.tsx'), 'client/pages/auth/mfa.tsx'),
-              // Issue 13: the error-reporting test page; no sign-in, never indexed.
+              // The error-reporting test page; no sign-in, never indexed.
               {
                 path: 'sentry-test',
                 ErrorBoundary: PageErrorBoundary,
@@ -160,7 +160,7 @@ export const routes: RouteObject[] = [
           },
           accountPage('reset-password', 'Choose a new password', () => import('./pages/auth/reset-password.tsx'), 'client/pages/auth/reset-password.tsx'),
           accountPage('verify-email', 'Verify your email', () => emailPages().then((m) => ({ Component: m.VerifyEmailPage, action: m.action })), 'client/pages/auth/email-verification.tsx'),
-          // Issue 11: the link that confirms a new email address; like verify-email, it may open in any browser.
+          // The link that confirms a new email address; like verify-email, it may open in any browser.
           accountPage('confirm-email', 'Confirm your new email', () => import('./pages/profile/confirm-email.tsx'), 'client/pages/profile/confirm-email.tsx', ['profile']),
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
           accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
@@ -198,7 +198,7 @@ export const routes: RouteObject[] = [
               { path: '@', loader: () => redirect('/@/library'), Component: RenderedByErrorBoundary },
               accountPage('@/library', 'My library', () => import('./pages/my-library.tsx'), 'client/pages/my-library.tsx', ['auth', 'catalogue']),
               ...signedInTwinRoutes(),
-              // Issue 13, spec §2: where Stripe's hosted page returns to; route names stripe-success, stripe-cancel.
+              // Spec §2: where Stripe's hosted page returns to; route names stripe-success, stripe-cancel.
               {
                 ...accountPage('stripe/success', 'Payment', () => checkoutReturns().then((m) => ({ Component: m.SuccessPage, loader: m.successLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
                 id: 'stripe-success',
@@ -207,12 +207,12 @@ export const routes: RouteObject[] = [
                 ...accountPage('stripe/cancel', 'Payment cancelled', () => checkoutReturns().then((m) => ({ Component: m.CancelPage, loader: m.cancelLoader })), 'client/pages/checkout/return-pages.tsx', ['checkout']),
                 id: 'stripe-cancel',
               },
-              // Issue 29: the account's saved searches.
+              // The account's saved searches.
               accountPage('@/saved-searches', 'Saved searches', () => import('./pages/saved-searches.tsx'), 'client/pages/saved-searches.tsx', ['saved-searches']),
               accountPage('@/my-profile', 'My profile', () => import('./pages/my-profile.tsx'), 'client/pages/my-profile.tsx', ['profile', 'auth']),
-              // Issue 29: what the programs the user watches did, and what saved searches found.
+              // What the programs the user watches did, and what saved searches found.
               accountPage('@/notifications', 'Notifications', () => import('./pages/notifications.tsx'), 'client/pages/notifications.tsx', ['notifications', 'catalogue']),
-              // Issue 28: the operator console, for an account with a role (anyone else: the 404 page).
+              // The operator console, for an account with a role (anyone else: the 404 page).
               {
                 path: '@/operator',
                 id: 'operator',
@@ -227,7 +227,7 @@ export const routes: RouteObject[] = [
           {
             id: 'signed-in-default-layout',
             Component: DefaultLayout,
-            // Issue 13: spec §2 names this route 'streaming'; no version polling here (version-watch.ts).
+            // Spec §2 names this route 'streaming'; no version polling here (version-watch.ts).
             children: [{ ...accountPage('streaming', 'Streaming', () => import('./pages/streaming/streaming-page.tsx'), 'client/pages/streaming/streaming-page.tsx', ['streaming']), id: 'streaming' }],
           },
         ],

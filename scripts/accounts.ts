@@ -1,11 +1,11 @@
 // Operator command: disable an account, or enable it again (spec §6, §8: a disabled account sees
 // "Your account has been disabled…" and reaches nothing of its own); list why accounts were
-// deleted (issue 11: reason, comment, language and day — nothing that identifies anyone).
-//   npm run accounts -- disable someone@example.com [reason…]   (issue 28: audited, its sessions end)
+// deleted (reason, comment, language and day — nothing that identifies anyone).
+//   npm run accounts -- disable someone@example.com [reason…]   (audited, its sessions end)
 //   npm run accounts -- enable someone@example.com
 //   npm run accounts -- deletion-reasons
-//   npm run accounts -- purchases someone@example.com   (issue 13: what the account bought, for support)
-//   npm run accounts -- role add someone@example.com admin      (issue 28: the first admin, and any role)
+//   npm run accounts -- purchases someone@example.com   (what the account bought, for support)
+//   npm run accounts -- role add someone@example.com admin      (the first admin, and any role)
 //   npm run accounts -- role remove someone@example.com editor
 //   npm run accounts -- role list [admin|editor|support]
 // Roles live in the auth core: the role commands go through the running API only (its /internal

@@ -2,7 +2,7 @@
 // dist/client/index.html references (the entry, its static imports, the CSS), plus the page's own
 // chunk and its imports, which the server preloads (dist/client/.vite/manifest.json, as
 // preloadLinksFromManifest in server/bff/plugins/ssr.ts). Sizes are gzip level 9; 1 kB = 1000 bytes.
-// The build prints this report and fails over the budget (issue 30); bench.ts prints it too.
+// The build prints this report and fails over the budget; bench.ts prints it too.
 // Alone: `node scripts/asset-size.mjs [root]`.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -14,8 +14,8 @@ const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /**
  * The public pages whose chunks count; the budget holds for the heaviest. The catalogue's (the
  * listings: categories, developers, publishers, licence types; a program), the living catalogue's
- * comparison (issue 29), the drive's page for visitors and the legal pages. Not the account forms
- * (login, sign-up, password): they load the session SDK by design (issue 5).
+ * comparison, the drive's page for visitors and the legal pages. Not the account forms
+ * (login, sign-up, password): they load the session SDK by design.
  */
 export const PUBLIC_PAGES = [
   'client/pages/home.tsx',
@@ -25,7 +25,7 @@ export const PUBLIC_PAGES = [
   'client/pages/files/files-intro.tsx',
   'client/pages/legal.tsx',
 ]
-/** Issue 30: initial JavaScript ≤ 110 kB (issue 3: 130) and CSS ≤ 30 kB, gzip. */
+/** Initial JavaScript ≤ 110 kB (130) and CSS ≤ 30 kB, gzip. */
 export const ASSET_BUDGET = { jsGzip: 110_000, cssGzip: 30_000 }
 
 /**

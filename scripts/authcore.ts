@@ -1,4 +1,4 @@
-// Operator commands of the auth core (issue 4 §7):
+// Operator commands of the auth core:
 //   npm run authcore -- rotate-keys [--app <id>]                  a new signing key now (it signs 90 s later)
 //   npm run authcore -- export-users [--app <id>] [--out <file>]  users in SuperTokens' bulk-import format
 // With DATABASE_URL they work on PostgreSQL directly (every core instance picks the change up).

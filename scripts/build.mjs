@@ -36,7 +36,7 @@ fs.cpSync(path.join(root, 'server', 'api', 'seed'), path.join(root, 'dist', 'ser
 // The brand marks extracted from simple-icons (a development dependency, not in the image): issue 15.
 fs.cpSync(path.join(root, 'server', 'bff', 'logos', 'brand-marks.json'), path.join(root, 'dist', 'server', 'bff', 'logos', 'brand-marks.json'))
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ buildId: buildId(), builtAt: new Date().toISOString() }, null, 2)}\n`)
-// The first load of every public page within its budget (issue 30: 110 kB gzip of JS), or the
+// The first load of every public page within its budget (110 kB gzip of JS), or the
 // build fails; dist/ stays for a look (`npm run bundle-map`).
 const sizes = await import('./asset-size.mjs')
 console.log(sizes.assetReport(root))

@@ -1,4 +1,4 @@
-// What a public page's first JavaScript is made of (issue 30): for each page, the chunks it loads
+// What a public page's first JavaScript is made of: for each page, the chunks it loads
 // first (as scripts/asset-size.mjs counts them) with their gzip size, and in each chunk the
 // packages (node_modules) and our own files that take most of it. Reads the build:
 // dist/client/.vite/bundle-map.json, the byte ranges of every source in each minified chunk, which

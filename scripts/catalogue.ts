@@ -1,4 +1,4 @@
-// Operator command (issue 29): read the catalogue feeds (CATALOGUE_FEEDS) now, and print what it
+// Operator command: read the catalogue feeds (CATALOGUE_FEEDS) now, and print what it
 // did: per feed, the releases recorded, what was ignored, the proposed changes, the problem.
 //   npm run catalogue -- sync
 // Through the running API's /internal endpoint when one listens (PGlite cannot be opened by two

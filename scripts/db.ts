@@ -1,4 +1,4 @@
-// Operator command: back up or restore the embedded default (issue 14, decision 020).
+// Operator command: back up or restore the embedded default (decision 020).
 //   npm run db -- backup <file>             while the app runs (asks the API) or not (opens DATA_DIR itself)
 //   npm run db -- restore <file> [--force]  with the app stopped, into DATA_DIR
 // A backup is one gzip'd tar: the PGlite database, the drive's files under DATA_DIR/files and the

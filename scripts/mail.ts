@@ -1,6 +1,6 @@
 // Operator command: read the local mailbox (DATA_DIR/mail), where every email goes when SMTP_URL
 // is not set. With NODE_ENV=production (`npm start`, the image) the /dev/mail page is not served
-// (issue 26 §3), so this is how the person at the machine opens a verification or reset link:
+//, so this is how the person at the machine opens a verification or reset link:
 //   npm run mail                      the newest 20 messages: when, to whom, subject, id
 //   npm run mail -- latest [email]    the newest message (to that address), as text with its links
 //   npm run mail -- <id>              that message, as text

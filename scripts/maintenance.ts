@@ -18,7 +18,7 @@ async function viaDatabase(config: Config, action: 'set' | 'clear' | 'show', tim
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
   try {
     await migrateApiSchema(db)
-    // With its audit entry (issue 28); no HTTP request here, so the command's own id stands for one.
+    // With its audit entry; no HTTP request here, so the command's own id stands for one.
     if (action !== 'show') await changeMaintenanceTime(db, action === 'set' ? time : null, MAINTENANCE_COMMAND_ACTOR, `npm-run-maintenance-${randomUUID()}`)
     return (await getMaintenanceTime(db))?.toISOString() ?? null
   } finally {

@@ -3,7 +3,7 @@
 // what it registers at its top level — tests, teardowns, a plan — is its own, and its teardowns run
 // when it ends, before the next file starts. What the files share is what a file with several
 // stacks shares already: the loaded modules (loaded and compiled once, not once per file: ~1 s of
-// each file's time, issue 30) and the process.
+// each file's time) and the process.
 //
 //   node scripts/tap-group.mjs test/unit/a.test.ts test/unit/b.test.ts …
 //

@@ -187,7 +187,7 @@ imageBuild = startImageBuild()
 const tapFiles = testFiles(root, ['test/unit', 'test/integration'])
 await step('bundle tap files', process.execPath, [path.join(root, 'scripts', 'test-bundle.mjs'), 'test/unit', 'test/integration', 'test/system'])
 const tapRun = path.join(root, 'scripts', 'tap-run.mjs')
-// One file per core (issue 30: one at a time left a core idle while the other waited on a socket
+// One file per core (one at a time left a core idle while the other waited on a socket
 // or a timer) fills both without oversubscribing them.
 const jobs = `--jobs=${os.availableParallelism()}`
 // Eight files to a process, one after another (scripts/tap-group.mjs): each pays Node's start and

@@ -65,11 +65,11 @@ export interface Config {
   shutdownTimeoutMs: number
   /**
    * SHUTDOWN_READINESS_DELAY_MS: on SIGTERM, how long /readyz fails while requests are still served,
-   * before the drain (issue 26); undefined: by role (readinessDelayMs).
+   * before the drain; undefined: by role (readinessDelayMs).
    */
   shutdownReadinessDelayMs: number | undefined
   /**
-   * Load shedding (issue 14): event-loop delay (ms) past which new requests get 503 (0: never) once
+   * Load shedding: event-loop delay (ms) past which new requests get 503 (0: never) once
    * `pressureInFlight` are in flight (issue 30), and the cap on requests waiting for their answers (0: none).
    */
   overload: { eventLoopDelayMs: number; maxInFlight: number; pressureInFlight: number }
@@ -88,17 +88,17 @@ export interface Config {
     github: { clientId: string; clientSecret: string } | undefined
     oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | undefined
   }
-  /** Support (issue 11): chat links and the outside scripts, each off while unset. */
+  /** Support: chat links and the outside scripts, each off while unset. */
   support: SupportConfig
-  /** The drive (issue 12): bytes each user may keep (the trash included), and the largest file. */
+  /** The drive: bytes each user may keep (the trash included), and the largest file. */
   files: { quotaBytes: number; maxFileBytes: number; s3: S3Config | undefined }
-  /** Streaming (issue 13): the clusters programs stream from (none: streaming is off), and how long an assignment lasts. */
+  /** Streaming: the clusters programs stream from (none: streaming is off), and how long an assignment lasts. */
   streaming: { clusters: StreamingCluster[]; assignmentMinutes: number }
-  /** Error reporting (issue 13, decision 019): on only when SENTRY_DSN is set. */
+  /** Error reporting (decision 019): on only when SENTRY_DSN is set. */
   sentry: SentryConfig | undefined
-  /** Card checkout (issue 13): Stripe, when STRIPE_SECRET_KEY is set; without it nothing is for sale. */
+  /** Card checkout: Stripe, when STRIPE_SECRET_KEY is set; without it nothing is for sale. */
   stripe: StripeSettings | undefined
-  /** Catalogue feeds (issue 29, decision 029): none configured, none is read. */
+  /** Catalogue feeds (decision 029): none configured, none is read. */
   catalogueFeeds: { feeds: CatalogueFeed[]; intervalMs: number; maxBytes: number; timeoutMs: number }
 }
 
@@ -519,7 +519,7 @@ const CLUSTER_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/
 const REGION_ID = /^[a-z][a-z0-9-]{0,31}$/
 
 /**
- * STREAMING_CLUSTERS (issue 13): a JSON array of { id, region, url, capacity }. Unset or "[]":
+ * STREAMING_CLUSTERS: a JSON array of { id, region, url, capacity }. Unset or "[]":
  * streaming is off, and the page says so. Every entry is checked, and every problem reported.
  */
 function readStreamingClusters(r: Reader): StreamingCluster[] {
@@ -730,11 +730,11 @@ export interface PublicConfig {
   contactEmail: string
   /** External sign-in buttons: the configured providers' ids and names, never their secrets. */
   providers: Array<{ id: string; name: string }>
-  /** Chat links and outside scripts (issue 11); null where not configured. */
+  /** Chat links and outside scripts; null where not configured. */
   support: SupportSettings
-  /** Error reporting in the browser (issue 13); null without SENTRY_DSN. */
+  /** Error reporting in the browser; null without SENTRY_DSN. */
   errorReporting: ErrorReportingSettings | null
-  /** Streaming clusters are configured (STREAMING_CLUSTERS, issue 27): only then is "Streaming" offered. Never the clusters themselves. */
+  /** Streaming clusters are configured (STREAMING_CLUSTERS): only then is "Streaming" offered. Never the clusters themselves. */
   streaming: boolean
 }
 
@@ -761,7 +761,7 @@ export function isLoopbackHttpUrl(url: string): boolean {
 /**
  * Development conveniences — the local mailbox page at /dev/mail, Vite's middleware (`--dev`) —
  * exist only outside production: with NODE_ENV=production none is served, whatever the request's
- * headers say (issue 26 §3: a same-host proxy that adds no forwarding header keeps the client's
+ * headers say (a same-host proxy that adds no forwarding header keeps the client's
  * loopback Host, so a header check alone let anyone read the reset links).
  */
 export function servesDevConveniences(config: Pick<Config, 'nodeEnv'>): boolean {
@@ -800,7 +800,7 @@ export function publicConfig(config: Config, release = 'dev'): PublicConfig {
 }
 
 /**
- * The origins the page CSP lets in for the outside scripts (issue 11), exactly the configured
+ * The origins the page CSP lets in for the outside scripts, exactly the configured
  * ones: the chat widget's (its script, and the connections, images and frames a widget makes)
  * and the tag manager's (its script only).
  */

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     console.error(`Invalid configuration:\n  - ${problem}`)
     process.exit(1)
   }
-  // The auth core answers only callers with its key (issue 17 §3): the embedded default makes one
+  // The auth core answers only callers with its key: the embedded default makes one
   // and hands it to the BFF and the API it starts; anywhere else the operator sets AUTH_CORE_API_KEYS.
   const embedded = role === 'all' && !config.databaseUrl
   let coreApiKeys = config.authCoreApiKeys ?? null

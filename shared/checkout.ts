@@ -1,4 +1,4 @@
-// Card checkout's wire shapes (issue 13), shared by the API and the pages.
+// Card checkout's wire shapes, shared by the API and the pages.
 
 /** One entitlement, as GET /api/user/purchases answers it. */
 export interface PurchaseView {

@@ -1,4 +1,4 @@
-// The visitor's choice about analytics (issue 11): a first-party cookie both the server (to render
+// The visitor's choice about analytics: a first-party cookie both the server (to render
 // the page with or without the consent banner, so it never flashes) and the browser read.
 // `consent=analytics:granted` or `consent=analytics:denied`; anything else counts as no choice.
 

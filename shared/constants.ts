@@ -28,9 +28,9 @@ export const CHUNK_RELOAD_MIN_INTERVAL_MS = 10_000
 export const CHUNK_RELOAD_STORAGE_KEY = 'chunkReloadAt'
 
 /** Spec §9 "Locale cookie": 365 days. */
-/** Issue 11: a display name's longest form, in characters. */
+/** A display name's longest form, in characters. */
 export const DISPLAY_NAME_MAX_LENGTH = 60
-/** Issue 11: the longest comment on an account deletion, in characters. */
+/** The longest comment on an account deletion, in characters. */
 export const DELETION_COMMENT_MAX_LENGTH = 1000
 
 export const LOCALE_COOKIE_NAME = 'lang'
@@ -96,12 +96,12 @@ export const MAIL_QUOTA_WINDOW_MS = 60 * 60_000
 /**
  * The TOTP factor's attempt limit (AUTH-CORE.md §5.7, the real core's `totp_max_attempts` and
  * `totp_rate_limit_cooldown_sec` defaults): this many wrong codes in a row lock the factor for the
- * cool-down. The auth core's default app uses them, and recovery codes keep the same (issue 11).
+ * cool-down. The auth core's default app uses them, and recovery codes keep the same.
  */
 export const TOTP_MAX_ATTEMPTS = 5
 export const TOTP_COOLDOWN_S = 900
 
-/** Issue 11: recovery codes issued at a time; each is 16 base32 characters (80 bits), shown as xxxx-xxxx-xxxx-xxxx. */
+/** Recovery codes issued at a time; each is 16 base32 characters (80 bits), shown as xxxx-xxxx-xxxx-xxxx. */
 export const RECOVERY_CODE_COUNT = 10
 
 /**
@@ -112,18 +112,18 @@ export const EMAIL_CHANGE_LINK_VALIDITY_MS = 24 * 60 * 60_000
 
 /**
  * Spec §9 "Ignored files folder name": the Windows recycle-bin folder that comes along when a whole
- * disk or folder is dragged in. Never created, listed, counted or shared, in any letter case (issue 12).
+ * disk or folder is dragged in. Never created, listed, counted or shared, in any letter case.
  */
 export const FILES_IGNORED_FOLDER_NAME = '$RECYCLE.BIN'
-/** Issue 12: a file or folder name's longest form, in UTF-8 bytes (what common file systems allow). */
+/** A file or folder name's longest form, in UTF-8 bytes (what common file systems allow). */
 export const FILE_NAME_MAX_BYTES = 255
-/** Issue 12: items in the trash longer than this are purged for good. */
+/** Items in the trash longer than this are purged for good. */
 export const FILES_TRASH_RETENTION_DAYS = 30
-/** Issue 12: FILES_QUOTA_BYTES and FILES_MAX_FILE_BYTES when unset (5 GiB and 2 GiB). */
+/** FILES_QUOTA_BYTES and FILES_MAX_FILE_BYTES when unset (5 GiB and 2 GiB). */
 export const FILES_DEFAULT_QUOTA_BYTES = 5 * 1024 ** 3
 export const FILES_DEFAULT_MAX_FILE_BYTES = 2 * 1024 ** 3
 /**
- * Issue 27 (decision 016): a share link without "allow download" previews a file in the page only
+ * A share link without "allow download" previews a file in the page only
  * up to these sizes — images and PDFs as a browser shows them, plain text as text — so a preview
  * is never a download in disguise of anything large. Larger files show their name and size only.
  */

@@ -1,4 +1,4 @@
-// Error reporting (issue 13, decision 019): what the BFF, the API and the browser agree on.
+// Error reporting (decision 019): what the BFF, the API and the browser agree on.
 
 /** What the browser's error reporting needs (decision 019). */
 export interface ErrorReportingSettings {

@@ -33,7 +33,7 @@ export function isLocale(value: unknown): value is Locale {
 export function negotiateLocale(cookieValue: string | undefined, acceptLanguage: string | undefined): Locale {
   if (isLocale(cookieValue)) return cookieValue
   if (!acceptLanguage) return DEFAULT_LOCALE
-  // Browsers send a handful of distinct values: each is parsed once (issue 30), in a bounded memo.
+  // Browsers send a handful of distinct values: each is parsed once, in a bounded memo.
   const known = ACCEPTED.get(acceptLanguage)
   if (known) return known
   if (ACCEPTED.size >= ACCEPTED_MAX) ACCEPTED.clear()

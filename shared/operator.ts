@@ -1,4 +1,4 @@
-// The operator console's roles and permissions (issue 28, decision 028). Roles live in the auth
+// The operator console's roles and permissions (decision 028). Roles live in the auth
 // core (SuperTokens' user-roles recipe); the access token carries them and their permissions as
 // the SDK's `st-role` and `st-perm` claims. Every operator route is a row of OPERATOR_ROUTES with
 // the one permission it needs: the API refuses to start with an operator route missing here, and

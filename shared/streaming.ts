@@ -1,6 +1,6 @@
 import type { Locale } from './locales.ts'
 
-// Streaming (issue 13, decision 017): the keyboard layouts of spec §3 and the wire shapes of the
+// Streaming (decision 017): the keyboard layouts of spec §3 and the wire shapes of the
 // streaming calls, one list for the page and the API.
 
 export interface KeyboardLayout {

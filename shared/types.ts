@@ -17,7 +17,7 @@ export interface VersionResponse {
   maintenanceTime?: string
 }
 
-/** GET /api/user/deletion-summary: what deleting the account removes beyond its record (issue 27). */
+/** GET /api/user/deletion-summary: what deleting the account removes beyond its record. */
 export interface DeletionSummary {
   /** Every file of the drive, the trash and uploads under way included; `bytes` their sizes. */
   files: { count: number; bytes: number }
@@ -27,13 +27,13 @@ export interface DeletionSummary {
   subscriptions: Array<{ programId: string; name: string }>
 }
 
-/** GET /api/user: the signed-in user's own record (issue 5). */
+/** GET /api/user: the signed-in user's own record. */
 export interface UserRecord {
   id: string
   email: string
   isTosAccepted: boolean
   isInMailList: boolean
-  /** Display name (issue 11); null when none was set. */
+  /** Display name; null when none was set. */
   name: string | null
   language: string
   /** The user chose `language` on the profile page: every sign-in applies it (issue 11). */
@@ -43,13 +43,13 @@ export interface UserRecord {
   /** ISO time the account was made. */
   timeJoined: string
   librarySize: number
-  /** The account's operator roles now (issue 28): admin, editor, support; empty for everyone else. */
+  /** The account's operator roles now: admin, editor, support; empty for everyone else. */
   roles: string[]
-  /** How notifications are mailed (issue 29): off, immediate, or a daily digest. */
+  /** How notifications are mailed: off, immediate, or a daily digest. */
   notify: NotifyMode
-  /** Adding a program to the library watches it too (issue 29). */
+  /** Adding a program to the library watches it too. */
   watchOnAdd: boolean
-  /** How many notifications are unread (the header's bell, issue 29). */
+  /** How many notifications are unread (the header's bell). */
   unreadNotifications: number
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path'
 import type { Test } from 'tap'
 import { tempDir, waitUntil, within } from './helpers.ts'
 
-// HAProxy from Debian's package on loopback, in front of apps a test builds (issue 26): the same
+// HAProxy from Debian's package on loopback, in front of apps a test builds: the same
 // balancer compose.yaml ships, so what a visitor sees through it is tested, not assumed.
 
 /** Why HAProxy tests are skipped here, or false when it is installed. */

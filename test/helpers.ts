@@ -29,7 +29,7 @@ import { openPostgres } from '../server/db/postgres.ts'
 export { TEST_HASHING_ENV }
 export const root = projectRoot()
 
-/** The key the tests' auth core asks its callers for (issue 17 §3: every set-up has one). */
+/** The key the tests' auth core asks its callers for (every set-up has one). */
 export const TEST_AUTH_CORE_API_KEY = 'test-core-api-key-0123456789'
 
 /** The auth core's AUTH_CORE_SECRET in tests. */
@@ -121,7 +121,7 @@ export function testConfig(t: Test, env: Record<string, string> = {}): Config {
 
 /**
  * An initialised PGlite data folder is cached once; each test file starts from a copy (~0.5 s, not
- * ~4 s). Kept as a plain tar: unpacking a gzip'd one cost each database ~0.2 s of CPU more (issue 30).
+ * ~4 s). Kept as a plain tar: unpacking a gzip'd one cost each database ~0.2 s of CPU more.
  */
 export async function pgliteTemplate(): Promise<Blob> {
   const { version } = JSON.parse(fs.readFileSync(path.join(root, 'node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string }
@@ -140,7 +140,7 @@ export async function pgliteTemplate(): Promise<Blob> {
 /**
  * What a database holds once the services have started on it: the auth core's, the API's and the
  * BFF's migrations and the catalogue seed. Each test database is a copy of one prepared this way
- * (issue 30: ~1.2 s of migrations and seed per database on PGlite, ~0.6 s on PostgreSQL), made
+ * (~1.2 s of migrations and seed per database on PGlite, ~0.6 s on PostgreSQL), made
  * again whenever what goes into it changes: its name carries a hash of the migrations, the seed
  * and the code that applies them. The services still run both at start and find nothing to do.
  */
@@ -365,7 +365,7 @@ export function busyEventLoop(t: Test, busyMs = 150): () => void {
  * One clock for a test's services and the test itself (the handbook: clocks are injected, never
  * waited on). It starts at the beginning of the current 30-second TOTP step and moves only when the
  * test moves it (`advance`), so a code the test computes from `totpStep()` is the code of the step
- * the auth core checks it in, whatever the wall clock does meanwhile (issue 30: a 30-second boundary
+ * the auth core checks it in, whatever the wall clock does meanwhile (a 30-second boundary
  * between two lines turned a replayed code into a fresh one). `now` also moves 1 ms at each read, so
  * that what a service writes keeps its order (the auth core's); `fixed` reads the same instant
  * until the test moves it (a service whose answers the test compares exactly, like a Retry-After).
@@ -645,7 +645,7 @@ export async function signedInPerson(stack: Stack, prefix: string): Promise<{ ta
 }
 
 /**
- * A fully signed-in tab whose session carries operator roles (issue 28), the real way: signed up,
+ * A fully signed-in tab whose session carries operator roles, the real way: signed up,
  * the roles granted in the auth core through its CDI (`PUT /recipe/user/role`), then signed in
  * again, so the BFF's UserRoles recipe puts `st-role` and `st-perm` into the new access token.
  */
@@ -680,7 +680,7 @@ export async function userIdOf(stack: Stack, email: string): Promise<string> {
   return rows[0]!.id
 }
 
-/** A release of a program and its notification to one watcher, as the fan-out writes it (issue 29, the watches part). */
+/** A release of a program and its notification to one watcher, as the fan-out writes it (the watches part). */
 export async function notifyRelease(stack: Stack, userId: string, programId: string, version: string): Promise<void> {
   await stack.db.transaction(async (tx) => {
     await recordRelease(tx, { programId, version, date: '2026-11-20', source: 'editor' }, { actor: { id: 'editor', email: 'editor@example.com' }, requestId: 'test' })

@@ -1,6 +1,6 @@
 import { inflateRawSync } from 'node:zlib'
 
-// A small zip reader for tests (issue 12): the central directory, then each entry's bytes from its
+// A small zip reader for tests: the central directory, then each entry's bytes from its
 // local header — stored or deflated, as yazl writes them. Enough to check what a download holds.
 
 export interface ZipEntryRead {

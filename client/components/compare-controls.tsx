@@ -6,7 +6,7 @@ import { addToCompare, clearCompare, removeFromCompare, useCompareList } from '.
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { showToast } from '../lib/notices/toasts.ts'
 
-// Issue 29: the "Compare" choice on program cards and the program page, and the tray that collects
+// The "Compare" choice on program cards and the program page, and the tray that collects
 // the choices (client/lib/catalogue/compare-list.ts) and links to /compare?programs=…. Loaded only
 // once the page's script runs, through compare-toggle.tsx.
 

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
 import { lazy, Suspense, useSyncExternalStore } from 'react'
 
-// Issue 29: the "Compare" choice of program cards and the program page, and the tray of the
+// The "Compare" choice of program cards and the program page, and the tray of the
 // programs chosen. Both need the page's script — the list lives in the browser (localStorage) —
 // so the server's HTML has neither, a page without scripts works as before (a comparison is still
 // a link anyone can open), and their code (compare-controls.tsx) loads after hydration, outside

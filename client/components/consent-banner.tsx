@@ -4,7 +4,7 @@ import { Link } from 'react-router'
 import { useConsent } from '../lib/consent/consent.tsx'
 
 /**
- * Asks a visitor who has not chosen whether the tag manager may load (issue 11). It sits at the
+ * Asks a visitor who has not chosen whether the tag manager may load. It sits at the
  * end of the page and sticks to the bottom of the window: nothing is covered for good, nothing
  * moves when it goes, and the page stays usable without answering. Accept and decline look alike.
  * When it shows is decided in client/components/shell-parts.tsx, which loads this code only then.

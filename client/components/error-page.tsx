@@ -37,7 +37,7 @@ export function ErrorPage({ error }: { error: unknown }) {
       </main>
     )
   }
-  // Issue 28: 410, a program the editors retired.
+  // 410, a program the editors retired.
   const kind = status === 404 ? 'notFound' : status === 410 ? 'gone' : status === 503 || status === 502 || status === 504 ? 'unavailable' : status >= 500 ? 'server' : 'other'
   return (
     <main id="content" className="error-page" data-testid="error-page" data-status={status}>

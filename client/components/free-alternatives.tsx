@@ -3,7 +3,7 @@ import type { ProgramDetail } from '../../shared/catalogue/catalogue.ts'
 import { ProgramGrid } from './program-card.tsx'
 
 /**
- * Issue 29: a paid program's free alternatives — free programs of its primary category, most
+ * A paid program's free alternatives — free programs of its primary category, most
  * popular first (GET /api/programs/{id} `alternatives`, rendered with the page on the server).
  * Nothing for a free program, nor when its category has no free one.
  */

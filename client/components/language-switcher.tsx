@@ -28,7 +28,7 @@ export function cookieLocale(): Locale | undefined {
 
 /**
  * Sets the `lang` cookie (365 days) so the server renders the next page in that language too. A
- * signed-in user's choice is the account's (issue 27): the BFF saves it on the profile — which every
+ * signed-in user's choice is the account's: the BFF saves it on the profile — which every
  * later sign-in and every mail follow — and sets the cookie (PUT /api/user/language); one it could
  * not save changes nothing, and a toast says so.
  */

@@ -6,7 +6,7 @@ import { readListingState, type ListingState } from '../lib/catalogue/query.ts'
 import { CategoryField, FiltersDisclosure, PlatformField, SortField } from './listing-parts.tsx'
 
 // The search and filter form of a program listing — the public catalogue, its signed-in twins and
-// the user's own library (issue 15) — as a GET form, so it works before scripts load or without
+// the user's own library — as a GET form, so it works before scripts load or without
 // them: submitting reloads the same page with the query in the URL. On a phone it folds behind
 // the Filters button (FiltersDisclosure), which says how many filters are in use.
 
@@ -73,7 +73,7 @@ export function ListingFilters({ state, category = true, languageFilter = true, 
         method="get"
         role="search"
         className="listing-filters"
-        // Issue 15: a visitor using the filters stays where the filters are; a new list is not a new page.
+        // A visitor using the filters stays where the filters are; a new list is not a new page.
         preventScrollReset
         onSubmit={(event) => keepTabs(event.currentTarget)}
         onChange={(event) => {

@@ -30,7 +30,7 @@ export function PriceTabs({ state }: { state: ListingState }) {
 }
 
 /**
- * Previous, the numbered pages (first, last, current ±1; issue 15) and next, all plain links; the
+ * Previous, the numbered pages (first, last, current ±1) and next, all plain links; the
  * current page is a link too, marked `aria-current`.
  */
 export function Pagination({ state, result }: { state: ListingState; result: ProgramPage }) {
@@ -105,7 +105,7 @@ export function CategoryField({ id, ...select }: SelectProps) {
   )
 }
 
-/** Issue 29: the platform filter ("All platforms" first). */
+/** The platform filter ("All platforms" first). */
 export function PlatformField({ id, ...select }: SelectProps) {
   const { t } = useTranslation('catalogue')
   return (

@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next'
 import { NavLink } from 'react-router'
 
 /**
- * Issue 29: the signed-in header's bell, with the count of unread notifications from the user
+ * The signed-in header's bell, with the count of unread notifications from the user
  * record the signed-in guard loads (GET /api/user `unreadNotifications`), so it follows every
  * navigation and revalidation. Its name says the count ("3 unread notifications"); the figure on it
  * is for the eye.

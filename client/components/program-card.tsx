@@ -61,7 +61,7 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
   )
 }
 
-// For the compare page (issue 29), so that these ship in the cards' chunk.
+// For the compare page, so that these ship in the cards' chunk.
 export { CompareTray, PriceLabel }
 
 /**

@@ -1,7 +1,7 @@
 import { logoPath } from '../../shared/catalogue/logos.ts'
 import { useClientConfig } from '../lib/client-config.tsx'
 
-// A program's logo (issue 15, decision 024): its brand's mark or a generated one, drawn by the BFF
+// A program's logo (decision 024): its brand's mark or a generated one, drawn by the BFF
 // and served from our own origin as SVG (GET /logos/<id>.svg). Nothing of it is in the JS bundle:
 // the page only names the URL, versioned so the browser keeps the image for a year.
 

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Notice } from './auth-shell.tsx'
 
-// A fresh set of recovery codes (issue 11), shown the one time the server hands them out: at the
+// A fresh set of recovery codes, shown the one time the server hands them out: at the
 // end of the authenticator's set-up (/mfa) and when the profile makes a new set. Copy puts them on
 // the clipboard; the download is a plain link to a text file, so it works from the keyboard and
 // needs no script of its own.

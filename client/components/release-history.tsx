@@ -2,7 +2,7 @@ import { useTranslation } from 'react-i18next'
 import type { Release } from '../../shared/catalogue/living.ts'
 import { formatPartialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
 
-// Issue 29: a program's "Version history" on its page — its releases, newest first, each with its
+// A program's "Version history" on its page — its releases, newest first, each with its
 // date (as precisely as it is known), a link to its notes when there are some, and where it came
 // from: the catalogue's editors, or the public feed that brought it (`<format>:<host>`). The newest
 // is the version the page shows as current. Kept small: it is in the program page's first load.

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import type { ProgramScreenshot } from '../../shared/catalogue/media.ts'
 
-// A program's screenshots (issue 28): thumbnails (responsive WebP, lazy, their size reserved by
+// A program's screenshots: thumbnails (responsive WebP, lazy, their size reserved by
 // width and height so nothing shifts), each a button that opens the larger view — a modal dialog
 // that works with the keyboard: ← and → go through them, Escape closes, focus returns to the
 // thumbnail of the one last shown.

@@ -5,7 +5,7 @@ import { useClientConfig } from '../lib/client-config.tsx'
 import { LanguageSwitcher } from './language-switcher.tsx'
 import { UserAvatar } from './user-avatar.tsx'
 
-/** What the header calls the account (issue 27): its display name, or its email while it has none. */
+/** What the header calls the account: its display name, or its email while it has none. */
 export function accountLabel(user: Pick<UserRecord, 'name' | 'email'>): string {
   return user.name?.trim() || user.email
 }

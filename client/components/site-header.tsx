@@ -4,7 +4,7 @@ import { useLocation } from 'react-router'
 import { BrandLink } from './brand-link.tsx'
 
 /**
- * The header of both layouts (issue 15): the brand and the navigation in one row. On narrow screens
+ * The header of both layouts: the brand and the navigation in one row. On narrow screens
  * the navigation folds behind a menu button, so the header stays one row instead of two or three:
  * below lg (1024 px), or below xl (1280 px) with `fold="xl"` — the signed-in header's row of five
  * links, the account, the language and "Log out" is wider than lg's in most languages.

@@ -4,7 +4,7 @@ import type { UserRecord } from '../../shared/types.ts'
 const SIZES = { small: 28, large: 96 } as const
 
 /**
- * The account's picture (issue 11), or its initial on a coloured disc when there is none. The
+ * The account's picture, or its initial on a coloured disc when there is none. The
  * picture is decorative next to the name or email it accompanies, so its text alternative is empty.
  * Sized by class, never by a style attribute: the pages' CSP refuses inline styles, and a server-
  * rendered one stays refused after hydration.

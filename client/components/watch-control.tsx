@@ -5,7 +5,7 @@ import { apiResponse, apiSend, errorMessage } from '../lib/api.ts'
 import { LibraryContext, type LibraryState } from '../lib/catalogue/library-state.ts'
 import { showToast } from '../lib/notices/toasts.ts'
 
-// Issue 29: watching a program from the catalogue pages under /@ — a toggle on each card (every
+// Watching a program from the catalogue pages under /@ — a toggle on each card (every
 // event) and, on the program page, the toggle with a small menu of the three events. The user's
 // watches come from the page's loader (GET /api/user/watches, one call per page); a change is
 // PUT /api/user/watches/{id} { events } or, with no event left, DELETE. Only the /@ pages load this

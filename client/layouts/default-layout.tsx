@@ -74,7 +74,7 @@ function AccountLinks() {
 
 /**
  * Spec §2: the default layout is centred, with an optional footer. Its header is for who is there
- * (issue 27): the layout also frames pages a signed-in user opens (/streaming, /mfa, /sentry-test,
+ *: the layout also frames pages a signed-in user opens (/streaming, /mfa, /sentry-test,
  * the 404 page), and they get the signed-in header, not a visitor's.
  */
 export function DefaultLayout() {

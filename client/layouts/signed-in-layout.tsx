@@ -14,7 +14,7 @@ export function SignedInLayout() {
   const { t, i18n } = useTranslation(['auth', 'common'])
   const { user } = useRouteLoaderData('signed-in') as SignedInData
   const navigate = useNavigate()
-  // A sign-in may have set the account's own language (issue 11) while this tab showed another.
+  // A sign-in may have set the account's own language while this tab showed another.
   useEffect(() => {
     const locale = cookieLocale()
     if (locale && locale !== i18n.language) void switchTabLocale(i18n, locale)

@@ -11,7 +11,7 @@ export interface DeferredComponent<P extends object = object> {
 
 /**
  * A part of the page shell that is in the server's HTML but whose code stays out of every page's
- * initial JS (issue 3, the first-load budget). The browser loads it when it first renders: during
+ * initial JS (the first-load budget). The browser loads it when it first renders: during
  * hydration React keeps the server's HTML of its own Suspense boundary as it is and hydrates it
  * once the code is there, so nothing moves. Until then it does not answer clicks: what must work
  * as soon as the page does is preloaded before hydration instead. Memoised, so a re-render of the

@@ -17,7 +17,7 @@ import { useLibrary } from '../lib/catalogue/library-state.ts'
 
 // The signed-in library page (my-library.tsx) takes the listing's parts from here, so that they
 // ship in this page's chunk rather than in a shared chunk of their own: one file fewer for every
-// visitor of a public listing (0.3 kB gzip of the first-load budget, then 130 kB; issue 15).
+// visitor of a public listing (0.3 kB gzip of the first-load budget, then 130 kB).
 export { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage }
 export type { ListingState }
 

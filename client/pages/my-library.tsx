@@ -11,9 +11,9 @@ import { LibraryProvider } from '../lib/catalogue/library.tsx'
 import { ListingFilters, Pagination, PriceTabs, readListingState, redirectPastLastPage, type ListingState } from './catalogue-listing.tsx'
 
 // /@/library: the user's own programs, with the filter tabs all/free/paid, the three sorts and
-// the category filter of spec §2, and (issue 15) the public listing's search box and a "recently
+// the category filter of spec §2, and the public listing's search box and a "recently
 // added" sort (GET /api/user/programs takes the public listing's query, and sort=recentlyAdded).
-// Issue 27: two views, the programs saved and (?view=owned, plain links that work before scripts
+// Two views, the programs saved and (?view=owned, plain links that work before scripts
 // load and survive a reload) the programs bought or subscribed to, saved or not; every card says
 // "Owned" where the user owns it.
 
@@ -22,7 +22,7 @@ interface MyLibraryData {
   result: ProgramPage
   libraryIds: string[]
   ownedIds: string[]
-  /** Issue 29: what the user watches, for the cards' "Watch". */
+  /** What the user watches, for the cards' "Watch". */
   watches: Watch[]
 }
 
@@ -39,7 +39,7 @@ export async function loader({ request, context }: LoaderFunctionArgs): Promise<
     apiGet<{ programIds: string[]; ownedIds: string[] }>(context, '/api/user/program-ids', request.signal),
     apiGet<{ items: Watch[] }>(context, '/api/user/watches', request.signal),
   ])
-  // Past the last page (a removal emptied it, or a hand-edited URL): the last page (issue 15).
+  // Past the last page (a removal emptied it, or a hand-edited URL): the last page.
   redirectPastLastPage(url, state, result)
   return { state, result, libraryIds: ids.programIds, ownedIds: ids.ownedIds, watches: watches.items }
 }

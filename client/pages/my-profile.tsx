@@ -17,7 +17,7 @@ import { EmailSection } from './profile/email-section.tsx'
 import { NotificationsSection } from './profile/notifications-section.tsx'
 import { SupportSection } from './profile/support-section.tsx'
 
-// /@/my-profile (spec §2, issue 11): the account's display name and language. The language chosen
+// /@/my-profile (spec §2): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
 
 export function Component() {

@@ -9,7 +9,7 @@ import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet, apiSend, errorMessage } from '../lib/api.ts'
 import { showToast } from '../lib/notices/toasts.ts'
 
-// /@/notifications (issue 29): what happened to the programs the user watches and what their saved
+// /@/notifications: what happened to the programs the user watches and what their saved
 // searches found, newest first (GET /api/user/notifications, `before=` for older ones). Opening one
 // marks it read, and "Mark all as read" reads them all (POST /api/user/notifications/read); each
 // then revalidates the page and the signed-in layout's user record, whose count the bell shows.

@@ -16,7 +16,7 @@ import { apiGet } from '../lib/api.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary } from '../lib/catalogue/library-state.ts'
 
-/** The program and (issue 29) its release history, asked for together. */
+/** The program and its release history, asked for together. */
 export type ProgramPageData = ProgramDetail & { releases: Release[] }
 
 export async function loader({ params, context, request }: LoaderFunctionArgs): Promise<ProgramPageData> {
@@ -52,7 +52,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
   const program = useLoaderData() as ProgramPageData
   const { t, i18n } = useTranslation(['catalogue', 'common', 'checkout'])
   const { t: catalogueT } = useTranslation('catalogue')
-  // Issue 29: the current version and "updated" are the newest release's.
+  // The current version and "updated" are the newest release's.
   const newest = program.releases?.[0]
   const version = newest?.version ?? program.version
   const updated = newest ? formatPartialDate(newest.date, releasePrecision(newest.date), i18n.language) : formatPartialDate(program.updated, program.updatedPrecision, i18n.language)

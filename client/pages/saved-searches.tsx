@@ -4,7 +4,7 @@ import { Link, useLoaderData, useRevalidator, type LoaderFunctionArgs } from 're
 import type { SavedSearch } from '../../shared/catalogue/living.ts'
 import { apiGet, apiSend } from '../lib/api.ts'
 
-// /@/saved-searches (issue 29): the account's saved searches, each a link that opens the listing
+// /@/saved-searches: the account's saved searches, each a link that opens the listing
 // it was saved from, and Delete. A program that newly matches one becomes a notification.
 
 export async function loader({ context, request }: LoaderFunctionArgs): Promise<{ items: SavedSearch[] }> {

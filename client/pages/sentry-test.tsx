@@ -4,7 +4,7 @@ import { ERROR_EVENT_HEADER } from '../../shared/error-reporting.ts'
 import { useClientConfig } from '../lib/client-config.tsx'
 import { reportToTracker } from '../lib/error-reporting/report.ts'
 
-// /sentry-test (spec §2, issue 13): raise an error on purpose in the browser, the BFF and the API,
+// /sentry-test (spec §2): raise an error on purpose in the browser, the BFF and the API,
 // and say where each went. Without SENTRY_DSN it says reporting is off and offers nothing to press.
 
 const SIDES = ['browser', 'bff', 'api'] as const

@@ -16,9 +16,9 @@ import { SaveSearch } from '../components/save-search.tsx'
 
 interface WithLibrary {
   libraryIds: string[]
-  /** Issue 27: what the user owns, for the cards' "Owned". */
+  /** What the user owns, for the cards' "Owned". */
   ownedIds: string[]
-  /** Issue 29: what the user watches, for the "Watch" controls. */
+  /** What the user watches, for the "Watch" controls. */
   watches: Watch[]
 }
 
@@ -37,7 +37,7 @@ export async function listingLoader(args: LoaderFunctionArgs): Promise<listing.L
 
 export async function programLoader(args: LoaderFunctionArgs) {
   const [data, ids, purchases] = await Promise.all([program.loader(args), libraryIds(args), apiGet<PurchaseView[]>(args.context, '/api/user/purchases', args.request.signal)])
-  // Issue 13: the user's entitlement to this program, for Buy / Owned.
+  // The user's entitlement to this program, for Buy / Owned.
   return { ...data, ...ids, purchase: purchases.find((purchase) => purchase.programId === data.id) ?? null }
 }
 

@@ -3,7 +3,7 @@ import { Failover, splitCoreUrls } from '../http/core-urls.ts'
 import type { RevokedSessions } from '../http/revoked-sessions.ts'
 import { sessionTokenProblem } from '../http/session-token.ts'
 
-// The API authorises by the access token alone (issue 5): an RS256 JWT signed by the auth core,
+// The API authorises by the access token alone: an RS256 JWT signed by the auth core,
 // checked against the core's published keys (JWKS, fetched and cached by jose). The BFF forwards
 // it as `Authorization: Bearer` from the session cookie; the API never sees the cookie.
 
@@ -80,7 +80,7 @@ export class AccessTokens {
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) return { ok: false, reason: 'unavailable' }
       return { ok: false, reason: 'invalid' }
     }
-    // Signed by the core is not enough: only a session's access token is a session (issue 17 §3).
+    // Signed by the core is not enough: only a session's access token is a session.
     if (sessionTokenProblem(header, payload, this.rules.issuer) !== null || typeof payload.sub !== 'string') return { ok: false, reason: 'invalid' }
     // A list that could not be read lately might miss a sign-out: no answer rather than a wrong one.
     if (!this.rules.revocations.fresh) return { ok: false, reason: 'unavailable' }

@@ -92,7 +92,7 @@ export interface ApiOptions {
   eventLoopLags?: () => boolean
   /** The embedded database's folder under DATA_DIR, named in a backup's manifest; 'pglite' (npm start) by default. */
   databaseFolder?: string
-  /** The notification fan-out's batch size and interval (issue 29); fanout.ts's defaults otherwise. */
+  /** The notification fan-out's batch size and interval; fanout.ts's defaults otherwise. */
   fanout?: FanoutOptions
 }
 
@@ -103,9 +103,9 @@ declare module 'fastify' {
     catalogue: CatalogueIndex
     /** Sessions ended before their access tokens expire (read from the auth core). */
     revokedSessions: RevokedSessions
-    /** The accounts whose roles changed lately (read from the auth core, issue 28). */
+    /** The accounts whose roles changed lately (read from the auth core). */
     roleChanges: RoleChanges
-    /** The users' drives (issue 12): metadata, stored bytes and the sweep. */
+    /** The users' drives: metadata, stored bytes and the sweep. */
     files: FilesRepository
     /** Catalogue events to the watchers' notifications (issue 29); `wake()` after writing one. */
     notificationFanout: NotificationFanout
@@ -150,24 +150,24 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
-    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    // Requests arriving while it closes are answered by installShutdown, in our error shape.
     return503OnClosing: false,
     trustProxy: false,
     schemaErrorFormatter,
     http: HTTP_SERVER_OPTIONS,
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  // Probes, scrapes and the revocation list's polls write no line each.
   quietPolledRoutes(app)
-  // The database as the API sees it: an outage is logged once, begun and ended (issue 18).
+  // The database as the API sees it: an outage is logged once, begun and ended.
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   app.decorate('db', db)
   app.decorate('catalogue', new CatalogueIndex(db, CATALOGUE_VERSION_CHECK_MS, options.now ?? Date.now))
-  // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
+  // Unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'api', buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'API', ApiNotFound, reporter)
-  // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
+  // A NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
   installStorableTextCheck(app, (message) => new ApiValidation(message))
   installBodyDeadline(app, 'API')
   const metrics = installMetrics(app, { service: 'api', prefix: 'API', operatorToken: options.operatorToken, db })
@@ -196,7 +196,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     description: 'The /api routes of the product API, reached through the BFF.',
     isPublic: (url) => url.startsWith('/api/') && url !== '/api/sentry-test/error',
   }))
-  // Readiness (issue 26): this instance takes traffic until it is told to stop; the database and
+  // Readiness: this instance takes traffic until it is told to stop; the database and
   // the file storage, shared by every instance, are probed (at most once a second) and reported.
   const readiness = new InstanceReadiness(
     {
@@ -216,11 +216,11 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.decorate('readiness', readiness)
   await app.register(serviceRoutes, { buildInfo, readiness })
 
-  // Card checkout (issue 13): without STRIPE_SECRET_KEY nothing is for sale (prices still show).
+  // Card checkout: without STRIPE_SECRET_KEY nothing is for sale (prices still show).
   const cardProvider = config.stripe ? stripeProvider(config.stripe) : undefined
   await app.register(catalogueRoutes, { forSale: cardProvider !== undefined })
   if (reporter) {
-    // The /sentry-test page's API button (issue 13): an unexpected error on purpose, reported like any other.
+    // The /sentry-test page's API button: an unexpected error on purpose, reported like any other.
     app.post('/api/sentry-test/error', async () => {
       throw new Error('Sentry test: an error raised on purpose in the API (POST /api/sentry-test/error)')
     })
@@ -232,7 +232,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   // The first read before the first request, bounded: a core that is not up yet only delays it.
   app.addHook('onReady', () => revocations.startAndWait())
   app.addHook('onClose', async () => revocations.stop())
-  // Roles granted or taken away, within a second on every instance (issue 28): the same way.
+  // Roles granted or taken away, within a second on every instance: the same way.
   const roleChanges = new RoleChanges({ coreUrl, apiKey: coreApiKey, log: app.log })
   app.decorate('roleChanges', roleChanges)
   app.addHook('onReady', () => roleChanges.startAndWait())
@@ -244,7 +244,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.decorate('files', files)
   if (!options.fileStorage) app.addHook('onClose', async () => storage.close?.())
   // Deletions a crash or an unreachable core left unfinished are finished at start, then every minute.
-  // A deleted account is never charged again: its subscriptions end with it (issue 13).
+  // A deleted account is never charged again: its subscriptions end with it.
   const cancelSubscriptions = async (userId: string) => {
     const subscriptions = await billedSubscriptions(db, userId)
     if (subscriptions.length === 0) return
@@ -264,7 +264,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   const guard = sessionGuard(app, { tokens, accountEmail: core.accountEmail })
   const roles = new CurrentRoles(roleChanges, core.userRoles)
   await app.register(userRoutes, { guard, roles, signInMethods: core.signInMethods, deletions, now: clock })
-  // Issue 29: saved searches; when the catalogue moves, they are run again and new matches told.
+  // Saved searches; when the catalogue moves, they are run again and new matches told.
   await app.register(savedSearchRoutes, { guard })
   let savedSearchTimer: NodeJS.Timeout | undefined
   const savedSearchFailures = new RepeatedFailureLog(app.log, 'running the saved searches')
@@ -300,7 +300,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.decorate('savedSearchChecks', { pause: stopSavedSearchChecks, resume: startSavedSearchChecks })
   app.addHook('onReady', async () => startSavedSearchChecks())
   app.addHook('onClose', stopSavedSearchChecks)
-  // Issue 29: watchlists and notifications. The fan-out turns catalogue events into the watchers'
+  // Watchlists and notifications. The fan-out turns catalogue events into the watchers'
   // notifications, every second on every instance (each event claimed by one at a time).
   await app.register(watchRoutes, { guard })
   const fanout = new NotificationFanout(db, app.log, options.fanout)
@@ -313,23 +313,23 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300 && request.url.startsWith('/api/operator/programs')) fanout.wake()
   })
   await app.register(avatarRoutes)
-  // Issue 28: programs' uploaded screenshots and logos.
+  // Programs' uploaded screenshots and logos.
   await app.register(programMediaRoutes)
   await app.register(filesRoutes, { guard, files })
   await app.register(uploadRoutes, { guard, files, db, now: clock, ...(options.uploadLockTimings ? { lockTimings: options.uploadLockTimings } : {}) })
   // Share links (decision 016); deleting an account or an item deletes its links (FK cascade).
   await app.register(checkoutRoutes, { guard, provider: cardProvider, appUrl: config.appUrl, now: clock })
   await app.register(shareRoutes, { guard, files, shares: new SharesRepository(db, config.appUrl, clock), tokens: new ShareTokens(db), now: clock })
-  // Streaming (issue 13, decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
+  // Streaming (decision 017): clusters from STREAMING_CLUSTERS, places and keys in PostgreSQL.
   const streaming = new StreamingAssignments(db, config.streaming.clusters, config.streaming.assignmentMinutes * 60_000, clock)
   await app.register(streamingRoutes, { guard, assignments: streaming, grants: new StreamingGrants(db, config.appUrl) })
-  // The catalogue keeps itself current (issue 29, decision 029): CATALOGUE_FEEDS read every
+  // The catalogue keeps itself current (decision 029): CATALOGUE_FEEDS read every
   // CATALOGUE_FEED_INTERVAL between the instances, or at once from the console or the command.
   const feeds = new FeedSync(db, feedSyncOptions(config, clock, app.log))
   const feedSchedule = new FeedSchedule(feeds, config.catalogueFeeds.intervalMs, new RepeatedFailureLog(app.log, 'the catalogue feeds'))
   app.addHook('onReady', async () => feedSchedule.start())
   app.addHook('onClose', async () => feedSchedule.stop())
-  // Notification mail (issue 29, decision 030): the BFF's mail worker claims the accounts a mail is
+  // Notification mail (decision 030): the BFF's mail worker claims the accounts a mail is
   // due to with the auth core's key (or the operator token); the unsubscribe links' key is shared
   // by every instance through the database.
   const notificationMail = new NotificationMail({ db, coreUser: (userId) => core.user(userId), log: app.log, now: clock }, new UnsubscribeTokens(await unsubscribeKey(db), clock))
@@ -337,18 +337,18 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     mail: notificationMail,
     secrets: [...(config.authCoreApiKeys ?? []), ...(coreApiKey ? [coreApiKey] : []), ...(options.operatorToken ? [options.operatorToken] : [])],
   })
-  // The operator console (issue 28): every route checked against its permission (shared/operator.ts).
+  // The operator console: every route checked against its permission (shared/operator.ts).
   await app.register(operatorRoutes, { guard, core, roles, now: clock, feeds })
   // What a crash left in the drive (a write cut short, a deletion half done) is cleared before the
   // first request, then every hour with the trash past its 30 days.
   let filesSweep: NodeJS.Timeout | undefined
-  // A sweep that keeps failing is one line when it begins and one when it works again (issue 27).
+  // A sweep that keeps failing is one line when it begins and one when it works again.
   const sweepFailures = new RepeatedFailureLog(app.log, 'the drive sweep')
   const sweepFiles = () =>
     files.sweep().then(
       () => sweepFailures.succeeded(),
       (err: unknown) => {
-        // A database out of reach is its outage log's to tell (issue 18).
+        // A database out of reach is its outage log's to tell.
         if (isDatabaseUnreachable(err)) return
         sweepFailures.failed(err, 'the drive sweep failed; it runs again within the hour')
         reporter?.captureBackgroundError(err, 'files-sweep')

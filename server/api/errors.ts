@@ -29,10 +29,10 @@ export const ApiDeletionPending = createError(
   503,
 )
 export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)
-// Issue 28: roles. An admin (or the operator command) cannot leave the app without an admin.
+// Roles. An admin (or the operator command) cannot leave the app without an admin.
 export const ApiLastAdmin = createError('API_LAST_ADMIN', 'This is the last administrator: give another account the admin role first, then take it from this one.', 409)
 export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no account with this id or email.', 404)
-// Programs' logos and screenshots (issue 28, docs/API.md "Logos and screenshots").
+// Programs' logos and screenshots (docs/API.md "Logos and screenshots").
 export { ImageTooLarge as ApiImageTooLarge } from '../http/media-errors.ts'
 export const ApiImageUnsupportedType = createError<[string]>('API_IMAGE_UNSUPPORTED_TYPE', '%s', 415)
 export const ApiImageInvalid = createError<[string]>('API_IMAGE_INVALID', '%s', 400)
@@ -49,21 +49,21 @@ export const ApiRevisionConflict = createError<[number]>(
   'Someone else changed this program meanwhile: its current revision is %s. Reload it, and make your change again on top of theirs.',
   409,
 )
-/** Issue 28: a program editors have retired from the catalogue. */
+/** A program editors have retired from the catalogue. */
 export const ApiProgramRetired = createError<[string]>('API_PROGRAM_RETIRED', 'The program "%s" has been retired from the catalogue.', 410)
-// Issue 29: saved searches (docs/API.md "Saved searches").
+// Saved searches (docs/API.md "Saved searches").
 export const ApiSavedSearchesLimit = createError<[number]>('API_SAVED_SEARCHES_LIMIT', 'You already have %d saved searches: delete one before saving another.', 409)
 export const ApiSavedSearchNotFound = createError('API_SAVED_SEARCH_NOT_FOUND', 'There is no such saved search: it may have been deleted.', 404)
-/** Issue 29: a feed's proposed change that does not exist. */
+/** A feed's proposed change that does not exist. */
 export const ApiProposalNotFound = createError('API_PROPOSAL_NOT_FOUND', 'There is no such proposed change.', 404)
-/** Issue 29: a proposed change an editor already accepted or rejected. */
+/** A proposed change an editor already accepted or rejected. */
 export const ApiProposalDecided = createError<[string]>('API_PROPOSAL_DECIDED', 'This proposed change was already %s: there is nothing left to decide.', 409)
-/** Issue 29: a release of a version the program's history already has. */
+/** A release of a version the program's history already has. */
 export const ApiReleaseExists = createError<[string, string]>(
   'API_RELEASE_EXISTS',
   'The program "%s" already has a release of version %s: each version is recorded once.',
   409,
 )
-// Issue 29: the one-click unsubscribe link of a notification mail (docs/API.md "Notification mail and one-click unsubscribe").
+// The one-click unsubscribe link of a notification mail (docs/API.md "Notification mail and one-click unsubscribe").
 export const ApiUnsubscribeLinkInvalid = createError('API_UNSUBSCRIBE_LINK_INVALID', 'This unsubscribe link is not valid: nothing was changed. Turn notification mail off on your profile instead.', 400)
 export const ApiUnsubscribeLinkExpired = createError('API_UNSUBSCRIBE_LINK_EXPIRED', 'This unsubscribe link is more than 60 days old: nothing was changed. Use the link of a newer mail, or turn notification mail off on your profile.', 400)

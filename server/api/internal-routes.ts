@@ -43,7 +43,7 @@ async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOp
     async (request) => {
       const time = parseMaintenanceTime(request.body.maintenanceTime)
       if (!time) throw new ApiInvalidMaintenanceTime()
-      // The log is of every action: the command's as well as the console's (issue 28).
+      // The log is of every action: the command's as well as the console's.
       await changeMaintenanceTime(db, time, MAINTENANCE_COMMAND_ACTOR, request.id)
       request.log.info({ maintenanceTime: time.toISOString() }, 'maintenance time set')
       return { maintenanceTime: time.toISOString() }
@@ -54,15 +54,15 @@ async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOp
     request.log.info('maintenance time cleared')
     return { maintenanceTime: null }
   })
-  // npm run accounts -- deletion-reasons (issue 11): why accounts were deleted, nothing else.
+  // npm run accounts -- deletion-reasons: why accounts were deleted, nothing else.
   internal.get('/internal/deletion-reasons', async () => ({ deletions: await deletionReasons(db) }))
-  // npm run accounts -- purchases <email> (issue 13): what an account bought, for support.
+  // npm run accounts -- purchases <email>: what an account bought, for support.
   internal.get(
     '/internal/purchases',
     { schema: { querystring: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }) }) } },
     async (request) => ({ purchases: await purchasesOfEmail(db, request.query.email) }),
   )
-  // npm run db -- backup <file> (issue 14, decision 020): the embedded database, the drive and
+  // npm run db -- backup <file> (decision 020): the embedded database, the drive and
   // the secrets as one gzip'd tar, taken here because this process has PGlite open.
   internal.get('/internal/backup', async (request, reply) => {
     if (!db.dump) throw new ApiBackupNotEmbedded()
@@ -82,7 +82,7 @@ async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOp
       .send(stream)
   })
   // npm run accounts -- disable|enable <email> [reason] (spec §6: disabled accounts are blocked);
-  // audited as the command (issue 28), and a disabled account's sessions end as from the console.
+  // audited as the command, and a disabled account's sessions end as from the console.
   internal.put(
     '/internal/users/disabled',
     {
@@ -100,13 +100,13 @@ async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOp
       return { disabled }
     },
   )
-  // npm run catalogue -- sync (issue 29): one pass over the feeds now, and what it did.
+  // npm run catalogue -- sync: one pass over the feeds now, and what it did.
   internal.post('/internal/catalogue/sync', { schema: { response: { 200: SyncSummarySchema } } }, async (request) => {
     const summary = await options.feeds.run({ requestId: request.id })
     request.log.info({ event: 'feeds-synced', feeds: summary.feeds.map((f) => ({ feed: f.feed, status: f.status })) }, 'the catalogue command ran the feeds')
     return summary
   })
-  // npm run accounts -- role add|remove <email> <role>, role list [<role>] (issue 28).
+  // npm run accounts -- role add|remove <email> <role>, role list [<role>].
   internalRoleRoutes(plugin, { db, core: options.core, roles: options.roles })
 }
 

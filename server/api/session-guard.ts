@@ -44,7 +44,7 @@ export function sessionGuard(app: FastifyInstance, opts: SessionGuardOptions): S
   }
 
   /**
-   * The record's email follows the auth core's (issue 11, "change the email"). The BFF puts the
+   * The record's email follows the auth core's ("change the email"). The BFF puts the
    * account's email in every session's token, and after a change in the tokens issued from then
    * on; a token showing another email than the record, issued no earlier than the record was last
    * compared, makes the API ask the core — the core, not the token, because a token refreshed
@@ -69,7 +69,7 @@ export function sessionGuard(app: FastifyInstance, opts: SessionGuardOptions): S
   const activeUser = async (request: FastifyRequest): Promise<ProductUser> => {
     const user = await getUser(db, request.viewer!.userId)
     if (!user) {
-      // Deleted a moment ago (issue 11): the core has ended its sessions, and this instance may
+      // Deleted a moment ago: the core has ended its sessions, and this instance may
       // not have read that yet. Read the list now, so the caller is told it is signed out.
       await app.revokedSessions.read().catch(() => {})
       if (!(await opts.tokens.check(request.headers.authorization)).ok) throw new ApiSessionRequired()

@@ -33,7 +33,7 @@ import { SettingsError, type CoreSettings } from './settings.ts'
 import { TotpService } from './totp.ts'
 import type { CoreScope, CoreServices } from './services.ts'
 
-// The auth core (issue 4): a SuperTokens-compatible core speaking CDI 5.4 to supertokens-node,
+// The auth core: a SuperTokens-compatible core speaking CDI 5.4 to supertokens-node,
 // stateless over PostgreSQL so that several instances can serve one URL. Transport rules of
 // AUTH-CORE.md §1: optional "/appid-<id>" and tenant prefixes, JSON everywhere, business
 // outcomes as HTTP 200 with a status, programmer errors as 400/401/404 plain text.
@@ -71,7 +71,7 @@ const routedOf = new WeakMap<object, Routed>()
 /**
  * A path segment decoded; one that is not valid percent-encoded UTF-8 stays as sent. This runs
  * before routing, where a throw is no answer but an uncaught exception: `/appid-%ED%A0%80/hello`
- * stopped the core (issue 26 §4). The request is then refused by the storable-text check.
+ * stopped the core. The request is then refused by the storable-text check.
  */
 function decodedSegment(segment: string): string {
   try {
@@ -121,11 +121,11 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   const app = Fastify({
     ...serviceLogging(options.config, 'authcore', options.logStream),
     rewriteUrl: rewrite,
-    // What Node's parser refuses: the error shape its shutdown answers use too (issue 26 §6).
+    // What Node's parser refuses: the error shape its shutdown answers use too.
     clientErrorHandler: clientErrorHandler('AUTHCORE'),
     bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 30_000,
-    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    // Requests arriving while it closes are answered by installShutdown, in our error shape.
     return503OnClosing: false,
     trustProxy: false,
     // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
@@ -133,9 +133,9 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     http: HTTP_SERVER_OPTIONS,
   })
 
-  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  // Probes, scrapes and the revocation list's polls write no line each.
   quietPolledRoutes(app)
-  // The database as the core sees it: an outage is logged once, begun and ended (issue 18).
+  // The database as the core sees it: an outage is logged once, begun and ended.
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
   const box = new SecretBox(options.secret)
   const keys = new KeyStore(db, box, options.now)
@@ -157,7 +157,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.
   installShutdown(app, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
 
-  // Issue 26 §4: a NUL or a broken surrogate in the URL or the body is the caller's mistake, a 400
+  // A NUL or a broken surrogate in the URL or the body is the caller's mistake, a 400
   // in plain text like the core's other refusals, before anything reaches the database — the app
   // and tenant ids of the path included.
   installStorableTextCheck(app, (message) => new BadRequest(message))
@@ -198,7 +198,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
       return reply.code(status).type('text/plain; charset=utf-8').send(status === 400 ? 'Invalid Json Input' : (error as Error).message)
     }
     // supertokens-node turns any status but 200 into an error carrying the status and this text;
-    // the BFF answers a 503 as 503 BFF_AUTH_CORE_UNAVAILABLE (issues 17, 18), never a 500 or a 401.
+    // the BFF answers a 503 as 503 BFF_AUTH_CORE_UNAVAILABLE, never a 500 or a 401.
     const unavailable = (reply: FastifyReply) =>
       reply.code(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).type('text/plain; charset=utf-8').send(`${DATABASE_UNAVAILABLE_CODE}: the auth core cannot reach its database`)
     if (isDatabaseUnreachable(error)) {
@@ -216,7 +216,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
   app.setNotFoundHandler((_request, reply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found'))
 
   const operatorToken = options.operatorToken
-  // The operator's token, not an API key: metrics are the operator's (issue 14).
+  // The operator's token, not an API key: metrics are the operator's.
   installMetrics(app as unknown as FastifyInstance, { service: 'authcore', prefix: 'AUTHCORE', operatorToken, db, routeConfig: { open: true } })
   if (operatorToken) {
     // Operator commands (npm run authcore): not part of the CDI, authenticated by the operator token.
@@ -234,7 +234,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     })
   }
 
-  // /readyz (issue 26), what deploy/haproxy.cfg checks: the core takes traffic until it is told to
+  // /readyz, what deploy/haproxy.cfg checks: the core takes traffic until it is told to
   // stop; its database, every core's, is probed (at most once a second) and reported.
   const readiness = new InstanceReadiness({
     database: databaseProbe(db, app.log),

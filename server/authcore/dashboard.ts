@@ -4,7 +4,7 @@ import { hashingKey, hashPassword, verifyPassword } from './passwords.ts'
 import type { CoreSettings } from './settings.ts'
 import { normaliseEmail } from './users.ts'
 
-// The user-management dashboard's accounts (issue 28), as the real core keeps them: per app,
+// The user-management dashboard's accounts, as the real core keeps them: per app,
 // apart from the app's users, with sessions of their own that supertokens-node's dashboard recipe
 // signs in, verifies on every dashboard call and signs out. Never gated by a licence (decision
 // 006), so no account is ever suspended.

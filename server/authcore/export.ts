@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts'
 import type { SecretBox } from './crypto.ts'
 
-// Operator export (issue 4 §7): every user of an app in SuperTokens' bulk-import format, so the
+// Operator export: every user of an app in SuperTokens' bulk-import format, so the
 // users, their password hashes, verification state, TOTP devices, metadata and roles can move to a
 // real SuperTokens core. The output holds secrets: the command writes it owner-readable only.
 

@@ -25,9 +25,9 @@ export const KEY_OVERLAP_MS = 90_000
 export const KEY_CACHE_MS = 5_000
 /**
  * The longest a client may cache the JWKS (its `Cache-Control: max-age`): the real core's
- * 60 s, which supertokens-node also assumes when the header is missing (issue 26). Never longer
+ * 60 s, which supertokens-node also assumes when the header is missing. Never longer
  * than the time until the next scheduled key, nor than the lead minus the key cache, so a set
- * fetched just before a rotation is fetched again before the new key signs (issue 18).
+ * fetched just before a rotation is fetched again before the new key signs.
  */
 export const JWKS_MAX_AGE_S = 60
 export interface Jwk {
@@ -121,7 +121,7 @@ export class KeyStore {
   /**
    * A new key is due when the newest would reach its interval before the new one may sign. With
    * a fixed minute's lead, an interval shorter than the lead (the SDK's tests use 0.001 h) made
-   * every call a new key and every refresh sign with another one (issue 26).
+   * every call a new key and every refresh sign with another one.
    */
   private needsNewKey(keys: AppKeys, settings: CoreSettings): boolean {
     const newest = keys.dynamic[0]

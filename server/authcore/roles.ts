@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database.ts'
 
-// SuperTokens' user-roles recipe (issue 28) as the real core answers it: roles and their
+// SuperTokens' user-roles recipe as the real core answers it: roles and their
 // permissions are the app's, a user holds roles per tenant, and a role or a user need not exist
 // elsewhere (any user id may hold a role). Every change to what a user holds — a role granted or
 // taken away, a role removed, a role's permissions changed — is noted in the role-change feed in

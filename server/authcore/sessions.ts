@@ -110,7 +110,7 @@ export class SessionService {
 
   /**
    * Signs an access token. Never called inside a transaction: the key store may have to read or
-   * make keys, which on PGlite's single connection would wait for that very transaction (issue 17).
+   * make keys, which on PGlite's single connection would wait for that very transaction.
    */
   private async mintAccessToken(scope: SessionScope, plan: MintPlan): Promise<TokenInfo> {
     const { claims, times } = plan

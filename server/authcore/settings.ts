@@ -43,7 +43,7 @@ export const DEFAULT_SETTINGS: CoreSettings = {
   argon2Iterations: 1,
   argon2MemoryKb: 87_795,
   argon2Parallelism: 2,
-  // One place for the numbers: the BFF's recovery codes keep the same limits (issue 11).
+  // One place for the numbers: the BFF's recovery codes keep the same limits.
   totpMaxAttempts: TOTP_MAX_ATTEMPTS,
   totpRateLimitCooldown: TOTP_COOLDOWN_S,
 }

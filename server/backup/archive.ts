@@ -1,7 +1,7 @@
 import { pipeline, Readable } from 'node:stream'
 import zlib from 'node:zlib'
 
-// The backup file's container (issue 14, decision 020): a gzip'd tar in the POSIX ustar layout,
+// The backup file's container (decision 020): a gzip'd tar in the POSIX ustar layout,
 // written and read here rather than by a dependency — the backup writes only plain files with
 // short names we choose, so a few dozen lines cover it, and the reader refuses everything else.
 // Any tar tool can list or unpack a backup (`tar -tzf backup.tar.gz`).

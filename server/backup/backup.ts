@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream'
 import type { Database } from '../db/database.ts'
 import { writeArchive, type ArchiveEntry } from './archive.ts'
 
-// A backup of the embedded default (issue 14, decision 020): one gzip'd tar holding a manifest,
+// A backup of the embedded default (decision 020): one gzip'd tar holding a manifest,
 // the PGlite data folder as PGlite dumps it, the drive's committed objects and the secrets kept
 // under DATA_DIR. It is made by the process that has the database open — the running API, or the
 // `npm run db` command when nothing runs — since PGlite is one process's database.

@@ -80,9 +80,9 @@ export interface BffOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Outgoing mail (issue 18); tests drive its worker with tick(). */
+    /** Outgoing mail; tests drive its worker with tick(). */
     mailOutbox: MailOutbox
-    /** The notification mail worker (issue 29). */
+    /** The notification mail worker. */
     notificationMail: NotificationMailWorker
   }
 }
@@ -102,7 +102,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   }
   await migrateBffSchema(options.db)
   const catalog = loadLocaleCatalog(root)
-  // Issue 15: every program's logo and link-preview card, built once from the catalogue's seed.
+  // Every program's logo and link-preview card, built once from the catalogue's seed.
   const logos = catalogueLogos()
 
   const https = config.appUrl.startsWith('https:')
@@ -111,7 +111,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler('BFF', securityHeaders(https)),
     clientErrorHandler: clientErrorHandler('BFF', securityHeaders(https)),
     genReqId: newRequestId,
-    // A hop count is handed over as a function: Fastify 5.12 trusts no hop for a number (issue 26).
+    // A hop count is handed over as a function: Fastify 5.12 trusts no hop for a number.
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: JSON_BODY_LIMIT,
     // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
@@ -119,22 +119,22 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: 5_000,
-    // Requests arriving while it closes are answered by installShutdown, in our error shape (issue 18).
+    // Requests arriving while it closes are answered by installShutdown, in our error shape.
     return503OnClosing: false,
     http: HTTP_SERVER_OPTIONS,
   })
-  // Probes, scrapes and the revocation list's polls write no line each (issue 27).
+  // Probes, scrapes and the revocation list's polls write no line each.
   quietPolledRoutes(app)
-  // The database as the BFF sees it: an outage is logged once, begun and ended (issue 18).
+  // The database as the BFF sees it: an outage is logged once, begun and ended.
   const db = watchReachability(options.db, new OutageLog(app.log, 'database'))
 
-  // Issue 13: unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
+  // Unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
   installErrorReporter(app, reporter)
   installRequestBasics(app, 'BFF', BffNotFound, reporter)
   // The polled /api/version from the micro-cache: before every other hook but the request id's.
   installVersionEarlyAnswer(app, securityHeaders(https))
-  // Issue 26 §4: a NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
+  // A NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
   installStorableTextCheck(app, (message) => new BffValidation(message))
   installBodyDeadline(app, 'BFF')
   const metrics = installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
@@ -204,15 +204,15 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { readiness })
   await app.register(localeRoutes, { catalog })
   await app.register(seoRoutes, { appUrl: config.appUrl, now: options.now })
-  // Issue 29: Atom feeds of the newest releases.
+  // Atom feeds of the newest releases.
   await app.register(feedRoutes, { appUrl: config.appUrl, now: options.now })
-  // Issue 28: logos editors uploaded, served in place of the generated ones.
+  // Logos editors uploaded, served in place of the generated ones.
   const uploadedLogos = new UploadedLogos(app.upstreamApi, app.log, options.now)
   await app.register(logoRoutes, { logos, uploaded: uploadedLogos, api: app.upstreamApi })
-  // Outgoing mail through the durable outbox (issue 18); its worker runs in every instance.
+  // Outgoing mail through the durable outbox; its worker runs in every instance.
   const outbox = new MailOutbox({ db, mailer: mailerFor(config), log: app.log, now: options.now, registry: metrics.registry })
   if (!config.smtpUrl && !servesDevConveniences(config)) {
-    // Said once, at start (issue 26 §3): in production the mailbox page is not served, so the operator must know where mail goes.
+    // Said once, at start: in production the mailbox page is not served, so the operator must know where mail goes.
     app.log.warn({ mailFolder: path.join(config.dataDir, 'mail') }, `No mail leaves this machine: SMTP_URL is not set, so every email (verification, password reset, email change) is only written to ${path.join(config.dataDir, 'mail')}, one JSON file per message ('npm run mail' prints them), and /dev/mail is not served with NODE_ENV=production. Set SMTP_URL to send mail.`)
   }
   app.decorate('mailOutbox', outbox)
@@ -221,7 +221,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     await outbox.stop()
     await outbox.mailer.close()
   })
-  // Notification mail (issue 29, decision 030): the worker queues the mails the API says are due,
+  // Notification mail (decision 030): the worker queues the mails the API says are due,
   // in every instance (claims never overlap); their one-click unsubscribe link is /mail/unsubscribe.
   const emails = new EmailTexts(root, APP_NAME)
   const notificationMail = new NotificationMailWorker({
@@ -236,7 +236,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
   app.addHook('onReady', async () => notificationMail.start())
   app.addHook('onClose', async () => notificationMail.stop())
   await app.register(mailUnsubscribeRoutes, { emails, rateLimitMax: config.authRateLimitMax })
-  // Roles granted or taken away (issue 28): the operator check reads them again within a second.
+  // Roles granted or taken away: the operator check reads them again within a second.
   const roleChanges = new RoleChanges({ coreUrl: options.authCoreUrl ?? authCoreUrlOf(config), apiKey: options.authCoreApiKey ?? config.authCoreApiKeys?.[0], log: app.log })
   app.addHook('onReady', () => roleChanges.startAndWait())
   app.addHook('onClose', async () => roleChanges.stop())
@@ -253,7 +253,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     catalog,
     config: { ...publicConfig(config, options.buildInfo.buildId), logosVersion: logos.version },
     logosVersion: async () => combinedLogosVersion(logos.version, await uploadedLogos.current()),
-    // Issue 15 item 9: the account forms answered when sent before the page's script ran (decision 025).
+    // The account forms answered when sent before the page's script ran (decision 025).
     pageForms: pageForms(app, { appOrigin: new URL(config.appUrl).origin, https }),
     formRateLimitMax: config.authRateLimitMax,
     now: options.now,

@@ -2,8 +2,8 @@ import { createError } from '../http/errors.ts'
 
 // The BFF's error catalogue. Codes are stable: the client and the API reference rely on them.
 export const BffNotFound = createError<[string, string]>('BFF_NOT_FOUND', 'Nothing is served at %s %s.', 404)
-// Issue 15: a logo or link-preview image of a program the catalogue does not have.
-// Issue 29: an Atom feed of a category the catalogue does not have (/feeds/category/{id}.atom).
+// A logo or link-preview image of a program the catalogue does not have.
+// An Atom feed of a category the catalogue does not have (/feeds/category/{id}.atom).
 export const BffFeedNotFound = createError('BFF_FEED_NOT_FOUND', 'There is no such feed: the catalogue has no category by this name.', 404)
 export const BffLogoNotFound = createError('BFF_LOGO_NOT_FOUND', 'No program in the catalogue has this id, so there is no image for it.', 404)
 // A tenant-prefixed /auth path (/auth/{tenantId}/…, the SDK's spelling) naming a tenant the auth
@@ -57,7 +57,7 @@ export const BffPasswordBlocked = createError<[string]>('BFF_PASSWORD_CHANGE_BLO
 export const BffSessionNotFound = createError('BFF_SESSION_NOT_FOUND', 'There is no such signed-in device on your account.', 404)
 export const BffSessionIsCurrent = createError('BFF_SESSION_IS_CURRENT', 'This is the device you are using: log out to end its session.', 400)
 export const BffValidation = createError<[string]>('BFF_VALIDATION_FAILED', '%s', 400)
-// Issue 27: a signed-in user's language choice that the account could not take; nothing changed.
+// A signed-in user's language choice that the account could not take; nothing changed.
 export const BffLanguageNotSaved = createError(
   'BFF_LANGUAGE_NOT_SAVED',
   'Your language could not be saved to your account right now, so it was not changed. Please try again in a moment.',
@@ -69,7 +69,7 @@ export const BffDeletionPending = createError(
   'Your account is being deleted, but we could not finish it just now. It will be finished within a few minutes; you are signed out.',
   503,
 )
-// Authenticator codes (issue 11): asked by the account deletion and the authenticator's removal.
+// Authenticator codes: asked by the account deletion and the authenticator's removal.
 export const BffTotpCodeNeeded = createError('BFF_TOTP_CODE_REQUIRED', 'Enter the current code from your authenticator app.', 400)
 export const BffTotpCodeRequired = createError('BFF_TOTP_CODE_REQUIRED', 'Removing a confirmed authenticator needs a current code from it (or a recovery code).', 400)
 export const BffTotpCodeToRenew = createError('BFF_TOTP_CODE_REQUIRED', 'New recovery codes need a current code from your authenticator (or one of your recovery codes).', 400)
@@ -88,9 +88,9 @@ export const BffEmailChangeBlocked = createError<[string]>('BFF_EMAIL_CHANGE_BLO
 export const BffNoPendingEmail = createError('BFF_NO_PENDING_EMAIL', 'No new email address is waiting for confirmation.', 404)
 export const BffEmailLinkInvalid = createError('BFF_EMAIL_LINK_INVALID', 'This confirmation link is not valid, or it was already used.', 400)
 export const BffEmailLinkExpired = createError('BFF_EMAIL_LINK_EXPIRED', 'This confirmation link has expired. Ask for a new one on your profile.', 400)
-// Error reporting (issue 13, decision 019): the browser's same-origin tunnel.
+// Error reporting (decision 019): the browser's same-origin tunnel.
 export const BffTunnelBadEnvelope = createError('BFF_TUNNEL_BAD_ENVELOPE', 'This is not an error-report envelope.', 400)
 export const BffTunnelForeignDsn = createError('BFF_TUNNEL_FOREIGN_DSN', 'This envelope is not for this app\'s error-reporting project.', 403)
 export const BffTunnelUnavailable = createError('BFF_TUNNEL_UNAVAILABLE', 'The error tracker could not be reached. The report was not sent.', 502)
-// Issue 28: an operator route the session's roles do not allow (checked before it is proxied).
+// An operator route the session's roles do not allow (checked before it is proxied).
 export const BffPermissionDenied = createError('BFF_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)

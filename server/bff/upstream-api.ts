@@ -19,7 +19,7 @@ export interface UpstreamApi {
   /** The shared answer of a caller-free request while it is live, without waiting; undefined otherwise (request() then loads it). */
   liveShared(req: Pick<UpstreamRequest, 'method' | 'path'>): UpstreamResponse | undefined
   /**
-   * The catalogue's version as the API says it (GET /api/catalogue/version, shared for up to 1 s): the key of every cache of catalogue answers and pages (issue 28). "unknown" when
+   * The catalogue's version as the API says it (GET /api/catalogue/version, shared for up to 1 s): the key of every cache of catalogue answers and pages. "unknown" when
    * the API does not answer.
    */
   catalogueVersion(): Promise<string>
@@ -34,7 +34,7 @@ declare module 'fastify' {
 }
 
 /** Paths whose GET answers do not depend on the caller and may be shared for up to 1 s. */
-/** The catalogue's version (issue 28): what the shared catalogue caches are keyed by. */
+/** The catalogue's version: what the shared catalogue caches are keyed by. */
 const CATALOGUE_VERSION_PATH = '/api/catalogue/version'
 const MICRO_CACHED = new Set(['/api/version', CATALOGUE_VERSION_PATH])
 const MICRO_CACHE_TTL_MS = 1_000
@@ -42,8 +42,8 @@ const MICRO_CACHE_TTL_MS = 1_000
 /**
  * Catalogue answers the API marks `public` are the same for every visitor of one language and one
  * catalogue version: the BFF keeps them up to 30 s for pages it renders and browsers it proxies
- * for, one copy per language (issue 15: program texts follow Accept-Language, which the BFF always
- * sends as one of the eight locales) and per catalogue version (issue 28: an editor's change is
+ * for, one copy per language (program texts follow Accept-Language, which the BFF always
+ * sends as one of the eight locales) and per catalogue version (an editor's change is
  * public within 2 s — the version comes from GET /api/catalogue/version, shared for 1 s, and an answer is
  * kept only under the version it names, `x-catalogue-version`). An answer that varies by anything
  * else is not kept. Conditional and credentialed requests always go to the API.
@@ -80,7 +80,7 @@ function isShareable(req: UpstreamRequest): boolean {
 
 export const upstreamApiPlugin = fp(
   async (app: FastifyInstance, opts: { url: string; timeouts: Config['upstream']; now?: (() => number) | undefined }) => {
-    // An API that cannot be reached is logged once, begun and ended, not per request (issue 18).
+    // An API that cannot be reached is logged once, begun and ended, not per request.
     const client = new UpstreamClient(opts.url, opts.timeouts, undefined, new OutageLog(app.log, 'product API'))
     const now = opts.now ?? Date.now
     const cache = new MicroCache<UpstreamResponse>(MICRO_CACHE_TTL_MS, now)

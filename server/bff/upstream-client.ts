@@ -53,7 +53,7 @@ export class UpstreamClient {
 
   /**
    * @param reachability told of every answer that came and every request that could not reach
-   * the upstream (the BFF's outage log: an outage of the API is logged once, issue 18)
+   * the upstream (the BFF's outage log: an outage of the API is logged once)
    */
   constructor(
     readonly origin: string,

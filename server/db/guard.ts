@@ -1,6 +1,6 @@
 import { IdleAsyncScope } from '../async-scope.ts'
 
-// The transaction rule (issue 17, decision 009): nothing that runs inside a transaction may use
+// The transaction rule (decision 009): nothing that runs inside a transaction may use
 // another connection of the same database. PGlite has exactly one connection, so such a query
 // waits for the transaction that waits for it — forever, and the whole app with it. Both adapters
 // refuse it at once instead, on PostgreSQL too, so a test on either database finds the mistake.

@@ -1,6 +1,6 @@
 import type { Database } from './database.ts'
 
-// Issue 18: with PostgreSQL stopped, every request failed with a driver error ("connect
+// With PostgreSQL stopped, every request failed with a driver error ("connect
 // ECONNREFUSED") that the services answered 500 and logged at error level, about 6,000 lines in
 // 20 s. One function decides, for both drivers, whether an error means "the database cannot be
 // reached right now". Each service's database handle (watchReachability) asks it about every

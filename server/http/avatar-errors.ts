@@ -1,7 +1,7 @@
 import { AVATAR_MAX_PIXELS } from '../../shared/account/avatar.ts'
 import { createError } from './errors.ts'
 
-// Avatar upload errors (issue 11): one set of codes whichever service refuses — the BFF (size and
+// Avatar upload errors: one set of codes whichever service refuses — the BFF (size and
 // type, before the API sees a byte) or the API (the same checks again, then decoding).
 export const AvatarTooLarge = createError('AVATAR_TOO_LARGE', 'The picture is larger than 5 MB. Choose a smaller one.', 413)
 export const AvatarUnsupportedType = createError('AVATAR_UNSUPPORTED_TYPE', 'The picture must be a PNG, JPEG or WebP image.', 415)

@@ -1,4 +1,4 @@
-// Request body limits (issue 26 §5), one place for the services and the BFF's proxy in front of
+// Request body limits, one place for the services and the BFF's proxy in front of
 // the API: the BFF refuses a body over the API route's limit itself, with 413, instead of
 // streaming it on until the API cuts the connection (a 502 and an error line before).
 

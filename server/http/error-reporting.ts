@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { redactUrl, REPORT_DATA_COLLECTION, scrubReport } from '../../shared/redaction.ts'
 import type { SentryConfig } from '../config.ts'
 
-// Error reporting of a service (issue 13, decision 019). Each service (BFF, API) has its own Sentry
+// Error reporting of a service (decision 019). Each service (BFF, API) has its own Sentry
 // client rather than the SDK's global one: the embedded default runs both in one process, and tests
 // build several; a global init would mix their tags and instrument the whole process.
 
@@ -75,7 +75,7 @@ export async function createErrorReporter(config: SentryConfig | undefined, serv
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The service's error reporting; undefined without SENTRY_DSN (issue 13). */
+    /** The service's error reporting; undefined without SENTRY_DSN. */
     errorReporter: ErrorReporter | undefined
   }
 }

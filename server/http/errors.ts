@@ -37,12 +37,12 @@ const CODE_MAP: Record<string, string> = {
 
 /**
  * Codes of a family rather than a service: the avatar's (the BFF or the API may refuse an upload),
- * the drive's (issue 12: FILES_* and the share links' SHARE_*), streaming's and card checkout's
- * (issue 13: STREAMING_*, CHECKOUT_*), answered by the API, passed through by the BFF.
+ * the drive's (FILES_* and the share links' SHARE_*), streaming's and card checkout's
+ * (STREAMING_*, CHECKOUT_*), answered by the API, passed through by the BFF.
  */
 const SHARED_CODE_PREFIXES = ['AVATAR_', 'FILES_', 'SHARE_', 'STREAMING_', 'CHECKOUT_']
 
-/** Single codes either service answers: a program's image over its limit (issue 28: the BFF past the largest upload it reads, the API past each route's own). */
+/** Single codes either service answers: a program's image over its limit (the BFF past the largest upload it reads, the API past each route's own). */
 const SHARED_CODES = new Set(['API_IMAGE_TOO_LARGE'])
 
 /**
@@ -54,7 +54,7 @@ const SHARED_CODES = new Set(['API_IMAGE_TOO_LARGE'])
 const DELIBERATE_5XX_PREFIXES = ['STREAMING_']
 
 /**
- * Answers that say a capability is not set up on this server (issue 27: card payments without
+ * Answers that say a capability is not set up on this server (card payments without
  * STRIPE_SECRET_KEY, streaming without STREAMING_CLUSTERS): what the operator chose, not a fault — relayed like the families above, and
  * no error line or error report, however often a page asks.
  */
@@ -101,7 +101,7 @@ const DATABASE_UNAVAILABLE_MESSAGE = 'The service is busy right now. Please try 
 const DATABASE_UNREACHABLE_MESSAGE = 'The service is unavailable right now. Please try again in a moment.'
 
 /**
- * Answers that say a dependency cannot be reached right now (issue 18): the product API, the auth
+ * Answers that say a dependency cannot be reached right now: the product API, the auth
  * core or a database. Each is a 503 with Retry-After, and each is an answer, not a fault of the
  * request: the outage is logged once by whoever saw it begin (the dependency's outage log,
  * server/http/outage-log.ts, or the service behind, which logged its own), so a request adds no
@@ -136,7 +136,7 @@ export function frameworkErrorHandler(prefix: string, headers: Record<string, st
   }
 }
 
-/** What a request Node's parser refused is answered (issue 26 §6), by the parser's error code. */
+/** What a request Node's parser refused is answered, by the parser's error code. */
 const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
   // Node's headers timeout (server-options.ts): the same words as the body's deadline.
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive. Please try again.' },
@@ -186,7 +186,7 @@ export function clientErrorHandler(prefix: string, headers: Record<string, strin
  * anything else is logged with the request id and answered with a generic 5xx that reveals nothing.
  */
 export function installErrorHandler(app: FastifyInstance, prefix: string, reporter?: ErrorReporter): void {
-  // Only the unexpected (5xx) is reported (issue 13): a 4xx is the caller's mistake, answered as such.
+  // Only the unexpected (5xx) is reported: a 4xx is the caller's mistake, answered as such.
   const report = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (!reporter) return
     // The API's own 5xx, relayed by the BFF: the API reported it under the same request id.
@@ -202,12 +202,12 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
   }
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isDatabaseUnreachable(error)) {
-      // The database is down or going (issue 18): the service's outage log has said so, once.
+      // The database is down or going: the service's outage log has said so, once.
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
       return reply.code(503).send(errorBody(503, `${prefix}_DATABASE_UNAVAILABLE`, DATABASE_UNREACHABLE_MESSAGE, request.id))
     }
     if (error instanceof DatabaseTimeoutError) {
-      // A query stuck past its bound (issue 17): the request fails, the process keeps serving.
+      // A query stuck past its bound: the request fails, the process keeps serving.
       request.log.warn({ err: error }, 'database did not answer in time')
       report(error, request, reply)
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
@@ -233,7 +233,7 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
     const code = fastifyCode ? `${prefix}_${fastifyCode}` : ownCode(error.code, prefix) ? error.code : `${prefix}_BAD_REQUEST`
     const message = (error.code && FRIENDLY[error.code]) || error.message
     if (status === 429 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
-    // A deliberate 4xx may say more for a program to read (issue 28: the fields a validation names, the current revision of a conflict).
+    // A deliberate 4xx may say more for a program to read (the fields a validation names, the current revision of a conflict).
     const details = ownCode(error.code, prefix) ? error.details : undefined
     return reply.code(status).send(details ? { ...details, ...errorBody(status, code, message, request.id) } : errorBody(status, code, message, request.id))
   })

@@ -3,7 +3,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { writeRefusal } from './refusal.ts'
 
-// Load shedding (issue 14; SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
+// Load shedding (SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
 // forever"). Node's own monitor measures the event loop's delay; the refusal itself is written
 // in Node's own 'request' listener, before Fastify routes, parses or runs a hook, so refusing costs
 // almost nothing while the process is the busiest it gets. Two signals refuse a new request:
@@ -45,7 +45,7 @@ export interface LoadSheddingOptions {
   pressureInFlight?: number
   /**
    * Whether the event loop lags past maxEventLoopDelayMs now; EventLoopDelay's measurement by
-   * default. Tests set the signal instead of burning CPU to make lag (issue 30: on a busy machine a
+   * default. Tests set the signal instead of burning CPU to make lag (on a busy machine a
    * request now and then got through between two measurements).
    */
   eventLoopLags?: () => boolean
@@ -97,7 +97,7 @@ const DELAY_RESOLUTION_MS = 10
  * The event loop's delay: the mean of Node's monitor over each sample interval, less its
  * resolution. Measured here rather than with @fastify/under-pressure, which measured the same way
  * and also ran a hook on every request and read the memory twice a second, none of which we used
- * (issue 30).
+ *.
  */
 class EventLoopDelay {
   readonly #histogram = monitorEventLoopDelay({ resolution: DELAY_RESOLUTION_MS })
@@ -189,7 +189,7 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
     }
     inFlight++
     ;(response as Counted)[counted] = true
-    // One listener for every answer, no closure per request (issue 30: what each request pays).
+    // One listener for every answer, no closure per request (what each request pays).
     response.on('close', settleThis)
     for (const listener of listeners) listener.call(server, request, response)
   })

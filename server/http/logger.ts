@@ -140,7 +140,7 @@ const LEVELS = { fatal: 60, error: 50, warn: 40, info: 30, debug: 20, trace: 10 
  * redaction's wildcard paths every child stringifies its bindings through the redaction and sets
  * up its level functions, and most requests (a polled route at warn, a cached page, the access line
  * at info of a route at warn) never write a line: making it ~15 µs of the ~65 an /api/version
- * answer cost in place (issue 30, docs/BENCHMARKS.md). The lines are the child's, so they are the
+ * answer cost in place (docs/BENCHMARKS.md). The lines are the child's, so they are the
  * same as before.
  */
 class RequestLogger {
@@ -245,8 +245,8 @@ class AccessLogController extends LogController {
  * list and the role-change feed every API and BFF instance reads twice a second (decision 009,
  * issue 28), and the version every open
  * tab asks every few seconds to announce a deploy (/api/version), and the claims of the BFF's
- * notification mail worker every few seconds (issue 29). An idle app writes nothing
- * (issue 27: 13,750 request lines in 19 minutes of a quiet app), so their requests are not logged at
+ * notification mail worker every few seconds. An idle app writes nothing
+ * (13,750 request lines in 19 minutes of a quiet app), so their requests are not logged at
  * info; a failure still is (a 5xx is an error line, and the poller says once when it starts failing).
  * The paths are the routes' own: the auth core's tenant prefixes are rewritten before routing.
  */

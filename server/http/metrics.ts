@@ -5,7 +5,7 @@ import { bearerMatches } from '../operator-token.ts'
 import { errorBody } from './errors.ts'
 import { droppedLogLines } from './logger.ts'
 
-// Prometheus metrics (issue 14, "Observability"). Each service keeps its own registry, labelled
+// Prometheus metrics ("Observability"). Each service keeps its own registry, labelled
 // with its name, so the three services of one process (`npm start`) never mix their counts; the
 // process's own figures (event-loop lag, memory, CPU, handles) are read once per process and
 // appended to every service's answer. GET /metrics answers only with the operator's token.
@@ -34,7 +34,7 @@ interface AnswerSeries {
  * Every answer of a service by method, route pattern and status, with how long it took: counted
  * as each answer is sent and read by the two request metrics at a scrape. prom-client's counter and
  * histogram built a string of the labels to find an answer's series, validated the labels and
- * made a closure, twice an answer (~1 µs of /api/version's, more in place; issue 30); here the
+ * made a closure, twice an answer (~1 µs of /api/version's, more in place); here the
  * route's pattern (the same string each time) and a number for status and method find it.
  */
 class AnswerTally {
@@ -132,7 +132,7 @@ export class ServiceMetrics {
   readonly rateLimited: Counter<'route'>
   readonly signIns: Counter<'outcome'>
   readonly loginBlocks: Counter
-  /** The BFF's page cache (issue 30): anonymous pages served from it, after waiting for another request's render, or rendered. */
+  /** The BFF's page cache: anonymous pages served from it, after waiting for another request's render, or rendered. */
   readonly pageCache: Counter<'outcome'>
 
   constructor(service: ServiceName, db?: Database) {

@@ -1,7 +1,7 @@
 import type { SwaggerOptions } from '@fastify/swagger'
 import { Type } from 'typebox'
 
-// The OpenAPI 3.1 document of the public HTTP API (issue 14, decision 023). Each service describes
+// The OpenAPI 3.1 document of the public HTTP API (decision 023). Each service describes
 // its own routes with @fastify/swagger from their schemas; the BFF merges them into the one
 // document it serves at GET /api/openapi.json. Only routes a caller of the BFF can reach are in it.
 

@@ -1,6 +1,6 @@
 import type { ReachabilityListener } from '../db/reachability.ts'
 
-// Issue 18: an outage of something a service depends on (its database, above all) is logged
+// An outage of something a service depends on (its database, above all) is logged
 // once, at warn, when it begins, and once, at info, when it ends — not once per request that
 // failed because of it (PostgreSQL stopped for 20 s wrote about 6,000 error lines). Requests
 // still get their access-log line, with their 503.
@@ -80,7 +80,7 @@ export class OutageLog implements ReachabilityListener {
 
 /**
  * Work that runs on a timer (the mail outbox's rounds, the account-deletion sweep, readiness
- * probes) and fails for another reason than an outage (issue 27): one warn line, with the error,
+ * probes) and fails for another reason than an outage: one warn line, with the error,
  * when a run of failures begins, and one info line when the work next succeeds, with how many runs
  * failed. The runs in between write nothing, so a fault that lasts writes two lines, not one per poll.
  */

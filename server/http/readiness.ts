@@ -36,7 +36,7 @@ export class ReadinessCache<T> {
   }
 }
 
-// What /readyz answers (issue 26). Readiness says whether THIS instance should be sent traffic.
+// What /readyz answers. Readiness says whether THIS instance should be sent traffic.
 // An outage every instance shares — the database, the product API, the auth core — is not a
 // reason: a load balancer that took every instance out at once answered its own bare 503 page
 // (no code, no Retry-After) instead of the instances' own 503 with both, and took seconds of
@@ -86,18 +86,18 @@ export class InstanceReadiness<Name extends string = string> {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** /readyz's view of this instance (issue 26); stopServices stops it before the service closes. */
+    /** /readyz's view of this instance; stopServices stops it before the service closes. */
     readiness?: InstanceReadiness
   }
 }
 
 /**
  * The probe of a service's database: 'unreachable' when a trivial query fails. An outage is the
- * outage log's to tell, once (issue 18); anything else (a database that answers but refuses) is
+ * outage log's to tell, once; anything else (a database that answers but refuses) is
  * a warning here.
  */
 export function databaseProbe(db: Pick<Database, 'query'>, log: Pick<FastifyBaseLogger, 'warn' | 'info'>): () => Promise<DependencyState> {
-  // Probed every second while it lasts: one line when it begins, one when it ends (issue 27).
+  // Probed every second while it lasts: one line when it begins, one when it ends.
   const failures = new RepeatedFailureLog(log, 'readiness: the database')
   return async () => {
     try {

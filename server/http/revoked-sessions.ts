@@ -1,6 +1,6 @@
 import { CoreFeed, FEED_STALE_MS, type CoreFeedOptions } from './core-feed.ts'
 
-// The revocation list (issue 17 §4, decision 009). The API and the BFF check access tokens
+// The revocation list (decision 009). The API and the BFF check access tokens
 // without calling the auth core, so a session ended early (sign-out, password reset, account
 // deleted) would keep working until its token expires. Each instance polls the core's list of
 // ended sessions twice a second and refuses their tokens from memory: within a second on every

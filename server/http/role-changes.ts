@@ -1,6 +1,6 @@
 import { CoreFeed, FEED_STALE_MS, type CoreFeedOptions } from './core-feed.ts'
 
-// The role-change feed (issue 28, decision 028), read like the revocation list (decision 009).
+// The role-change feed (decision 028), read like the revocation list (decision 009).
 // The roles and permissions an access token carries (`st-role`, `st-perm`) were read from the
 // auth core when the claim was set (its `t`); a role granted or taken away since would go
 // unnoticed until the next sign-in. Each instance polls the core's feed of the users whose roles

@@ -1,7 +1,7 @@
 import type { ServerOptions } from 'node:http'
 
 /**
- * Node's HTTP server options shared by the three services (issue 14, "slow clients"). Node checks
+ * Node's HTTP server options shared by the three services ("slow clients"). Node checks
  * `headersTimeout` and `requestTimeout` only every `connectionsCheckingInterval` (30 s by
  * default), so a client that trickles its headers was cut after up to ~40 s instead of 10 s.
  * Checking every second keeps the cut within a second of the limit.

@@ -1,4 +1,4 @@
-// What makes a JWT a session access token (issue 17 §3). The auth core signs other JWTs with the
+// What makes a JWT a session access token. The auth core signs other JWTs with the
 // same keys (POST /recipe/jwt, for the app's own use), so a valid signature and a `sub` are not
 // enough: the product API and the BFF's page guard also require what only a session's access
 // token carries — the v5 header, the session claims the core adds, and the issuer

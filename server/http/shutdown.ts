@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { writeRefusal } from './refusal.ts'
 
-// Shutdown as a client and a load balancer expect it (issue 18, "Shutdown"; decided in
+// Shutdown as a client and a load balancer expect it ("Shutdown"; decided in
 // docs/architecture/runtime.md). Left to themselves, Fastify answered every request still arriving with
 // its bare 503 body (`return503OnClosing`: no code, no request id), and Node's server.close()
 // destroyed the idle keep-alive connections: a socket destroyed with request bytes unread, or met
@@ -141,7 +141,7 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     if (closing) return refuse(request, response)
     inFlight.add(response)
-    // One listener for every answer, no closure per request (issue 30: what each request pays).
+    // One listener for every answer, no closure per request (what each request pays).
     response.on('close', answerClosed)
     for (const listener of listeners) listener.call(server, request, response)
   })
@@ -202,7 +202,7 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
 }
 
 /**
- * A planned stop (SIGTERM; issue 26). A load balancer keeps sending to an instance until its
+ * A planned stop (SIGTERM). A load balancer keeps sending to an instance until its
  * health check has failed — HAProxy, `fall` checks `fastinter` apart after the next `inter` — and
  * every request it sends to a service already draining is refused with 503. So first every
  * service's /readyz fails while all of them go on serving normally for `readinessDelayMs`

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 
-// Text PostgreSQL cannot store (issue 26 §4). A NUL byte in a string that reached a query failed
+// Text PostgreSQL cannot store. A NUL byte in a string that reached a query failed
 // there — "invalid byte sequence for encoding UTF8: 0x00" — and the request answered 500 or 502,
 // with an error line and an error report per request, no session needed. An unpaired UTF-16
 // surrogate is no character at all: the driver writes it as U+FFFD, so what was stored is not
@@ -98,7 +98,7 @@ function placeOf(request: FastifyRequest): string | undefined {
  */
 export function installStorableTextCheck(app: FastifyInstance, refuse: (message: string) => Error): void {
   // Callback hooks, not async ones: every request passes both, and a promise each is measurable
-  // on a route as light as /api/version (issue 30).
+  // on a route as light as /api/version.
   app.addHook('onRequest', (request, _reply, done) => {
     const where = placeOf(request)
     done(where ? refuse(unstorableMessage(where)) : undefined)

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 
-// TRUST_PROXY (issue 26): which hops in front of the BFF may say who the visitor is
+// TRUST_PROXY: which hops in front of the BFF may say who the visitor is
 // (X-Forwarded-For, -Proto, -Host). Fastify 5.12 answers a numeric `trustProxy` by trusting no
 // hop at all (it cannot check the nearest peer's address, so it fails closed), which left a hop
 // count — compose.yaml's default — counting every visitor as the load balancer: one set of rate

@@ -1,4 +1,4 @@
-// Avatars (issue 11, spec §9 "Avatar max"): what an upload may be, decided by its bytes — never by
+// Avatars (spec §9 "Avatar max"): what an upload may be, decided by its bytes — never by
 // a file name, and a declared type may only refuse it (SECURITY.md "Uploads": a declared type
 // outside PNG, JPEG and WebP is 415). Shared by the BFF (which refuses before the product API sees
 // a byte), the API (which decodes and re-encodes) and the profile page (which says so before
@@ -40,7 +40,7 @@ export function avatarImageType(bytes: Uint8Array): AvatarImageType | null {
  * The declared types an upload may carry: the three images, `application/octet-stream` (bytes of
  * no declared type: what the profile page sends) or no Content-Type at all. The bytes still
  * decide which of the three it is (a PNG sent as image/jpeg is a PNG); any other declaration —
- * image/svg+xml, text/html, image/gif — is refused whatever the bytes (issue 26 §7).
+ * image/svg+xml, text/html, image/gif — is refused whatever the bytes.
  */
 const DECLARABLE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'application/octet-stream'])
 

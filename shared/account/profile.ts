@@ -1,6 +1,6 @@
 import { DELETION_COMMENT_MAX_LENGTH, DISPLAY_NAME_MAX_LENGTH } from '../constants.ts'
 
-// The profile's rules (issue 11), shared by the form and the API.
+// The profile's rules, shared by the form and the API.
 
 // Control characters, and the invisible format characters that can reorder or hide text (bidi
 // overrides, zero-width joiners): a display name shows in other people's view of the page.

@@ -1,4 +1,4 @@
-// A person's name for a browser and its system, from a User-Agent header (issue 11: the profile
+// A person's name for a browser and its system, from a User-Agent header (the profile
 // lists the signed-in devices). Only what a user recognises; anything else is "unknown".
 
 export interface DeviceName {

@@ -23,7 +23,7 @@ export type AuthProblem =
   | { kind: 'recoveryLocked' }
   /** Spec §8 GENERAL_ERROR, with its message. */
   | { kind: 'generalError'; message: string }
-  /** Issue 18: every allowed check for the email was still under way (several tabs): not a block. */
+  /** Every allowed check for the email was still under way (several tabs): not a block. */
   | { kind: 'signInInProgress' }
   | { kind: 'tooManyRequests' }
   | { kind: 'mailUnavailable' }

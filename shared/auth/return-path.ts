@@ -1,4 +1,4 @@
-// Where a visitor goes back to after signing in (issue 15 item 3, decision 025). The account pages
+// Where a visitor goes back to after signing in (decision 025). The account pages
 // carry the target as `?redirectToPath=<same-origin path>` (supertokens' own parameter name) and,
 // for a pending "add to library", `&action=add`, from the first page of the flow to the last:
 // login, sign-up, the verification and reset links (mailed with it), MFA, the terms and the

@@ -52,7 +52,7 @@ export const LICENSE_TYPE_NAMES_EN: Record<LicenseType, string> = {
 
 
 /**
- * Issue 29: the listings' platform filter, in the order of the vocabulary's PLATFORMS (a test ties
+ * The listings' platform filter, in the order of the vocabulary's PLATFORMS (a test ties
  * them). A record, so the type check keeps every platform in it; catalogue-vocabulary.ts itself
  * stays out of a visitor's first JavaScript.
  */
@@ -66,7 +66,7 @@ export const SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc'] as const
 export const API_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'updated'] as const satisfies readonly [...typeof SORT_OPTIONS, string]
 export type ApiSortOption = (typeof API_SORT_OPTIONS)[number]
 /**
- * Issue 15: the personal library also sorts by when the user added a program, newest first. Only
+ * The personal library also sorts by when the user added a program, newest first. Only
  * there: the public catalogue has no "added" date. Spec §2's three sorts stay, namePopular first.
  */
 export const LIBRARY_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'recentlyAdded'] as const satisfies readonly [...typeof SORT_OPTIONS, string]
@@ -75,7 +75,7 @@ export type LibrarySortOption = (typeof LIBRARY_SORT_OPTIONS)[number]
 export const USER_LIBRARY_API_SORT_OPTIONS = ['namePopular', 'nameAsc', 'nameDesc', 'updated', 'recentlyAdded'] as const satisfies readonly [...typeof API_SORT_OPTIONS, string]
 export type UserLibraryApiSortOption = (typeof USER_LIBRARY_API_SORT_OPTIONS)[number]
 
-/** Issue 27: My library's two views, the programs saved (the default) and those bought or subscribed to (?view=owned). */
+/** My library's two views, the programs saved (the default) and those bought or subscribed to (?view=owned). */
 export const LIBRARY_VIEWS = ['saved', 'owned'] as const
 export type LibraryView = (typeof LIBRARY_VIEWS)[number]
 
@@ -96,7 +96,7 @@ export interface NamedRef {
 export interface ProgramSummary {
   id: string
   name: string
-  /** In the language asked for when translated into it, else English (issue 15). */
+  /** In the language asked for when translated into it, else English. */
   summary: string
   /** The language `summary` (and a detail's `description`) is written in. */
   textLanguage: Locale
@@ -114,7 +114,7 @@ export interface ProgramSummary {
   updated: string
   updatedPrecision: DatePrecision
   popularity: number
-  /** Issue 28: retired by the editors — absent from the public catalogue, still shown (marked) in libraries that hold it. Absent when not. */
+  /** Retired by the editors — absent from the public catalogue, still shown (marked) in libraries that hold it. Absent when not. */
   retired?: true
 }
 
@@ -126,13 +126,13 @@ export interface ProgramDetail extends ProgramSummary {
   releasedPrecision: DatePrecision
   moreFromDeveloper: ProgramSummary[]
   related: ProgramSummary[]
-  /** Issue 13: paid, and card checkout is configured, so a signed-in user can buy it. */
+  /** Paid, and card checkout is configured, so a signed-in user can buy it. */
   forSale?: boolean
-  /** Issue 28: the editors' screenshots, in their order (the API always sends the list). */
+  /** The editors' screenshots, in their order (the API always sends the list). */
   screenshots?: ProgramScreenshot[]
-  /** Issue 29: the ids it has in other catalogues (Flathub, winget, Homebrew); the API always sends it. */
+  /** The ids it has in other catalogues (Flathub, winget, Homebrew); the API always sends it. */
   externalIds?: ExternalIds
-  /** Issue 29: a paid program's free alternatives (free programs of its primary category, most popular first); empty for a free one. */
+  /** A paid program's free alternatives (free programs of its primary category, most popular first); empty for a free one. */
   alternatives?: ProgramSummary[]
 }
 

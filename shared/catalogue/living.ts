@@ -1,4 +1,4 @@
-// The living catalogue (issue 29): releases, the ids a program has in other catalogues, watches,
+// The living catalogue: releases, the ids a program has in other catalogues, watches,
 // notifications, saved searches and compare. Wire types and constants shared by the API, the BFF
 // and the pages; the HTTP contract is docs/API.md's "Living catalogue" section.
 

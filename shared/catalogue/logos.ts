@@ -1,4 +1,4 @@
-// Where a program's logo and Open Graph image are served (issue 15, decision 024). The BFF
+// Where a program's logo and Open Graph image are served (decision 024). The BFF
 // serves them; pages and head tags build their URLs here. `version` is the content hash of the
 // whole set (ClientConfig.logosVersion): a URL carrying the current one may be cached for a year.
 

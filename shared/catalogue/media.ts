@@ -1,4 +1,4 @@
-// Programs' uploaded logos and screenshots (issue 28): the limits and the URLs, shared by the
+// Programs' uploaded logos and screenshots: the limits and the URLs, shared by the
 // product API (which checks, encodes and serves), the BFF (which proxies uploads within the same
 // limits and serves logos) and the program page's gallery.
 

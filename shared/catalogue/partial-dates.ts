@@ -1,4 +1,4 @@
-// Dates known to the year, the month or the day (issue 15): a program first released "in 1998"
+// Dates known to the year, the month or the day: a program first released "in 1998"
 // must not show as "1 January 1998". The catalogue writes such a date as ISO 8601 does with
 // reduced precision — "1998", "1998-02", "1998-02-14" — and stores the first day of the period
 // with its precision, so sorting by date still works.

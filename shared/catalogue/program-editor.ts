@@ -1,4 +1,4 @@
-// The catalogue as editors write it (issue 28): the operator API's programs and their checks,
+// The catalogue as editors write it: the operator API's programs and their checks,
 // shared by the API (which enforces them) and the console (which shows them next to the field).
 
 import { PROGRAM_CATEGORIES, type LicenseType, type Platform, type Price, type ProgramCategory } from './catalogue.ts'
@@ -37,7 +37,7 @@ export interface ProgramAsWritten {
   released: string
   homepage: string
   texts: { en: ProgramTexts } & Partial<Record<Exclude<Locale, 'en'>, ProgramTexts>>
-  /** Issue 29: the ids it has in other catalogues (absent in a create: none). One program per id. */
+  /** The ids it has in other catalogues (absent in a create: none). One program per id. */
   externalIds?: ExternalIds
 }
 
@@ -59,7 +59,7 @@ export interface ProgramRevision {
   revision: number
   at: string
   actor: { id: string; email: string }
-  /** 'release': a release recorded (issue 29), by an editor or a feed. */
+  /** 'release': a release recorded, by an editor or a feed. */
   action: 'create' | 'update' | 'revert' | 'retire' | 'release'
   /** The fields this revision changed (`texts.de` for one language's texts). */
   changes: Record<string, { before: unknown; after: unknown }>

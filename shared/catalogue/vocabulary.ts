@@ -1,4 +1,4 @@
-// The catalogue's licence types and platforms as values (issue 28): what the API validates and
+// The catalogue's licence types and platforms as values: what the API validates and
 // the operator console's editor offers. Apart from shared/catalogue/catalogue.ts, which every catalogue page
 // loads, so that these values stay out of a visitor's first JavaScript; the types are there too.
 

@@ -1,6 +1,6 @@
 import { FILE_NAME_MAX_BYTES, FILES_IGNORED_FOLDER_NAME } from '../constants.ts'
 
-// Names of files and folders in the drive (issue 12), shared by the API (which decides) and the
+// Names of files and folders in the drive, shared by the API (which decides) and the
 // client (which says so before sending). A name is metadata only: stored objects are named by
 // random ids, so nothing here guards a file system path — these rules keep names that look like
 // something else (bidi overrides, zero-width characters), that break other systems once the files

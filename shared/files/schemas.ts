@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox'
 
-// The drive's and the share links' answers as schemas (issue 12, docs/API.md): the API validates
+// The drive's and the share links' answers as schemas (docs/API.md): the API validates
 // and documents its answers with them, and the pages' types are derived from them — one definition.
 // The pages import only the types (erased from their bundles), never these values.
 

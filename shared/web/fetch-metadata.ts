@@ -9,13 +9,13 @@ export function isCrossSite(secFetchSite: string | null | undefined): boolean {
   return secFetchSite === 'cross-site'
 }
 
-/** The sign-out page, which asks first when another site sent the visitor there (issue 17). */
+/** The sign-out page, which asks first when another site sent the visitor there. */
 export const LOGOUT_PATH = '/@/logout'
 
 /**
  * Whether a request path is the sign-out page as the router matches it: case-insensitive, with
  * or without trailing slashes, percent-encoded letters decoded — every spelling that renders it
- * must ask alike (issue 17).
+ * must ask alike.
  */
 export function isLogoutPath(rawPath: string): boolean {
   const path = rawPath.split('?')[0] ?? ''

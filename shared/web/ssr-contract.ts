@@ -28,17 +28,17 @@ export interface ClientConfig {
   providers: Array<{ id: string; name: string }>
   /** Content hash of the locale files; part of their URL so caches never serve stale text. */
   localesHash: string
-  /** Content hash of the programs' logos and link-preview cards (issue 15); part of their URLs (shared/catalogue/logos.ts). */
+  /** Content hash of the programs' logos and link-preview cards; part of their URLs (shared/catalogue/logos.ts). */
   logosVersion: string
-  /** Chat links and outside scripts (issue 11). */
+  /** Chat links and outside scripts. */
   support: SupportSettings
-  /** Error reporting (issue 13); null when the operator set no SENTRY_DSN: nothing loads. */
+  /** Error reporting; null when the operator set no SENTRY_DSN: nothing loads. */
   errorReporting: ErrorReportingSettings | null
-  /** Streaming clusters are configured (issue 27): the signed-in menu offers "Streaming" only then. */
+  /** Streaming clusters are configured: the signed-in menu offers "Streaming" only then. */
   streaming: boolean
 }
 
-/** Support settings the browser sees (issue 11); null where the operator configured none. */
+/** Support settings the browser sees; null where the operator configured none. */
 export interface SupportSettings {
   /** A messaging bot to chat with (SUPPORT_BOT_URL). */
   botUrl: string | null
@@ -61,7 +61,7 @@ export interface RenderInput {
   config: ClientConfig
   /** The visitor's session as the BFF read it from the access token (spec §4 states). */
   session: PageSession
-  /** The visitor's analytics choice from the consent cookie; null: not chosen yet (issue 11). */
+  /** The visitor's analytics choice from the consent cookie; null: not chosen yet. */
   consent: AnalyticsConsent | null
   /**
    * An account form sent before the page's script ran, already answered by the BFF (decision

@@ -26,7 +26,7 @@ const PAGES = [
   '/reset-password?token=abc',
   '/verify-email?token=abc',
   '/confirm-email?token=abc',
-  // /check-email and /email-not-verified need a session (issue 27): accounts.spec.ts checks them.
+  // /check-email and /email-not-verified need a session: accounts.spec.ts checks them.
 ]
 
 for (const lang of ['en', 'hu']) {
@@ -42,7 +42,7 @@ for (const lang of ['en', 'hu']) {
   })
 }
 
-// Issue 15: on a phone the navigation and the filters fold behind buttons; open, they pass too.
+// On a phone the navigation and the filters fold behind buttons; open, they pass too.
 test('a phone with the menu and the filters open has no accessibility violations', async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 })
   await page.goto('/library?q=photo&page=1')

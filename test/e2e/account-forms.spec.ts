@@ -317,7 +317,7 @@ test.describe('the account pages at their edges (item 8)', () => {
     await page.getByRole('link', { name: 'Try signing in again' }).click()
     await expect(page).toHaveURL(/\/login$/)
 
-    // Issue 27: in German the page speaks German around the spec's English message.
+    // In German the page speaks German around the spec's English message.
     await context.addCookies([{ name: 'lang', value: 'de', url: baseURL! }])
     await page.goto('/auth-callback/oidc?code=x&state=y')
     const problem = page.getByTestId('callback-problem')

@@ -144,7 +144,7 @@ test('forgotten password → reset → sign in with the new one; the old link is
   await page.getByRole('button', { name: 'Save the new password' }).click()
   await expect(page.getByTestId('reset-done')).toBeVisible()
 
-  // Issue 15: a used link says so at once, before any form.
+  // A used link says so at once, before any form.
   await page.goto(link)
   await expect(page.getByTestId('reset-invalid')).toBeVisible()
   await expect(page.getByLabel('New password', { exact: true })).toHaveCount(0)
@@ -192,7 +192,7 @@ test('an authenticator set up from the shown secret is asked for at the next sig
   const code = (ahead = 0) => totpCode(base32Decode(secret), Math.floor(Date.now() / 30_000) + ahead)
   await page.getByLabel('Code').fill(code())
   await page.getByRole('button', { name: 'Verify' }).click()
-  // The first authenticator comes with its recovery codes, shown once (issue 11).
+  // The first authenticator comes with its recovery codes, shown once.
   await expect(page.getByTestId('recovery-codes').locator('li')).toHaveCount(10)
   await page.getByRole('button', { name: 'I have saved my codes' }).click()
   await expect(page).toHaveURL(/\/@\/library$/)
@@ -259,7 +259,7 @@ test('an authenticator added from the profile; its recovery codes shown once sig
   await page.goto('/@/my-profile')
   await hydrated(page)
   await expect(section.getByTestId('recovery-codes-remaining')).toHaveText('Unused recovery codes: 9')
-  // New codes only with a current code (issue 26): the button asks for one first.
+  // New codes only with a current code: the button asks for one first.
   await section.getByRole('button', { name: 'Create new recovery codes' }).click()
   const renewField = section.getByLabel('Code from the app or recovery code')
   await expect(renewField).toBeFocused()
@@ -290,7 +290,7 @@ test('an authenticator added from the profile; its recovery codes shown once sig
   await expect(section.getByTestId('totp-status')).toHaveText('Two-step verification is off.')
 
   await page.getByRole('link', { name: 'Log out' }).click()
-  // Signed out first: a signed-in user opening /login is sent home (issue 27).
+  // Signed out first: a signed-in user opening /login is sent home.
   await expect(page).toHaveURL(/\/login$/)
   await logIn(page, email)
   await expect(page).toHaveURL(/\/@\/library$/)
@@ -310,7 +310,7 @@ test('external sign-in through a local OpenID provider; a tampered state is refu
   await page.getByRole('button', { name: 'I accept the terms of service' }).click()
   await expect(page).toHaveURL(/\/@\/library$/)
   await expect(page.getByTestId('signed-in-as')).toHaveText(email)
-  // The profile knows the account has no password (issue 11): no form to change one.
+  // The profile knows the account has no password: no form to change one.
   await page.goto('/@/my-profile')
   await expect(page.getByTestId('no-password')).toContainText('You log in with an external provider')
   await expect(page.getByLabel('Current password')).toHaveCount(0)
@@ -347,7 +347,7 @@ test('the signed-in pages have no accessibility violations', async ({ page }) =>
   }
   const email = newEmail('axe')
   await signUp(page, email)
-  // Issue 27: the email pages are a session's (a visitor is sent to log in), so they are checked here.
+  // The email pages are a session's (a visitor is sent to log in), so they are checked here.
   await check('/check-email')
   await check('/email-not-verified')
   await verifyFromMail(page, email)
@@ -366,7 +366,7 @@ test('an account an operator disables sees the disabled page, and is back when e
     expect(result.status, result.stderr).toBe(0)
   }
   operator('disable')
-  // Issue 28: disabling ends every session of the account; signed in again, it sees the message.
+  // Disabling ends every session of the account; signed in again, it sees the message.
   // Within a second or so every instance has read the ended sessions (the revocation list).
   await expect(async () => {
     await page.goto('/@/library')

@@ -157,7 +157,7 @@ test('"Add to library" sends a visitor to sign in, keyboard only', async ({ page
   await expect(add).toBeFocused()
 })
 
-// Issue 15: dates say only what is known; program texts come in the visitor's language. The data
+// Dates say only what is known; program texts come in the visitor's language. The data
 // is read from the seed as it is when the test runs (so an edited translation does not break it).
 const seedPrograms = [1, 2, 3, 4].flatMap((n) => JSON.parse(fs.readFileSync(`server/api/seed/programs-${n}.json`, 'utf8')) as Array<{ id: string; name: string; summary: string; released: string }>)
 const deCatalogue = JSON.parse(fs.readFileSync('locales/de/catalogue.json', 'utf8')) as { program: { released: string } }
@@ -177,7 +177,7 @@ for (const width of [390, 1280]) {
     await page.goto(`/programs/${program.id}`)
     await expect(page.locator('html')).toHaveAttribute('data-hydrated', 'true')
     await expect(releasedOf('First released')).toHaveText(program.released)
-    // Below md the language switcher is in the header's menu (issue 15).
+    // Below md the language switcher is in the header's menu.
     if (width < 768) await page.locator('.site-menu > summary').click()
     await page.getByTestId('language-switcher').selectOption('de')
     await expect(releasedOf(deCatalogue.program.released)).toHaveText(program.released)

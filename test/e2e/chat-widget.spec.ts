@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { E2E_TAG_MANAGER_PORT } from './support/ports.ts'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 11, spec §4 and §6: the live-chat widget, loaded from its own loopback origin
+// Spec §4 and §6: the live-chat widget, loaded from its own loopback origin
 // (support/outside-scripts.ts records in the page what each load got).
 
 interface WidgetLoad {

@@ -5,7 +5,7 @@ import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 import { E2E_STRIPE_PORT } from './support/ports.ts'
 
-// Card checkout (issue 13) in Chromium against the local fake of Stripe (test/stripe-fake.ts,
+// Card checkout in Chromium against the local fake of Stripe (test/stripe-fake.ts,
 // started by support/services.ts): Buy → the hosted page → Pay → the success page → "Owned";
 // the cancel page; a subscription cancelled at period end; accessibility and screenshots.
 

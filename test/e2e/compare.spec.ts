@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 29: a "Compare" choice on the cards and the program page collects up to four programs in
+// A "Compare" choice on the cards and the program page collects up to four programs in
 // the browser; the tray links to /compare?programs=…, a server-rendered page readable on a phone
 // (the table scrolls sideways inside its own region, the row names staying in view). And the
 // platform filter on the public listing and its signed-in twin.

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated } from './support/accounts.ts'
 
-// Issue 11: the tag manager (TAG_MANAGER_SCRIPT_URL, served by support/outside-scripts.ts) loads
+// The tag manager (TAG_MANAGER_SCRIPT_URL, served by support/outside-scripts.ts) loads
 // only after the visitor accepts analytics cookies in the banner; the choice is remembered and can
 // be changed on /cookie.
 

@@ -6,7 +6,7 @@ import { E2E_ENV } from '../../playwright.config.ts'
 
 // A deploy while a tab is open: the server restarts with a new build id, the tab notices within a
 // poll (6 s) and shows the persistent new-version notice (spec §4 "Version notice"), whose
-// "Reload" loads the new version (issue 27).
+// "Reload" loads the new version.
 
 const PORT = 3230
 const API_PORT = 3231

@@ -6,7 +6,7 @@ import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page, type Route } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// The drive (issue 12) in Chromium: folders, folder uploads with progress, an upload that
+// The drive in Chromium: folders, folder uploads with progress, an upload that
 // continues after a reload, image preview, trash, share links opened without a session, the
 // pages' accessibility, and screenshots at a phone's and a laptop's width.
 

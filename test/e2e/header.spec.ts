@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 27: the header is for who is there. A signed-in user sees their name (or their email) and
+// The header is for who is there. A signed-in user sees their name (or their email) and
 // their menu on every page with a header, not a visitor's; the public catalogue and "My library"
 // have names a person cannot confuse; a wrong address says so in the visitor's language.
 

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 15, item 8: numbered pages, a page number past the last page, and the whole program card
+// Item 8: numbered pages, a page number past the last page, and the whole program card
 // as one link.
 
 /** The number of the listing's last page, from its count ("257 programs", 24 a page). */

@@ -1,6 +1,6 @@
 import { expect, test, type Locator, type Page } from '@playwright/test'
 
-// Issue 15, item 1: every program shows a logo — on the cards and, large, on its page — served by
+// Item 1: every program shows a logo — on the cards and, large, on its page — served by
 // our own origin; no two cards of a listing page share one.
 
 /** The image has loaded and decoded: a broken or blocked image has no natural width. */

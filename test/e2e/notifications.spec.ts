@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, operatorAccount, readyAccount } from './support/accounts.ts'
 
-// Issue 29: a user watches a program from its page; an editor records its releases through the
+// A user watches a program from its page; an editor records its releases through the
 // console's API; the fan-out turns each into the watcher's notification. The bell in the header
 // counts them, /@/notifications lists them, and reading them — one opened, then "Mark all as read"
 // — brings the bell's count down at once, without a reload. The profile keeps the mail setting.

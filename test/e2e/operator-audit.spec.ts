@@ -6,7 +6,7 @@ import type { OperatorRole } from '../../shared/operator.ts'
 import { E2E_ENV } from '../../playwright.config.ts'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 28: an admin announces maintenance from the console, everyone's notice follows, and the
+// An admin announces maintenance from the console, everyone's notice follows, and the
 // audit log shows who did it. Screenshots of both pages at 390 and 1280 px, in English and German,
 // go to SHOTS_DIR when it is set.
 

@@ -2,7 +2,7 @@ import { expect, test, type Page } from '@playwright/test'
 import sharp from 'sharp'
 import { hydrated, operatorAccount } from './support/accounts.ts'
 
-// Issue 28: an editor runs the catalogue from the console — adds a program with a German text
+// An editor runs the catalogue from the console — adds a program with a German text
 // that the public catalogue shows in German, and two editors at once get a conflict, not a lost
 // change; revert and retire from the same pages.
 

@@ -7,7 +7,7 @@ import type { OperatorRole } from '../../shared/operator.ts'
 import { E2E_API_PORT, E2E_DATA_DIR } from '../../playwright.config.ts'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 28: an editor uploads screenshots of a program through the API (as the console will), and
+// An editor uploads screenshots of a program through the API (as the console will), and
 // anyone sees them on the program page as a gallery that works with the keyboard: thumbnails
 // that open a larger view, ← and → to go through them, Escape to close, focus back where it was.
 

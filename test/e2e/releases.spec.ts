@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test'
 import { hydrated, operatorAccount } from './support/accounts.ts'
 
-// Issue 29: an editor adds a release in the console — a date in the future is named at its field
+// An editor adds a release in the console — a date in the future is named at its field
 // before anything is sent, a version the program has is named by the API — and the public program
 // page shows it in its "Version history" and as the current version.
 

@@ -64,7 +64,7 @@ test('the keyboard reaches everything, with a visible focus ring', async ({ page
   await expect(page).toHaveURL(/\/programs\/krita$/)
 })
 
-// Issue 15: at 390 px the header was three rows (~150 px) and the filters pushed the first program
+// At 390 px the header was three rows (~150 px) and the filters pushed the first program
 // ~750 px down. Now the navigation folds behind a menu and the filters behind a button.
 test('a phone gets a one-row header with a menu and folded filters; at 1280 px both stay open', async ({ page }) => {
   await page.setViewportSize({ width: 390, height: 844 })
@@ -149,7 +149,7 @@ test('the signed-in header folds the same way on a phone', async ({ page }) => {
   await expect(page.getByTestId('signed-in-as')).toHaveText(email)
 })
 
-// Issue 15: from md to lg the header wrapped onto two or three rows — signed in (113 px at 1024 px in
+// From md to lg the header wrapped onto two or three rows — signed in (113 px at 1024 px in
 // German, 154 px at 800 px in Hungarian; German and Romanian still two rows at 1280) and signed out
 // at 768–800 px in most languages. Now the menu stays folded until the row fits: below lg signed
 // out, below xl signed in. English, and the languages with the longest labels.
@@ -193,7 +193,7 @@ test('the header is one row at every breakpoint, signed in and out, in the longe
   await expect(menu).toBeFocused()
 })
 
-// Issue 15: Blender's 19 interface languages stood in the narrow details column, one or two a line,
+// Blender's 19 interface languages stood in the narrow details column, one or two a line,
 // 11 lines tall at 1280 px. Now they are a list of their own that flows across the page.
 test("a program's interface languages flow in rows, a few at 1280 px and several a row on a phone", async ({ page, context }) => {
   const rows = async () => {

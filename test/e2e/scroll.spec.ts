@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 15 item 4, spec §2: a navigation to a new page starts at its top (the next page of a
+// Spec §2: a navigation to a new page starts at its top (the next page of a
 // listing, a program opened from the middle of the list); back and forward return to where the
 // visitor was; using the filters keeps the place. At a phone's width and a desktop's.
 

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 15 item 2: a signed-in user keeps the whole catalogue. Public catalogue addresses lead to
+// A signed-in user keeps the whole catalogue. Public catalogue addresses lead to
 // their twins under /@ with the query; every link on a signed-in page stays inside /@; the personal
 // library has the listing's search box and a "recently added" sort.
 

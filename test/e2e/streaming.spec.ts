@@ -9,7 +9,7 @@ import { E2E_ENV } from '../../playwright.config.ts'
 import { hydrated, readyAccount } from './support/accounts.ts'
 import { E2E_STREAM_CLUSTER_PORT } from './support/ports.ts'
 
-// /streaming (issue 13) in Chromium: a user with a library program assigns a cluster with a chosen
+// /streaming in Chromium: a user with a library program assigns a cluster with a chosen
 // layout, opens it — the grant reaches the cluster's page in the fragment, never in a request —
 // and stops it; a visitor is sent to log in; with no clusters the page says streaming is off.
 
@@ -51,7 +51,7 @@ test('a user assigns a cluster with a chosen layout, opens it with the grant, an
   await readyAccount(page, 'streamer')
   await addToLibrary(page, 'blender')
   await addToLibrary(page, 'penpot')
-  // Paid, added to the library for free, not bought (issue 26).
+  // Paid, added to the library for free, not bought.
   await addToLibrary(page, 'autocad')
   // Found from the signed-in menu, as a person finds it.
   await page.goto('/@/library')
@@ -109,7 +109,7 @@ for (const lang of ['en', 'de']) {
   test(`the page at 390 and 1280 px (${lang}), form and assignment, passes axe`, async ({ page }) => {
     await readyAccount(page, `stream-shot-${lang}`)
     await addToLibrary(page, 'blender')
-    // A paid one not bought: listed apart, with the way to buy it (issue 26).
+    // A paid one not bought: listed apart, with the way to buy it.
     await addToLibrary(page, 'autocad')
     // Analytics declined, so the consent banner does not cover the page in the screenshots.
     await page.context().addCookies([

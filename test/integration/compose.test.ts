@@ -7,7 +7,7 @@ import { parse } from 'yaml'
 import { loadConfig, mailProblem } from '../../server/config.ts'
 import { freePort, root, tempDir, waitUntil, within } from '../helpers.ts'
 
-// compose.yaml and deploy/haproxy.cfg as an operator gets them (issue 14): every service checked
+// compose.yaml and deploy/haproxy.cfg as an operator gets them: every service checked
 // for health, secrets only from the environment, the app's services configured with variables
 // server/config.ts reads (and a configuration it accepts), HAProxy's backends where the services listen.
 
@@ -151,7 +151,7 @@ t.test('HAProxy sends each backend to the services where they listen, checked on
 
 const haproxy = spawnSync('haproxy', ['-v'], { encoding: 'utf8' })
 t.test('haproxy accepts deploy/haproxy.cfg', { skip: haproxy.error ? 'haproxy is not installed (apt-get install haproxy)' : false }, async (t) => {
-  // From another folder: the files it names (errors/*.json) are found beside it (issue 26).
+  // From another folder: the files it names (errors/*.json) are found beside it.
   const result = spawnSync('haproxy', ['-c', '-q', '-f', haproxyFile], { encoding: 'utf8', timeout: 30_000, cwd: tempDir(t) })
   t.equal(result.status, 0, result.stderr)
 })

@@ -101,7 +101,7 @@ t.test('embedded stack: serve, maintenance command, graceful SIGTERM, data kept 
   // The embedded auth core: a user, a session and the signing key, to find again after the restart.
   const core = `http://127.0.0.1:${corePort}`
   t.equal(await (await fetch(`${core}/hello`)).text(), 'Hello')
-  // Issue 17 §3: the embedded core has a generated key, owner-readable, that it asks every caller for.
+  // The embedded core has a generated key, owner-readable, that it asks every caller for.
   const keyFile = path.join(dataDir, 'authcore-api-key')
   t.equal(fs.statSync(keyFile).mode & 0o777, 0o600, 'the core API key is readable by its owner only')
   const apiKey = fs.readFileSync(keyFile, 'utf8').trim()

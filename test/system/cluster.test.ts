@@ -11,7 +11,7 @@ import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET,
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
 import { signInForm, stopProcess, Tab } from './support.ts'
 
-// Several instances (issue 14): PostgreSQL, Redis and HAProxy from Debian's packages in front of
+// Several instances: PostgreSQL, Redis and HAProxy from Debian's packages in front of
 // two BFFs, two APIs and two auth cores, each a real `node dist/server/main.js <role>` process,
 // all started at once. Proves that what one instance does the other sees: sessions, login-attempt
 // blocking and per-IP limits, library writes, catalogue changes; that the migrations ran once;

@@ -5,7 +5,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { freePort, root, tempDir, formFields } from '../helpers.ts'
 
-// The image as an operator runs it (issue 14): built by scripts/container/build.sh with podman,
+// The image as an operator runs it: built by scripts/container/build.sh with podman,
 // run with a host folder at /data, healthy by its own HEALTHCHECK, used through the BFF as a
 // browser would, as uid 1000, stopped by SIGTERM with exit code 0, and started again on the same
 // folder with the account still there. Skipped only when podman is missing or cannot run here.
@@ -89,7 +89,7 @@ class Tab {
 
 /**
  * The verification token mailed to `to`. The image runs with NODE_ENV=production, so /dev/mail is
- * not served (issue 26 §3): the operator reads the mail where it is kept, DATA_DIR/mail.
+ * not served: the operator reads the mail where it is kept, DATA_DIR/mail.
  */
 async function verificationToken(container: string, to: string): Promise<string> {
   const script = "const fs=require('fs');for(const f of fs.readdirSync('/data/mail').sort())if(f.endsWith('.json'))console.log(fs.readFileSync('/data/mail/'+f,'utf8').replace(/\\n/g,' '))"

@@ -9,7 +9,7 @@ import { freePort, root, tempDir, TEST_AUTH_CORE_API_KEY, TEST_AUTH_CORE_SECRET 
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../smtp-server.ts'
 import { signInForm, stopProcess, Tab, until } from './support.ts'
 
-// Issue 18, the database outage as it happened in the fault run: PostgreSQL stopped under a running
+// The database outage as it happened in the fault run: PostgreSQL stopped under a running
 // auth core, API and BFF (each a `node dist/server/main.js <role>` process), then started again.
 // It was 502 BFF_UPSTREAM_BAD_RESPONSE for every /api call and page, 500 for /auth, and an error
 // line per failed request. Now every caller gets 503 with Retry-After and a stable code, a refresh
@@ -145,7 +145,7 @@ async function outage(t: Test): Promise<void> {
     t.same(tab.setCookies, [], 'and sets or clears no cookie')
     t.same(new Map(tab.cookies), cookies)
   }
-  // Issue 26: the outage is every instance's; /readyz stays 200 (the balancer keeps the instance,
+  // The outage is every instance's; /readyz stays 200 (the balancer keeps the instance,
   // whose own 503s answer) and reports it.
   const ready = await until('/readyz reports the database unreachable', async () => {
     const answer = await fetch(`${appUrl}/readyz`)

@@ -2,7 +2,7 @@ import t from 'tap'
 import { tempDir } from '../helpers.ts'
 import { exited, startApp, until } from './support.ts'
 
-// Issue 26: SIGTERM to the real process (server/main.ts). /readyz fails first while every other
+// SIGTERM to the real process (server/main.ts). /readyz fails first while every other
 // request is still served, for SHUTDOWN_READINESS_DELAY_MS, so a load balancer takes the instance
 // out before it refuses anything; then the drain, and exit 0. No timing is asserted: the delay is
 // long (6 s) next to the few requests asked inside it, and every wait is bounded.

@@ -42,7 +42,7 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
           state.set(program, adding ? 'in' : 'out')
           answers.acknowledged++
         } else if (response.status === 503 && stopping && /"code":"BFF_(SHUTTING_DOWN|OVERLOADED)"/.test(body)) {
-          // Refused while closing (issue 18: in the BFF's error shape, never Fastify's bare 503) or shed: nothing was written.
+          // Refused while closing (in the BFF's error shape, never Fastify's bare 503) or shed: nothing was written.
           // The person does as told and comes back after Retry-After, to the restarted app below. A
           // client that ignores it and hammers past the drain may meet the listener's close (shutdown.ts).
           answers.refusedWhileClosing++
@@ -76,7 +76,7 @@ t.test('SIGTERM while writes flow: graceful exit 0, and nothing acknowledged is 
   t.equal(code, 0, 'the app exits 0')
   t.ok(tookMs < 11_000, `within the grace period (${tookMs} ms)`)
   t.same(answers.other, [], 'no write failed other than by the app stopping')
-  // A write without an answer met a closed connection or a closed listener, never a reset (issue 18).
+  // A write without an answer met a closed connection or a closed listener, never a reset.
   t.same(answers.causes.filter((cause) => /ECONNRESET|EPIPE/.test(cause)), [], `no write met a reset (no answer: ${answers.causes.join(', ') || 'none'})`)
   t.ok(answers.acknowledged >= before, `acknowledged writes: ${answers.acknowledged}; refused while closing: ${answers.refusedWhileClosing}; no answer: ${answers.connectionErrors}`)
 

@@ -6,7 +6,7 @@ import path from 'node:path'
 import t, { type Test } from 'tap'
 import { root } from '../helpers.ts'
 
-// Issue 30: a public page's first JavaScript is at most 110 kB gzip, and the build fails above it
+// A public page's first JavaScript is at most 110 kB gzip, and the build fails above it
 // (scripts/build.mjs runs the same check as `node scripts/asset-size.mjs` after building). Here on
 // a made-up build: the entry the template loads, the libraries it imports, and the listing's chunk,
 // of random (incompressible) bytes, so their gzip size is what the test asks for.

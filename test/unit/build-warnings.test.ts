@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { build, createLogger, type InlineConfig } from 'vite'
 
-// Issue 27: the build printed four INEFFECTIVE_DYNAMIC_IMPORT warnings. A dynamic import is there to
+// The build printed four INEFFECTIVE_DYNAMIC_IMPORT warnings. A dynamic import is there to
 // move code out of the browser's first load and must do it; one that a static import elsewhere keeps
 // in place now fails the build (vite.config.ts), and the project's two bundles build without it.
 // Each build here is the real one (rolldown is quick) into a temporary directory; nothing is written

@@ -4,7 +4,7 @@ import t from 'tap'
 import { LOCALES } from '../../shared/locales.ts'
 import { root } from '../helpers.ts'
 
-// Issue 15: one register per language, held in every namespace and email (locales/README.md).
+// One register per language, held in every namespace and email (locales/README.md).
 // Each language lists words that only the other register uses; none may appear in any of its
 // strings. The lists are the forms our texts would actually slip into, not a grammar.
 

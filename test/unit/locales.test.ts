@@ -62,7 +62,7 @@ const SAME_AS_ENGLISH = new Set([
   'es:operator:accounts.no', // "No" and "Roles" are Spanish too
   'es:operator:accounts.fields.roles',
   'es:operator:accounts.roles.heading',
-  // The console's programs (issue 28): "program" (one), "Public", "Licence", "Name", "Version" and "Revision" are these languages' own words.
+  // The console's programs: "program" (one), "Public", "Licence", "Name", "Version" and "Revision" are these languages' own words.
   ...['sk', 'ro', 'pl', 'hu', 'cs'].map((lng) => `${lng}:operator:programs.count_one`),
   'ro:operator:programs.public',
   'cs:operator:programs.columns.licenseType',
@@ -83,15 +83,15 @@ const SAME_AS_ENGLISH = new Set([
   'de:catalogue:organisation.website',
   'cs:catalogue:program.licenseType',
   'email:footer', // the operator's name, a dash and the tagline are set per language below
-  // The drive (issue 12): a progress figure is a number and a sign in every language; "Name" is German too.
-  // Streaming (issue 13): "Program", "Region" and "Cluster" are these languages' own words too.
+  // The drive: a progress figure is a number and a sign in every language; "Name" is German too.
+  // Streaming: "Program", "Region" and "Cluster" are these languages' own words too.
   ...['sk', 'ro', 'pl', 'hu', 'cs'].flatMap((lng) => [`${lng}:streaming:form.program`, `${lng}:streaming:assignment.program`]),
   ...['pl', 'de', 'cs'].flatMap((lng) => [`${lng}:streaming:form.region`, `${lng}:streaming:assignment.region`]),
   ...['ro', 'de', 'cs'].map((lng) => `${lng}:streaming:assignment.cluster`),
   'files:upload.progress',
   'files:upload.status.uploading',
   'de:files:list.name',
-  // Issue 15: the phone header's menu button; Polish interfaces call it "Menu" too. "2 active"
+  // The phone header's menu button; Polish interfaces call it "Menu" too. "2 active"
   // (filters in use) is Romanian as well.
   'pl:common:nav.menu',
   'ro:catalogue:filters.active_few',

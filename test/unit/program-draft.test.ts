@@ -2,7 +2,7 @@ import t from 'tap'
 import type { EditorProgram } from '../../shared/catalogue/program-editor.ts'
 import { changesOf, draftOf, emptyDraft, errorTarget, mergeDrafts, partsChanged, writtenOf } from '../../client/pages/operator/program-draft.ts'
 
-// Issue 28: the console's editor sends only what changed, on top of the revision it opened, and
+// The console's editor sends only what changed, on top of the revision it opened, and
 // after a conflict keeps the editor's own changes over the other editor's revision.
 
 const PROGRAM: EditorProgram = {

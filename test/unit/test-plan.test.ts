@@ -5,7 +5,7 @@ import t from 'tap'
 // @ts-expect-error a plain .mjs module of the test runner, without types
 import { databaseFree, databaseNeutral, inPlan, notDatabaseNeutral } from '../../scripts/test-plan.mjs'
 
-// Issue 30: CI's PostgreSQL run leaves out the BFF files that only check HTTP behaviour
+// CI's PostgreSQL run leaves out the BFF files that only check HTTP behaviour
 // (scripts/test-plan.mjs). A file stays on that list only while it has nothing that could answer
 // differently on PostgreSQL: this test reads each listed file for SQL of its own, a second
 // connection, a lock or concurrent requests, and fails naming the file and the line.

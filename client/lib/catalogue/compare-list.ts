@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react'
 import { COMPARE_MAX } from '../../../shared/catalogue/living.ts'
 
-// The programs a visitor picks to compare (issue 29): up to COMPARE_MAX, kept in the browser's
+// The programs a visitor picks to compare: up to COMPARE_MAX, kept in the browser's
 // localStorage, so the list survives moving between pages, reloads and signing in, and every tab
 // of the site shows the same list (the `storage` event). Nothing of it reaches the server: the
 // comparison itself is the URL /compare?programs=a,b,c, which the tray links to.

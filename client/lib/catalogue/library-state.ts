@@ -2,16 +2,16 @@ import { createContext, useContext, type ComponentType } from 'react'
 
 // What a catalogue page reads of the signed-in user's library, apart from the provider that keeps
 // it (client/lib/catalogue/library.tsx, used by /@ pages only): the public pages' cards and program page
-// load this much and no more (issue 15, public JS budget).
+// load this much and no more (public JS budget).
 
 export interface LibraryState {
   has(id: string): boolean
   busy(id: string): boolean
   toggle(id: string): Promise<void>
-  /** Bought, or subscribed to with the paid period running (issue 27: the cards' "Owned"). */
+  /** Bought, or subscribed to with the paid period running (the cards' "Owned"). */
   owns(id: string): boolean
   /**
-   * Issue 29: the "Watch" controls of a card and of the program page, where the page has the user's
+   * The "Watch" controls of a card and of the program page, where the page has the user's
    * watches (client/components/watch-control.tsx fills them in): the public pages carry no code of theirs.
    */
   WatchCard?: ComponentType<{ program: { id: string; name: string; retired?: boolean } }>

@@ -8,7 +8,7 @@ import { showToast } from '../notices/toasts.ts'
 
 // The signed-in user's library as the catalogue pages under /@ see it: which programs are in it,
 // and adding or removing one (POST / DELETE /api/user/program/{id}, idempotent), and which the user
-// owns (issue 27; GET /api/user/program-ids). The cards and the program page read it through
+// owns (GET /api/user/program-ids). The cards and the program page read it through
 // catalogue/library-state.ts: a visitor's page never loads this code, nor anyone's purchases.
 
 interface LibraryProviderProps {

@@ -9,11 +9,11 @@ export interface ListingState {
   /** One of the page's sorts: spec §2's three, and on the personal library also recentlyAdded. */
   sort: LibrarySortOption
   category: string
-  /** Issue 29: the platform the programs run on; 'all' is no filter. */
+  /** The platform the programs run on; 'all' is no filter. */
   platform: Platform | 'all'
   q: string
   mine: boolean
-  /** My library's view (issue 27): the programs saved, or those owned (?view=owned). 'saved' elsewhere. */
+  /** My library's view: the programs saved, or those owned (?view=owned). 'saved' elsewhere. */
   view: LibraryView
   page: number
 }
@@ -58,7 +58,7 @@ export function lastPage(result: Pick<ProgramPage, 'total' | 'pageSize'>): numbe
 }
 
 /**
- * A page number past the last page (issue 15: "Page 99 of 11") is answered with a redirect to the
+ * A page number past the last page ("Page 99 of 11") is answered with a redirect to the
  * same URL on the last page, every other parameter kept — page 1, with its empty state, when
  * nothing matches. Thrown from a loader, it is a 302 on the server and a redirect in the browser.
  */
@@ -70,7 +70,7 @@ export function redirectPastLastPage(url: URL, state: ListingState, result: Pick
 }
 
 /**
- * The numbered pages of a listing's pagination (issue 15): the first, the last and the current one
+ * The numbered pages of a listing's pagination: the first, the last and the current one
  * with its neighbours; 0 stands for an ellipsis. Seven entries at most, so a phone's row holds them.
  */
 export function pageItems(current: number, last: number): number[] {

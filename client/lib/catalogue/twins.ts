@@ -1,6 +1,6 @@
 import { matchRoutes, useRouteLoaderData } from 'react-router'
 
-// The public catalogue pages and their signed-in twins under /@ (issues 5, 12 and 15). One list
+// The public catalogue pages and their signed-in twins under /@. One list
 // makes the route table (client/routes.tsx), the route guard's redirect of a signed-in user
 // (client/lib/session/guards.ts) and the links of the signed-in pages, so a page cannot gain a twin in one
 // and not in the others.
@@ -25,9 +25,9 @@ export const SIGNED_IN_TWINS: readonly TwinPage[] = [
   { path: 'developer/:developerId', twin: '@/developer/:developerId', kind: 'listing' },
   { path: 'publisher/:publisherId', twin: '@/publisher/:publisherId', kind: 'listing' },
   { path: 'license-type/:licenseType', twin: '@/license-type/:licenseType', kind: 'listing' },
-  // Issue 12: what the drive is, for visitors; the drive itself for a signed-in user.
+  // What the drive is, for visitors; the drive itself for a signed-in user.
   { path: 'files', twin: '@/files', kind: 'files' },
-  // Issue 29: a comparison, shared by its link (/compare?programs=a,b,c).
+  // A comparison, shared by its link (/compare?programs=a,b,c).
   { path: 'compare', twin: '@/compare', kind: 'compare' },
 ]
 
@@ -75,7 +75,7 @@ export function useSignedInPage(): boolean {
 }
 
 /**
- * Where a link to a public page goes from a signed-in page (issue 15): its twin, so a signed-in
+ * Where a link to a public page goes from a signed-in page: its twin, so a signed-in
  * user stays inside /@ without a detour through the guard's redirect; home is the signed-in home;
  * pages without a twin (legal pages, /streaming) stay as they are.
  */

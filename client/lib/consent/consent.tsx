@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useState, t
 import { consentCookie, type AnalyticsConsent } from '../../../shared/consent.ts'
 import { useClientConfig } from '../client-config.tsx'
 
-// The visitor's analytics choice (issue 11) and the one script it governs: the tag manager
+// The visitor's analytics choice and the one script it governs: the tag manager
 // (TAG_MANAGER_SCRIPT_URL) loads only after the visitor accepts, once per page load; declining
 // loads nothing. The choice lives in the `consent` cookie (shared/consent.ts), which the server
 // reads too, so a page never flashes the banner at someone who has chosen.

@@ -5,7 +5,7 @@ import { reportToTracker } from './report.ts'
 
 // Spec §8: only fatal or unhandled errors open the error page, and never for crawlers and bots,
 // whose errors are only reported. Reported means logged, and sent to the error tracker when
-// SENTRY_DSN is set (issue 13) — for bots too.
+// SENTRY_DSN is set — for bots too.
 
 let fatal: unknown = null
 const listeners = new Set<() => void>()

@@ -1,7 +1,7 @@
 import type { ErrorReportingSettings } from '../../../shared/error-reporting.ts'
 import type * as SentryBrowser from './sentry-browser.ts'
 
-// The browser's side of error reporting (issue 13, decision 019). This file is all a page carries:
+// The browser's side of error reporting (decision 019). This file is all a page carries:
 // the Sentry SDK itself (sentry-browser.ts) is a separate chunk, loaded after hydration and only
 // when the operator set SENTRY_DSN, so the public pages' initial JavaScript stays within budget.
 

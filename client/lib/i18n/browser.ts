@@ -1,7 +1,7 @@
 import type { NamespaceResources } from '../../../shared/web/ssr-contract.ts'
 
 /**
- * The browser's translations (issue 30, decision 031): the same i18next JSON resources, looked up
+ * The browser's translations (decision 031): the same i18next JSON resources, looked up
  * the way i18next looks them up with the options `createI18n` (client/lib/i18n/i18n.ts) gives it, in a
  * few hundred bytes instead of i18next's 15 kB gzip. The server renders with i18next; hydration
  * needs the browser to write the very same text, which test/unit/client/i18n-browser.test.ts

@@ -24,7 +24,7 @@ export interface RouteHandle {
   footer?: boolean
   /** Title, description and structured data of the page (client/lib/head/head.ts). */
   head?: RouteHeadSpec
-  /** Response headers of the page's server render (issue 12: share links are neither referred nor indexed). */
+  /** Response headers of the page's server render (share links are neither referred nor indexed). */
   headers?: Record<string, string>
 }
 

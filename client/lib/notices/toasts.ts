@@ -15,7 +15,7 @@ export interface Toast {
   /** null: stays until closed. */
   timeoutMs: number | null
   closeOnClick: boolean
-  /** A button that does what the toast suggests (issue 27: "Reload" on the new-version notice). */
+  /** A button that does what the toast suggests ("Reload" on the new-version notice). */
   action?: { label: string; run: () => void } | undefined
 }
 

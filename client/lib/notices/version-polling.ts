@@ -48,7 +48,7 @@ export function startVersionPolling(state: { current: VersionWatchState }, t: TF
       showPersistentNotice({ kind: 'error', title: t('maintenanceMode.title'), description: t('maintenanceMode.description', { time }) })
     }
     if (step.announceNewVersion) {
-      // Issue 27: the notice offers what it asks for; a full load fetches the new build's page and code.
+      // The notice offers what it asks for; a full load fetches the new build's page and code.
       showPersistentNotice({
         kind: 'success',
         title: t('appVersion.title'),

@@ -21,7 +21,7 @@ let initialised = false
 /**
  * Spec §4 "Local session presence": with neither the front token nor the SDK's last-update stamp
  * the session MAY_EXIST, and the SDK's first call (any same-origin fetch, the version poll too)
- * tries a refresh — a 401 in every fresh visitor's console (issue 15 item 8). Without a front token
+ * tries a refresh — a 401 in every fresh visitor's console. Without a front token
  * there is no session to refresh here (decision 008: pages read the front token the same way; the
  * BFF clears it with the session), so the stamp is written as the SDK writes it once it finds no
  * session: NOT_EXISTS, and no request. A sign-in sets the front token and the stamp anew.

@@ -31,7 +31,7 @@ export async function publicGuard({ context, request }: LoaderFunctionArgs): Pro
 
 /**
  * Pages about a session's pending step (/check-email, /email-not-verified): a visitor without a
- * session has no link on the way and no email to verify, so logs in first (issue 27); on a page
+ * session has no link on the way and no email to verify, so logs in first; on a page
  * load the BFF adds the page as the way back (server/bff/plugins/ssr.ts).
  */
 export async function sessionPageGuard({ context }: LoaderFunctionArgs): Promise<null> {
@@ -39,7 +39,7 @@ export async function sessionPageGuard({ context }: LoaderFunctionArgs): Promise
   return null
 }
 
-/** Who a page that skips the check is for (issue 27): the session's state, and the user when fully signed in. */
+/** Who a page that skips the check is for: the session's state, and the user when fully signed in. */
 export interface ViewerData {
   state: SessionState
   user: UserRecord | null
@@ -47,7 +47,7 @@ export interface ViewerData {
 
 /**
  * The pages that skip the check and have a header (/mfa, /sentry-test, the 404 page): they guard
- * nothing, but their header shows who is there (issue 27), so a signed-in user keeps "My profile"
+ * nothing, but their header shows who is there, so a signed-in user keeps "My profile"
  * and "Log out". A user record that cannot be had leaves the visitor's header: the page itself
  * does not depend on it.
  */
@@ -62,7 +62,7 @@ export async function viewerLoader({ context, request }: LoaderFunctionArgs): Pr
 /**
  * Who the page is for, from whichever layout group knows (client/routes.tsx): a protected page's
  * user, or what the viewer loader of the pages that skip the check found. One answer for every
- * header, so no page shows a visitor's header to a signed-in user (issue 27).
+ * header, so no page shows a visitor's header to a signed-in user.
  */
 export function useViewer(): { state: SessionState | null; user: UserRecord | null } {
   const signedIn = useRouteLoaderData('signed-in') as SignedInData | undefined

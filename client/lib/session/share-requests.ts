@@ -1,4 +1,4 @@
-// Share links' API (/api/sharing/<link>…, issue 12) answers 401 for a missing or wrong share
+// Share links' API (/api/sharing/<link>…) answers 401 for a missing or wrong share
 // password. That is no session's business: supertokens-web-js, once initialised (a signed-in
 // visitor), would take such a 401 for an expired session, refresh it and send the request again —
 // up to ten times, each a counted password guess. Its fetch and XHR interception skips these URLs.

@@ -25,9 +25,9 @@ interface Failure {
 
 /**
  * /auth-callback/{provider}: the provider sent the visitor back; finish the sign-in and go on to
- * where the login page was asked to lead (issue 15 item 3). A failure shows in the login page's
+ * where the login page was asked to lead. A failure shows in the login page's
  * layout with the way back to it: said in the visitor's language, with spec §5's message kept in
- * English as its detail (issue 27).
+ * English as its detail.
  */
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])

@@ -13,8 +13,8 @@ import { problemMessage, problemOfFailure, type AuthT } from '../../lib/account/
 
 // /check-email (after sign-up), /email-not-verified (the guard sends unverified users here) and
 // /verify-email?token= (the emailed link). ?redirectToPath= rides along on all three, and in the
-// links the BFF mails (issue 15 item 3). Their buttons are forms that work before the page's
-// script runs (issue 15 item 9, decision 025).
+// links the BFF mails. Their buttons are forms that work before the page's
+// script runs (decision 025).
 
 /** "Send the email again" and "Verify my email" sent before the script ran, answered by the BFF. */
 export const action = formOutcomeAction
@@ -98,7 +98,7 @@ function resendNotice(outcome: FormOutcome | undefined, t: AuthT, language: stri
 }
 
 /**
- * What happened to the verification mail (issue 18): "we sent you a link" while it went out; that
+ * What happened to the verification mail: "we sent you a link" while it went out; that
  * it could not be sent yet while it waits in the server's outbox (asked again at the recheck pace,
  * so the text follows when it leaves), or that it could not be sent at all.
  */

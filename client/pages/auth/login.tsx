@@ -24,7 +24,7 @@ async function blockStatus(email: string): Promise<BlockStatus | null> {
 
 /**
  * /login: sign in with email and password, or an external provider (spec §2, §5, §8), then on to
- * ?redirectToPath= (issue 15 item 3). Sent before the script runs, the form is answered by the
+ * ?redirectToPath=. Sent before the script runs, the form is answered by the
  * BFF the same way (decision 025).
  */
 export function Component() {

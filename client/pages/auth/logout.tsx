@@ -21,7 +21,7 @@ export function loader({ request }: LoaderFunctionArgs): LogoutData {
 
 /**
  * /@/logout runs the sign-out in the browser (a POST with the custom header) and lands on /login.
- * Any page can link here, so when another site sent the visitor, it asks first (issue 17).
+ * Any page can link here, so when another site sent the visitor, it asks first.
  */
 export function Component() {
   const { t } = useTranslation(['auth', 'common'])

@@ -20,10 +20,10 @@ import { TOTP_DEVICE_NAME } from '../../../shared/constants.ts'
 export const action = formOutcomeAction
 
 // /mfa: the second factor. A user who must complete it enters a code from the app, or one of the
-// recovery codes (issue 11); a fully signed-in user sets an authenticator up here (decision 008)
+// recovery codes; a fully signed-in user sets an authenticator up here (decision 008)
 // and sees the recovery codes of the new set-up once. Removing a confirmed one takes a code, on
 // the profile. ?redirectToPath= says where to go afterwards (the profile's "Add" comes back; a
-// sign-in carries its target through, issue 15 item 3). The code form works before the page's
+// sign-in carries its target through). The code form works before the page's
 // script runs (decision 025); setting an authenticator up needs the script.
 
 export async function loader({ context, request }: LoaderFunctionArgs): Promise<{ state: SessionState }> {
@@ -80,7 +80,7 @@ export function Component() {
       if (created.status !== 'OK') throw new Error('Unable to create TOTP device')
       setMode({ kind: 'setup', secret: created.secret, qr: await QRCode.toDataURL(created.qrCodeString, { margin: 1, width: 220 }) })
     } catch (failure) {
-      // Confirmed in the meantime (another tab): another one would take a current code (issue 26),
+      // Confirmed in the meantime (another tab): another one would take a current code,
       // and this page only sets up a first one — it shows the account's as it would on a new visit.
       const list = await Totp.listDevices().catch(() => null)
       if (list?.devices.some((device) => device.verified)) {
@@ -112,7 +112,7 @@ export function Component() {
     try {
       const result = mode.kind === 'setup' ? await Totp.verifyDevice({ deviceName: TOTP_DEVICE_NAME, totp: code }) : await Totp.verifyCode({ totp: code })
       if (result.status === 'OK') {
-        // The first authenticator comes with its recovery codes, in this answer only (issue 11).
+        // The first authenticator comes with its recovery codes, in this answer only.
         const codes = (result as { recoveryCodes?: unknown }).recoveryCodes
         if (Array.isArray(codes) && codes.length > 0) {
           setMode({ kind: 'codes', codes: codes.map(String) })

@@ -17,7 +17,7 @@ import { fieldMessages, problemMessage } from '../../lib/account/auth-errors.ts'
 export const action = formOutcomeAction
 
 interface ResetData {
-  /** False when the link has been used or has expired: said at once, before any form (issue 15 item 8). */
+  /** False when the link has been used or has expired: said at once, before any form. */
   usable: boolean
 }
 

@@ -22,7 +22,7 @@ interface LegalSection {
 
 /**
  * /tos: the terms in force, accepted once per version, with the mailing-list opt-in (spec §4, §7);
- * then on to ?redirectToPath= (issue 15 item 3). Works before the page's script runs (decision 025).
+ * then on to ?redirectToPath=. Works before the page's script runs (decision 025).
  */
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'legal', 'common'])

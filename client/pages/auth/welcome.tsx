@@ -26,7 +26,7 @@ async function emailExists(email: string): Promise<boolean> {
 
 /**
  * /welcome: sign up with email and password (spec §3 sign-up form), then verify the email; the
- * target of ?redirectToPath= goes into the verification link (issue 15 item 3).
+ * target of ?redirectToPath= goes into the verification link.
  */
 export function Component() {
   const { t, i18n } = useTranslation(['auth', 'common'])

@@ -6,7 +6,7 @@ import type { ErrorBody } from '../../../shared/types.ts'
 import { apiSend } from '../../lib/api.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
 
-// The program page's purchase state under /@ (issue 13): "Buy" for a paid program on sale, "Owned"
+// The program page's purchase state under /@: "Buy" for a paid program on sale, "Owned"
 // once bought, and for a subscription its renewal or end with "Cancel subscription". Loaded with
 // the signed-in pages only: a visitor's program page carries none of it.
 

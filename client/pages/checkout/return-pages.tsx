@@ -5,7 +5,7 @@ import type { CheckoutResult, CheckoutStatus } from '../../../shared/checkout.ts
 import type { ErrorBody } from '../../../shared/types.ts'
 import { apiResponse } from '../../lib/api.ts'
 
-// Where Stripe's hosted page returns to (issue 13, spec §2: /stripe/success and /stripe/cancel,
+// Where Stripe's hosted page returns to (spec §2: /stripe/success and /stripe/cancel,
 // protected). The success page asks the API what became of the session — the API checks it with
 // Stripe, against this user, and grants a paid one — and says so honestly: paid, still
 // processing, not completed, expired, or unknown.
@@ -37,7 +37,7 @@ export async function successLoader({ request, context }: LoaderFunctionArgs): P
   if (sessionId === '') return { outcome: 'notFound', program: null }
   const answer = await apiResponse(context, `/api/user/checkout/${encodeURIComponent(sessionId)}`, request.signal)
   if (answer.status === 404 || answer.status === 400) return { outcome: 'notFound', program: null }
-  // Issue 27: a server without card payments says so once; asking again would change nothing.
+  // A server without card payments says so once; asking again would change nothing.
   if ((answer.body as ErrorBody | null)?.code === 'CHECKOUT_NOT_CONFIGURED') return { outcome: 'notConfigured', program: null }
   if (answer.status !== 200) return { outcome: 'unavailable', program: null }
   const result = answer.body as CheckoutResult

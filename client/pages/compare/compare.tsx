@@ -12,7 +12,7 @@ import { ProgramIcon } from '../../components/program-icon.tsx'
 import { apiResponse } from '../../lib/api.ts'
 import { useCatalogueHref } from '../../lib/catalogue/twins.ts'
 
-// /compare?programs=a,b,c (issue 29), and its twin /@/compare: COMPARE_MIN to COMPARE_MAX programs
+// /compare?programs=a,b,c, and its twin /@/compare: COMPARE_MIN to COMPARE_MAX programs
 // side by side, server-rendered; the URL is the whole state, so the page is shared by its link.
 // Each program is read with GET /api/programs/{id}, in parallel. A link that cannot be shown
 // — too few or too many programs, one twice (400), one unknown or retired (404) — is a page that

@@ -3,7 +3,7 @@ import type { ErrorBody } from '../../../shared/types.ts'
 import type { ApiResult } from '../../lib/api.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
 
-// How the drive runs its writes and says what the server did (issue 27): every item is sent on
+// How the drive runs its writes and says what the server did: every item is sent on
 // its own, a refusal does not stop the others, and the toast counts what was done and names each
 // item that was not, with the server's reason. Never "3 moved to trash" when one was refused.
 

@@ -11,7 +11,7 @@ import { CopyButton, ShareDialog } from './share-dialog.tsx'
 import { UploadPanel } from './upload-panel.tsx'
 import { droppedFiles, pickedFiles, useUploads, type PickedFile } from './uploads.ts'
 
-// /@/files (issue 12): the user's drive. Three views of one page: the folders and files
+// /@/files: the user's drive. Three views of one page: the folders and files
 // (?folder=<id>), the trash (?view=trash) and the share links (?view=links). Used space against
 // the quota heads every view. Sorting and the name filter work on the folder in view, in the
 // browser: the API lists a folder whole.

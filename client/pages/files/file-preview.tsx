@@ -4,7 +4,7 @@ import { SHARE_PREVIEW_MAX_BYTES } from '../../../shared/constants.ts'
 import { formatBytes, previewKind, type DriveItem } from './model.ts'
 
 // What a file looks like without downloading it, for the drive's owner and a share link's visitor
-// alike (issues 12 and 27): an image as an <img>, plain text as text (React writes it as text,
+// alike: an image as an <img>, plain text as text (React writes it as text,
 // never markup), a PDF opened in the browser's own viewer in a new tab — every BFF answer forbids
 // framing (`frame-ancestors 'none'`), so nothing is embedded. `url` serves the bytes inline, with
 // `nosniff` and a sandbox CSP (server/api/files/downloads.ts).

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
 
-// /files (issue 12): what the drive is, for a visitor, and the way in. A signed-in user never sees
+// /files: what the drive is, for a visitor, and the way in. A signed-in user never sees
 // it: the public guard sends them to /@/files, its twin (shared/auth/session.ts).
 
 const POINTS = ['upload', 'resume', 'share', 'trash'] as const

@@ -1,7 +1,7 @@
 import { FILES_IGNORED_FOLDER_NAME } from '../../../shared/constants.ts'
 import { previewKindOf, type FileItem, type PreviewKind, type TrashItem } from '../../../shared/files/files.ts'
 
-// What the drive's pages read from the API (docs/API.md, issue 12) and the small helpers the
+// What the drive's pages read from the API (docs/API.md) and the small helpers the
 // drive and a share link's page both use. The shapes are the API's (shared/files/files.ts), with the
 // pages' names for two of them.
 export type { FolderInfo, FolderListing, ShareSummary, SharedView, Usage } from '../../../shared/files/files.ts'

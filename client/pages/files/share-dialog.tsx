@@ -4,7 +4,7 @@ import { apiSend, errorMessage } from '../../lib/api.ts'
 import { Dialog, FieldError, SubmitOrCancel } from './dialogs.tsx'
 import type { DriveItem } from './model.ts'
 
-// Sharing a file or folder (issue 12): an optional password (sent once, stored hashed; never part
+// Sharing a file or folder: an optional password (sent once, stored hashed; never part
 // of the URL), an optional last day, and whether visitors may download. The answer's URL is shown
 // with a copy button; the list of links (links view of the drive) shows views, state and revoke.
 

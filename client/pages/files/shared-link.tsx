@@ -10,7 +10,7 @@ import { formatBytes, formatDate, previewKind, type DriveItem, type SharedView }
 import { Dialog, FieldError } from './dialogs.tsx'
 import { FilePreview } from './file-preview.tsx'
 
-// /sharing/{link} (issue 12): what someone shared, for anyone holding the link — no layout, no
+// /sharing/{link}: what someone shared, for anyone holding the link — no layout, no
 // session check, no version polling (spec §2). A folder is browsable inside the share only (the
 // API answers nothing outside it). A password-protected link asks for the password first; the
 // unlock is remembered by an httpOnly cookie the BFF sets, never by anything in the URL.

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react'
 import { defaultOptions, DetailedError, Upload, type PreviousUpload } from 'tus-js-client'
 import { isIgnoredPath } from './model.ts'
 
-// Resumable uploads (issue 12) with tus-js-client against the API's tus 1.0.0 endpoint. Each file
+// Resumable uploads with tus-js-client against the API's tus 1.0.0 endpoint. Each file
 // is its own upload; a few run at once and the rest wait their turn. tus-js-client keeps each
 // unfinished upload's address in localStorage under the file's fingerprint (name, type, size,
 // modification time), so after a reload the same file picked again continues from the last byte

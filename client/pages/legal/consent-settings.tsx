@@ -15,7 +15,7 @@ export function useConsentCookieRow(): Array<[string, CookieRow]> {
 }
 
 /**
- * The analytics choice on /cookie (issue 11): what it is now and a way to change it, with the
+ * The analytics choice on /cookie: what it is now and a way to change it, with the
  * same two equal buttons as the banner. Shown only when a tag manager is configured.
  */
 export function ConsentSettings() {

@@ -6,7 +6,7 @@ import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
 import type { SignedInData } from '../../lib/session/guards.ts'
 
-// /@/operator/accounts/:id (issue 28): one account as support sees it — the auth core's facts and
+// /@/operator/accounts/:id: one account as support sees it — the auth core's facts and
 // the product's record — with the actions: disable with a reason or enable, end every session,
 // and for an administrator the roles. Every form says what went wrong next to the field.
 

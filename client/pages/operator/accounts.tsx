@@ -5,7 +5,7 @@ import { data } from 'react-router'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { apiResponse } from '../../lib/api.ts'
 
-// /@/operator/accounts (issue 28): find accounts by the start of the address or of its domain
+// /@/operator/accounts: find accounts by the start of the address or of its domain
 // (several terms separated by ";"), the oldest first, a page at a time. A plain GET form: the
 // search is in the URL, Enter searches, the back button works.
 

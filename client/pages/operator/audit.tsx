@@ -5,7 +5,7 @@ import type { ErrorBody } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse } from '../../lib/api.ts'
 
-// /@/operator/audit (issue 28): the audit log, newest first, filtered by actor, target and action
+// /@/operator/audit: the audit log, newest first, filtered by actor, target and action
 // (GET /api/operator/audit); "Older" follows the page's cursor; the CSV download takes the same
 // filters. The filters live in the URL, so a filtered view is a link one can share or go back to.
 

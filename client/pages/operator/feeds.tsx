@@ -8,7 +8,7 @@ import { apiGet, apiSend } from '../../lib/api.ts'
 import type { SignedInData } from '../../lib/session/guards.ts'
 import { LocalTime } from './audit.tsx'
 
-// /@/operator/feeds (issue 29, decision 029): the catalogue feeds (GET /api/operator/feeds) with
+// /@/operator/feeds (decision 029): the catalogue feeds (GET /api/operator/feeds) with
 // their state, problem and reports; "Read the feeds now" (POST /api/operator/feeds/sync); and what
 // the feeds propose (GET /api/operator/proposed-changes), each accepted or rejected by an editor.
 

@@ -8,7 +8,7 @@ import type { SignedInData } from '../../lib/session/guards.ts'
 import { OPERATOR_SECTIONS } from './sections.ts'
 
 /**
- * The operator console (issue 28): only for an account with a role. Anyone else gets the 404 page,
+ * The operator console: only for an account with a role. Anyone else gets the 404 page,
  * as for any path that is not there — the console does not say it exists. The API checks every
  * operator call again; this only keeps the pages away.
  */
@@ -26,7 +26,7 @@ export function useOperatorSections() {
   return OPERATOR_SECTIONS.filter((section) => permissions.has(section.permission))
 }
 
-/** /@/operator (issue 28): the console's own navigation above its pages. */
+/** /@/operator: the console's own navigation above its pages. */
 export function Component() {
   const { t } = useTranslation('operator')
   const sections = useOperatorSections()

@@ -6,7 +6,7 @@ import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiGet, apiSend } from '../../lib/api.ts'
 import { LocalTime } from './audit.tsx'
 
-// /@/operator/maintenance (issue 28): the announced maintenance time (GET /api/version), set in
+// /@/operator/maintenance: the announced maintenance time (GET /api/version), set in
 // the operator's own time zone and sent as ISO 8601 (PUT /api/operator/maintenance), or cleared.
 // Everyone's maintenance notice follows from /api/version (spec §4).
 

@@ -8,7 +8,7 @@ import { Component as OverviewPage } from './overview.tsx'
 import { Component as ProgramEditorPage, loader as programEditorLoader } from './program-editor.tsx'
 import { Component as ProgramsPage, loader as programsLoader } from './programs.tsx'
 
-// The operator console's pages as one chunk (issue 28): the route table names one dynamic import
+// The operator console's pages as one chunk: the route table names one dynamic import
 // for all of them, so the console adds next to nothing to every visitor's first JavaScript; an
 // operator loads the console's code once, on the first console page.
 

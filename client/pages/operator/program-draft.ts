@@ -4,7 +4,7 @@ import { EXTERNAL_CATALOGUES, type ExternalCatalogue } from '../../../shared/cat
 import { LOCALES, type Locale } from '../../../shared/locales.ts'
 import { EDITABLE_FIELDS, normalisedExternalIds, type EditableField, type EditorProgram, type ProgramAsWritten, type ProgramTexts } from '../../../shared/catalogue/program-editor.ts'
 
-// The console's program editor (issue 28) works on a draft: the program as its inputs hold it
+// The console's program editor works on a draft: the program as its inputs hold it
 // (strings, as typed). From the draft come the body of a create, the fields of a change (only
 // those that differ from the revision the editor started on), and, after a conflict, the draft
 // that keeps the editor's own changes on top of the other editor's revision.
@@ -31,7 +31,7 @@ export interface Draft {
   released: string
   homepage: string
   texts: Record<Locale, ProgramTexts>
-  /** Issue 29: the ids in other catalogues as typed ("" for none). */
+  /** The ids in other catalogues as typed ("" for none). */
   externalIds: Record<ExternalCatalogue, string>
 }
 

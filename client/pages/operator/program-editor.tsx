@@ -15,7 +15,7 @@ import { ProgramMediaSection, type ProgramMedia } from './program-media.tsx'
 import { ProgramReleases } from './program-releases.tsx'
 import { ProgramRevisions, usePartLabel, useShownValue } from './program-revisions.tsx'
 
-// /@/operator/programs/new and /@/operator/programs/:id (issue 28): the editor of one program as
+// /@/operator/programs/new and /@/operator/programs/:id: the editor of one program as
 // written, its texts a tab per language. A save sends only what changed, on top of the revision
 // the editor opened; when someone else saved first (409) the editor sees both versions and keeps
 // every value typed until they choose.
@@ -27,7 +27,7 @@ export interface EditorData {
   revisions: ProgramRevision[]
   /** Its logo and screenshots; null for a new program. */
   media: ProgramMedia | null
-  /** Issue 29: its releases, newest first; [] for a new program. */
+  /** Its releases, newest first; [] for a new program. */
   releases: Release[]
 }
 
@@ -83,7 +83,7 @@ interface Conflict {
 
 type Status = { kind: 'success' | 'error' | 'info'; text: string } | null
 
-/** Issue 29: what an id of each catalogue looks like, shown in its empty input. */
+/** What an id of each catalogue looks like, shown in its empty input. */
 const EXTERNAL_ID_EXAMPLES = { flathub: 'org.blender.Blender', winget: 'BlenderFoundation.Blender', homebrew: 'blender' } as const
 
 function ProgramEditor({ data: { program, revisions, media, releases } }: { data: EditorData }) {

@@ -6,12 +6,12 @@ import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 
-// A program's logo and screenshots in the console (issue 28): the API's media routes
+// A program's logo and screenshots in the console: the API's media routes
 // (docs/API.md "Logos and screenshots"). The file goes as the request's body as it is; the API
 // checks, sanitises and re-encodes it and says what was wrong.
 
 /**
- * A file sent as the request's body, its bytes as they are (issue 28: a program's logo and
+ * A file sent as the request's body, its bytes as they are (a program's logo and
  * screenshots), with the anti-forgery header like every write. A network failure is status 0.
  */
 async function apiUpload<T>(method: 'POST' | 'PUT', path: string, file: Blob): Promise<ApiResult<T>> {

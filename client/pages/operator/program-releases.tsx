@@ -7,7 +7,7 @@ import { RELEASE_LIMITS, releaseProblems, type FieldProblem } from '../../../sha
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../../lib/api.ts'
 
-// A program's releases in the console (issue 29): its history, newest first, and an editor's new
+// A program's releases in the console: its history, newest first, and an editor's new
 // release (POST /api/operator/programs/{id}/releases). The checks are the API's own
 // (shared/catalogue/program-editor.ts releaseProblems), shown next to the field before anything is sent;
 // what only the API knows (a version the history has) is shown there too.

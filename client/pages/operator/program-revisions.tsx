@@ -6,7 +6,7 @@ import type { EditorProgram, ProgramRevision } from '../../../shared/catalogue/p
 import { apiSend, errorMessage } from '../../lib/api.ts'
 import type { DraftPart } from './program-draft.ts'
 
-// A program's history in the console (issue 28): each revision, newest first, with who made it,
+// A program's history in the console: each revision, newest first, with who made it,
 // when, and each field it changed (before → after); any earlier one can be restored, which makes
 // a new revision equal to it.
 

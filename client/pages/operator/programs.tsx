@@ -5,7 +5,7 @@ import type { EditorProgram } from '../../../shared/catalogue/program-editor.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiGet } from '../../lib/api.ts'
 
-// /@/operator/programs (issue 28): every program of the catalogue as editors see it, retired ones
+// /@/operator/programs: every program of the catalogue as editors see it, retired ones
 // too; a search over id, name, developer and publisher, a page at a time.
 
 interface ProgramsPage {

@@ -2,7 +2,7 @@ import type { RouteObject } from 'react-router'
 import type { Namespace } from '../../../shared/locales.ts'
 import { page } from '../../lib/i18n/namespaces.ts'
 
-// The console's pages under /@/operator (issue 28), all in one chunk (pages.tsx); which of them
+// The console's pages under /@/operator, all in one chunk (pages.tsx); which of them
 // an account sees in the console's navigation is sections.ts's.
 
 /** The console's one chunk (pages.tsx). */

@@ -1,6 +1,6 @@
 import type { OperatorPermission } from '../../../shared/operator.ts'
 
-// The console's sections (issue 28): where each lives under /@/operator and the permission that
+// The console's sections: where each lives under /@/operator and the permission that
 // opens it. The console's navigation and its overview list the sections the account's roles
 // open; the routes of their pages are in routes.ts.
 

@@ -7,9 +7,9 @@ import { RecoveryCodeList } from '../../components/recovery-codes.tsx'
 import { apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
 import { reloadSecuritySummary, useSecuritySummary } from './security-summary.ts'
 
-// The profile's authenticator (issue 11): whether a TOTP app protects the account, adding one
+// The profile's authenticator: whether a TOTP app protects the account, adding one
 // (the /mfa set-up, which comes back here), removing one with a current code or a recovery code,
-// and a new set of recovery codes, shown once — also only with a code (issue 26).
+// and a new set of recovery codes, shown once — also only with a code.
 
 /** Where the set-up returns once the authenticator is confirmed and its recovery codes are shown. */
 const SET_UP_LINK = `/mfa?redirectToPath=${encodeURIComponent('/@/my-profile')}`

@@ -8,7 +8,7 @@ import { Notice } from '../../components/auth-shell.tsx'
 import { UserAvatar } from '../../components/user-avatar.tsx'
 import { apiSend } from '../../lib/api.ts'
 
-// The profile picture (issue 11): pick or drop a PNG, JPEG or WebP up to 5 MB; a preview while it
+// The profile picture: pick or drop a PNG, JPEG or WebP up to 5 MB; a preview while it
 // uploads with a progress bar; the header shows the new one as soon as it is stored. The server
 // decides (the same checks, by content, then a re-encode); the checks here only save a wasted upload.
 

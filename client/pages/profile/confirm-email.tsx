@@ -6,7 +6,7 @@ import { AuthShell, Notice } from '../../components/auth-shell.tsx'
 import { apiSend } from '../../lib/api.ts'
 import { Session } from '../../lib/session/auth.ts'
 
-// /confirm-email?token= (issue 11): the link mailed to a new address. Public and without the
+// /confirm-email?token=: the link mailed to a new address. Public and without the
 // layout, like /verify-email: it may be opened in a browser that is not signed in. The token alone
 // confirms the change; a person clicks first, so a mail scanner that opens links cannot spend it.
 

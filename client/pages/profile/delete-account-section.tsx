@@ -9,14 +9,14 @@ import { formatBytes } from '../files/model.ts'
 import { notifySignedOut } from '../../lib/session/presence.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
 
-// Deleting the account (issue 11, spec §1, §9): a reason (a comment is required for "other"), the
+// Deleting the account (spec §1, §9): a reason (a comment is required for "other"), the
 // account's email typed again, and — when the server asks for it — a current authenticator code.
 // Nothing is deleted until the server has checked all of it.
 
 type Status = { kind: 'error'; text: string } | { kind: 'error'; key: 'comment' | 'reason' | 'network' | 'other' }
 
 /**
- * What deleting the account removes beyond the profile, library and picture (issue 27): the files
+ * What deleting the account removes beyond the profile, library and picture: the files
  * (how many, how large), the shared links, the subscriptions by name — said before the person
  * confirms. When the summary cannot be read, what deletion removes is still said, without numbers.
  */

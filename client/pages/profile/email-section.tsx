@@ -6,7 +6,7 @@ import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse, apiSend, type ApiResult } from '../../lib/api.ts'
 import { useSecuritySummary } from './security-summary.ts'
 
-// The profile's email address (issue 11): the current one, a change waiting for its link (send it
+// The profile's email address: the current one, a change waiting for its link (send it
 // again, or cancel), and the form for a new address with the current password. Answered by the
 // BFF (GET/POST /api/user/email, …/resend, …/pending); the address changes only once the link
 // mailed to the new one is opened (/confirm-email).

@@ -6,7 +6,7 @@ import type { UserRecord } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { apiSend, errorMessage } from '../../lib/api.ts'
 
-// The profile's notification settings (issue 29): how notifications are mailed — not at all, one
+// The profile's notification settings: how notifications are mailed — not at all, one
 // mail each as they come, or a daily digest (the default) — and whether adding a program to the
 // library watches it too. Saved with PATCH /api/user { notify, watchOnAdd }, like the details above.
 

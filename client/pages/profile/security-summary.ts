@@ -1,7 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react'
 import { apiResponse } from '../../lib/api.ts'
 
-// GET /api/user/security (issue 11), read once for the whole profile page: the password section
+// GET /api/user/security, read once for the whole profile page: the password section
 // and the authenticator section both depend on it, and a change in one (an authenticator removed)
 // reloads it for both. Read in the browser after the page shows, like the device list: the server
 // renders pages against the product API, which does not know the account's sign-in methods.

@@ -6,13 +6,13 @@ import { Notice } from '../../components/auth-shell.tsx'
 import { ProgramIcon } from '../../components/program-icon.tsx'
 import { apiGet, apiSend, loaderLocale, type ApiResult } from '../../lib/api.ts'
 
-// /streaming (issue 13, spec §2 route "streaming", decision 017): pick a program of the library,
+// /streaming (spec §2 route "streaming", decision 017): pick a program of the library,
 // a region and a keyboard layout; the API assigns a cluster and a signed grant. The grant goes to
 // the cluster in the URL's fragment, which browsers send to no server and put in no Referer, so
 // it stays out of logs; the cluster's page reads it and verifies it against our JWKS. No
 // maintenance or version polling runs here (spec §2; client/lib/notices/version-watch.ts). Only what the
 // user may stream is offered; a paid program not bought is listed apart, with the way to buy it
-// (issue 26: the API refuses it with STREAMING_NOT_OWNED anyway).
+// (the API refuses it with STREAMING_NOT_OWNED anyway).
 
 interface StreamingData {
   state: StreamingState

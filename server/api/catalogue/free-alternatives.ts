@@ -3,7 +3,7 @@ import type { Locale } from '../../../shared/locales.ts'
 import type { Queryable } from '../../db/database.ts'
 import { programsByIds } from './repository.ts'
 
-// Free alternatives (issue 29): the page of a paid program — its licence type is not a free one
+// Free alternatives: the page of a paid program — its licence type is not a free one
 // (license_types.is_free) — lists free programs of its primary category, most popular first;
 // never itself, never a retired one. A free program has none.
 

@@ -5,7 +5,7 @@ import { LOGO_MAX_PX, MEDIA_MAX_PIXELS, SCREENSHOT_WIDTHS } from '../../../share
 import { turn } from '../users/avatar-image.ts'
 import { sanitiseSvg, SvgRefused } from './svg-sanitiser.ts'
 
-// Programs' logos and screenshots (issue 28) are encoded like avatars (avatar-image.ts): decoded,
+// Programs' logos and screenshots are encoded like avatars (avatar-image.ts): decoded,
 // turned upright and written anew, so nothing of the upload but its pixels survives (no EXIF, ICC,
 // XMP, trailing bytes or polyglot). An SVG logo is rewritten to a safe subset (svg-sanitiser.ts).
 

@@ -4,7 +4,7 @@ import { programLogoFilePath, screenshotPath, type ProgramScreenshot } from '../
 import type { Queryable } from '../../db/database.ts'
 import type { EncodedLogo, EncodedScreenshot } from './media-images.ts'
 
-// Programs' uploaded logos and screenshots (issue 28, migration 019). Writes take a handle inside
+// Programs' uploaded logos and screenshots (migration 019). Writes take a handle inside
 // the caller's transaction, so the change and its audit entry are one.
 
 export interface StoredLogo {

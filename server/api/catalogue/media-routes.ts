@@ -7,7 +7,7 @@ import { binaryBody } from '../../http/openapi.ts'
 import { ApiImageNotFound } from '../errors.ts'
 import { logoFile, screenshotFile, uploadedLogoIndex } from './media-repository.ts'
 
-// Programs' uploaded images (issue 28), public: screenshots (GET /api/screenshots/{hash}.webp)
+// Programs' uploaded images, public: screenshots (GET /api/screenshots/{hash}.webp)
 // and logos (GET /api/program-logos/{hash}.svg|webp) by their content hash, cached for ever like
 // avatars (a new image is a new URL), and the index of uploaded logos the BFF serves in place of
 // the generated marks (GET /api/program-logos).

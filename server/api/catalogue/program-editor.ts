@@ -21,7 +21,7 @@ import { priceOf } from './repository.ts'
 import { ApiCatalogueNotFound, ApiRevisionConflict, ApiValidation } from '../errors.ts'
 import { recordCatalogueEvent, recordEditedVersion } from './release-history.ts'
 
-// The catalogue as editors write it (issue 28): read a program as written, create, change on top of
+// The catalogue as editors write it: read a program as written, create, change on top of
 // a revision (a change based on an older one is refused, never applied over someone else's), revert
 // to an earlier revision, retire. Every write is one transaction holding the program's row lock:
 // the program, its revision row, the audit entry and the catalogue version that tells every API
@@ -265,7 +265,7 @@ async function store(tx: Queryable, id: string, program: ProgramAsWritten, revis
   return stored
 }
 
-/** Issue 29: an id of another catalogue names one program only — a second one is a validation error naming the field, not the unique index's 500. */
+/** An id of another catalogue names one program only — a second one is a validation error naming the field, not the unique index's 500. */
 async function refuseTakenExternalIds(tx: Queryable, id: string, ids: ExternalIds): Promise<void> {
   const problems: FieldProblem[] = []
   for (const catalogue of EXTERNAL_CATALOGUES) {
@@ -374,7 +374,7 @@ export async function createProgram(db: Database, body: Record<string, unknown>,
     }
     const stored = await store(tx, id, program, 1, true)
     await recordRevision(tx, context, stored, 1, 'create', changesBetween(null, stored))
-    // Issue 29: its history starts with the version it is written with.
+    // Its history starts with the version it is written with.
     await recordEditedVersion(tx, { programId: id, version: stored.version, date: stored.updated, programName: stored.name }, false)
     return { id, revision: 1 }
   })
@@ -397,7 +397,7 @@ export async function updateProgram(db: Database, ...change: UpdateArguments): P
 /** What a change is: the program, the revision it is based on, the fields, who and why. */
 type UpdateArguments = [id: string, baseRevision: number, fields: Partial<Record<EditableField, unknown>>, context: WriteContext, action?: 'update' | 'revert']
 
-/** updateProgram inside the caller's transaction (issue 29: a feed's proposed change accepted, with its decision). */
+/** updateProgram inside the caller's transaction (a feed's proposed change accepted, with its decision). */
 export async function updateProgramIn(
   tx: Queryable,
   id: string,
@@ -438,7 +438,7 @@ export async function updateProgramIn(
       return { revision: current.revision }
     }
     await recordRevision(tx, context, stored, revision, action, changes)
-    // Issue 29: what watchers hear of, in the change's transaction. A new version written here is
+    // What watchers hear of, in the change's transaction. A new version written here is
     // a release of the program's history too (dated its "updated"), not a second revision.
     if (changes.price) await recordCatalogueEvent(tx, id, 'price', { before: changes.price.before, after: changes.price.after, programName: stored.name })
     if (changes.licenseType) await recordCatalogueEvent(tx, id, 'licence', { before: changes.licenseType.before, after: changes.licenseType.after, programName: stored.name })

@@ -5,7 +5,7 @@ import { PROGRAM_CATEGORIES } from '../../../shared/catalogue/catalogue.ts'
 import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue/living.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 
-// The newest releases of the whole catalogue, or of one category (issue 29): what the Atom feeds
+// The newest releases of the whole catalogue, or of one category: what the Atom feeds
 // (/feeds/releases.atom, /feeds/category/{id}.atom, the BFF's) list. Public: registered in the
 // catalogue's scope, so its answers are cached like the catalogue's, keyed by its version.
 

@@ -5,7 +5,7 @@ import type { AuditActor } from '../operator/audit-log.ts'
 import { readProgram, recordRevision } from './program-editor.ts'
 import { recordCatalogueEvent } from './release-history.ts'
 
-// Releases (issue 29): a program's versions, from editors and from feeds. A program's version and
+// Releases: a program's versions, from editors and from feeds. A program's version and
 // "updated" are its newest release's (by date, then by when it was recorded): recording a release
 // keeps programs.version and updated_on in step, writes a revision of the program (action
 // 'release') with its audit entry, bumps the catalogue version and records — when it is the newest — the 'release' event

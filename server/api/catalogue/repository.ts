@@ -21,7 +21,7 @@ export interface ProgramQuery {
   price: PriceFilter
   q?: string | undefined
   language?: string | undefined
-  /** Issue 29: windows, macos, linux or web. */
+  /** Windows, macos, linux or web. */
   platform?: string | undefined
   sort: ApiSortOption
   page: number
@@ -98,7 +98,7 @@ function toSummary(row: ProgramRow): ProgramSummary {
     updated: partialDate(row.updated_on, row.updated_precision),
     updatedPrecision: row.updated_precision,
     popularity: row.popularity,
-    // Issue 28: only where a library or a purchase still shows a program editors retired.
+    // Only where a library or a purchase still shows a program editors retired.
     ...(row.retired ? { retired: true } : {}),
   }
 }
@@ -197,7 +197,7 @@ export async function getOrganisation(db: Queryable, kind: 'developer' | 'publis
   return row ? { id: row.id, name: row.name, website: row.website, programCount: Number(row.count) } : null
 }
 
-/** Issue 28: whether editors retired the program (false for one that is not, or does not exist). */
+/** Whether editors retired the program (false for one that is not, or does not exist). */
 export async function isRetired(db: Queryable, id: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM api.programs WHERE id = $1 AND retired_at IS NOT NULL', [id])
   return rows.length > 0

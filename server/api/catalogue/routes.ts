@@ -51,13 +51,13 @@ export const ProgramListQuery = Type.Object(
 // here is not sent.
 
 const NamedRef = Type.Object({ id: Type.String(), name: Type.String() })
-/** Issue 15: a date says only what is known of it. */
+/** A date says only what is known of it. */
 const PartialDate = (what: string) =>
   Type.String({ pattern: PARTIAL_DATE_PATTERN, description: `${what}, only as precisely as it is known: "YYYY", "YYYY-MM" or "YYYY-MM-DD" (ISO 8601).` })
 const Precision = (field: string) => StringEnum(DATE_PRECISIONS, { description: `How much of \`${field}\` is known.` })
 const Price = Type.Object({ amount: Type.Number(), currency: Type.String({ description: 'ISO 4217, e.g. "EUR".' }), period: StringEnum(['one-time', 'month', 'year'] as const) })
 
-/** Issue 29: the ids in other catalogues (shared/catalogue/living.ts's patterns are checked by programProblems, naming the field). */
+/** The ids in other catalogues (shared/catalogue/living.ts's patterns are checked by programProblems, naming the field). */
 export const ExternalIdsSchema = Type.Object(
   Object.fromEntries(EXTERNAL_CATALOGUES.map((catalogue) => [catalogue, Type.Optional(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH }))])),
   {
@@ -132,7 +132,7 @@ const LicenseTypeCount = Type.Object({ id: StringEnum(LICENSE_TYPE_IDS), isFree:
 const Organisation = Type.Object({ id: Type.String(), name: Type.String(), website: Type.Union([Type.String(), Type.Null()]), programCount: Type.Integer() })
 
 /**
- * Catalogue answers depend on no user, but editors change the catalogue (issue 28: public within
+ * Catalogue answers depend on no user, but editors change the catalogue (public within
  * 2 s): a browser keeps one a second, then revalidates by ETag. The BFF keeps them longer, keyed
  * by the catalogue version each answer names (CATALOGUE_VERSION_HEADER, upstream-api.ts).
  */
@@ -142,7 +142,7 @@ const PUBLIC_CACHE = 'public, max-age=1'
 export const CATALOGUE_VERSION_HEADER = 'x-catalogue-version'
 
 /**
- * The language of an answer's program texts (issue 15): the best match of Accept-Language among
+ * The language of an answer's program texts: the best match of Accept-Language among
  * the interface languages, else English — the BFF sends exactly one. The answer names it
  * (Content-Language) and says it depends on it (Vary), so no cache hands one language's texts to
  * a visitor of another; each program's `textLanguage` says whether it was translated.
@@ -179,9 +179,9 @@ async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean
     const locale = textLocale(request, reply)
     const program = await getProgram(app.db, request.params.id, locale)
     if (!program) throw new ApiCatalogueNotFound('program', request.params.id)
-    // Issue 28: a retired program is gone from the catalogue; said so, not "never existed".
+    // A retired program is gone from the catalogue; said so, not "never existed".
     if (program.retired) throw new ApiProgramRetired(request.params.id)
-    // Issue 13: a paid program can be bought here when card checkout is configured.
+    // A paid program can be bought here when card checkout is configured.
     return {
       ...program,
       forSale: opts.forSale && program.price !== null,
@@ -198,7 +198,7 @@ async function catalogueRoutes(plugin: FastifyInstance, opts: { forSale: boolean
     return { items: await listReleases(app.db, request.params.id) }
   })
 
-  // Issue 29: the newest releases, for the Atom feeds.
+  // The newest releases, for the Atom feeds.
   recentReleasesRoute(app)
 
   app.get('/api/categories', { schema: { response: { 200: Type.Array(Category) } } }, async () => listCategories(app.db))

@@ -3,16 +3,16 @@ import type { Locale } from '../../../shared/locales.ts'
 import type { Database, Queryable } from '../../db/database.ts'
 import { programsByIds, type ProgramQuery } from './repository.ts'
 
-// The program listing's filters, search and sorts, answered from memory (issue 3: search must be
+// The program listing's filters, search and sorts, answered from memory (search must be
 // fast on a 10,000-program catalogue). What a listing needs of every program — ids, search text,
 // filter fields, sort keys — is small and changes only when the seed does, so each API instance
 // keeps it in memory, presorted for every sort, and reads from the database only the rows of the
 // page it returns. The index reloads when the catalogue version changes — the seed's checksum and
-// the counter every editor's write raises (issue 28: a change is public within 2 s on every
+// the counter every editor's write raises (a change is public within 2 s on every
 // instance) — checked at most every CATALOGUE_VERSION_CHECK_MS. Typo tolerance uses trigrams as pg_trgm does: when nothing
 // matches literally, programs whose search text holds at least FUZZY_THRESHOLD of the query's
 // trigrams match, the closest first. A query also finds programs by the words of their summary in
-// the visitor's language (issue 15), where it is translated; texts and queries are compared without
+// the visitor's language, where it is translated; texts and queries are compared without
 // letter case or accents ("uprava" finds "úprava").
 
 interface Entry {
@@ -31,11 +31,11 @@ interface Entry {
   isFree: boolean
   categories: Set<string>
   languages: Set<string>
-  /** Issue 29: the platform filter. */
+  /** The platform filter. */
   platforms: Set<string>
   popularity: number
   updatedOn: string
-  /** Issue 28: left out of the public listing, kept in the libraries that hold it. */
+  /** Left out of the public listing, kept in the libraries that hold it. */
   retired: boolean
 }
 
@@ -230,7 +230,7 @@ export class CatalogueIndex {
   /**
    * A page of the listing, texts in `locale` where translated. `library` narrows it to a user's
    * library: its program ids, newest first, which is also the order of the library's own sort,
-   * recentlyAdded (issue 15).
+   * recentlyAdded.
    */
   async list(query: Omit<ProgramQuery, 'sort'> & { sort: UserLibraryApiSortOption }, library?: readonly string[], locale: Locale = 'en'): Promise<ProgramPage> {
     const matches = this.select(await this.current(), query, library, locale)
@@ -240,7 +240,7 @@ export class CatalogueIndex {
   }
 
   /**
-   * Issue 29, saved searches: the catalogue as it is now (its version read at once, not after
+   * Saved searches: the catalogue as it is now (its version read at once, not after
    * `versionCheckMs`), and what a query matches in it — every public program, as the listing
    * would list them, without reading the database again.
    */

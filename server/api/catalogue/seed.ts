@@ -14,7 +14,7 @@ import { START_UP_TIMEOUT_MS } from '../../db/guard.ts'
 // (server/api/seed/translations/<locale>/programs-*.json, keyed by program id; English is the
 // source, a program without one is shown in English). Applied at start when the database does not
 // hold this exact seed yet; applying it twice changes nothing. A program editors have written in
-// the operator console (issue 28: revision above 0, retired ones too) is theirs: the seed adds the
+// the operator console (revision above 0, retired ones too) is theirs: the seed adds the
 // programs it does not hold yet and never changes, nor brings back, an edited one.
 
 export interface SeedProgram {
@@ -38,7 +38,7 @@ export interface SeedProgram {
   /** The current version's release, written the same way. */
   updated: string
   popularity: number
-  /** Issue 29: the ids it has in other catalogues — only ids known to be real. */
+  /** The ids it has in other catalogues — only ids known to be real. */
   externalIds?: ExternalIds
 }
 
@@ -201,7 +201,7 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
     }
 
     const ps = seed.programs
-    // Issue 29: an id of another catalogue names one program. An editor's program keeps the ids it
+    // An id of another catalogue names one program. An editor's program keeps the ids it
     // has (the seed gives way: its program goes without); the seed's own are set afresh, cleared
     // first so that ids moving between two of its programs never meet in the unique index.
     const edited = await tx.query<{ external_ids: ExternalIds }>("SELECT external_ids FROM api.programs WHERE revision > 0 AND external_ids <> '{}'::jsonb")
@@ -267,7 +267,7 @@ export async function applySeed(db: Database, seed = readSeed()): Promise<boolea
         seedIds,
       ],
     )
-    // Issue 29: the version of a program as the seed writes it is a release of its history (dated
+    // The version of a program as the seed writes it is a release of its history (dated
     // its "updated"), so the history and the version agree; one the history has changes nothing.
     await tx.query(
       `INSERT INTO api.program_releases (program_id, version, released_on, released_precision, source)

@@ -1,6 +1,6 @@
 import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes'
 
-// An uploaded SVG logo (issue 28) is rewritten, never stored as sent: it is parsed by a strict
+// An uploaded SVG logo is rewritten, never stored as sent: it is parsed by a strict
 // XML parser (saxes: no DTD, no entities of its own, so no entity expansion and no external
 // entity), and only an allow-list of drawing elements and presentation attributes is written out
 // again by us. Whatever is not on the list is dropped with its content: scripts, event handlers

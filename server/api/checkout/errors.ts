@@ -1,6 +1,6 @@
 import { createError } from '../../http/errors.ts'
 
-// Card checkout's error codes (issue 13). CHECKOUT_* is a family the BFF passes through to the
+// Card checkout's error codes. CHECKOUT_* is a family the BFF passes through to the
 // browser (server/http/errors.ts), like the drive's FILES_*.
 export const CheckoutNotPaid = createError<[string]>('CHECKOUT_NOT_PAID', '"%s" is free: there is nothing to pay for. Add it to your library instead.', 400)
 export const CheckoutAlreadyOwned = createError<[string]>('CHECKOUT_ALREADY_OWNED', 'You already own "%s": it is in your library.', 409)
@@ -10,7 +10,7 @@ export const CheckoutUnavailable = createError(
   503,
 )
 /**
- * Issue 27: this server sells nothing by card (no STRIPE_SECRET_KEY). A fact about the server, not
+ * This server sells nothing by card (no STRIPE_SECRET_KEY). A fact about the server, not
  * an outage: no Retry-After, no error line (server/http/errors.ts), and the success page says so.
  */
 export const CheckoutNotConfigured = createError('CHECKOUT_NOT_CONFIGURED', 'Card payments are not set up on this server: nothing can be bought or paid for here by card, and nothing was charged.', 503)

@@ -4,7 +4,7 @@ import type { PurchaseView } from '../../../shared/checkout.ts'
 import type { SessionFacts } from './card-provider.ts'
 import { periodEnd } from './card-provider.ts'
 
-// Purchases and the entitlements they give (issue 13, decision 018). A program is owned while one
+// Purchases and the entitlements they give (decision 018). A program is owned while one
 // of the user's purchases of it is active. Rows come only from server-side facts: a Checkout
 // session retrieved by id, or a webhook whose signature verified. Each session grants at most once
 // (a unique session id), each event is applied at most once (its id, in the same transaction).
@@ -137,7 +137,7 @@ export async function markCancelAtPeriodEnd(db: Queryable, subscriptionId: strin
 export const CHECKOUT_SESSION_EVENTS: ReadonlySet<string> = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded'])
 
 /**
- * Why a session must not grant (issue 26): Stripe holds it, but this app never made it (another
+ * Why a session must not grant: Stripe holds it, but this app never made it (another
  * integration on the account, a Payment Link, the dashboard), or made it for another user or
  * program, or Stripe's amount or currency is not what this app asked for it.
  */
@@ -285,7 +285,7 @@ export async function purchasesOfEmail(db: Queryable, email: string): Promise<Su
   return supportPurchases(db, 'user_id IN (SELECT id FROM api.users WHERE lower(email) = lower($1))', email.trim())
 }
 
-/** Every purchase of an account, by its id, for the operator console's account page (issue 28). */
+/** Every purchase of an account, by its id, for the operator console's account page. */
 export async function purchasesOfUser(db: Queryable, userId: string): Promise<SupportPurchase[]> {
   return supportPurchases(db, 'user_id = $1', userId)
 }

@@ -27,7 +27,7 @@ import {
   type SessionRefusal,
 } from './purchases.ts'
 
-// Card checkout (issue 13, decision 018): a Checkout session for a paid program, the return from
+// Card checkout (decision 018): a Checkout session for a paid program, the return from
 // it, the user's purchases, cancelling a subscription, and Stripe's webhook.
 
 export interface CheckoutRouteOptions {
@@ -97,7 +97,7 @@ async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions):
       const user = await activeUser(request)
       const program = await getProgram(db, request.body.programId)
       if (!program) throw new ApiCatalogueNotFound('program', request.body.programId)
-      // Issue 28: a retired program is no longer sold (bought before, it stays owned).
+      // A retired program is no longer sold (bought before, it stays owned).
       if (program.retired) throw new ApiProgramRetired(program.id)
       // The price is our catalogue's, never the browser's.
       if (program.isFree || program.price === null) throw new CheckoutNotPaid(program.name)
@@ -133,7 +133,7 @@ async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions):
         cancelUrl: `${opts.appUrl}/stripe/cancel?program=${encodeURIComponent(program.id)}`,
         idempotencyKey: `checkout-${randomUUID()}`,
       })
-      // The record a grant is checked against (issue 26): who, what, and what we asked Stripe to charge.
+      // The record a grant is checked against: who, what, and what we asked Stripe to charge.
       await db.query(
         'INSERT INTO api.checkout_sessions (id, user_id, program_id, url, created_at, amount_minor, currency) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING',
         [session.id, user.id, program.id, session.url, new Date(opts.now()), amountMinor, program.price.currency.toUpperCase()],
@@ -211,7 +211,7 @@ async function checkoutRoutes(app: FastifyInstance, opts: CheckoutRouteOptions):
       const body = request.body instanceof Buffer ? request.body : Buffer.alloc(0)
       const event = provider().verifyEvent(body, typeof signature === 'string' ? signature : undefined, opts.now())
       // A Checkout session's facts are read back from Stripe, and only for a session this app
-      // made: the event's copy is not trusted, even signed (issue 26).
+      // made: the event's copy is not trusted, even signed.
       let session: SessionFacts | null = null
       const named = CHECKOUT_SESSION_EVENTS.has(event.type) ? (event.data.object as { id?: unknown }).id : undefined
       const sessionId = typeof named === 'string' && SESSION_ID.test(named) ? named : undefined

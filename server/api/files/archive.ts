@@ -5,7 +5,7 @@ import { nameCandidates } from '../../../shared/files/names.ts'
 import type { Queryable } from '../../db/database.ts'
 import type { FileStorage } from './storage.ts'
 
-// Folders downloaded as one zip (issue 12, decision 016). The archive is written as it is sent:
+// Folders downloaded as one zip (decision 016). The archive is written as it is sent:
 // yazl pulls one stored object at a time, with backpressure, so neither memory nor disk ever holds
 // the whole archive; past 4 GiB yazl switches to Zip64 by itself. Entry names are the stored names
 // (NFC, `/` between folders, relative to the folder downloaded), flagged UTF-8; names are unique in

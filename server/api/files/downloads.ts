@@ -7,7 +7,7 @@ import { downloadContentType } from './mime-types.ts'
 import type { StoredFile } from './repository.ts'
 import type { FileStorage } from './storage.ts'
 
-// Sending the drive's bytes (issue 12), for the owner's routes and the share links alike: one
+// Sending the drive's bytes, for the owner's routes and the share links alike: one
 // file with ETag and Range, or a folder as a zip. Every answer is user content: never sniffed,
 // sandboxed should a browser render it, and `inline` only for the few types we preview ourselves.
 

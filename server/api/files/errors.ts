@@ -1,6 +1,6 @@
 import { createError } from '../../http/errors.ts'
 
-// The drive's error codes (issue 12). Stable: the client and docs/API.md rely on them. Another
+// The drive's error codes. Stable: the client and docs/API.md rely on them. Another
 // user's item answers exactly as an item that does not exist: FILES_NOT_FOUND, never 403.
 
 export const FilesNotFound = createError('FILES_NOT_FOUND', 'There is no such file or folder. It may have been moved, deleted or never existed.', 404)

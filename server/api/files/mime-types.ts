@@ -1,4 +1,4 @@
-// The media type a stored file is labelled with, from its name's extension (issue 12). A label for
+// The media type a stored file is labelled with, from its name's extension. A label for
 // the listing and the download's Content-Type, nothing more: downloads are always attachments
 // with `nosniff` and a sandbox CSP, so a file labelled text/html still never runs on our origin.
 // Previews (a later step) decide by the bytes, as avatars do.
@@ -79,7 +79,7 @@ export function mimeTypeOf(name: string): string {
 
 /**
  * The download's Content-Type for a file labelled `mimeType`: text types carry `charset=utf-8`
- * (issue 26 §7; SECURITY.md "every body has a Content-Type with a charset"), so a browser or a
+ * (SECURITY.md "every body has a Content-Type with a charset"), so a browser or a
  * program opening a .txt, .csv, .html or .svg reads it as UTF-8 — what the app and its users
  * write — rather than guessing. The listing's `mimeType` stays the bare type.
  */

@@ -403,7 +403,7 @@ export class FilesRepository {
     return keys.length
   }
 
-  /** Deletes every item of the user and its bytes (account deletion, issue 11); may be repeated. */
+  /** Deletes every item of the user and its bytes (account deletion); may be repeated. */
   async removeAllOf(userId: string): Promise<void> {
     const uploads = await this.db.query<{ temp_key: string | null }>('DELETE FROM api.file_uploads WHERE user_id = $1 RETURNING temp_key', [userId])
     for (const { temp_key: tempKey } of uploads.rows) if (tempKey !== null) await this.storage.discard(tempKey).catch(() => {})

@@ -12,7 +12,7 @@ import type { FilesRepository } from './repository.ts'
 import { FolderListing, TrashItem, Usage } from '../../../shared/files/schemas.ts'
 import { ContentDocs, Disposition, Item, ItemId, ZipDocs } from './schemas.ts'
 
-// The drive's HTTP contract (issue 12): a fully signed-in user's files and folders, the trash, and
+// The drive's HTTP contract: a fully signed-in user's files and folders, the trash, and
 // downloads. Every route checks ownership through the repository (another user's id answers
 // FILES_NOT_FOUND). Uploads (tus) are upload-routes.ts. Share links have their own routes (share-routes.ts). Every answer is
 // private: Cache-Control no-store.

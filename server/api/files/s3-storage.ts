@@ -19,7 +19,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage'
 import { ObjectMissingError, ObjectTooLargeError, OffsetMismatchError, isBodyFailure, type ByteRange, type FileStorage } from './storage.ts'
 
-// The drive's bytes in any S3-compatible bucket (issue 12; decision 015). S3 has no append and no
+// The drive's bytes in any S3-compatible bucket (decision 015). S3 has no append and no
 // rename, so a temporary object is a list of segments, one per write, named by the offset it starts
 // at (`tmp/<tempKey>/<offset, 16 digits>`, so names sort in byte order), and a commit is a
 // server-side copy (one segment) or a multipart upload that assembles the segments — either way the

@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 
-// Schemas the drive's routes and the share links' routes both use (issue 12; the answers' shapes: shared/files/schemas.ts).
+// Schemas the drive's routes and the share links' routes both use (the answers' shapes: shared/files/schemas.ts).
 
 /** Ids are opaque; a longer one cannot exist, so it is not found rather than invalid. */
 export const ItemId = Type.String({ minLength: 1, maxLength: 100 })

@@ -1,6 +1,6 @@
 import { createError } from '../../http/errors.ts'
 
-// The share links' error codes (issue 12, decision 016). Stable: the sharing page and docs/API.md
+// The share links' error codes (decision 016). Stable: the sharing page and docs/API.md
 // rely on them. An owner asking about another user's link gets SHARE_NOT_FOUND, never 403; a
 // visitor cannot tell an unknown link from one whose item was deleted.
 

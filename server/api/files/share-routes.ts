@@ -15,7 +15,7 @@ import { CreatedShare, SharedView, ShareSummary } from '../../../shared/files/sc
 import { ContentDocs, Disposition, ItemId as Id } from './schemas.ts'
 import type { OpenShare, SharesRepository } from './shares.ts'
 
-// Share links' HTTP contract (issue 12, decision 016): the owner's routes under /api/files (a
+// Share links' HTTP contract (decision 016): the owner's routes under /api/files (a
 // fully signed-in session, like the drive), and the visitor's under /api/sharing (no session).
 // A password-protected link needs the token its unlock gave, as `x-share-token` (the BFF keeps it
 // in an httpOnly cookie of that link). Every /api/sharing answer carries `Referrer-Policy:
@@ -194,7 +194,7 @@ async function shareRoutes(app: FastifyInstance, opts: ShareRouteOptions): Promi
       const found = await storedFileIn(share, target.id)
       if ('folder' in found) throw new ShareNotFound()
       const disposition = dispositionFor(found.item.mimeType, request.query.disposition)
-      // Without downloads, a preview of a type we render, up to a size, is still shown (issue 27):
+      // Without downloads, a preview of a type we render, up to a size, is still shown:
       // what a browser shows can be saved, so this is a deterrent, not DRM (decision 016).
       if (!share.allowDownload && disposition === 'attachment') throw new ShareDownloadNotAllowed()
       if (!share.allowDownload && !viewOnlyPreviewable(found.item)) throw new SharePreviewTooLarge()

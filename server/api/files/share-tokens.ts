@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
 
-// Proof that a visitor gave a share link's password (issue 12, decision 016). The API signs
+// Proof that a visitor gave a share link's password (decision 016). The API signs
 // "this link was unlocked until T" with HMAC-SHA256; the BFF keeps the token in an httpOnly cookie
 // of that link and hands it back as `x-share-token`, so neither the password nor the proof is ever
 // in a URL or within reach of the page's JavaScript. A token names one share and its link: it

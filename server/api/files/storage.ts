@@ -3,7 +3,7 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import type { Readable } from 'node:stream'
 
-// Where the bytes of the drive's files live (issue 12, DESIGN §4.16): one small interface, so the
+// Where the bytes of the drive's files live (DESIGN §4.16): one small interface, so the
 // directory below and an S3-compatible bucket (next step) are interchangeable. Keys are random ids
 // made here — never a user's file name — and a write is never visible half-done: bytes land in a
 // temporary object (`put`), which `commit` turns into the final one in one atomic step (a rename

@@ -21,7 +21,7 @@ import { DEFAULT_LOCK_TIMINGS, PostgresLocker, type LockTimings } from './upload
 import { uploadTarget } from './upload-metadata.ts'
 import { DriveUploadStore, uploadRequests, type UploadRequestContext } from './upload-store.ts'
 
-// Resumable uploads (issue 12): tus 1.0.0 with creation, creation-with-upload, termination and
+// Resumable uploads: tus 1.0.0 with creation, creation-with-upload, termination and
 // expiration, at /api/files/uploads, spoken by @tus/server over our store and lock (decision 014).
 // Our routes come first — the session's user, fully signed in, before a byte is read — then tus
 // handles the request as a web Request whose body is the raw stream, and its answer is ours to

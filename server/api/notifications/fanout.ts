@@ -3,7 +3,7 @@ import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import { RepeatedFailureLog, type OutageLogger } from '../../http/outage-log.ts'
 import { MAILED_AT_OF_NEW } from './notifications.ts'
 
-// The fan-out (issue 29): a catalogue event (a release, a price or a licence type that changed,
+// The fan-out: a catalogue event (a release, a price or a licence type that changed,
 // written in the change's transaction) becomes one notification for every account that watches
 // its program for that type. In batches of watchers, each batch one transaction that inserts its
 // notifications and moves the event's cursor (`fanned_out_to`, the last user id served), so memory
@@ -115,7 +115,7 @@ export class NotificationFanout {
           await this.drain()
           this.failures.succeeded()
         } catch (err) {
-          // A database out of reach is its outage log's to tell (issue 18).
+          // A database out of reach is its outage log's to tell.
           if (!isDatabaseUnreachable(err)) this.failures.failed(err, 'the notification fan-out failed; it is tried again within the second')
         }
       } while (this.again && !this.stopped)

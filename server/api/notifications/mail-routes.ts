@@ -6,7 +6,7 @@ import { bearerMatches } from '../../operator-token.ts'
 import { ApiUnauthorized, ApiUnsubscribeLinkExpired, ApiUnsubscribeLinkInvalid } from '../errors.ts'
 import { NOTIFICATION_MAIL_CLAIM_MAX, type NotificationMail } from './mail.ts'
 
-// Notification mail (issue 29, docs/API.md "Notification mail and one-click unsubscribe"):
+// Notification mail (docs/API.md "Notification mail and one-click unsubscribe"):
 // - the BFF's mail worker's routes, not under /api (the BFF never proxies them), open to a caller
 //   with the auth core's API key — which every BFF and API is given — or the operator token;
 // - the one-click unsubscribe, public: the signed token is the whole of the permission.

@@ -12,7 +12,7 @@ import {
 } from '../../../shared/catalogue/living.ts'
 import type { CoreUser } from '../users/core-accounts.ts'
 
-// Notification mail (issue 29, decision 030): which accounts a mail is due to, for the BFF's mail
+// Notification mail (decision 030): which accounts a mail is due to, for the BFF's mail
 // worker, which writes one mail per account to its outbox and then says so; and the signed token
 // of the one-click unsubscribe link (RFC 8058) those mails carry.
 //

@@ -8,7 +8,7 @@ import { ApiSavedSearchNotFound, ApiValidation } from '../errors.ts'
 import { createSavedSearch, deleteSavedSearch, listSavedSearches } from './saved-searches.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 
-// Saved searches (issue 29, docs/API.md "Saved searches"): the signed-in account's own, private
+// Saved searches (docs/API.md "Saved searches"): the signed-in account's own, private
 // like everything under /api/user. What they match, and the notifications, are saved-searches.ts's.
 
 const SavedSearch = Type.Object({

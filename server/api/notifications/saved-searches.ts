@@ -10,7 +10,7 @@ import type { ProgramQuery } from '../catalogue/repository.ts'
 import { ApiSavedSearchesLimit, ApiValidation } from '../errors.ts'
 import { ProgramListQuery } from '../catalogue/routes.ts'
 
-// Saved searches (issue 29): an account keeps a listing's query string under a name; a program
+// Saved searches: an account keeps a listing's query string under a name; a program
 // that newly matches it becomes a notification (type 'search'). A search is read with the very
 // schema GET /api/programs reads its query with (ProgramListQuery: a value it refuses is refused
 // here, naming the field; a parameter it does not know is dropped, as it drops it), and matched by

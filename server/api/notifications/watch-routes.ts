@@ -10,7 +10,7 @@ import { listWatches, removeWatch, setWatch } from './watches.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import { Id, StringEnum } from '../catalogue/routes.ts'
 
-// Watchlists and notifications (issue 29, docs/API.md "Watches and notifications"): what of a
+// Watchlists and notifications (docs/API.md "Watches and notifications"): what of a
 // program an account wants to hear of, and what it has been told. The user's own, like every
 // /api/user route: private answers, a fully signed-in session.
 

@@ -1,7 +1,7 @@
 import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../../shared/catalogue/living.ts'
 import type { Queryable } from '../../db/database.ts'
 
-// Watchlists (issue 29): which events of a program an account hears of (api.watches). A watch is
+// Watchlists: which events of a program an account hears of (api.watches). A watch is
 // one row per account and program; its events are kept in WATCH_EVENTS' order.
 
 interface WatchRow {

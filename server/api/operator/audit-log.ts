@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.ts'
 
-// The audit log (issue 28): one entry per operator action, written in the same transaction as
+// The audit log: one entry per operator action, written in the same transaction as
 // the change it records, so there is never a change without its entry nor an entry without its
 // change. The table is append-only (migration 017): the database refuses UPDATE, DELETE and
 // TRUNCATE of it.

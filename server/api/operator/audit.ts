@@ -8,7 +8,7 @@ import { binaryBody, documented } from '../../http/openapi.ts'
 import { listAudit, type AuditEntry, type AuditFilter } from './audit-log.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// The audit log (issue 28): GET /api/operator/audit, a page at a time newest first, and
+// The audit log: GET /api/operator/audit, a page at a time newest first, and
 // GET /api/operator/audit.csv, the whole filtered log as a spreadsheet reads it. Reading only:
 // no route changes or deletes an entry (and the database refuses to, migration 017).
 

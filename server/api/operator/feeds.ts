@@ -10,7 +10,7 @@ import { StringEnum } from '../catalogue/routes.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// Feeds and proposed changes (issue 29, decision 029): GET /api/operator/feeds (each configured
+// Feeds and proposed changes (decision 029): GET /api/operator/feeds (each configured
 // feed's state and its recent reports), POST /api/operator/feeds/sync (one pass now),
 // GET /api/operator/proposed-changes (what the feeds propose, pending), and an editor's decision:
 // POST /api/operator/proposed-changes/{id}/accept (applied as the editor's change of the program,

@@ -54,7 +54,7 @@ export class CurrentRoles {
 }
 
 /**
- * The permission check of every operator route (issue 28, decision 028): a fully signed-in,
+ * The permission check of every operator route (decision 028): a fully signed-in,
  * active account that has the route's permission — the verified access token's `st-perm` while
  * its roles are current, else the permissions of the roles the auth core holds now.
  */

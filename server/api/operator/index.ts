@@ -13,7 +13,7 @@ import releaseRoutes from './releases.ts'
 import roleRoutes from './roles.ts'
 import userRoutes from './users.ts'
 
-// The operator console's API (issue 28): /api/operator/*, each route checked against the one
+// The operator console's API: /api/operator/*, each route checked against the one
 // permission shared/operator.ts gives it. A route registered here without its row there stops
 // the start: no operator route goes out without a check.
 

@@ -45,7 +45,7 @@ import { recordAudit } from './audit-log.ts'
 import { bumpCatalogueVersion } from '../catalogue/program-editor.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// Logos and screenshots of programs (issue 28; docs/API.md "Logos and screenshots"). The image is
+// Logos and screenshots of programs (docs/API.md "Logos and screenshots"). The image is
 // the request's body (its declared Content-Type says what it is, and the bytes must agree); the
 // image work (decoding, re-encoding, sanitising) runs before the transaction, the change and its
 // audit entry (`program.media`, target `program:<id>`) in it.

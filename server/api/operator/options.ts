@@ -13,6 +13,6 @@ export interface OperatorRoutesOptions {
   roles: CurrentRoles
   /** The clock; tests move it. */
   now: () => number
-  /** The catalogue feeds (issue 29): their passes, and what they read. */
+  /** The catalogue feeds: their passes, and what they read. */
   feeds: FeedSync
 }

@@ -12,7 +12,7 @@ import { ApiCatalogueNotFound } from '../errors.ts'
 import { ExternalIdsSchema, StringEnum } from '../catalogue/routes.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// Programs: the editors' catalogue (issue 28). GET/POST /api/operator/programs, GET/PATCH/DELETE
+// Programs: the editors' catalogue. GET/POST /api/operator/programs, GET/PATCH/DELETE
 // /api/operator/programs/{id} (a change carries the revision it was made on: 409 when someone
 // else's came first), the history and the revert. The rules of a program as written are
 // shared/catalogue/program-editor.ts's; every write is audited in its own transaction (program-editor.ts).

@@ -11,7 +11,7 @@ import { recordRelease } from '../catalogue/releases.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 import { fieldErrors } from './programs.ts'
 
-// Releases (issue 29): an editor adds one to a program's history — POST
+// Releases: an editor adds one to a program's history — POST
 // /api/operator/programs/{id}/releases. It is a revision of the program (action 'release') with its
 // audit entry, in one transaction (server/api/catalogue/releases.ts); the newest release is the program's
 // version and "updated", and its watchers hear of it.

@@ -10,7 +10,7 @@ import type { Database } from '../../db/database.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// Accounts (issue 28): find accounts by email with the auth core's search, look at one (the core's
+// Accounts: find accounts by email with the auth core's search, look at one (the core's
 // account, authenticator, roles and sessions with the product's record: library, purchases,
 // disabled and why), disable it with a reason and enable it again, end its sessions. Every action
 // is written to the audit log with the change, in the same transaction.

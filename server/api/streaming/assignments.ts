@@ -5,7 +5,7 @@ import { STREAMABLE_PLATFORMS, defaultLayoutFor, isKeyboardLayout, type Streamin
 import { unentitledPaidPrograms } from '../checkout/purchases.ts'
 import { StreamingAlreadyAssigned, StreamingClustersFull, StreamingNotInLibrary, StreamingNotOwned, StreamingNotStreamable, StreamingProgramNotFound, StreamingUnknownRegion } from './errors.ts'
 
-// Which cluster streams to whom (issue 13, decision 017). Every change of assignments happens in
+// Which cluster streams to whom (decision 017). Every change of assignments happens in
 // one transaction under one advisory lock, so the places counted are those in PostgreSQL at that
 // moment, whichever API instance asks: two requests — from one instance or two — can never both
 // take a cluster's last place.
@@ -102,7 +102,7 @@ export class StreamingAssignments {
 
   /**
    * Checks that the program may be streamed by this user: it exists (404), it is in the library
-   * and runs on a desktop system (400), and a paid one is bought (403; issue 26): adding a program
+   * and runs on a desktop system (400), and a paid one is bought (403): adding a program
    * to the library is free, so the library alone proves nothing.
    */
   async checkProgram(userId: string, programId: string): Promise<{ name: string }> {

@@ -1,6 +1,6 @@
 import { createError } from '../../http/errors.ts'
 
-// Streaming's error codes (issue 13, decision 017), a family of their own like the drive's: the
+// Streaming's error codes (decision 017), a family of their own like the drive's: the
 // API answers them and the BFF passes them through (server/http/errors.ts), the 503s included,
 // since "streaming is off" and "every cluster is full" are answers a person should read as they are.
 export const StreamingNotConfigured = createError('STREAMING_NOT_CONFIGURED', 'Streaming is not available: no streaming clusters are set up on this server.', 503)

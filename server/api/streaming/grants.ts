@@ -1,7 +1,7 @@
 import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose'
 import type { Database } from '../../db/database.ts'
 
-// Streaming grants (issue 13, decision 017): a short-lived ES256 JWT that tells a cluster "this
+// Streaming grants (decision 017): a short-lived ES256 JWT that tells a cluster "this
 // user may stream this program here, with this keyboard layout, until exp". Clusters verify it
 // offline against GET /api/streaming/jwks. The key is made once, by whichever API instance needs
 // it first (under a lock, so two instances starting together still make one), and kept in

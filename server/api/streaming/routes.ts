@@ -9,7 +9,7 @@ import type { Assignment, StreamingAssignments } from './assignments.ts'
 import { StreamingNotConfigured, StreamingUnknownLayout } from './errors.ts'
 import type { StreamingGrants } from './grants.ts'
 
-// Streaming (issue 13, spec §7 POST /api/user/assign-cluster; decision 017). Public: the layout
+// Streaming (spec §7 POST /api/user/assign-cluster; decision 017). Public: the layout
 // list and the grants' JWKS. Signed in: the page's state, assigning a cluster, ending it.
 
 export interface StreamingRouteOptions {

@@ -7,7 +7,7 @@ import { binaryBody } from '../../http/openapi.ts'
 import { ApiAvatarNotFound } from '../errors.ts'
 import { avatarImage } from './repository.ts'
 
-// GET /api/avatars/{hash}.webp (issue 11): an avatar we encoded, by its content hash. The hash is
+// GET /api/avatars/{hash}.webp: an avatar we encoded, by its content hash. The hash is
 // the only key (unguessable: it covers the account and the image), so the URL can be cached for
 // ever; a new avatar has a new URL, a removed one answers 404.
 async function avatarRoutes(app: FastifyInstance): Promise<void> {

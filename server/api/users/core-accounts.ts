@@ -3,7 +3,7 @@ import { Failover, splitCoreUrls } from '../../http/core-urls.ts'
 import { ApiAuthUnavailable } from '../errors.ts'
 
 // What the product API asks of the auth core about an account: its sign-in methods (emails,
-// providers, verification), for the user's data export (issue 11); the email of one of them, which
+// providers, verification), for the user's data export; the email of one of them, which
 // the product's record follows after an email change; and its removal when the user deletes the
 // account. Over the core's HTTP API with its key, like every other caller.
 
@@ -24,7 +24,7 @@ interface RawCoreUser {
   loginMethods?: CoreLoginMethod[]
 }
 
-/** An account as the core has it, as the operator console shows it (issue 28). */
+/** An account as the core has it, as the operator console shows it. */
 export interface CoreUser {
   id: string
   email: string | null
@@ -60,7 +60,7 @@ function coreUser(raw: RawCoreUser): CoreUser {
 /** `coreUrl`: AUTH_CORE_URL's form; with several cores, one that fails or cannot be reached hands the call to the next. */
 export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
   const cores = new Failover(splitCoreUrls(coreUrl))
-  // The request id of the call that asks, so the core's log lines carry it (issue 14).
+  // The request id of the call that asks, so the core's log lines carry it.
   const headers = (requestId: string | undefined, extra: Record<string, string> = {}) => ({
     'cdi-version': '5.4',
     ...(apiKey ? { 'api-key': apiKey } : {}),

@@ -5,13 +5,13 @@ import type { DeletionSummary } from '../../../shared/types.ts'
 import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import { RepeatedFailureLog } from '../../http/outage-log.ts'
 
-// Account deletion (issue 11), in an order that a crash cannot leave half-done:
+// Account deletion, in an order that a crash cannot leave half-done:
 //   1. the request is written (who, why, the language);
 //   2. the auth-core user is removed — sessions, tokens, devices, metadata; from here nobody can
 //      sign in as this person, and every instance refuses their sessions within a second;
-//   3. every subscription Stripe still bills for the user is cancelled (issue 13): a deleted
+//   3. every subscription Stripe still bills for the user is cancelled: a deleted
 //      account is never charged again; Stripe unreachable, the request waits like step 2;
-//   4. the user's drive goes: its rows, then its stored bytes (issue 12);
+//   4. the user's drive goes: its rows, then its stored bytes;
 //   5. in one transaction: the product's data goes (the record; library and avatar with it) with
 //      the request, and an anonymous row keeps the reason, the comment, the language and the day.
 // Steps 2 to 5 may be repeated, so a request found at start (a crash, a core that did not answer)
@@ -28,7 +28,7 @@ export const DELETION_SWEEP_INTERVAL_MS = 60_000
 
 export class AccountDeletions {
   private timer: NodeJS.Timeout | undefined
-  /** Requests that cannot be finished yet, or a sweep that fails: one line when it begins, one when it ends (issue 27). */
+  /** Requests that cannot be finished yet, or a sweep that fails: one line when it begins, one when it ends. */
   private readonly unfinished: RepeatedFailureLog
   private readonly sweeps: RepeatedFailureLog
 
@@ -47,7 +47,7 @@ export class AccountDeletions {
   }
 
   /**
-   * What deleting the account would remove beyond the record (issue 27), as the profile says it
+   * What deleting the account would remove beyond the record, as the profile says it
    * before the person confirms: the drive's files (the trash and uploads under way included, as
    * steps 4 and 5 remove them), the share links that work now, and the subscriptions step 3
    * cancels — the same rows billedSubscriptions reads — by program name.
@@ -128,7 +128,7 @@ export class AccountDeletions {
   }
 
   start(): void {
-    // A database out of reach is its outage log's to tell, once (issue 18); the sweep just runs again.
+    // A database out of reach is its outage log's to tell, once; the sweep just runs again.
     const failed = (err: unknown) => {
       if (!isDatabaseUnreachable(err)) this.sweeps.failed(err, 'the account-deletion sweep failed')
     }

@@ -79,7 +79,7 @@ export async function acceptTerms(db: Database, id: string, isInMailList: boolea
   return rowCount > 0 ? getUser(db, id) : null
 }
 
-/** Everything the product keeps about an account, for the user's own download (issue 11). */
+/** Everything the product keeps about an account, for the user's own download. */
 export async function exportUser(db: Database, id: string): Promise<Record<string, unknown> | null> {
   const { rows } = await db.query<{
     id: string
@@ -105,7 +105,7 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     'SELECT signed_in_at, method, user_agent, ip FROM api.sign_ins WHERE user_id = $1 ORDER BY id DESC',
     [id],
   )
-  // The drive (issue 12): every file and folder, with its path, the trash included; not the bytes.
+  // The drive: every file and folder, with its path, the trash included; not the bytes.
   const files = await db.query<{ id: string; path: string; type: string; size: number | string; mime_type: string | null; updated_at: Date | string; trashed_at: Date | string | null }>(
     `WITH RECURSIVE tree AS (
        SELECT id, name::text AS path FROM api.file_items WHERE user_id = $1 AND parent_id IS NULL AND state = 'ready'
@@ -116,7 +116,7 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
     [id],
   )
   const avatar = await db.query<{ hash: string; created_at: Date | string }>('SELECT hash, created_at FROM api.avatars WHERE user_id = $1', [id])
-  // Issue 29: the watchlist and the notifications.
+  // The watchlist and the notifications.
   const watches = await db.query<{ program_id: string; events: string[]; created_at: Date | string }>('SELECT program_id, events, created_at FROM api.watches WHERE user_id = $1 ORDER BY created_at, program_id', [id])
   const notifications = await db.query<{ type: string; program_id: string; at: Date | string; read_at: Date | string | null; data: unknown }>(
     'SELECT type, program_id, at, read_at, data FROM api.notifications WHERE user_id = $1 ORDER BY id DESC',
@@ -202,13 +202,13 @@ export async function removeFromLibrary(db: Database, userId: string, programId:
   return rows[0]!.known
 }
 
-/** The library's program ids, the most recently added first (issue 15: the library's "recently added" sort; GET /api/user/program-ids sorts them by id). */
+/** The library's program ids, the most recently added first (the library's "recently added" sort; GET /api/user/program-ids sorts them by id). */
 export async function libraryNewestFirst(db: Database, userId: string): Promise<string[]> {
   const { rows } = await db.query<{ program_id: string }>('SELECT program_id FROM api.user_programs WHERE user_id = $1 ORDER BY added_at DESC, program_id', [userId])
   return rows.map((row) => row.program_id)
 }
 
-/** Why an account is disabled, by whom and since when (issue 28); all null while it is not. */
+/** Why an account is disabled, by whom and since when; all null while it is not. */
 export interface DisabledState {
   disabled: boolean
   disabledAt: string | null
@@ -239,7 +239,7 @@ export type AccountTarget = { id: string } | { email: string }
 export type DisabledChange = { disabled: true; reason: string | null; by: AuditActor } | { disabled: false }
 
 /**
- * Operator action (issue 28): disables the account, with why and by whom, or enables it again, and
+ * Operator action: disables the account, with why and by whom, or enables it again, and
  * writes the audit entry in the same transaction (`user.disable` / `user.enable`, target
  * `user:<id>`, before and after the fields that changed). Null when there is no such account.
  * Disabling one already disabled keeps its first date and takes the new reason.
@@ -288,7 +288,7 @@ function changedFields(state: DisabledState, other: DisabledState): Partial<Disa
   return Object.fromEntries(Object.entries(state).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(other[key as keyof DisabledState]))) as Partial<DisabledState>
 }
 
-/** What the operator console shows of an account's product record (issue 28); null when there is none. */
+/** What the operator console shows of an account's product record; null when there is none. */
 export async function operatorRecord(db: Queryable, id: string): Promise<(DisabledState & { email: string; joined: string; librarySize: number }) | null> {
   const { rows } = await db.query<DisabledRow & { email: string; created_at: Date | string; library_size: number | string }>(
     `SELECT u.id, u.email, u.created_at, u.disabled_at, u.disabled_reason, u.disabled_by_id, u.disabled_by_email,

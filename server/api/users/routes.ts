@@ -36,7 +36,7 @@ import { NoContent, binaryBody } from '../../http/openapi.ts'
 import { NOTIFY_MODES } from '../../../shared/catalogue/living.ts'
 import { watchIfNotWatched } from '../notifications/watches.ts'
 
-// The signed-in user's own record (issue 5, spec §7): made at sign-up, read by the route guard,
+// The signed-in user's own record (spec §7): made at sign-up, read by the route guard,
 // terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
 
 /** The user's own record (shared/types.ts UserRecord), as every route here answers it. */
@@ -188,7 +188,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
 
   api.get('/api/user', { preHandler: authenticate('complete'), schema: { response: { 200: UserRecord } } }, async (request) => publicUser(await activeUser(request), await rolesOf(request)))
 
-  // The profile's name and language (issue 11). An empty name removes it.
+  // The profile's name and language. An empty name removes it.
   api.patch(
     '/api/user',
     {
@@ -198,7 +198,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
           {
             name: Type.Optional(Type.Union([Type.Null(), Type.String({ maxLength: 1000 })])),
             language: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...LOCALES] })),
-            // Issue 29: how notifications are mailed, and whether adding to the library watches.
+            // How notifications are mailed, and whether adding to the library watches.
             notify: Type.Optional(StringEnum(NOTIFY_MODES)),
             watchOnAdd: Type.Optional(Type.Boolean()),
           },
@@ -229,7 +229,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
     },
   )
 
-  // "Your data" (issue 11): everything kept about the account, as one JSON file to download.
+  // "Your data": everything kept about the account, as one JSON file to download.
   const exportDocs = { response: { 200: { description: 'The JSON file (Content-Disposition: attachment).', content: { 'application/json': UserExport } } } }
   api.get('/api/user/export', { preHandler: authenticate('complete'), config: { openapi: exportDocs } }, async (request, reply) => {
     const user = await activeUser(request)
@@ -240,7 +240,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
     return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id, request.id) }, null, 2)
   })
 
-  // What deleting the account removes beyond the record (issue 27): said on the profile before
+  // What deleting the account removes beyond the record: said on the profile before
   // the person confirms. Counts and names only; the files themselves stay private.
   const DeletionSummary = Type.Object({
     files: Type.Object({ count: Type.Integer({ description: 'Every file of the drive, the trash and uploads under way included.' }), bytes: Type.Integer({ description: 'Their total size in bytes.' }) }),
@@ -252,7 +252,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
     return opts.deletions.summary(user.id)
   })
 
-  // Deleting the account (issue 11). The BFF has checked the confirmation (the typed email, a
+  // Deleting the account. The BFF has checked the confirmation (the typed email, a
   // current TOTP code) and calls this with the user's own session; see account-deletions.ts.
   api.post(
     '/api/user/delete',
@@ -287,7 +287,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
   )
 
   // The personal library: the same filters, search and sorts as the public listing, and its own
-  // "recently added" (issue 15).
+  // "recently added".
   api.get('/api/user/programs', { preHandler: authenticate('complete'), schema: { querystring: UserProgramListQuery, response: { 200: ProgramPage } } }, async (request, reply) => {
     const user = await activeUser(request)
     const { view, ...query } = request.query
@@ -296,7 +296,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
   })
 
   // Which programs are in the library, for the add/remove state of the catalogue pages under /@,
-  // and which the user owns, for their "Owned" marks (issue 27; private, like every answer here).
+  // and which the user owns, for their "Owned" marks (private, like every answer here).
   api.get(
     '/api/user/program-ids',
     {
@@ -321,17 +321,17 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
     api[method]('/api/user/program/:id', { preHandler: authenticate('complete'), schema: { params: Type.Object({ id: Id }), response: { 200: LibraryChange } } }, async (request) => {
       const user = await activeUser(request)
       const programId = request.params.id
-      // Issue 28: a retired program stays in the libraries that hold it, and may leave them, but is added to none.
+      // A retired program stays in the libraries that hold it, and may leave them, but is added to none.
       if (method === 'post' && (await isRetired(db, programId))) throw new ApiProgramRetired(programId)
       const known = method === 'post' ? await addToLibrary(db, user.id, programId) : await removeFromLibrary(db, user.id, programId)
       if (!known) throw new ApiCatalogueNotFound('program', programId)
-      // Issue 29: with the account's watchOnAdd, what is added is watched (a watch it has stays as it is).
+      // With the account's watchOnAdd, what is added is watched (a watch it has stays as it is).
       if (method === 'post' && user.watchOnAdd) await watchIfNotWatched(db, user.id, programId)
       return { programId, inLibrary: method === 'post', librarySize: (await getUser(db, user.id))!.librarySize }
     })
   }
 
-  // The avatar (issue 11): the image's bytes are the body. The BFF has refused what is too large or
+  // The avatar: the image's bytes are the body. The BFF has refused what is too large or
   // not an image before sending; the API checks again (it is the one that stores), then decodes
   // and re-encodes. A refused upload leaves the old avatar.
   await app.register(async (scope) => {

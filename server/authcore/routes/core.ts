@@ -157,7 +157,7 @@ export default async function coreRoutes(plugin: FastifyInstance, { services }: 
     }
   })
 
-  // Apps (issue 4 §5): create or update, remove, list. Managed from the default app only.
+  // Apps: create or update, remove, list. Managed from the default app only.
   const fromPublicApp = (appId: string) => {
     if (appId !== 'public') throw new BadRequest('Apps can only be managed through the public app')
   }

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import type { CoreServices } from '../services.ts'
 import { BadRequest, query, trimmedName } from '../input.ts'
 
-// The user-management dashboard's core endpoints (issue 28), as the real core answers them; what
+// The user-management dashboard's core endpoints, as the real core answers them; what
 // supertokens-node's dashboard recipe calls: sign-in, the session check on every dashboard call,
 // sign-out (DELETE /recipe/dashboard/session), and the accounts' management. App-level: the
 // public tenant only.

@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import type { CoreServices } from '../services.ts'
 import { query, trimmedName } from '../input.ts'
 
-// The user-roles recipe (issue 28), CDI 5.4 as the real core answers it; the semantics live in
+// The user-roles recipe, CDI 5.4 as the real core answers it; the semantics live in
 // roles.ts. Roles and permissions are the app's (app-level endpoints: the public tenant only);
 // the user's roles are the tenant's, named by the path's tenant segment.
 

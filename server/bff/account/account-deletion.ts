@@ -16,7 +16,7 @@ import type { EmailChanges } from './email-change-store.ts'
 import { clearFrontTokenOnRemove } from '../auth/page-session.ts'
 import { NoContent, documented } from '../../http/openapi.ts'
 
-// POST /api/user/delete (issue 11). The BFF confirms it is the person — the account's email typed
+// POST /api/user/delete. The BFF confirms it is the person — the account's email typed
 // again, and a current authenticator code when the account has one — then the product API deletes
 // the account (the auth-core user first, then the product's data, keeping only an anonymous
 // reason; see server/api/users/deletions.ts). The BFF forgets what it keeps by email (login

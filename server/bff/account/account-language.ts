@@ -9,7 +9,7 @@ import { assertSameOriginWrite } from '../csrf.ts'
 import { BffLanguageNotSaved, BffValidation } from '../errors.ts'
 import { rememberAccountLanguage } from './security-notices.ts'
 
-// PUT /api/user/language (issue 27): the language chosen in the header. A visitor's choice is the
+// PUT /api/user/language: the language chosen in the header. A visitor's choice is the
 // browser's (the `lang` cookie); a signed-in user's is the account's — the profile shows it, every
 // later sign-in on any device applies it, every mail is in it — so the header, the profile and the
 // mails cannot disagree. One place: the BFF saves it on the account (the product API's profile,

@@ -20,7 +20,7 @@ import type { RecoveryCodes, Redemption } from './recovery-codes.ts'
 import type { SecurityNotices } from './security-notices.ts'
 import { NoContent, documented } from '../../http/openapi.ts'
 
-// The profile's authenticator (issue 11): whether TOTP protects the account and with which
+// The profile's authenticator: whether TOTP protects the account and with which
 // devices, removing one with a current code, and recovery codes — a new set on request, and one
 // spent instead of a TOTP code at /mfa. Answered by the BFF, which holds the SDK and the codes.
 
@@ -97,7 +97,7 @@ export interface FactorProof {
 }
 
 /**
- * Proof of the second factor the account already has, for a change to it (issue 26 §1): a current
+ * Proof of the second factor the account already has, for a change to it: a current
  * code of a confirmed device, or an unused recovery code, which is spent. Wrong ones count toward
  * the one attempt limit. Throws `missing` without either, else the code's own error.
  */
@@ -169,7 +169,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
   })
 
   // A new set; the old one stops working. Shown once: nothing can read them again. Only with
-  // proof of the factor (issue 26 §1): a session alone must not get codes that remove the device.
+  // proof of the factor: a session alone must not get codes that remove the device.
   app.post<{ Body: FactorProof | undefined }>(
     '/api/user/recovery-codes',
     { ...documented(writes, { body: { 'application/json': PROOF_BODY } }), schema: { response: { 200: Type.Object({ codes: Type.Array(Type.String(), { description: 'Shown once: nothing can read them again.' }) }) } } },

@@ -7,8 +7,8 @@ import { binaryBody, type OpenApiDocs } from '../../http/openapi.ts'
 import { guardedWrite } from '../csrf.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 
-// PUT /api/user/avatar (issue 11). The avatar limits are the BFF's own (DESIGN.md): the session is
-// checked before the body is read, then the declared type (issue 26 §7: none, octet-stream or one
+// PUT /api/user/avatar. The avatar limits are the BFF's own (DESIGN.md): the session is
+// checked before the body is read, then the declared type (none, octet-stream or one
 // of the three images), a Content-Length over 5 MiB is refused before a byte of the body is read
 // and a body that grows past it while streaming is cut off there (Fastify's body limit: at most
 // the limit is ever held), and only PNG, JPEG or WebP by content goes on to the product API,

@@ -6,10 +6,10 @@ import { BffSessionIsCurrent, BffSessionNotFound } from '../errors.ts'
 import { NoContent } from '../../http/openapi.ts'
 import type { SecurityNotices } from './security-notices.ts'
 
-// The signed-in devices of the profile (issue 11): every live session of the account, when it
+// The signed-in devices of the profile: every live session of the account, when it
 // began and was last used, the browser it began in, "this device"; end one, or all the others.
 // Answered by the BFF from the auth core (the SDK). An ended session is refused everywhere within
-// a second (decision 009). Ending any is told to the account's address (issue 26 §1).
+// a second (decision 009). Ending any is told to the account's address.
 
 /** What the BFF keeps in a session's database data (supertokens.ts sets it). */
 export interface DeviceData {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
 
-// Changes of an account's email waiting for the link sent to the new address (issue 11). One per
+// Changes of an account's email waiting for the link sent to the new address. One per
 // account, replaced by a newer request; the link's token is kept only as its SHA-256 and works
 // once, until it expires. Times come from an injected clock, so tests can step past the edge.
 

@@ -39,7 +39,7 @@ const CHANGE_BODY = Type.Object({
 })
 const CONFIRM_BODY = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'The token of the link sent to the new address.' }) })
 
-// Changing the account's email (issue 11), answered by the BFF, which holds the SDK:
+// Changing the account's email, answered by the BFF, which holds the SDK:
 //
 //   POST   /api/user/email            { newEmail, currentPassword } → 202 { pendingEmail, expiresAt }
 //   GET    /api/user/email            → { email, pendingEmail, expiresAt }
@@ -58,11 +58,11 @@ const CONFIRM_BODY = Type.Object({ token: Type.String({ pattern: '^[A-Za-z0-9_-]
 export interface EmailChangeOptions {
   attempts: LoginAttempts
   changes: EmailChanges
-  /** Every mail goes through it (issue 18). */
+  /** Every mail goes through it. */
   outbox: Pick<MailOutbox, 'deliver' | 'checkMailer'>
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void> }
   emails: EmailTexts
-  /** The note to the old address is the security notice of an email change (issue 26 §1). */
+  /** The note to the old address is the security notice of an email change. */
   notices: Pick<SecurityNotices, 'send'>
   upstreamApi: UpstreamApi
   appOrigin: string
@@ -293,7 +293,7 @@ export function emailChangeRoutes(app: FastifyInstance, options: EmailChangeOpti
         if (response.status !== 200) throw new Error(`the product API answered ${response.status}`)
       })
     }
-    // The old address is told, as every change to the account's security is (issue 26 §1): what
+    // The old address is told, as every change to the account's security is: what
     // changed (the new address masked), when, from which device, whom to write to if it was not
     // the owner. Not under the hourly cap: it can only reach an address the account proved it
     // owned, and someone who filled that address's cap first must not keep its owner from hearing

@@ -12,11 +12,11 @@ import { checkCurrentPassword } from './current-password.ts'
 import type { LoginAttempts } from '../auth/login-attempts.ts'
 import type { SecurityNotices } from './security-notices.ts'
 
-// POST /api/user/password (issue 11): a signed-in user changes their password. The current one
+// POST /api/user/password: a signed-in user changes their password. The current one
 // is checked like a sign-in — counted by login-attempt blocking, so this cannot be used to guess
 // it — and once the new one is stored every other session of the account ends (SECURITY.md: a
 // password change ends every other session); this one lives on, and the account's address is told
-// (issue 26 §1). Answered by the BFF, which holds
+//. Answered by the BFF, which holds
 // the SDK; the product API never sees a password.
 
 interface Body {

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.ts'
 import { RECOVERY_CODE_COUNT } from '../../../shared/constants.ts'
 import type { SecondFactorAttempts } from '../auth/second-factor-attempts.ts'
 
-// Recovery codes of the TOTP factor (issue 11): a set of one-time codes shown once when issued —
+// Recovery codes of the TOTP factor: a set of one-time codes shown once when issued —
 // when the first authenticator is confirmed, and on request from the profile — usable instead of
 // a TOTP code. Only their SHA-256 is stored: each code carries 80 random bits, far beyond what a
 // guess or a brute force of a leaked hash can cover, so a slow hash would add nothing. Wrong codes

@@ -8,7 +8,7 @@ import type { EmailTexts, SecurityChange } from '../mail/emails.ts'
 import { recipientHash } from '../mail/mail-quota.ts'
 import type { MailOutbox } from '../mail/mail-outbox.ts'
 
-// Security notices (issue 26 §1): every change to an account's security — an authenticator added
+// Security notices: every change to an account's security — an authenticator added
 // or removed, recovery codes renewed, the password changed or reset, the email changed, sessions
 // signed out — is told to the account's address, in the account's language: what changed, when
 // (UTC), from which device (browser and system from the User-Agent, and the IP), and what to do
@@ -52,7 +52,7 @@ export async function rememberAccountLanguage(userId: string, language: string):
 /**
  * The account's language as kept in the core (its profile's, remembered at sign-in and at every
  * change): what a mail sent without a session of the account is written in — a reset link asked
- * from another browser, a notice (issue 27: one language per account, every mail included).
+ * from another browser, a notice (one language per account, every mail included).
  */
 export async function keptAccountLanguage(userId: string): Promise<Locale | undefined> {
   const { metadata } = await UserMetadata.getUserMetadata(userId)
@@ -87,7 +87,7 @@ export class SecurityNotices {
         ...(target.newEmail ? { newEmail: target.newEmail } : {}),
       })
       // Nobody waits for it, and it must arrive: written to the outbox, tried at once without
-      // waiting, and retried by the worker while the mail server is down (issue 18). Not under the
+      // waiting, and retried by the worker while the mail server is down. Not under the
       // hourly cap: it only reaches the account's own address, and whoever filled that address's
       // cap must not keep its owner from hearing of a change.
       await this.options.outbox.deliver(mail, { kind: 'securityNotice', locale, userId: target.userId }, 'later')

@@ -19,7 +19,7 @@ export function checkEmailRoute(app: FastifyInstance): void {
 }
 
 /**
- * GET /api/user/verification-mail (issue 18): whether the signed-in account's verification mail
+ * GET /api/user/verification-mail: whether the signed-in account's verification mail
  * went out — 'queued' while the outbox still tries, 'failed' once it gave up — so /check-email can
  * say so and offer a resend. Asked by the session, not by an address: the anonymous check above
  * must not tell anyone whether mail to an address is waiting. Unverified sessions may ask (they

@@ -1,7 +1,7 @@
 import { isDatabaseUnreachable } from '../../db/reachability.ts'
 import { BffAuthCoreUnavailable } from '../errors.ts'
 
-// Issue 18: when the auth core or its database is down, supertokens-node fails with plain errors
+// When the auth core or its database is down, supertokens-node fails with plain errors
 // (a core it cannot reach after trying every one configured; any status but 200, the core's 503
 // included), which answered 500 BFF_INTERNAL_ERROR — and a refresh that fails with a 500 or a 401
 // signs the browser out. They are answered 503 BFF_AUTH_CORE_UNAVAILABLE with Retry-After instead,

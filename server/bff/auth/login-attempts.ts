@@ -8,7 +8,7 @@ import type { Database } from '../../db/database.ts'
 // blocks the email for LOGIN_BLOCK_MINUTES. The same email in other case or with spaces is the
 // same counter. Unknown emails are counted and answered exactly like known ones.
 //
-// Checks in flight are not failures (issue 18): ten parallel sign-ins with the right password
+// Checks in flight are not failures: ten parallel sign-ins with the right password
 // used to take the five allowed checks and tell the other five "blocked until <in 15 minutes>",
 // and one wrong password among five checks in flight blocked the email. The counter now knows how
 // many of its checks have no verdict yet (`pending`): only known wrong passwords block and are
@@ -226,7 +226,7 @@ export class LoginAttempts {
     this.wakeWaiters(key)
   }
 
-  /** The account with this email was deleted (issue 11), or its password reset through the mailed link (issue 27): nothing of its counter is kept. */
+  /** The account with this email was deleted, or its password reset through the mailed link: nothing of its counter is kept. */
   async forget(email: string): Promise<void> {
     await this.db.query('DELETE FROM bff.login_attempts WHERE email_key = $1', [keyOf(email)])
   }
@@ -245,7 +245,7 @@ export class LoginAttempts {
   }
 
   /**
-   * The account's email changed (issue 11): failures counted and a block set against the old
+   * The account's email changed: failures counted and a block set against the old
    * address follow the account to the new one, so changing the email cannot end a block early.
    * Where both addresses have a counter the stricter value of each field wins. Checks in flight
    * on the old address are failures on the new one.

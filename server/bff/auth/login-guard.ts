@@ -9,7 +9,7 @@ import { normaliseLoginEmail, type BlockStatus, type LoginAttempts } from './log
 // from the URL: supertokens-node routes many spellings to that API (trailing slashes, a tenant
 // prefix, queries, dot segments, backslashes) and hands it the email after trimming and
 // validating it, so whatever reaches the password check has been counted, keyed exactly as the
-// core will look the email up (issue 17). Once the SDK has its answer (settleSignIn), its status
+// core will look the email up. Once the SDK has its answer (settleSignIn), its status
 // decides whether the attempt stays counted, clears the counter or is given back. Every outcome is
 // logged with a hashed email, the IP and the time.
 
@@ -32,7 +32,7 @@ function blockedBody(status: BlockStatus) {
   return { status: 'ACCOUNT_BLOCKED' as const, message: status.message, blockedUntil: status.blockedUntil, attemptCount: status.attemptCount }
 }
 
-/** Not a block (issue 18): no blockedUntil, nothing counted; the same sign-in may be sent again at once. */
+/** Not a block: no blockedUntil, nothing counted; the same sign-in may be sent again at once. */
 function inProgressBody(status: BlockStatus) {
   return { status: 'SIGN_IN_IN_PROGRESS' as const, message: status.message }
 }
@@ -51,7 +51,7 @@ export function guardSignIn(scope: FastifyInstance): void {
  * the password is checked: counts the check, or answers the blocked body when the email is
  * blocked. A sign-in held back because every allowed check is under way (a double click, several
  * tabs) waits for them, and past LOGIN_WAIT_MS answers "in progress" — never a block that does not
- * exist (issue 18).
+ * exist.
  */
 export async function reserveSignIn(attempts: LoginAttempts, request: FastifyRequest, email: string): Promise<BlockedBody | InProgressBody | null> {
   const emailHash = hashEmail(email)
@@ -105,7 +105,7 @@ export async function settleSignIn(attempts: LoginAttempts, request: FastifyRequ
 }
 
 /**
- * A password reset through the emailed link succeeded (issue 27): whoever set the new password
+ * A password reset through the emailed link succeeded: whoever set the new password
  * reads the account's mailbox, which is what a block waits for. The email's counter goes — its
  * wrong passwords and its block — keyed as sign-in keys it (any case or padding is the same
  * counter). The password is already changed: a counter that cannot be cleared now is logged and

@@ -69,7 +69,7 @@ function operation(operationId: string, summary: string, fields: { session?: boo
   }
 }
 
-/** Issue 15: where the mailed link leads back to after signing in (checked: a path on this site only). */
+/** Where the mailed link leads back to after signing in (checked: a path on this site only). */
 const carriedTarget = [
   { name: 'redirectToPath', required: false, description: 'A path on this site the emailed link carries on (the account pages come back to it after signing in); anything else is dropped.' },
   { name: 'action', required: false, description: '"add": with a /@/programs/{id} target, the program is added to the library once the user is signed in.' },

@@ -5,7 +5,7 @@ import { matchOperatorRoute, OPERATOR_ROLES, ROLE_PERMISSIONS } from '../../../s
 import type { RoleChanges } from '../../http/role-changes.ts'
 import { BffAuthCoreUnavailable, BffNotFound, BffPermissionDenied } from '../errors.ts'
 
-// The BFF's side of the operator console's permissions (issue 28, decision 028): the roles
+// The BFF's side of the operator console's permissions (decision 028): the roles
 // exist in the auth core with exactly the permissions of shared/operator.ts, and no request
 // under /api/operator is proxied before the session's permission for its route is checked here
 // (the API checks it again).

@@ -8,7 +8,7 @@ import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 import { checkOperatorAccess } from './operator-access.ts'
 import { MAIL_MAY_WAIT } from './supertokens.ts'
 
-// The operator console's "resend verification" (issue 28): support sends an account whose address
+// The operator console's "resend verification": support sends an account whose address
 // is not verified a new link. The mail is the BFF's to send (the SDK's email verification, in the
 // account's language, through the outbox), so the BFF answers this one operator path itself,
 // after its own permission check (operator-access.ts, as for every operator route it proxies). It

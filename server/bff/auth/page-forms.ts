@@ -5,7 +5,7 @@ import { PASSWORD_ERRORS } from '../../../shared/auth/sign-up.ts'
 import { isSameOriginForm } from '../csrf.ts'
 import { FRONT_TOKEN_COOKIE, mirrorFrontToken } from './page-session.ts'
 
-// The account forms without JavaScript (issue 15 item 9, decision 025). A page's <form
+// The account forms without JavaScript (decision 025). A page's <form
 // method="post"> sent before its script ran arrives here as an urlencoded post to the page's own
 // address. It is answered through the very routes the page's script calls — the SDK's /auth API
 // (with its login-attempt blocking, field checks and rate limits) and the BFF's /api — by

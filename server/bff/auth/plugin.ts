@@ -62,9 +62,9 @@ export interface AuthPluginOptions {
   coreApiKey?: string | undefined
   /** The clock of the recovery codes' cool-down and of email-change links; tests move it. Date.now by default. */
   now?: (() => number) | undefined
-  /** Outgoing mail (issue 18): made by buildBff, which owns its worker; its mailer is the one the auth flows use. */
+  /** Outgoing mail: made by buildBff, which owns its worker; its mailer is the one the auth flows use. */
   outbox: MailOutbox
-  /** The role-change feed (issue 28), for the one operator route answered here. */
+  /** The role-change feed, for the one operator route answered here. */
   roleChanges: RoleChanges
 }
 
@@ -94,8 +94,8 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
   const mailer = outbox.mailer
   const attempts = new LoginAttempts(options.db, config.login)
   const mailQuota = new MailQuota(options.db, MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS)
-  // The TOTP factor's limits, which the auth core's default app keeps too (issue 11), for TOTP
-  // and recovery codes together (issue 26 §7).
+  // The TOTP factor's limits, which the auth core's default app keeps too, for TOTP
+  // and recovery codes together.
   const secondFactor = new SecondFactorAttempts(options.db, { maxFailures: TOTP_MAX_ATTEMPTS, cooldownMs: TOTP_COOLDOWN_S * 1000 }, options.now)
   const recoveryCodes = new RecoveryCodes(options.db, secondFactor, options.now)
   const emails = new EmailTexts(options.root, APP_NAME)
@@ -121,7 +121,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
             'content-type': 'application/json',
             accept: 'application/json',
             'x-request-id': request.id,
-            // For the account's sign-in history (issue 11, "Your data").
+            // For the account's sign-in history ("Your data").
             'x-forwarded-for': request.ip,
             ...(typeof request.headers['user-agent'] === 'string' ? { 'user-agent': request.headers['user-agent'] } : {}),
           },
@@ -132,7 +132,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
           return
         }
         // A language the user chose on the profile follows the account to every sign-in, on any
-        // device (issue 11); one only recorded at sign-up leaves the visitor's own choice alone.
+        // device; one only recorded at sign-up leaves the visitor's own choice alone.
         const record = JSON.parse(response.body.toString('utf8')) as Partial<UserRecord>
         if (record.languageChosen === true && typeof record.language === 'string' && isLocale(record.language)) {
           setLanguageCookie(reply, record.language, https)
@@ -169,7 +169,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
     emails,
     notices,
   })
-  // The operator roles and their permissions (issue 28) in the core, in line with shared/operator.ts;
+  // The operator roles and their permissions in the core, in line with shared/operator.ts;
   // a core not reachable yet only delays them (tried again, logged once).
   let roleSync: ReturnType<typeof keepOperatorRolesInSync> | undefined
   app.addHook('onReady', async () => {
@@ -185,7 +185,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
   const sdkErrors = supertokensErrorHandler()
   await app.register(async (scope) => {
     scope.setErrorHandler(async (error, request, reply) => {
-      // The core out of reach or answering 503: 503 BFF_AUTH_CORE_UNAVAILABLE, not a 500 (issue 18).
+      // The core out of reach or answering 503: 503 BFF_AUTH_CORE_UNAVAILABLE, not a 500.
       const unavailable = authUnavailable(error, { ownDatabase: false })
       if (unavailable) throw unavailable
       if (!Session.Error.isErrorFromSuperTokens(error)) throw error
@@ -198,7 +198,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
     accountDeletionRoute(scope, { appOrigin, https, rateLimitMax: config.authRateLimitMax, attempts, mailQuota, recoveryCodes, emailChanges })
     authenticatorRoutes(scope, { appOrigin, rateLimitMax: config.authRateLimitMax, recoveryCodes, notices })
     verificationMailRoute(scope, outbox)
-    // Issue 28: the console's "resend verification", checked and audited by the API first.
+    // The console's "resend verification", checked and audited by the API first.
     operatorVerificationRoute(scope, { appOrigin, rateLimitMax: config.rateLimitMax, roleChanges: options.roleChanges })
     emailChangeRoutes(scope, {
       attempts,
@@ -217,7 +217,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
   await app.register(async (scope) => {
     // A core that cannot be reached or answers 503 (its database down or stuck), or the BFF's own
     // database down, is a 503 here too, never a 500: the browser SDK retries a 503, where a 401
-    // would sign the user out (issues 17, 18). The root handler answers it, with Retry-After.
+    // would sign the user out. The root handler answers it, with Retry-After.
     scope.setErrorHandler((error, _request, reply) => {
       const message = (error as Error).message ?? ''
       // The SDK fails with a plain error on a client type it has no client for (ours is only
@@ -238,7 +238,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
     guardSignIn(scope)
     // The SDK's hook, on this scope only: it answers the /auth paths it knows.
     await new Promise<void>((resolve, reject) => supertokensPlugin(scope as never, {}, (error?: Error) => (error ? reject(error) : resolve())))
-    // Ours beside the SDK's: whether a reset link is still good (issue 15 item 8).
+    // Ours beside the SDK's: whether a reset link is still good.
     resetTokenCheckRoute(scope, { coreUrl: options.coreUrl, coreApiKey })
     const notFound = async (request: { method: string; url: string }) => {
       throw new BffNotFound(request.method, request.url.split('?')[0] ?? '/auth')
@@ -252,7 +252,7 @@ const authRoutes: FastifyPluginAsync<AuthPluginOptions> = async (app: FastifyIns
     })
   })
 
-  // Never in production (issue 26 §3): the mail is still kept in DATA_DIR/mail, and the start-up log says so (app.ts).
+  // Never in production: the mail is still kept in DATA_DIR/mail, and the start-up log says so (app.ts).
   if (mailer instanceof MailboxMailer && servesDevConveniences(config)) await app.register(devMailRoutes, { mailbox: mailer, appUrl: config.appUrl })
 }
 

@@ -4,7 +4,7 @@ import { databaseUnreachable } from '../../db/reachability.ts'
 import { Failover, splitCoreUrls } from '../../http/core-urls.ts'
 import { BffAuthCoreUnavailable } from '../errors.ts'
 
-// GET /auth/user/password/reset/token/check?token= (issue 15 item 8, decision 025): whether a
+// GET /auth/user/password/reset/token/check?token= (decision 025): whether a
 // password reset link can still be used, asked without using it, so /reset-password says at once
 // that a link was used or has expired instead of failing on submit. A GET, because it changes
 // nothing; the token is as secret as in the page's own address, and the logs redact both. The
@@ -48,7 +48,7 @@ export function resetTokenCheckRoute(scope: FastifyInstance, options: { coreUrl:
       })
     } catch (err) {
       // The core out of reach, or answering 503 (its database), is an outage the session
-      // revocation list's reader has already said, once (issue 18); anything else is said here.
+      // revocation list's reader has already said, once; anything else is said here.
       if ((err as { coreStatus?: unknown }).coreStatus !== 503 && databaseUnreachable(err) === null) request.log.warn({ err }, 'the reset link could not be checked')
       throw new BffAuthCoreUnavailable()
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
 
-// One attempt limit for the second factor (issue 26 §7), whichever way it is tried: a TOTP code
+// One attempt limit for the second factor, whichever way it is tried: a TOTP code
 // (sign-in's /auth/totp/verify, a device's confirmation, and every route that asks for a current
 // code — all through the TOTP recipe's verifyTOTP and verifyDevice, see supertokens.ts) and a
 // recovery code (recovery-codes.ts). TOTP_MAX_ATTEMPTS wrong codes in a row, of either kind, lock

@@ -25,7 +25,7 @@ import { validatePassword, validateSignUpExtras } from '../../../shared/auth/sig
 
 // supertokens-node in the BFF (DESIGN.md §4.3): EmailPassword with the extra sign-up fields,
 // EmailVerification REQUIRED, cookie sessions with the custom-header anti-CSRF, MFA with TOTP,
-// UserMetadata, UserRoles (issue 28), and ThirdParty with the providers configured. The SDK is a process-wide
+// UserMetadata, UserRoles, and ThirdParty with the providers configured. The SDK is a process-wide
 // singleton: one BFF per process (tests reset it between apps, see resetForTests).
 // One file over 500 lines: the SDK takes every recipe and its overrides in one init() call, and the
 // overrides share the BFF's state (login blocking, the outbox, role changes) passed to that call.
@@ -50,10 +50,10 @@ export interface AuthSettings {
   coreApiKey: string | undefined
   appUrl: string
   providers: ProviderSettings[]
-  /** Every mail goes through it (issue 18); its mailer answers whether mail could go out now. */
+  /** Every mail goes through it; its mailer answers whether mail could go out now. */
   outbox: Pick<MailOutbox, 'deliver' | 'checkMailer'>
   emails: EmailTexts
-  /** The hourly cap per recipient (issue 17): a place for one mail, or null past the cap. */
+  /** The hourly cap per recipient: a place for one mail, or null past the cap. */
   mailQuota: { take(address: string): Promise<MailGrant | null>; giveBack(grant: MailGrant): Promise<void>; count(address: string): Promise<number> }
   /**
    * Makes (or, idempotently, confirms) the product API's record of the account, with the new
@@ -69,23 +69,23 @@ export interface AuthSettings {
   /** Login-attempt blocking's verdict on a sign-in the SDK answered: a body to send instead, or null. */
   settleSignIn(request: FastifyRequest, status: string): Promise<Record<string, unknown> | null>
   /**
-   * A completed password reset proved the mailbox (issue 27): login-attempt blocking forgets the
+   * A completed password reset proved the mailbox: login-attempt blocking forgets the
    * email's wrong passwords and ends its block, so the new password signs in at once.
    */
   unblockSignIn(request: FastifyRequest, email: string): Promise<void>
   /**
    * Whether a session the SDK verified by its token alone may be used: 'not-session' for a JWT
    * that is not a session's access token, 'revoked' for one ended early, 'unknown' while the
-   * revocation list cannot be read (issue 17 §3, §4).
+   * revocation list cannot be read (§4).
    */
   sessionVerdict(accessTokens: string[], sessionHandle: string): 'ok' | 'not-session' | 'revoked' | 'unknown'
   /** This BFF ended the session itself (sign-out, theft): refused here at once. */
   sessionEnded(sessionHandle: string): void
-  /** Recovery codes (issue 11): a set issued when the first authenticator is confirmed, dropped with the last one. */
+  /** Recovery codes: a set issued when the first authenticator is confirmed, dropped with the last one. */
   recoveryCodes: Pick<RecoveryCodes, 'issue' | 'clear' | 'redeem'>
-  /** The second factor's one attempt limit (issue 26 §7): every TOTP code is checked under it. */
+  /** The second factor's one attempt limit: every TOTP code is checked under it. */
   secondFactor: Pick<SecondFactorAttempts, 'checkTotp'>
-  /** Tells the account of a change to its security (issue 26 §1): an authenticator confirmed, a password reset. */
+  /** Tells the account of a change to its security: an authenticator confirmed, a password reset. */
   notices: Pick<SecurityNotices, 'send'>
 }
 
@@ -97,7 +97,7 @@ function localeOf(userContext: Record<string, unknown> | undefined): Locale {
 }
 
 /**
- * The language the account's mails are in (issue 27: the account's choice, kept in the core, not
+ * The language the account's mails are in (the account's choice, kept in the core, not
  * the language of whichever browser asked for a reset link); undefined when none is kept yet (a
  * new sign-up: the browser's) or the core cannot say — the mail still goes, in the browser's.
  */
@@ -111,7 +111,7 @@ async function accountLocale(userId: string, request: FastifyRequest | undefined
 }
 
 /**
- * A mailed link with the target the page asked to come back to (issue 15 item 3): the sign-up,
+ * A mailed link with the target the page asked to come back to: the sign-up,
  * "send again" and reset calls carry ?redirectToPath= (and &action=) in their query, checked here
  * as everywhere; the link then works in any browser.
  */
@@ -136,7 +136,7 @@ let initialised = false
 const MAIL_ATTEMPTED = 'softshelfMailAttempted'
 /**
  * Set by the sign-up before it sends the verification mail: the answer is OK whatever happens to
- * the mail, so one that cannot go out now waits in the outbox instead of being lost (issue 18).
+ * the mail, so one that cannot go out now waits in the outbox instead of being lost.
  */
 export const MAIL_MAY_WAIT = 'softshelfMailMayWait'
 /** Set in a request's user context once the core was asked to check a password. */
@@ -185,7 +185,7 @@ export function initSupertokens(settings: AuthSettings): void {
     supertokens: {
       connectionURI: settings.coreUrl,
       ...(settings.coreApiKey ? { apiKey: settings.coreApiKey } : {}),
-      // The browser's request id goes with every call to the core, so the core's log lines carry it (issue 14).
+      // The browser's request id goes with every call to the core, so the core's log lines carry it.
       networkInterceptor: (call, userContext) => {
         const request = supertokens.getRequestFromUserContext(userContext)?.original as FastifyRequest | undefined
         return request ? { ...call, headers: { ...call.headers, 'x-request-id': request.id } } : call
@@ -220,7 +220,7 @@ export function initSupertokens(settings: AuthSettings): void {
             // Login-attempt blocking counts and settles every sign-in here, in the API the SDK calls
             // only for a request it routed as a sign-in, after its own form checks, with the email
             // trimmed as it will use it: no spelling of the path or padding of the email reaches the
-            // password check uncounted (issue 17). A success also (re)makes the product record.
+            // password check uncounted. A success also (re)makes the product record.
             signInPOST: async (input) => {
               const request = input.options.req.original as FastifyRequest
               const email = input.formFields.find((field) => field.id === 'email')?.value
@@ -236,7 +236,7 @@ export function initSupertokens(settings: AuthSettings): void {
               }
               // The SDK answers an email without an account (or a generated one) before the core
               // checks any password: 5–10 times faster than a wrong password for a real account,
-              // which told who has one (issue 17). The core verifies a decoy of the app's own hash
+              // which told who has one. The core verifies a decoy of the app's own hash
               // for an email it does not know, so it is asked here too, after the tenant lookup the
               // SDK's checks make for a real account, and its answers are ignored.
               if (result.status === 'WRONG_CREDENTIALS_ERROR' && input.userContext[PASSWORD_CHECKED] !== true) {
@@ -254,7 +254,7 @@ export function initSupertokens(settings: AuthSettings): void {
               return result
             },
             // A reset link asked for an address without an account sends nothing, yet does the work
-            // a sent one does (issue 17: 11 ms against 31 ms told who has an account): the core
+            // a sent one does (11 ms against 31 ms told who has an account): the core
             // looks for the user, the mail is rendered, the cap is read, and the mailer is asked
             // whether it could take a message; while mail is down that answers 503 all the same.
             generatePasswordResetTokenPOST: async (input) => {
@@ -264,7 +264,7 @@ export function initSupertokens(settings: AuthSettings): void {
                 if (typeof email === 'string') {
                   // A user id nobody has: the core answers UNKNOWN_USER_ID_ERROR after its lookup.
                   await EmailPassword.createResetPasswordToken(input.tenantId, randomUUID(), email, input.userContext)
-                  // As a sent one reads the account's language (issue 27), from the core too.
+                  // As a sent one reads the account's language, from the core too.
                   const locale = (await accountLocale(randomUUID(), input.options.req.original as FastifyRequest)) ?? localeOf(input.userContext)
                   settings.emails.render('reset', locale, email, `${settings.appUrl}/reset-password?token=${'x'.repeat(64)}&tenantId=${input.tenantId}`)
                   await settings.mailQuota.count(email)
@@ -273,8 +273,8 @@ export function initSupertokens(settings: AuthSettings): void {
               }
               return result
             },
-            // A new password ends every session of the account, the thief's first (issue 17 §4), and
-            // any sign-in block of its email: the link proved the mailbox (issue 27).
+            // A new password ends every session of the account, the thief's first, and
+            // any sign-in block of its email: the link proved the mailbox.
             passwordResetPOST: async (input) => {
               const result = await original.passwordResetPOST!(input)
               if (result.status === 'OK') {
@@ -299,7 +299,7 @@ export function initSupertokens(settings: AuthSettings): void {
                 })
                 const method = result.user.loginMethods.find((m) => m.recipeUserId.getAsString() === result.session.getRecipeUserId().getAsString())
                 // A mail server that is down must not turn the sign-up into an error (the account
-                // exists): the mail waits in the outbox, and /check-email says so (issue 18).
+                // exists): the mail waits in the outbox, and /check-email says so.
                 input.userContext[MAIL_MAY_WAIT] = true
                 try {
                   await EmailVerification.sendEmailVerificationEmail(input.tenantId, result.user.id, result.session.getRecipeUserId(), method?.email, input.userContext)
@@ -356,7 +356,7 @@ export function initSupertokens(settings: AuthSettings): void {
           functions: (original) => ({
             ...original,
             // The SDK checks an access token's signature and expiry only: a session ended early, or
-            // a JWT the core signed for another purpose, must not open a page or /auth (issue 17).
+            // a JWT the core signed for another purpose, must not open a page or /auth.
             getSession: async (input) => {
               const session = await original.getSession(input)
               if (!session) return session
@@ -374,7 +374,7 @@ export function initSupertokens(settings: AuthSettings): void {
               return revoked
             },
             // The product API reads the account's email from the access token it authorises by.
-            // The profile lists the signed-in devices (issue 11): the session keeps the browser it
+            // The profile lists the signed-in devices: the session keeps the browser it
             // began in and when it was last used.
             createNewSession: async (input) => {
               const user = await supertokens.getUser(input.recipeUserId.getAsString(), input.userContext)
@@ -412,7 +412,7 @@ export function initSupertokens(settings: AuthSettings): void {
         override: {
           // Every TOTP code the BFF has checked — sign-in's, a device's confirmation, and the
           // current code the profile's changes ask for (Totp.verifyTOTP goes through here too) —
-          // counts toward the one limit recovery codes share (issue 26 §7). A right code ends a run
+          // counts toward the one limit recovery codes share. A right code ends a run
           // of wrong ones, as in the core — but not the OK for a device confirmed already, for
           // which the core checks no code.
           functions: (original) => ({
@@ -426,7 +426,7 @@ export function initSupertokens(settings: AuthSettings): void {
             // already has: a current code of a confirmed device, or a recovery code (spent), in the
             // body as `totp` or `recoveryCode` beside `deviceName` — otherwise a signed-in session
             // alone could add a device and use its codes to remove the owner's and delete the
-            // account (issue 26 §1). Here, in the API the SDK calls for every spelling of the path
+            // account. Here, in the API the SDK calls for every spelling of the path
             // it routes; a first authenticator needs no code. The SDK's own check that the session
             // may set the factor up comes first, so a refused session spends no code.
             createDevicePOST: async (input) => {
@@ -450,13 +450,13 @@ export function initSupertokens(settings: AuthSettings): void {
             },
             // A confirmed authenticator protects the account from then on: every sign-in asks for
             // a code. The first one also brings a set of recovery codes, in this answer only: the
-            // set-up page shows them once (issue 11).
+            // set-up page shows them once.
             verifyDevicePOST: async (input) => {
               const result = await original.verifyDevicePOST!(input)
               if (result.status !== 'OK') return result
               const userId = input.session.getUserId()
               await MultiFactorAuth.addToRequiredSecondaryFactorsForUser(userId, 'totp', input.userContext)
-              // The same device confirmed again changes nothing, and tells nothing (issue 26 §1).
+              // The same device confirmed again changes nothing, and tells nothing.
               if (result.wasAlreadyVerified) return result
               const devices = await Totp.listDevices(userId, input.userContext)
               const first = devices.devices.filter((device) => device.verified).length === 1

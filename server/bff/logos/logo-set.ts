@@ -94,7 +94,7 @@ const EDITED_LOGOS_KEPT = 500
 const edited = new Map<string, ProgramLogo>()
 
 /**
- * The logo of a program editors added in the console (issue 28), which the seed does not hold: a
+ * The logo of a program editors added in the console, which the seed does not hold: a
  * generated mark drawn among the seed's programs, so it is distinct from theirs as theirs are from
  * each other. Kept per name, developer and publisher (the mark's inputs), the most recent few hundred.
  */

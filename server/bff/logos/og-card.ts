@@ -4,7 +4,7 @@ import { PRODUCT_NAME } from '../../../shared/constants.ts'
 import { textPath, textWidth } from './letters.ts'
 import { ACCENT, BRAND, nestedLogo, svgDocument } from './svg.ts'
 
-// A program's Open Graph image (issue 15): what a link to its page shows on social sites and in
+// A program's Open Graph image: what a link to its page shows on social sites and in
 // chat apps, which take PNG or JPEG but not SVG. A 1200 × 630 card on our brand colour: the logo on
 // the left, the product's name as a kicker and the program's name in our letters on the right.
 

@@ -8,7 +8,7 @@ import { OgCardRenderer } from './og-card.ts'
 import { combinedLogosVersion, type UploadedLogos } from './uploaded-logos.ts'
 
 // GET /logos/<program id>.svg — a program's logo; GET /og/programs/<program id>.png — its Open
-// Graph card (issue 15, decision 024; docs/API.md "Logos and link previews").
+// Graph card (decision 024; docs/API.md "Logos and link previews").
 
 /**
  * The logos are our own drawings with no script, but an SVG opened on its own is a document: it
@@ -29,7 +29,7 @@ async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet; uploaded
 
   /**
    * The program a path names (`<id><extension>`, the id exactly as the catalogue spells it), or a
-   * 404. The set holds the seed's programs; one editors added since (issue 28) is asked of the API
+   * 404. The set holds the seed's programs; one editors added since is asked of the API
    * (its shared, short-cached public answer) and gets a generated mark, with `fromSeed` false.
    */
   const find = async (request: FastifyRequest<{ Params: { '*': string } }>, extension: string): Promise<{ logo: ProgramLogo; fromSeed: boolean }> => {
@@ -60,7 +60,7 @@ async function logoRoutes(app: FastifyInstance, opts: { logos: LogoSet; uploaded
 
   app.get<{ Params: { '*': string } }>('/logos/*', hidden, async (request, reply) => {
     reply.header('content-security-policy', LOGO_CSP)
-    // Issue 28: a logo an editor uploaded is served in place of the generated one (within a
+    // A logo an editor uploaded is served in place of the generated one (within a
     // second of the upload or its removal); the URL's version then covers the uploads too.
     if (opts.uploaded) {
       const index = await opts.uploaded.current()

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { MicroCache } from '../micro-cache.ts'
 import type { UpstreamApi } from '../upstream-api.ts'
 
-// Logos editors uploaded (issue 28): the API keeps them (GET /api/program-logos, the index; the
+// Logos editors uploaded: the API keeps them (GET /api/program-logos, the index; the
 // files by content hash), the BFF serves them at /logos/<id>.svg in place of the generated mark.
 // The index is asked for at most once a second per BFF (shared by concurrent requests), so an
 // upload or a removal shows on every instance within that; the files, immutable by their hash,

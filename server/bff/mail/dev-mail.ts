@@ -7,14 +7,14 @@ import type { MailboxMailer } from './mailer.ts'
 
 // /dev/mail: the local mailbox of embedded mode (no SMTP_URL), so whoever runs `npm start` can
 // open a verification or reset link. The messages hold sign-in links, so only the browser of the
-// person at this machine may read them (issue 17):
+// person at this machine may read them:
 // - the socket is loopback, and no forwarding header is present: behind a reverse proxy on the
 //   same host (TRUST_PROXY) the socket is loopback for every visitor, and the proxy says so;
 // - the Host is a loopback name, so a page on another domain that rebinds its DNS to 127.0.0.1
 //   cannot read it from the visitor's own browser;
 // - APP_URL is a loopback http:// address: a deployment never has a mailbox (and cannot start
 //   without SMTP_URL, config.ts mailProblem);
-// - and never with NODE_ENV=production (issue 26 §3, plugin.ts does not register these routes):
+// - and never with NODE_ENV=production (plugin.ts does not register these routes):
 //   a proxy on the same host that adds no forwarding header passes the client's loopback Host
 //   on, and nothing here can tell that request from the operator's own browser.
 // Anything else is the ordinary not-found answer: nothing tells that the mailbox exists.

@@ -13,7 +13,7 @@ import type { OutgoingMail } from './mailer.ts'
 /** Mails with a link: verification, password reset, and the link that confirms a new email address. */
 export type EmailKind = 'verify' | 'reset' | 'changeEmail'
 
-/** What changed in the account's security: the parameter of the one security notice (issue 26 §1). */
+/** What changed in the account's security: the parameter of the one security notice. */
 export const SECURITY_CHANGES = [
   'authenticatorAdded',
   'authenticatorRemoved',
@@ -66,11 +66,11 @@ export class EmailTexts {
   }
 
   /**
-   * A security notice (issue 26 §1, security-notices.ts): what changed — in the subject and the
+   * A security notice (security-notices.ts): what changed — in the subject and the
    * first line — when (UTC, written the language's way), from which device and IP, and what to do
    * if it was not the owner: reset the password, then review the devices and authenticators on
    * the profile. The email change tells the address the account had, with the new one masked,
-   * and whom to write to (issue 11).
+   * and whom to write to.
    */
   renderSecurityNotice(locale: Locale, to: string, change: SecurityChange, values: NoticeValues): OutgoingMail {
     const t = this.translator(locale)
@@ -91,7 +91,7 @@ export class EmailTexts {
   }
 
   /**
-   * A notification mail (issue 29, server/bff/mail/notification-mail.ts): one event in the subject
+   * A notification mail (server/bff/mail/notification-mail.ts): one event in the subject
    * ("New version of Blender: 4.5"), or the digest of every event since the last mail; each a line
    * with its program page's link; the notifications page; why the mail came and how to stop it.
    */

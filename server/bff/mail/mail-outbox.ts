@@ -9,7 +9,7 @@ import { redactText } from '../../../shared/redaction.ts'
 import { recipientHash } from './mail-quota.ts'
 import type { Mailer, OutgoingMail } from './mailer.ts'
 
-// The durable outbox of outgoing mail (issue 18: with the mail server down a sign-up answered OK
+// The durable outbox of outgoing mail (with the mail server down a sign-up answered OK
 // and its verification mail was never sent, not even once the server was back). Every mail is
 // written to bff.mail_outbox before it is handed to the mail server, and tried at once:
 // - a mail the asker waits on and can ask for again (a resend, a reset, an email-change link) is
@@ -17,7 +17,7 @@ import type { Mailer, OutgoingMail } from './mailer.ts'
 // - a mail nobody can ask for again in that moment (the verification mail of a sign-up, the note
 //   to an old address) is 'queue': when the try fails, or takes longer than a moment, the worker
 //   sends it later, with exponential backoff and jitter, for at most a day;
-// - a mail that must not delay what it tells of (a security notice, issue 26 §1) is 'later': as
+// - a mail that must not delay what it tells of (a security notice) is 'later': as
 //   'queue', but the caller waits only for the row to be written, not for the first try.
 // Delivery is at least once (a sender that dies after the server took the mail leaves it to be
 // sent again); every try carries the same Message-ID. Several BFF instances share the table: a
@@ -25,7 +25,7 @@ import type { Mailer, OutgoingMail } from './mailer.ts'
 // one sender at a time. The message holds a link with its token: it is cleared once the mail is
 // sent or given up, the row a day later, and the body is never logged.
 
-/** 'emailChanged' is the old note to a former address, now a 'securityNotice' (rows written before may still wait). 'notification': a watched program's news (issue 29). */
+/** 'emailChanged' is the old note to a former address, now a 'securityNotice' (rows written before may still wait). 'notification': a watched program's news. */
 export type MailKind = 'verify' | 'reset' | 'changeEmail' | 'emailChanged' | 'securityNotice' | 'notification'
 /** Mails with a link: a newer one sent makes the older ones still waiting pointless. */
 const LINK_KINDS: ReadonlySet<MailKind> = new Set(['verify', 'reset', 'changeEmail'])
@@ -84,7 +84,7 @@ function isPermanent(err: unknown): boolean {
 
 /**
  * The mail server could not be reached (no answer of its own): the outbox's outage log has said so,
- * once per outage, so a request that fails for it writes no line of its own (issue 18).
+ * once per outage, so a request that fails for it writes no line of its own.
  */
 export function mailServerUnreachable(err: unknown): boolean {
   return (err as { responseCode?: unknown } | null)?.responseCode === undefined
@@ -361,7 +361,7 @@ export class MailOutbox {
     return 'sent'
   }
 
-  /** Hands one mail to the mailer; whether the server answered feeds the outage log (issue 18: not a line per mail). */
+  /** Hands one mail to the mailer; whether the server answered feeds the outage log (not a line per mail). */
   private async send(row: Row): Promise<void> {
     try {
       await this.mailer.send({ to: row.recipient, subject: row.subject, text: row.text_body, html: row.html_body, messageId: row.id, ...(row.headers ? { headers: row.headers } : {}) })

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
 
-// The hourly cap on reset and verification mails to one recipient (issue 17, SECURITY.md "Sign-in
+// The hourly cap on reset and verification mails to one recipient (SECURITY.md "Sign-in
 // abuse"). Each mail takes a place before it is handed to the mail server, in one atomic
 // statement, so parallel requests cannot send more than the cap; a mail that could not be handed
 // over gives its place back. The window slides: the cap holds for any hour, not per clock hour.
@@ -63,7 +63,7 @@ export class MailQuota {
   }
 
   /** Mails counted for this recipient in the window now: the same lookup as take, changing nothing. */
-  /** The account with this address was deleted (issue 11): nothing of its count is kept. */
+  /** The account with this address was deleted: nothing of its count is kept. */
   async forget(address: string): Promise<void> {
     await this.db.query('DELETE FROM bff.mail_quota WHERE recipient_key = $1', [keyOf(address)])
   }

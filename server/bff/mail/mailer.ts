@@ -79,7 +79,7 @@ export class MailboxMailer implements Mailer {
 
   /**
    * Writes and removes a probe message: the folder can take one (a full or read-only disk says
-   * no), and a request that sends nothing costs what one that sends does (issue 17).
+   * no), and a request that sends nothing costs what one that sends does.
    */
   async check(): Promise<void> {
     await fs.mkdir(this.folder, { recursive: true, mode: 0o700 })

@@ -7,7 +7,7 @@ import type { MailOutbox } from './mail-outbox.ts'
 import type { OutgoingMail } from './mailer.ts'
 import type { UpstreamApi } from '../upstream-api.ts'
 
-// The notification mail worker (issue 29, decision 030). Every few seconds it claims from the API
+// The notification mail worker (decision 030). Every few seconds it claims from the API
 // the accounts a mail is due to (POST /internal/notification-mail/claim: 'immediate' accounts with
 // news, 'daily' ones whose last mail is a day old; verified, enabled accounts only), renders one
 // mail per account in its language, writes them to the durable outbox — whose worker sends them —

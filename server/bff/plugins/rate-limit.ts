@@ -71,7 +71,7 @@ export const rateLimitPlugin = fp(
     if (opts.redisUrl) {
       const ioredis = await import('ioredis')
       const redis = new ioredis.Redis(opts.redisUrl, { connectTimeout: 2_000, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
-      // One warn when Redis goes away and one info when it is back (issue 26): not a line with a
+      // One warn when Redis goes away and one info when it is back: not a line with a
       // stack per reconnect attempt. Meanwhile the limits count per instance.
       const outage = new OutageLog(app.log, 'Redis', Date.now, { down: 'rate limits count per instance until it is back', back: 'rate limits are shared again' })
       redis.on('error', (err: Error) => outage.unreachable(redisCause(err)))
@@ -112,7 +112,7 @@ export const rateLimitPlugin = fp(
     // answers, else this instance's memory), made as the plugin makes a route's own. Counted here
     // rather than through `createRateLimit`, whose check is a chain of promises per request: with
     // the local store a count is synchronous, a request that is allowed makes no promise at all
-    // (issue 30: the limit was ~12 µs of /api/version's ~100). Keys carry their kind, so no account
+    // (the limit was ~12 µs of /api/version's ~100). Keys carry their kind, so no account
     // id can name an address's counter or the reverse.
     const counters = counterStores(store, WINDOW_MS)
     const byAddress = counters('address', opts.addressMax)

@@ -39,7 +39,7 @@ export function newNonce(): string {
 const SHARE_PAGE_HEADERS = { 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex, nofollow' }
 const SHARE_PAGE_PATH = /^\/sharing\//i
 
-/** Outside origins a page may use (issue 11): exactly the configured ones, or none. */
+/** Outside origins a page may use: exactly the configured ones, or none. */
 export interface OutsideOrigins {
   /** The live-chat widget's origin: its loader script and what a widget does from there. */
   chatWidget?: string | undefined
@@ -68,7 +68,7 @@ export const securityHeadersPlugin = fp(
     }
     app.addHook('onRequest', (request, reply, done) => {
       reply.headers(headers)
-      // Share-link pages (issue 12, decision 016): the link is a secret, so it is never sent on as a
+      // Share-link pages (decision 016): the link is a secret, so it is never sent on as a
       // referrer, and such pages are never indexed. Their /api/sharing answers bring the same
       // headers from the API.
       // The router matches paths in any letter case, so this does too. The only place these are

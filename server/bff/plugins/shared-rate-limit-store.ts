@@ -3,7 +3,7 @@ import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/
 import type { Redis } from 'ioredis'
 import type { OutageLog } from '../../http/outage-log.ts'
 
-// Issue 26 §8: with REDIS_URL the per-IP counters live in Redis, shared by every BFF instance.
+// With REDIS_URL the per-IP counters live in Redis, shared by every BFF instance.
 // While Redis cannot be reached, each instance counts in its own memory (the limits still hold,
 // per instance) instead of skipping them; the outage log says so once when it begins and once
 // when Redis is back. The two stores are @fastify/rate-limit's own.

@@ -186,7 +186,7 @@ async function developmentRenderer(app: FastifyInstance, root: string): Promise<
 
 /**
  * When the page cannot be rendered at all: a page in the visitor's language, saying nothing
- * internal — "unavailable" (503) while the auth core cannot be reached (issue 18), "something
+ * internal — "unavailable" (503) while the auth core cannot be reached, "something
  * went wrong" for a fault of ours. It has the app's error page's markup and, when the page
  * template can be had, its stylesheets, so it looks like the error page the router renders.
  */
@@ -203,7 +203,7 @@ function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: st
   )
 }
 
-/** The longest Retry-After the API gave this page's loaders (a 503 page passes it on, issue 18). */
+/** The longest Retry-After the API gave this page's loaders (a 503 page passes it on). */
 const retryAfterOf = new WeakMap<FastifyRequest, number>()
 
 function noteRetryAfter(request: FastifyRequest, header: string | string[] | undefined): void {
@@ -259,12 +259,12 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
         if (response.status >= 500) {
           const type = String(response.headers['content-type'] ?? '')
           // A deliberate answer (card payments not set up, streaming off) reaches the page as the
-          // API gave it, as the browser's calls get it through the proxy (issue 27).
+          // API gave it, as the browser's calls get it through the proxy.
           if (response.status === 503 && type.includes('json')) {
             const body = parseJson(response.body.toString('utf8'))
             if (isDeliberateServerError((body as { code?: unknown } | null)?.code)) return { status: 503, body }
           }
-          // A 503 is the API's own outage answer, logged once there (issue 18).
+          // A 503 is the API's own outage answer, logged once there.
           if (response.status !== 503) request.log.warn({ upstreamStatus: response.status, path: apiPath }, 'upstream API failed during render')
           const error = upstreamStatusError(response.status)
           noteRetryAfter(request, response.headers['retry-after'])
@@ -277,7 +277,7 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
         // is a bad response, and its own message stays in the log.
         const known = (error as { code?: string }).code?.startsWith('BFF_UPSTREAM_') ? (error as Error & { statusCode: number; code: string }) : null
         const mapped = known ?? new BffUpstreamBadResponse()
-        // An API that cannot be reached is the upstream's outage log's to tell, once (issue 18).
+        // An API that cannot be reached is the upstream's outage log's to tell, once.
         if (!isOutageAnswer(mapped.code)) request.log.warn({ err: error, path: apiPath }, 'upstream API failed during render')
         return { status: mapped.statusCode ?? 502, body: errorBody(mapped.statusCode ?? 502, mapped.code, mapped.message, request.id) }
       }
@@ -302,7 +302,7 @@ const LOGGED_OUT_PAGE: PageSessionResult = { kind: 'session', session: { state: 
 
 /**
  * A page whose address carries a token (a reset, verification or email-change link) shows that
- * token's state, which the next load may find changed (issue 15: a used reset link says so at once).
+ * token's state, which the next load may find changed (a used reset link says so at once).
  */
 function carriesToken(url: string): boolean {
   return /[?&]token=/.test(url)
@@ -317,7 +317,7 @@ interface RenderedPage {
   /**
    * The page's UTF-8 bytes cut where its nonce was: each answer is these with its own nonce
    * between them. Kept as bytes, an answer is a copy — not a string to replace in, measure and
-   * encode again (issue 30: that was a third of a cached page's time).
+   * encode again (that was a third of a cached page's time).
    */
   parts: Buffer[]
   /** The answer's length less the nonces'. */
@@ -348,20 +348,20 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
-    // Pages may answer another site's arrival differently (the sign-out asks first, issue 17),
+    // Pages may answer another site's arrival differently (the sign-out asks first),
     // so it is part of the cache key.
     const crossSite = isCrossSite(request.headers[SEC_FETCH_SITE] as string | undefined)
-    // The consent banner shows until the visitor chooses (issue 11): the choice is part of the page.
+    // The consent banner shows until the visitor chooses: the choice is part of the page.
     const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
     // A form's answer is that visitor's own: never from the page cache, never into it.
     const cacheable = !opts.dev && form === undefined && isAnonymous(request) && !carriesToken(request.url)
-    // Pages show the catalogue: one of an older catalogue version is never served (issue 28).
+    // Pages show the catalogue: one of an older catalogue version is never served.
     const cacheKey = cacheable ? `${await app.upstreamApi.catalogueVersion()}|${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}` : ''
     if (cacheable) {
       let cached = pageCache.peek(cacheKey)
       // The page is being rendered for another visitor (the second it was kept for has just
       // passed): wait for that one rather than render it again. Under load every connection would
-      // otherwise render it at once, each second (issue 30: a sixth of a cached page's time).
+      // otherwise render it at once, each second (a sixth of a cached page's time).
       const pending = cached ? undefined : rendering.get(cacheKey)
       if (pending) {
         // Its failure is its own: this request renders the page itself if it was not kept.
@@ -411,7 +411,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     } catch (error) {
       // The session cannot be checked (the core's keys or its revocation list cannot be had): an
       // error page in the visitor's language, not a guess. An outage of the core is logged once,
-      // by the revocation list's reader and by the core itself (issue 18); anything else here.
+      // by the revocation list's reader and by the core itself; anything else here.
       const outage = isAuthCoreOutage(error)
       if (!outage) request.log.error({ err: error }, 'the page session could not be read')
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store')
@@ -468,7 +468,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
       return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 500, 'server', template ?? ''))
     }
     if (result.kind === 'redirect') return reply.redirect(withGuardReturn(result.location, request.url), result.status)
-    // The error page of an outage (the API's 503): when to try again, as the API said (issue 18).
+    // The error page of an outage (the API's 503): when to try again, as the API said.
     if (result.status === 503) reply.header('retry-after', String(retryAfterOf.get(request) ?? DATABASE_RETRY_AFTER_SECONDS))
     // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
     // a page that asks for no-store is not kept by the page cache either.

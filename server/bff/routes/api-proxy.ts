@@ -26,9 +26,9 @@ const TUS_REQUEST_HEADERS = ['tus-resumable', 'upload-length', 'upload-offset', 
 /** And its answer headers; Location is the same-origin path the browser continues at. */
 const TUS_RESPONSE_HEADERS = ['tus-resumable', 'tus-version', 'tus-extension', 'tus-max-size', 'upload-offset', 'upload-length', 'upload-metadata', 'upload-expires', 'location'] as const
 const UPLOADS_PATH = '/api/files/uploads'
-/** The console's maintenance setting (issue 28): what /api/version says changes with it. */
+/** The console's maintenance setting: what /api/version says changes with it. */
 const MAINTENANCE_PATH = '/api/operator/maintenance'
-/** Stripe's webhook (issue 13): the one /api path that carries no session and no anti-forgery header. */
+/** Stripe's webhook: the one /api path that carries no session and no anti-forgery header. */
 export const STRIPE_WEBHOOK_PATH = '/api/stripe/webhook'
 /** What Stripe's delivery may pass on: its signature is checked by the API on the exact bytes. */
 const WEBHOOK_REQUEST_HEADERS = ['content-type', 'stripe-signature', 'user-agent'] as const
@@ -80,7 +80,7 @@ export function safeApiPath(rawUrl: string): string | null {
 }
 
 /**
- * The language of a proxied call (issue 15): the best match of its Accept-Language among the
+ * The language of a proxied call: the best match of its Accept-Language among the
  * eight — the app's pages send their own language with every call — else English. The API gets
  * exactly that one tag, so what varies by language comes in at most eight variants, and an
  * answer's `Vary: Accept-Language` is exactly what it depends on.
@@ -110,14 +110,14 @@ export function upstreamHeaders(request: FastifyRequest): Record<string, string>
 }
 
 async function proxy(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, https: boolean, roleChanges: RoleChanges): Promise<FastifyReply> {
-  // The operator console's routes (issue 28): the session's permission for the route's row is
+  // The operator console's routes: the session's permission for the route's row is
   // checked here before anything is proxied, whatever the path's spelling; the API checks again.
   const accessToken = request.operatorAccessToken ?? (isOperatorPath(request.raw.url ?? '') ? await checkOperatorAccess(request, reply, roleChanges) : undefined)
   try {
     return await forward(app, request, reply, https, accessToken)
   } catch (error) {
     if (!clientWentAway(request)) throw error
-    // Issue 26 §8: the browser went away with its body half sent (a tab closed mid-upload), so the
+    // The browser went away with its body half sent (a tab closed mid-upload), so the
     // upstream call failed for want of the rest. Not a fault of the API nor of ours — a tus upload
     // resumes from what arrived — and there is no one left to answer: an info line, no error line,
     // no error report, no 502 counted.
@@ -131,7 +131,7 @@ const PROFILE_PATH = /^\/api\/user(?:\?|$)/
 
 /**
  * A language chosen on the profile is the account's language for the mails sent without a
- * session too (a password reset's security notice, issue 26 §1): kept with the account as soon as
+ * session too (a password reset's security notice): kept with the account as soon as
  * the API has it, not only at the next sign-in.
  */
 async function keepProfileLanguage(request: FastifyRequest, body: Buffer): Promise<void> {
@@ -189,7 +189,7 @@ const sharedTexts = new WeakMap<UpstreamResponse, string | Buffer>()
 /**
  * A shared answer's body as a string when it is ASCII (the same bytes either way), else the bytes.
  * Node writes a string body in one piece with the headers; bytes go as a second piece of the same
- * write (writev): /api/version answered 15–23 % more a second with the text (issue 30).
+ * write (writev): /api/version answered 15–23 % more a second with the text.
  */
 function asciiText(response: UpstreamResponse): string | Buffer {
   let text = sharedTexts.get(response)
@@ -221,7 +221,7 @@ async function forward(app: FastifyInstance, request: FastifyRequest, reply: Fas
     if (typeof length === 'string') headers['content-length'] = length
   }
   const response = await app.upstreamApi.stream({ method: request.method, path, headers, body })
-  // Maintenance set from the console (issue 28) shows in this instance's /api/version at once;
+  // Maintenance set from the console shows in this instance's /api/version at once;
   // the others' one-second cache shows it within the second.
   if (response.status === 200 && request.method === 'PUT' && path.split('?')[0] === MAINTENANCE_PATH) app.upstreamApi.versionChanged()
   return relayStream(request, reply, response, https)
@@ -235,7 +235,7 @@ function requestBody(request: FastifyRequest): Buffer | Readable | undefined {
 async function relayStream(request: FastifyRequest, reply: FastifyReply, response: UpstreamStream, https: boolean): Promise<FastifyReply> {
   // The API's JSON is read whole first, so a stalled or cut answer is a clean 502/504 rather than
   // a cut reply; anything else (downloads) streams as it comes. A user's own .json file is a
-  // download (the API sandboxes user content), and keeps its sandbox and length (issue 26 §7).
+  // download (the API sandboxes user content), and keeps its sandbox and length.
   if (response.status < 500 && isJsonAnswer(response.headers) && !isSandboxed(response.headers['content-security-policy'])) {
     const whole = { status: response.status, headers: response.headers, body: await readBody(response.body) }
     if (request.method === 'PATCH' && whole.status === 200 && PROFILE_PATH.test(request.raw.url ?? '')) await keepProfileLanguage(request, whole.body)
@@ -295,7 +295,7 @@ function serverError(request: FastifyRequest, response: { status: number; header
   // 18); relayed as BFF_UPSTREAM_UNAVAILABLE with its Retry-After, it needs no line per request here.
   if (response.status !== 503) request.log.warn({ upstreamStatus: response.status }, 'upstream API answered with a server error')
   const error = upstreamStatusError(response.status)
-  // The API reported its own failure (issue 13): the BFF does not report it again, and says which event it was.
+  // The API reported its own failure: the BFF does not report it again, and says which event it was.
   const eventId = response.headers[ERROR_EVENT_HEADER]
   if (typeof eventId === 'string' && /^[0-9a-f]{32}$/.test(eventId)) (error as Error & { reportedAs?: string }).reportedAs = eventId
   const retryAfter = Number(response.headers['retry-after'])
@@ -327,7 +327,7 @@ async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; r
     if (!Session.Error.isErrorFromSuperTokens(error)) throw error
     await sdkErrors(error as never, request as never, reply as never)
   })
-  // Issue 26 §5: a body goes no further than the API route would read it. The API reads JSON
+  // A body goes no further than the API route would read it. The API reads JSON
   // whole up to JSON_BODY_LIMIT (and the webhook's bytes up to its own), so those are read here
   // within the same limit — a declared Content-Length over it is refused before any byte is read,
   // a chunked body as soon as it passes it — and refused with 413 BFF_BODY_TOO_LARGE (Fastify's
@@ -352,12 +352,12 @@ async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; r
   const hide = { hide: true }
   app.all('/api/*', { bodyLimit: JSON_BODY_LIMIT, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // The version every open tab polls (client/lib/notices/version-polling.ts): proxied like the rest, as a
-  // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES, issue 27).
+  // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES).
   // Its answer (~40 bytes) is never long enough to compress, and a GET has no body to decompress:
   // no compression hooks either. While the micro-cache holds it, installVersionEarlyAnswer answers
   // it before this route is reached.
   app.get('/api/version', { schema: hide, compress: false, decompress: false }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
-  // Resumable uploads (issue 12): a PATCH may take minutes on a slow line (no body deadline), and
+  // Resumable uploads: a PATCH may take minutes on a slow line (no body deadline), and
   // a folder of many small files is two requests a file, so they count apart from other calls, in
   // a bucket of their own as large as theirs (RATE_LIMIT_MAX, decision 027). Their bodies stream to
   // the API as they arrive, whatever their size: the tus server there keeps each upload within its
@@ -368,7 +368,7 @@ async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; r
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload))
     for (const url of [UPLOADS_PATH, `${UPLOADS_PATH}/*`]) scope.all(url, { config: uploads, schema: hide }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   })
-  // Programs' logos and screenshots (issue 28): the image is the body, read within the largest
+  // Programs' logos and screenshots: the image is the body, read within the largest
   // the API takes for them (it holds each route to its own, smaller for logos, and answers 413
   // API_IMAGE_TOO_LARGE).
   await app.register(async (scope) => {

@@ -7,7 +7,7 @@ import { errorBody } from '../../http/errors.ts'
 import { guardedWrite } from '../csrf.ts'
 import { BffCsrfRejected, BffTunnelBadEnvelope, BffTunnelForeignDsn, BffTunnelUnavailable } from '../errors.ts'
 
-// Error reporting on the BFF (issue 13, decision 019), registered only when SENTRY_DSN is set:
+// Error reporting on the BFF (decision 019), registered only when SENTRY_DSN is set:
 // - POST /sentry-tunnel: the browser SDK's envelopes, forwarded to the configured DSN's project and
 //   nowhere else, so the page talks to its own origin only (no new connect-src in the CSP);
 // - POST /sentry-test/error: an error raised on purpose in the BFF, for the /sentry-test page.

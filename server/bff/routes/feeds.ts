@@ -5,7 +5,7 @@ import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue
 import { BffFeedNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 
-// Atom feeds of the newest releases (issue 29, docs/API.md "Atom feeds and free alternatives"):
+// Atom feeds of the newest releases (docs/API.md "Atom feeds and free alternatives"):
 // /feeds/releases.atom for the whole catalogue, /feeds/category/{id}.atom for one category; the
 // ATOM_FEED_ENTRIES newest releases of programs not retired (GET /api/releases), as Atom 1.0
 // (RFC 4287), in English like every page title (spec §1). Kept per catalogue version, like the

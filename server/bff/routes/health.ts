@@ -7,15 +7,15 @@ import { databaseProbe, InstanceReadiness } from '../../http/readiness.ts'
 import { BffNotReady } from '../errors.ts'
 
 /**
- * The BFF's readiness (issue 26): it takes traffic until it is told to stop; its database and the
+ * The BFF's readiness: it takes traffic until it is told to stop; its database and the
  * product API are probed (at most once a second) and reported, never a reason to fail.
  */
 export function bffReadiness(app: FastifyInstance, db: Database, now?: () => number): InstanceReadiness {
-  // Probed every second while it lasts: one line when it begins, one when it ends (issue 27).
+  // Probed every second while it lasts: one line when it begins, one when it ends.
   const apiFailures = new RepeatedFailureLog(app.log, 'readiness: the product API')
   return new InstanceReadiness(
     {
-      // An outage (the database's, the API's) is its outage log's to tell, once (issue 18); anything else is said here.
+      // An outage (the database's, the API's) is its outage log's to tell, once; anything else is said here.
       database: databaseProbe(db, app.log),
       productApi: async () => {
         try {

@@ -4,7 +4,7 @@ import { escapeHtml } from '../../../shared/web/html.ts'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { EmailTexts } from '../mail/emails.ts'
 
-// The one-click unsubscribe of notification mails (issue 29, RFC 8058; docs/API.md "Notification
+// The one-click unsubscribe of notification mails (RFC 8058; docs/API.md "Notification
 // mail and one-click unsubscribe"). The mail's List-Unsubscribe link is this page:
 // - POST /mail/unsubscribe?token=… with the body `List-Unsubscribe=One-Click` (form-encoded) is what
 //   a mail provider sends on the person's click: no session, no cookie, no anti-forgery header, from
@@ -84,7 +84,7 @@ async function mailUnsubscribeRoutes(app: FastifyInstance, opts: { emails: Email
         body: JSON.stringify({ token }),
       })
     } catch {
-      // The API out of reach: its outage log says so once (issue 18); the person may try again.
+      // The API out of reach: its outage log says so once; the person may try again.
       return page(reply, 503, locale, `<p>${escapeHtml(texts.failed)}</p>`)
     }
     if (response.status === 200) return page(reply, 200, locale, `<p>${escapeHtml(texts.done)}</p>`)

@@ -11,7 +11,7 @@ import { STRIPE_WEBHOOK_PATH } from './api-proxy.ts'
 export const OPENAPI_CACHE_CONTROL = 'public, max-age=3600'
 
 /**
- * GET /api/openapi.json (issue 14, decision 023): one OpenAPI 3.1 document of the public API,
+ * GET /api/openapi.json (decision 023): one OpenAPI 3.1 document of the public API,
  * merged from the product API's (read once from its /internal/openapi.json), the BFF's own /api
  * routes and the /auth calls. Made at the first request and kept; a failed read is tried again.
  */

@@ -4,7 +4,7 @@ import type { ProgramPage } from '../../../shared/catalogue/catalogue.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
 
-/** The sitemap changes only with the catalogue: kept per catalogue version (issue 28), an hour at most, so crawlers cost the API little. */
+/** The sitemap changes only with the catalogue: kept per catalogue version, an hour at most, so crawlers cost the API little. */
 const SITEMAP_TTL_MS = 60 * 60 * 1000
 const STATIC_PAGES = ['/', '/library', '/terms', '/privacy', '/cookie']
 
@@ -12,7 +12,7 @@ function xmlEscape(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
-/** /robots.txt and /sitemap.xml listing every public page (issue 3). */
+/** /robots.txt and /sitemap.xml listing every public page. */
 async function seoRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (() => number) | undefined }): Promise<void> {
   const cache = new MicroCache<string>(SITEMAP_TTL_MS, opts.now ?? Date.now, 4)
 
@@ -40,7 +40,7 @@ async function seoRoutes(app: FastifyInstance, opts: { appUrl: string; now?: (()
   }
 
   app.get('/sitemap.xml', async (_request, reply) => {
-    // Built from answers of this version or newer: an editor's change is in it within 2 s (issue 28).
+    // Built from answers of this version or newer: an editor's change is in it within 2 s.
     const body = await cache.get(await app.upstreamApi.catalogueVersion(), buildSitemap)
     reply.header('cache-control', 'public, max-age=3600')
     return reply.type('application/xml; charset=utf-8').send(body)

@@ -9,7 +9,7 @@ import { E2E_MAIL_PORT } from './ports.ts'
 // A signed-in user for browser tests, made the way a person makes one: sign up, open the emailed
 // verification link (read from the run's SMTP server), accept the terms. The forms themselves are
 // the subject of accounts.spec.ts ("sign up → verify by the emailed link → accept terms → …");
-// every other test makes its account through the same endpoints those forms call (issue 30: the
+// every other test makes its account through the same endpoints those forms call (the
 // four page loads of the forms cost each of ~70 accounts about two seconds).
 
 export const PASSWORD = 'correct horse battery staple'
@@ -72,7 +72,7 @@ export async function readyAccount(page: Page, name: string): Promise<string> {
 }
 
 /**
- * Issue 28: a ready account (above) given an operator role by the operator command's endpoint
+ * A ready account (above) given an operator role by the operator command's endpoint
  * (`PUT /internal/users/roles` on the API, with the embedded operator token the app keeps in its
  * data folder: what `npm run accounts -- role add` calls), signed in on `page` with the console
  * open once the role has reached its session.

@@ -10,7 +10,7 @@ import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTR
 // server that keeps what it receives (readable at GET /messages?to= on the mail port) and an
 // OpenID Connect provider with its development login and consent pages, and the two outside
 // script hosts of issue 11 (a chat widget's loader, a tag manager), the error tracker's envelope
-// sink and the fake of Stripe (issue 13). Playwright starts this
+// sink and the fake of Stripe. Playwright starts this
 // process beside the app and stops it after the run.
 
 interface Message {
@@ -49,10 +49,10 @@ if (provider.clientId !== OIDC_CLIENT.id || provider.clientSecret !== OIDC_CLIEN
 
 cleanups.push(await startOutsideScripts(E2E_CHAT_WIDGET_PORT, E2E_TAG_MANAGER_PORT))
 
-// Issue 13: the error tracker's stand-in; what it received is at GET /envelopes on its port.
+// The error tracker's stand-in; what it received is at GET /envelopes on its port.
 const sentrySink = await startSentrySink(E2E_SENTRY_PORT)
 cleanups.push(() => sentrySink.close())
-// Issue 13: Stripe's endpoints and hosted page; "Pay" also delivers the signed webhook to the app.
+// Stripe's endpoints and hosted page; "Pay" also delivers the signed webhook to the app.
 const stripe = await startStripeFake(owner, { secretKey: E2E_STRIPE.secretKey, port: E2E_STRIPE_PORT })
 stripe.deliverTo({ url: `http://127.0.0.1:${E2E_PORT}/api/stripe/webhook`, secret: E2E_STRIPE.webhookSecret })
 

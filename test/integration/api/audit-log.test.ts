@@ -3,7 +3,7 @@ import { migrateApiSchema } from '../../../server/api/schema.ts'
 import { recordAudit } from '../../../server/api/operator/audit-log.ts'
 import { openTestDatabase } from '../../helpers.ts'
 
-// Issue 28: the audit log is append-only in the database itself, not only by having no route that
+// The audit log is append-only in the database itself, not only by having no route that
 // changes it — on PostgreSQL and PGlite alike (TEST_DATABASE_URL picks which).
 
 t.test('an entry is kept as written, and the database refuses to change, delete or truncate it', async (t) => {

@@ -9,7 +9,7 @@ import type { Database } from '../../../server/db/database.ts'
 import { openPglite } from '../../../server/db/pglite.ts'
 import { openTestDatabase, testBuildInfo, testConfig, within } from '../../helpers.ts'
 
-// GET /internal/backup (issue 14, decision 020): the operator's backup of the embedded default,
+// GET /internal/backup (decision 020): the operator's backup of the embedded default,
 // taken by the running API. On PostgreSQL it points at pg_dump instead.
 
 const TOKEN = 'backup-operator-token-0123456789'

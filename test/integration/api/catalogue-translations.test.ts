@@ -5,7 +5,7 @@ import { migrate, readMigrations } from '../../../server/db/migrate.ts'
 import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catalogue.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
-// Issue 15: a program's summary and description in the visitor's language, English where there is
+// A program's summary and description in the visitor's language, English where there is
 // no translation. The tests apply a seed of their own, so they do not depend on the
 // seed's translation texts: the real programs with translations made here.
 

@@ -116,7 +116,7 @@ t.test('catalogue API on the seed', async (t) => {
 
   t.test('dates say only what is known: released and updated with their precision, as the seed has them', async (t) => {
     const precisionOf = (value: string) => (value.length === 4 ? 'year' : value.length === 7 ? 'month' : 'day')
-    // Issue 15: Blender was first released in 1998 — not on 1 January 1998.
+    // Blender was first released in 1998 — not on 1 January 1998.
     t.match(await get<ProgramDetail>('/api/programs/blender'), { released: '1998', releasedPrecision: 'year' })
     t.match(await get<ProgramDetail>('/api/programs/autodesk-maya'), { released: '1998-02', releasedPrecision: 'month', updated: '2024-03', updatedPrecision: 'month' })
     t.match(await get<ProgramDetail>('/api/programs/adobe-photoshop'), { released: '1990-02-19', releasedPrecision: 'day', updated: '2024-10-14', updatedPrecision: 'day' })

@@ -6,7 +6,7 @@ import { buildApi } from '../../../server/api/app.ts'
 import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, operatorTab, testBuildInfo, testConfig, signedInPerson, type Tab } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent, type FakeSession } from '../../stripe-fake.ts'
 
-// Card checkout (issue 13): Checkout sessions, the success page's grant, the webhook and
+// Card checkout: Checkout sessions, the success page's grant, the webhook and
 // subscriptions, driven through the BFF as the browser (and Stripe) would, with the SDK pointed at
 // the local fake. Every grant happens exactly once or not at all (SECURITY.md "Payments").
 
@@ -552,7 +552,7 @@ t.test('a second "Buy" while a session is open goes back to it; one paid but not
   t.not((await checkout(later.tab, MONTHLY)).json().url, clock.json().url, 'older than a day: a new session')
 })
 
-// Issue 27: the profile said deletion removes the profile, library and picture, and kept quiet about
+// The profile said deletion removes the profile, library and picture, and kept quiet about
 // the files, the share links and the subscriptions it also removes and cancels.
 t.test('GET /api/user/deletion-summary says what deleting the account removes: files and their size, working share links, subscriptions by name', async (t) => {
   const { tab, userId } = await person()

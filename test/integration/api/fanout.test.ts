@@ -8,7 +8,7 @@ import type { Database } from '../../../server/db/database.ts'
 import { LogCapture, openTestDatabase, secondConnection, waitUntil } from '../../helpers.ts'
 import pino from 'pino'
 
-// Issue 29: the fan-out of catalogue events to the watchers' notifications, below the HTTP
+// The fan-out of catalogue events to the watchers' notifications, below the HTTP
 // routes: bounded batches with a cursor, a restart halfway, two workers at once, only the
 // watchers of the event's type, and notify 'off' accounts' rows mailed already.
 

@@ -6,7 +6,7 @@ import { DiskStorage, ObjectMissingError, ObjectTooLargeError, OffsetMismatchErr
 import { tempDir } from '../../helpers.ts'
 import { startS3Server } from '../../s3-server.ts'
 
-// One behaviour for both places the drive keeps its bytes (issue 12): a directory and an
+// One behaviour for both places the drive keeps its bytes: a directory and an
 // S3-compatible bucket (s3rver on loopback). Every test runs against each; the S3 runs check the
 // stored bytes exactly (sha256), which is what the SDK's checksum setting is about. No database
 // here: the PostgreSQL run of the suite leaves this file out (scripts/test-plan.mjs, databaseFree).

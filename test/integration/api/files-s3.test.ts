@@ -9,7 +9,7 @@ import type { FileStorage } from '../../../server/api/files/storage.ts'
 import { LogCapture, TEST_AUTH_CORE_API_KEY, buildStack, freePort, testBuildInfo, testConfig, within, signedInPerson, type Tab } from '../../helpers.ts'
 import { startS3Server } from '../../s3-server.ts'
 
-// The drive with its bytes in an S3 bucket (issue 12): S3_URL and its companions set, as an operator
+// The drive with its bytes in an S3 bucket: S3_URL and its companions set, as an operator
 // would, against s3rver on loopback. The drive's behaviour is the same as on disk (files.test.ts
 // covers it there in full); here the paths where the store matters: writes and downloads with
 // ranges, deletion, a refusal that leaves nothing, the sweep after a crash, and a bucket that
@@ -122,7 +122,7 @@ t.test('a bucket that cannot be used stops the start with the reason, never the 
   t.match(await start({ S3_URL: closed }), { message: new RegExp(`at ${closed} cannot be used: .*ECONNREFUSED`) }, 'nothing listening')
 
   // A bucket that goes away while the API runs: /readyz reports it (still 200: every instance
-  // shares the bucket, issue 26), and the log says why without the secret.
+  // shares the bucket), and the log says why without the secret.
   const other = await startS3Server(t, 'short-lived')
   const logs = new LogCapture()
   const config = testConfig(t, { ...other.env, LOG_LEVEL: 'warn' })

@@ -10,7 +10,7 @@ import type { FileItem } from '../../../server/api/files/repository.ts'
 import { DiskStorage, type FileStorage } from '../../../server/api/files/storage.ts'
 import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, testBuildInfo, within, signedInPerson, type Tab } from '../../helpers.ts'
 
-// Resumable uploads (issue 12, tus 1.0.0 at /api/files/uploads; decision 014), spoken to the API
+// Resumable uploads (tus 1.0.0 at /api/files/uploads; decision 014), spoken to the API
 // as a tus client does, with the session's access token as the BFF forwards it: chunks and
 // offsets, a connection cut mid-PATCH, the quota reserved at creation (and raced for), folder
 // uploads, the $RECYCLE.BIN sink, two API instances sharing one upload, expiry and the sweep.

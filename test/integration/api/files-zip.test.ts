@@ -5,7 +5,7 @@ import { LogCapture, buildStack, within, signedInPerson, type Tab } from '../../
 import { readZip } from '../../zip-reader.ts'
 
 // Folder downloads as a streamed zip, "download selected", and the owner's inline previews
-// (issue 12, decision 016), through the BFF's streaming proxy as the browser gets them.
+// (decision 016), through the BFF's streaming proxy as the browser gets them.
 
 const apiLog = new LogCapture()
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' }, apiLogStream: apiLog })

@@ -9,7 +9,7 @@ import { FilesRepository, STALE_WRITE_MS } from '../../../server/api/files/repos
 import { DiskStorage, type FileStorage } from '../../../server/api/files/storage.ts'
 import { TEST_AUTH_CORE_API_KEY, buildStack, testBuildInfo, signedInPerson, type Tab } from '../../helpers.ts'
 
-// The drive's first step (issue 12): folders, names, the trash, quotas, downloads and the sweep,
+// The drive's first step: folders, names, the trash, quotas, downloads and the sweep,
 // driven through the BFF as the browser does (uploads come next; files are made with the
 // repository's addFile meanwhile). Downloads are checked through the BFF's streaming proxy and on
 // the API itself, with the same session's token.
@@ -191,7 +191,7 @@ t.test('names: NFC, forbidden characters, "." and "..", the length limit, collis
     t.equal(answer.json().code, 'FILES_NAME_INVALID')
     t.match(answer.json().message, message)
   }
-  // A NUL never reaches the name rules: every service refuses it at its edge (issue 26 §4).
+  // A NUL never reaches the name rules: every service refuses it at its edge.
   const nul = await call(tab, 'POST', '/api/files/folders', { name: 'a\u0000b' })
   t.equal(nul.statusCode, 400, 'a NUL in a name')
   t.equal(nul.json().code, 'API_VALIDATION_FAILED')
@@ -489,7 +489,7 @@ t.test('downloads of text files carry charset=utf-8, and keep the attachment, no
       t.equal(answer.headers['content-type'], contentType, `${name}${query}: Content-Type`)
       t.equal(answer.headers['x-content-type-options'], 'nosniff', `${name}${query}: nosniff`)
       t.match(answer.headers['content-security-policy'], /(^|;\s*)sandbox(;|$)/, `${name}${query}: sandboxed`)
-      // Previewed inline when asked: images, PDF and (issue 27) plain text; the rest stay attachments.
+      // Previewed inline when asked: images, PDF and plain text; the rest stay attachments.
       if (!['photo.png', 'report.pdf', 'notes.txt'].includes(name) || query === '') t.match(answer.headers['content-disposition'], /^attachment;/, `${name}${query}: an attachment`)
       else t.match(answer.headers['content-disposition'], /^inline;/, `${name}${query}: inline`)
     }

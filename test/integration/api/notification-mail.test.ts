@@ -3,7 +3,7 @@ import { browser, buildStack, mailsIn, notifyRelease, signedInTab, type Stack, T
 import { NOTIFICATION_MAIL_LEASE_MS, UNVERIFIED_RECHECK_MS } from '../../../server/api/notifications/mail.ts'
 import type { NotificationMailClaim } from '../../../shared/catalogue/living.ts'
 
-// Issue 29, notification mail (docs/API.md "Notification mail and one-click unsubscribe",
+// Notification mail (docs/API.md "Notification mail and one-click unsubscribe",
 // decision 030): which accounts the API hands the BFF's mail worker, the mails the worker queues
 // (one per account, in its language, with RFC 8058's headers), and the one-click unsubscribe.
 // This file: the API's claims and their authentication; the worker and the unsubscribe are

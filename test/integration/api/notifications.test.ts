@@ -3,7 +3,7 @@ import { insertNotification } from '../../../server/api/notifications/notificati
 import { recordRelease } from '../../../server/api/catalogue/releases.ts'
 import { buildStack, operatorTab, waitUntil, signedInPerson } from '../../helpers.ts'
 
-// Issue 29: a watched program's release reaches the watcher's notifications through the API's own
+// A watched program's release reaches the watcher's notifications through the API's own
 // fan-out; the list, its paging and marking read, through the BFF as a signed-in tab calls them.
 
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' } })

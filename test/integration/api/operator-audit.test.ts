@@ -7,7 +7,7 @@ import { buildBff } from '../../../server/bff/app.ts'
 import { recordAudit, type AuditEntry } from '../../../server/api/operator/audit-log.ts'
 import { browser, buildStack, freePort, operatorTab, pollFor, root, signedInTab, tempDir, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 
-// Issue 28: the audit log (GET /api/operator/audit and its CSV export) and maintenance from the
+// The audit log (GET /api/operator/audit and its CSV export) and maintenance from the
 // console (PUT /api/operator/maintenance), through the BFF with real sessions whose tokens carry
 // the roles. Who may, who may not, what the filters and pages give, what the CSV holds.
 

@@ -2,8 +2,8 @@ import t from 'tap'
 import { browser, buildStack, signedInTab } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent } from '../../stripe-fake.ts'
 
-// Issue 27: which programs a signed-in user owns, for the "Owned" marks on every card under /@
-// and My library's Owned view. Owned is streaming's rule (issue 26), on the API's clock: a
+// Which programs a signed-in user owns, for the "Owned" marks on every card under /@
+// and My library's Owned view. Owned is streaming's rule, on the API's clock: a
 // one-time purchase not refunded, or a subscription whose paid period has not ended. Bought
 // through the real checkout against the local Stripe fake.
 

@@ -6,7 +6,7 @@ import { migrateApiSchema } from '../../../server/api/schema.ts'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { openTestDatabase } from '../../helpers.ts'
 
-// Issue 28, below the HTTP routes: the seed never overwrites an editor's work, and every API
+// Below the HTTP routes: the seed never overwrites an editor's work, and every API
 // instance's listing index sees an editor's change once its version check comes round (500 ms).
 
 const context = { actor: { id: 'u-ed', email: 'ed@example.com' }, requestId: 'req-test' }

@@ -7,7 +7,7 @@ import { listReleases } from '../../../server/api/catalogue/release-history.ts'
 import { migrateApiSchema } from '../../../server/api/schema.ts'
 import { buildStack, openTestDatabase, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
-// Issue 29, releases and external ids: a program's release history (GET /api/programs/{id}/releases,
+// Releases and external ids: a program's release history (GET /api/programs/{id}/releases,
 // public, cached like the catalogue), an editor's release (POST /api/operator/programs/{id}/releases:
 // a revision, an audit entry, the program's version and "updated", the watchers' event), the ids a
 // program has in other catalogues (written like any field, one program per id), and the events a
@@ -17,7 +17,7 @@ import { buildStack, openTestDatabase, operatorTab, signedInTab, waitUntil } fro
 const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
 
 /**
- * A change is public within 2 s (issue 28): the BFF's catalogue version is read at most once a
+ * A change is public within 2 s: the BFF's catalogue version is read at most once a
  * second. Asked every 100 ms, not on every turn of the event loop, which the BFF's rate limit
  * would refuse long before.
  */
@@ -95,7 +95,7 @@ t.test('releases and external ids', async (t) => {
     const answer = await editor.post('/api/operator/programs/blender/releases', { version: ' 4.5 ', date: yesterday, notesUrl: 'https://www.blender.org/download/releases/4-5/' })
     t.equal(answer.statusCode, 201, answer.body)
     t.same(answer.json(), { revision: 1, current: true })
-    // Public within 2 s (issue 28): the BFF's shared cache is keyed by the catalogue version.
+    // Public within 2 s: the BFF's shared cache is keyed by the catalogue version.
     await untilPublic(async () => (await bff.inject({ url: '/api/programs/blender/releases' })).json().items.length === 2)
     const history = await bff.inject({ url: '/api/programs/blender/releases' })
     t.same(history.json(), {

@@ -6,7 +6,7 @@ import { SAVED_SEARCHES_MAX } from '../../../shared/catalogue/living.ts'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { browser, buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
-// Issue 29, saved searches (docs/API.md "Saved searches"): an account saves a listing's query,
+// Saved searches (docs/API.md "Saved searches"): an account saves a listing's query,
 // at most SAVED_SEARCHES_MAX, sees and deletes only its own; a program an editor adds that the
 // search matches becomes exactly one notification, what it matched when saved none.
 

@@ -7,7 +7,7 @@ import { SHARE_PREVIEW_MAX_BYTES } from '../../../shared/constants.ts'
 import { CookieJar, LogCapture, buildStack, signedInPerson, type Tab } from '../../helpers.ts'
 import { readZip } from '../../zip-reader.ts'
 
-// Share links (issue 12, decision 016), driven through the BFF as the browser does: the owner's
+// Share links (decision 016), driven through the BFF as the browser does: the owner's
 // routes with a session, the visitor's without one, the unlock token kept in the link's httpOnly
 // cookie. Time moves by the services' injected clock, never by waiting.
 
@@ -427,7 +427,7 @@ t.test('without downloads: attachments and zips are refused, previews of the typ
   t.match(preview.headers['content-disposition'], /^inline;/)
 })
 
-// Issue 27: a view-only folder link showed names and sizes only. It previews what a browser shows
+// A view-only folder link showed names and sizes only. It previews what a browser shows
 // — PNG, JPEG, GIF, WebP, PDF, and plain text as text — inline, sandboxed, never sniffed, up to a
 // size, for items inside the shared folder only; never HTML, SVG or anything else, never a download.
 t.test('a view-only link previews images, PDFs and text inline inside the share, and nothing else (issue 27)', async (t) => {

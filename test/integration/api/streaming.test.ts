@@ -6,7 +6,7 @@ import { KEYBOARD_LAYOUTS } from '../../../shared/streaming.ts'
 import { TEST_AUTH_CORE_API_KEY, buildStack, secondConnection, testBuildInfo, testConfig, signedInPerson, type Tab } from '../../helpers.ts'
 import { signedDelivery, startStripeFake, stripeEvent } from '../../stripe-fake.ts'
 
-// Streaming (issue 13, decision 017) through the BFF as the page calls it, and on the API itself
+// Streaming (decision 017) through the BFF as the page calls it, and on the API itself
 // where a second instance is the point: the contract, least-loaded choice and fallback, the
 // capacity under parallel requests from one and from two instances, expiry on an injected clock,
 // grants verified with nothing but the published JWKS, and every STREAMING_* code.
@@ -20,7 +20,7 @@ const CAPACITY = CLUSTERS.reduce((sum, cluster) => sum + cluster.capacity, 0)
 const MINUTE = 60_000
 let clockOffset = 0
 const now = () => Date.now() + clockOffset
-// Paid programs are bought through the real checkout, against the local Stripe fake (issue 26).
+// Paid programs are bought through the real checkout, against the local Stripe fake.
 const STRIPE_SECRET_KEY = 'sk_test_streaming0123456789'
 const STRIPE_WEBHOOK_SECRET = 'whsec_streaming0123456789abcdef'
 const stripe = await startStripeFake(t, { secretKey: STRIPE_SECRET_KEY })

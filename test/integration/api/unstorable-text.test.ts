@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildStack, LogCapture, signedInTab } from '../../helpers.ts'
 import { startSentrySink } from '../../sentry-sink.ts'
 
-// Issue 26 §4, at the API's own edge: whoever reaches the API (the BFF streams proxied bodies
+// At the API's own edge: whoever reaches the API (the BFF streams proxied bodies
 // through unread; an operator's tool calls it directly) with a NUL or an unpaired surrogate in
 // the path, the query or the JSON body gets 400 API_VALIDATION_FAILED, not a PostgreSQL error
 // answered 500 with an error line and an error report.

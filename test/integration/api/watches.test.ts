@@ -2,7 +2,7 @@ import t from 'tap'
 import { retireProgram } from '../../../server/api/catalogue/program-editor.ts'
 import { browser, buildStack, signedInTab } from '../../helpers.ts'
 
-// Issue 29: watchlists, through the BFF as the browser calls them (a signed-in tab, the rid
+// Watchlists, through the BFF as the browser calls them (a signed-in tab, the rid
 // header on writes), and the settings that go with them on the user's record.
 
 const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000', RATE_LIMIT_MAX: '100000', LOG_LEVEL: 'warn' } })

@@ -9,7 +9,7 @@ import { TEST_SECRET } from './harness.ts'
 // the SDK parses, and the semantics hardest to see through the SDK.
 
 const db = await openTestDatabase(t)
-// The core's clock is the test's: the TOTP codes below are computed from it (issue 30).
+// The core's clock is the test's: the TOTP codes below are computed from it.
 const clock = new TestClock()
 const core = await buildAuthCore({ config: testCoreConfig(), db, secret: TEST_SECRET, apiKeys: null, now: clock.now })
 t.teardown(() => core.close())
@@ -255,7 +255,7 @@ t.test('account linking: primary, link, conflicts, unlink', async (t) => {
   t.match(await json('GET', `/user/id?userId=${b}`), { user: { id: b, isPrimaryUser: false } })
 })
 
-// Issue 17: answers that differed from the real core, found by supertokens-node's own test suite.
+// Answers that differed from the real core, found by supertokens-node's own test suite.
 t.test('POST /recipe/jwt keeps an iss the caller sets and adds jwksDomain only when there is none', async (t) => {
   const jwt = async (payload: Record<string, unknown>) =>
     decodeJwt((await json('POST', '/recipe/jwt', { payload, validity: 60, useStaticSigningKey: false, algorithm: 'RS256', jwksDomain: 'https://api.example.com' })).jwt as string)!.payload

@@ -4,7 +4,7 @@ import { DASHBOARD_SESSION_MS } from '../../../server/authcore/dashboard.ts'
 import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
-// The dashboard's core endpoints on raw CDI 5.4 (issue 28): its accounts, sign-in and sessions,
+// The dashboard's core endpoints on raw CDI 5.4: its accounts, sign-in and sessions,
 // the search tags and the users search, at their edges, on a clock the test moves.
 
 const db = await openTestDatabase(t)

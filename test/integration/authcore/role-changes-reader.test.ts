@@ -5,7 +5,7 @@ import { CurrentRoles } from '../../../server/api/operator/guard.ts'
 import { coreAccounts } from '../../../server/api/users/core-accounts.ts'
 import type { FastifyRequest } from 'fastify'
 
-// The role-change feed as an API or BFF instance reads it (issue 28, decision 028), against a
+// The role-change feed as an API or BFF instance reads it (decision 028), against a
 // real core: when roles read at some time are still current, and when the feed is too old to
 // trust — each at its edge, on clocks the test moves.
 

@@ -5,7 +5,7 @@ import { ROLE_CHANGE_RETENTION_MS } from '../../../server/authcore/roles.ts'
 import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
-// The user-roles recipe on raw CDI 5.4 (issue 28): every spelling the router takes, the real
+// The user-roles recipe on raw CDI 5.4: every spelling the router takes, the real
 // core's 400 texts, the app-level rule, the role-change feed the BFF and the API poll, deleting a
 // user, and the bulk-import export.
 

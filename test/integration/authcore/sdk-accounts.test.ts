@@ -7,7 +7,7 @@ import { TestClock, formFields } from '../../helpers.ts'
 import { browser, startCore, startSdkApp } from './harness.ts'
 
 // TOTP and MFA, third-party sign-in, metadata and user deletion through the real SDK. The core
-// runs on the test's clock, and the codes come from the same one (issue 30: computed from the wall
+// runs on the test's clock, and the codes come from the same one (computed from the wall
 // clock, a 30-second boundary between two lines made the "replayed" code a fresh one).
 
 const clock = new TestClock()

@@ -2,7 +2,7 @@ import t from 'tap'
 import { formFields } from '../../helpers.ts'
 import { browser, startCore, startSdkApp } from './harness.ts'
 
-// One core hosting an isolated app with its own settings (issue 4 §5), reached by the SDK through
+// One core hosting an isolated app with its own settings, reached by the SDK through
 // a connection URI with "/appid-<id>" and an API key: short token lifetimes make links expire.
 
 const PUBLIC_KEY = 'public-key-0123456789abcdefghij'

@@ -7,7 +7,7 @@ import { errorHandler, plugin } from 'supertokens-node/framework/fastify'
 import { startCore } from './harness.ts'
 import { resetSupertokensForTests } from '../../../server/bff/auth/supertokens.ts'
 
-// The user-management dashboard (issue 28) as supertokens-node 24.0.3's Dashboard recipe drives
+// The user-management dashboard as supertokens-node 24.0.3's Dashboard recipe drives
 // our core, signed in with a dashboard account kept in the core (no API key for the dashboard):
 // sign-in, the session check on each call, the search tags, the users search, sign-out.
 

@@ -5,7 +5,7 @@ import UserRoles from 'supertokens-node/recipe/userroles'
 import { startCore } from './harness.ts'
 import { resetSupertokensForTests } from '../../../server/bff/auth/supertokens.ts'
 
-// The user-roles recipe (issue 28) through supertokens-node 24.0.3's own UserRoles functions
+// The user-roles recipe through supertokens-node 24.0.3's own UserRoles functions
 // against our core: what the SDK's userroles tests assert, and the claims a new session carries.
 
 const { url } = await startCore(t)

@@ -4,7 +4,7 @@ import { decodeJwt, KEY_OVERLAP_MS } from '../../../server/authcore/keys.ts'
 import { testCoreConfig, openTestDatabase, within } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
-// Issue 17 §1: a refresh (and a database-checked verify, and a regenerate) signs a token while
+// A refresh (and a database-checked verify, and a regenerate) signs a token while
 // the key cache is stale — past its 5 s, after a rotation, when a new key starts signing. On
 // PGlite's single connection this used to deadlock: the session transaction held the connection
 // while the key store read keys through another. The clock is the core's, moved by the test.

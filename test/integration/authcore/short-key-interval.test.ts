@@ -4,7 +4,7 @@ import { decodeJwt } from '../../../server/authcore/keys.ts'
 import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
-// Issue 26 §7: with a signing-key update interval shorter than the key's lead (supertokens-node's
+// With a signing-key update interval shorter than the key's lead (supertokens-node's
 // own tests set access_token_dynamic_signing_key_update_interval to 0.001 h, 3.6 s), every call
 // made a new key and every refresh signed with another one. The real core signs with the current
 // key until its interval ends; the next key, made a little before, signs from then on. The clock

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { LogCapture, openTestDatabase, TEST_AUTH_CORE_SECRET, testCoreConfig } from '../../helpers.ts'
 
-// Issue 26 §4, at the auth core's edge: a NUL in a string reached PostgreSQL ("invalid byte
+// At the auth core's edge: a NUL in a string reached PostgreSQL ("invalid byte
 // sequence for encoding UTF8: 0x00") and the core answered 500 "Internal Error" with an error
 // line; an app id that is no UTF-8 (/appid-%ED%A0%80/…) threw before routing, an uncaught
 // exception. The core refuses these as it refuses any malformed input (AUTH-CORE.md §1): HTTP 400

@@ -5,13 +5,13 @@ import { buildApi } from '../../../server/api/app.ts'
 import { base32Decode } from '../../../server/authcore/totp.ts'
 import { browser, buildStack, signedInTab, TEST_AUTH_CORE_API_KEY, testBuildInfo, TestClock } from '../../helpers.ts'
 
-// Deleting the account (issue 11): POST /api/user/delete through the BFF. The person confirms with
+// Deleting the account: POST /api/user/delete through the BFF. The person confirms with
 // the account's email (and a current authenticator code when one is set); the auth-core user goes
 // with its sessions, the product's data goes, the BFF forgets what it kept by email, and only an
 // anonymous reason stays. A deletion a crash interrupted is finished when the API starts again.
 
 const PASSWORD = 'correct horse battery'
-// The auth core on the test's clock; the TOTP codes below come from it (issue 30).
+// The auth core on the test's clock; the TOTP codes below come from it.
 const clock = new TestClock()
 const stack = await buildStack(t, { auth: true, coreNow: clock.now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
 const coreUrl = `http://127.0.0.1:${(stack.authCore!.server.address() as net.AddressInfo).port}`
@@ -41,7 +41,7 @@ t.test('the reason, the comment and the typed email are checked; a refusal delet
     [{ reason: 'other', comment: '   ', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED'],
     [{ reason: 'other', comment: 'x'.repeat(1001), confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /at most 1000 characters/],
     [{ reason: 'too-expensive', comment: 'bad\u0007byte', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /control or invisible/],
-    // A NUL is refused before any route, by the BFF's edge (issue 26 §4).
+    // A NUL is refused before any route, by the BFF's edge.
     [{ reason: 'too-expensive', comment: 'bad\u0000byte', confirmEmail: 'careful@example.com' }, 400, 'BFF_VALIDATION_FAILED', /character that cannot be accepted/],
     [{ reason: 'too-expensive', confirmEmail: 'someone@example.com' }, 400, 'BFF_CONFIRM_EMAIL_MISMATCH', /not the one of this account/],
     [{ reason: 'too-expensive' }, 400, 'BFF_CONFIRM_EMAIL_MISMATCH'],

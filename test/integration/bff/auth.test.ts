@@ -3,7 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import { browser, buildStack, type Stack, formFields } from '../../helpers.ts'
 
-// The BFF's /auth (issue 5): supertokens-node against our auth core, with the product's
+// The BFF's /auth: supertokens-node against our auth core, with the product's
 // sign-up fields, cookie sessions, the custom-header CSRF rule, stricter limits on writes, and
 // localised mail in the embedded mailbox that /dev/mail shows.
 
@@ -124,7 +124,7 @@ t.test('sign-up to a verified sign-in through /auth', async (t) => {
     const before = mailbox(stack).length
     t.match((await tab.post('/auth/user/password/reset/token', formFields({ email: 'ada@example.com' }))).json(), { status: 'OK' })
     const mail = mailbox(stack)[before]!
-    // Asked from a browser without a language: in the account's, German since its sign-up (issue 27).
+    // Asked from a browser without a language: in the account's, German since its sign-up.
     t.equal(mail.subject, 'Ihr Softshelf-Passwort zurücksetzen')
     const link = new URL(linkIn(mail))
     t.equal(link.pathname, '/reset-password')

@@ -3,12 +3,12 @@ import t from 'tap'
 import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock, credentials } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
-// The profile's authenticator (issue 11): the security summary, removing a device with a current
+// The profile's authenticator: the security summary, removing a device with a current
 // code (wrong codes counted by the core, a confirmed device no longer removable through the SDK
 // without one), recovery codes shown once at set-up and on request, stored hashed, spent once at
 // /mfa instead of a TOTP code, and limited like the TOTP factor — past the cool-down on an
 // injected clock. One clock, the test's, for the BFF, the auth core and the codes the test computes
-// (issue 30: the core and the codes were on the wall clock).
+// (the core and the codes were on the wall clock).
 
 const REDIRECT = 'http://localhost:3000/auth-callback/oidc'
 const CODE_SHAPE = /^[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}-[a-z2-7]{4}$/

@@ -6,7 +6,7 @@ import t from 'tap'
 import { AVATAR_MAX_BYTES } from '../../../shared/constants.ts'
 import { LogCapture, browser, buildStack, signedInTab } from '../../helpers.ts'
 
-// The avatar (issue 11): PUT /api/user/avatar through the BFF, which enforces the limits before
+// The avatar: PUT /api/user/avatar through the BFF, which enforces the limits before
 // the product API sees a byte (size from Content-Length and while streaming, type by content);
 // the API decodes and re-encodes, so what is served is ours: WebP, square, without metadata.
 
@@ -89,7 +89,7 @@ t.test('the type is decided by the bytes; a declared type may only refuse it', a
   t.equal((await tab.get('/api/user')).json().avatarUrl, before, 'a refused upload leaves the old avatar')
 })
 
-// Issue 26 §7: SECURITY.md says a declared type outside PNG, JPEG and WebP is 415. A real PNG
+// SECURITY.md says a declared type outside PNG, JPEG and WebP is 415. A real PNG
 // declared as SVG, HTML or GIF used to be stored (the bytes alone decided); the declaration is
 // now refused before the body is read, whatever the bytes.
 t.test('a declared type outside PNG, JPEG and WebP is 415, even with a real PNG body', async (t) => {

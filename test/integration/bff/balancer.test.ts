@@ -9,7 +9,7 @@ import { stopServices } from '../../../server/http/shutdown.ts'
 import { buildStack, freePort, root, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 import { haproxyMissing, requestFrom, startHaproxy } from '../../haproxy.ts'
 
-// deploy/haproxy.cfg's own lines, run by HAProxy on loopback (issue 26): what the balancer
+// deploy/haproxy.cfg's own lines, run by HAProxy on loopback: what the balancer
 // answers when it has no answer of a server to pass on, and how it takes a stopping BFF out.
 
 const deploy = path.join(root, 'deploy')

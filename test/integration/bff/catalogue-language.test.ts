@@ -2,7 +2,7 @@ import t from 'tap'
 import { readSeed } from '../../../server/api/catalogue/seed.ts'
 import { buildStack, LogCapture, signedInTab } from '../../helpers.ts'
 
-// Issue 15: program summaries and descriptions in the visitor's language. The BFF passes the
+// Program summaries and descriptions in the visitor's language. The BFF passes the
 // language on (one of the eight, as Accept-Language) on every page render and proxied call, and
 // neither its shared cache of catalogue answers nor its page cache hands one language's texts to
 // a visitor of another.

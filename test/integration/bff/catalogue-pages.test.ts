@@ -16,7 +16,7 @@ t.test('catalogue pages are server-rendered with their data', async (t) => {
     t.match(body, /<option value="namePopular" selected="">Most popular<\/option>/)
     t.match(body, /aria-current="page"[^>]*>All<\/a>|class="tab tab-active" aria-current="page"/)
     t.equal((body.match(/class="program-card card"/g) ?? []).length, 24, 'one page of 24')
-    // Issue 15: numbered pages, plain links, the current one marked.
+    // Numbered pages, plain links, the current one marked.
     const pages = /<nav class="pagination"[^>]*>(.*?)<\/nav>/.exec(body)?.[1] ?? ''
     t.same([...pages.matchAll(/<a [^>]*href="([^"]+)"[^>]*>([^<]+)<\/a>/g)].map((m) => [m[1], m[2]]), [
       ['/library', '1'],

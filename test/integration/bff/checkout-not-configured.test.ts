@@ -2,7 +2,7 @@ import t from 'tap'
 import { LOCALE_COOKIE_NAME } from '../../../shared/constants.ts'
 import { buildStack, LogCapture, signedInTab } from '../../helpers.ts'
 
-// Issue 27: without STRIPE_SECRET_KEY, the page Stripe would return to offered "Check again" for
+// Without STRIPE_SECRET_KEY, the page Stripe would return to offered "Check again" for
 // ever and each look wrote an error line with a stack trace. A server without card payments says
 // so, once and in the visitor's language; it is the operator's choice, not a fault: no error line.
 

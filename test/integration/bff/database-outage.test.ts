@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import type { Database } from '../../../server/db/database.ts'
 import { browser, buildStack, LogCapture, openTestDatabase, pollFor, signedInTab, within } from '../../helpers.ts'
 
-// Issue 18, in one process: the database goes away under the BFF, the API and the auth core. Each
+// In one process: the database goes away under the BFF, the API and the auth core. Each
 // call then fails with node-postgres' own error for a server that refuses connections (a pool
 // pointed at a closed port gives it), as when PostgreSQL is stopped. Callers used to get 502
 // BFF_UPSTREAM_BAD_RESPONSE for /api and pages, 500 BFF_INTERNAL_ERROR for /auth, and every failure
@@ -104,7 +104,7 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   t.equal(signIn.json().code, 'BFF_AUTH_CORE_UNAVAILABLE')
   t.equal(signIn.headers['retry-after'], '2')
 
-  // The reset page asks whether its link is still good (issue 15): 503 too, and said once (below).
+  // The reset page asks whether its link is still good: 503 too, and said once (below).
   for (let i = 0; i < 2; i++) {
     const check = await within(visitor.get('/auth/user/password/reset/token/check?token=some-token'))
     t.equal(check.statusCode, 503, `the reset link check: ${check.body}`)
@@ -118,7 +118,7 @@ t.test('a database outage: 503 with Retry-After everywhere, the session kept, lo
   t.same(refresh.cookies, [], 'and clears no cookie')
   t.same(new Map(tab.jar.cookies), cookies, 'the browser keeps its session')
 
-  // Issue 26: the outage is every instance's, so each stays in the balancer and answers its own
+  // The outage is every instance's, so each stays in the balancer and answers its own
   // 503s; /readyz reports the outage.
   const readyBff = await eventually(() => stack.bff.inject('/readyz'), (response) => response.json().dependencies?.database === 'unreachable')
   t.equal(readyBff.statusCode, 200, 'the BFF stays ready')

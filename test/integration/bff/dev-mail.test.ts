@@ -5,7 +5,7 @@ import { buildBff } from '../../../server/bff/app.ts'
 import { MailboxMailer } from '../../../server/bff/mail/mailer.ts'
 import { browser, buildStack, lastMailLink, LogCapture, openTestDatabase, testBuildInfo, testConfig, type Stack } from '../../helpers.ts'
 
-// The local mailbox (issue 17): it holds sign-in links, so it answers only this machine's own
+// The local mailbox: it holds sign-in links, so it answers only this machine's own
 // browser — a loopback socket, no forwarding header (behind a proxy on the same host the socket is
 // loopback for everyone), a loopback Host (no DNS rebinding) and a loopback http:// APP_URL.
 // Anything else is the ordinary not-found answer, so nothing tells that it exists.
@@ -74,7 +74,7 @@ t.test('with an APP_URL that is not a loopback http:// address the mailbox never
   }
 })
 
-// Issue 26 §3: with NODE_ENV=production, a loopback APP_URL and no SMTP_URL the mailbox answered,
+// With NODE_ENV=production, a loopback APP_URL and no SMTP_URL the mailbox answered,
 // and a proxy on the same host that adds no forwarding header (HAProxy without `option
 // forwardfor`, nginx's default proxy_pass) keeps the client's loopback Host: anyone read every
 // reset link. In production no development convenience is served, whatever the headers; the mail

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, signedInTab, credentials } from '../../helpers.ts'
 
-// The profile's signed-in devices (issue 11): the account's live sessions with the browser each
+// The profile's signed-in devices: the account's live sessions with the browser each
 // began in, when it began and was last used, "this device"; ending one or all the others ends it
 // everywhere; another account's sessions cannot be seen or ended.
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { browser, buildStack, lastMailLink, mailsIn, signedInTab, waitUntil, credentials } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
-// Changing the account's email (issue 11): the current password asked and counted like a sign-in;
+// Changing the account's email: the current password asked and counted like a sign-in;
 // the new address validated like the sign-up's, not the current one, not another account's; the
 // account keeps its email until the link mailed to the new address is opened — once, within 24 h
 // (the BFF's clock is stepped past the edge here); a newer request replaces the older and its link;
@@ -65,7 +65,7 @@ t.test('the email changes only once the link sent to the new address is opened',
   t.equal((await fresh.post('/auth/signin', credentials('new@example.com'))).json().status, 'OK', 'the new one does')
   t.equal((await fresh.get('/api/user')).statusCode, 200, 'and its session is fully signed in: the new address counts as verified')
 
-  // The notice leaves without the answer waiting for the mail server (issue 26 §1).
+  // The notice leaves without the answer waiting for the mail server.
   await waitUntil(() => mailsTo('old@example.com').length === 2)
   const notices = mailsTo('old@example.com')
   t.equal(notices.length, 2, 'the old address is told')

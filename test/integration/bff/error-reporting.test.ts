@@ -6,7 +6,7 @@ import { DiskStorage } from '../../../server/api/files/storage.ts'
 import { buildStack, openTestDatabase, tempDir, testBuildInfo, testConfig, within } from '../../helpers.ts'
 import { startSentrySink, type SentrySink } from '../../sentry-sink.ts'
 
-// Issue 13 (decision 019): unexpected errors of the BFF and the API reach the error tracker — here
+// Unexpected errors of the BFF and the API reach the error tracker — here
 // a local envelope sink on loopback — with the release, the environment and the request id, and
 // without personal data; the browser's envelopes pass the BFF's tunnel only for our DSN.
 

@@ -87,7 +87,7 @@ t.test('user input cannot forge a log line', async (t) => {
   for (const line of logs.lines) t.doesNotThrow(() => JSON.parse(line))
 })
 
-// Issue 17: Fastify answers these before any route or hook runs, so they used to get its own body
+// Fastify answers these before any route or hook runs, so they used to get its own body
 // (echoing the raw path), no request id and no security headers.
 const MALFORMED = ['/api/%c0%ae', '/api/%c0%ae%c0%ae/internal/maintenance', '/%c0%ae', '/api/programs/%c0%ae', '/programs/%E0%A4%A', '/dev/mail/%ff', '/api/%']
 

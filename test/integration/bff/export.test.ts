@@ -2,7 +2,7 @@ import t from 'tap'
 import { recordSignIn } from '../../../server/api/users/repository.ts'
 import { browser, buildStack, signedInTab } from '../../helpers.ts'
 
-// "Your data" (issue 11): GET /api/user/export through the BFF — one JSON file with everything the
+// "Your data": GET /api/user/export through the BFF — one JSON file with everything the
 // product keeps about the account (record, terms, library, sign-in methods), and nobody else's.
 
 const PASSWORD = 'correct horse battery'

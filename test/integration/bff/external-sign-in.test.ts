@@ -2,7 +2,7 @@ import t from 'tap'
 import { browser, buildStack } from '../../helpers.ts'
 import { startOidcProvider } from '../../oidc-provider.ts'
 
-// External sign-in (issue 5) against a real OpenID Connect provider on loopback: the provider is
+// External sign-in against a real OpenID Connect provider on loopback: the provider is
 // discovered from OIDC_ISSUER, the browser's part of the round trip is driven over HTTP, and the
 // SDK exchanges the code and reads the user's verified email from the provider itself.
 
@@ -58,7 +58,7 @@ t.test('sign-in with a generic OpenID Connect provider', async (t) => {
   const ios = await tab.get(`/auth/authorisationurl?thirdPartyId=oidc&clientType=ios&redirectURIOnProviderDashboard=${encodeURIComponent(REDIRECT)}`)
   t.equal(ios.statusCode, 400, 'an unknown client type is a clear 400, not a failure')
   t.match(ios.json(), { message: /clientType must be "web"/ })
-  // Decided by the SDK's own provider lookup, so every spelling it routes answers alike (issue 17).
+  // Decided by the SDK's own provider lookup, so every spelling it routes answers alike.
   for (const path of ['/auth/authorisationurl/', '/auth/public/authorisationurl']) {
     const spelled = await tab.get(`${path}?thirdPartyId=oidc&clientType=ios&redirectURIOnProviderDashboard=${encodeURIComponent(REDIRECT)}`)
     t.equal(spelled.statusCode, 400, `${path}: a 400 too`)

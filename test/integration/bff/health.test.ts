@@ -1,9 +1,9 @@
 import t from 'tap'
 import { buildStack, LogCapture, openTestDatabase, probedDatabase } from '../../helpers.ts'
 
-// /readyz of the BFF (issue 17): it is not rate limited, so what it found of the database and the
+// /readyz of the BFF: it is not rate limited, so what it found of the database and the
 // product API is kept for a second; however often it is asked, they see one probe a second.
-// Issue 26: an outage of either — shared by every instance — is reported, not a reason to fail:
+// An outage of either — shared by every instance — is reported, not a reason to fail:
 // every BFF out of the load balancer at once answered HAProxy's bare 503 page instead of theirs.
 
 t.test('/readyz probes the database and the API at most once a second, and reports an outage without failing', async (t) => {
@@ -11,7 +11,7 @@ t.test('/readyz probes the database and the API at most once a second, and repor
   const apiLog = new LogCapture()
   let now = 1_700_000_000_000
   const stack = await buildStack(t, { db: probed.db, env: { LOG_LEVEL: 'debug' }, apiLogStream: apiLog, now: () => now })
-  // The API's request lines count its probes: at debug, since at info a probe writes none (issue 27).
+  // The API's request lines count its probes: at debug, since at info a probe writes none.
   const apiProbes = () => apiLog.lines.filter((line) => line.includes('"request completed"') && line.includes('"url":"/healthz"')).length
   const ready = async () => (await stack.bff.inject('/readyz')).statusCode
 

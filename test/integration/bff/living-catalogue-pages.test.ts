@@ -2,7 +2,7 @@ import t from 'tap'
 import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catalogue.ts'
 import { buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
-// Issue 29, the pages: a paid program's page lists free alternatives (rendered on the server, from
+// The pages: a paid program's page lists free alternatives (rendered on the server, from
 // the API's `alternatives`), a free one's none; the home page, the catalogue and each category page
 // name their Atom feed in the head; the signed-in listing offers "Save this search", and
 // /@/saved-searches lists the account's searches, each a link to its listing.

@@ -5,14 +5,14 @@ import { buildBff } from '../../../server/bff/app.ts'
 import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
 import { browser, buildStack, lastMailLink, LogCapture, TEST_AUTH_CORE_API_KEY, testBuildInfo, credentials } from '../../helpers.ts'
 
-// Login-attempt blocking (issue 5, DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
+// Login-attempt blocking (DESIGN.md §4.8, SECURITY.md "Sign-in abuse"), through the
 // BFF's /auth and its status endpoint, on the real auth core.
 
 const PASSWORD = 'the right password'
 
 t.test('login-attempt blocking', async (t) => {
   const logs = new LogCapture()
-  // The parallel attempts held back wait for the checks in flight (issue 18): a wait no loaded
+  // The parallel attempts held back wait for the checks in flight: a wait no loaded
   // machine exceeds, so they learn the real block rather than "in progress".
   const stack = await buildStack(t, { auth: true, bffLogStream: logs, env: { LOG_LEVEL: 'info', AUTH_RATE_LIMIT_MAX: '1000', LOGIN_WAIT_MS: '30000' } })
   const tab = browser(stack.bff)
@@ -115,7 +115,7 @@ t.test('a block ends after its time, with a fresh window of attempts', async (t)
   t.match(await attempts.check('dee@example.com'), { attemptsRemaining: 2 }, 'failures older than the window are forgotten')
 })
 
-// Issue 27: after five wrong passwords, "Forgot your password?" and a new password, the new one was
+// After five wrong passwords, "Forgot your password?" and a new password, the new one was
 // refused "until 00:58". The reset proves the mailbox: it ends the block and the counter, for every
 // spelling of the email sign-in counts as one, through every spelling of the reset path.
 t.test('a completed password reset ends the sign-in block of the account (issue 27)', async (t) => {
@@ -167,7 +167,7 @@ t.test('a completed password reset ends the sign-in block of the account (issue 
   })
 })
 
-// Issue 17: the guard once recognised a sign-in by its own pattern of the path and skipped long
+// The guard once recognised a sign-in by its own pattern of the path and skipped long
 // emails, while supertokens-node routes many more spellings and trims the email itself. Each
 // spelling below is one the SDK answers as a sign-in (the first right password proves it).
 t.test('every spelling the SDK routes as a sign-in is counted and blocked (issue 17)', async (t) => {

@@ -4,7 +4,7 @@ import { readSeed } from '../../../server/api/catalogue/seed.ts'
 import { LOGO_CSP } from '../../../server/bff/logos/routes.ts'
 import { buildStack } from '../../helpers.ts'
 
-// Issue 15, item 1: logos served same-origin as SVG, Open Graph cards as PNG, both on the pages.
+// Item 1: logos served same-origin as SVG, Open Graph cards as PNG, both on the pages.
 
 t.test('logos and link-preview cards', async (t) => {
   const { bff } = await buildStack(t)
@@ -81,7 +81,7 @@ t.test('logos and link-preview cards', async (t) => {
       t.match(response.headers['content-type'], /^application\/json/, url)
       t.equal(response.json().code, 'BFF_LOGO_NOT_FOUND', url)
     }
-    // A NUL in the path is refused at the edge, before any route (issue 26 §4).
+    // A NUL in the path is refused at the edge, before any route.
     const nul = await bff.inject('/logos/blender%00.svg')
     t.equal(nul.statusCode, 400)
     t.equal(nul.json().code, 'BFF_VALIDATION_FAILED')

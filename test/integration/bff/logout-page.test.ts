@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, formFields } from '../../helpers.ts'
 
-// /@/logout from another site (issue 17): any page could send a signed-in visitor there and sign
+// /@/logout from another site: any page could send a signed-in visitor there and sign
 // them out. A cross-site arrival (Sec-Fetch-Site: cross-site, as the server saw it) asks first;
 // same-site, same-origin and typed-in arrivals sign out as before.
 

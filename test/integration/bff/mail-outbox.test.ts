@@ -192,7 +192,7 @@ t.test('a resend or a reset while the server is down still answers 503, and leav
   const unknown = await browser(stack.bff).post('/auth/user/password/reset/token', { formFields: [{ id: 'email', value: 'nobody@example.com' }] })
   t.equal(unknown.statusCode, 503)
   t.equal((await tab.post('/auth/user/email/verify/token')).statusCode, 503)
-  // Issue 18: the outage is one warning when it begins, not an error line per request that met it.
+  // The outage is one warning when it begins, not an error line per request that met it.
   const lines = logs.lines.map((line) => JSON.parse(line) as { level: number; msg: string; outage?: string })
   t.same(lines.filter((line) => line.level >= 50).map((line) => line.msg), [], 'no error line for four refused requests')
   t.equal(lines.filter((line) => line.outage === 'mail server' && line.level === 40).length, 1, 'one warning for the outage')

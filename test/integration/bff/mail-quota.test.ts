@@ -4,7 +4,7 @@ import { MAIL_PER_RECIPIENT_PER_HOUR, MAIL_QUOTA_WINDOW_MS } from '../../../shar
 import { browser, buildStack, LogCapture, formFields } from '../../helpers.ts'
 import { startSmtpServer } from '../../smtp-server.ts'
 
-// Issue 17: 25 reset requests for one address from one IP sent 20 mails in a minute. Reset and
+// 25 reset requests for one address from one IP sent 20 mails in a minute. Reset and
 // verification mails to one recipient are capped per hour; past the cap nothing is sent and the
 // answer is the one a sent mail gets, so the cap tells nothing.
 

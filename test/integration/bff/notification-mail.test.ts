@@ -4,7 +4,7 @@ import { recordRelease } from '../../../server/api/catalogue/releases.ts'
 import { NOTIFICATION_MAIL_LEASE_MS } from '../../../server/api/notifications/mail.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
-// Issue 29, notification mail (docs/API.md "Notification mail and one-click unsubscribe",
+// Notification mail (docs/API.md "Notification mail and one-click unsubscribe",
 // decision 030): which accounts the API hands the BFF's mail worker, the mails the worker queues
 // (one per account, in its language, with RFC 8058's headers), and the one-click unsubscribe.
 // This file: the worker, the mails and the one-click unsubscribe; the API's claims are

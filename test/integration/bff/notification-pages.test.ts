@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
-// Issue 29, as the server renders it before any script runs: the bell in the signed-in header with
+// As the server renders it before any script runs: the bell in the signed-in header with
 // the unread count in its name, /@/notifications (newest first, unread marked, paged with
 // `before=`), the "Watch" controls from the user's watches, and a visitor's "Watch" that signs in
 // first. The notifications are real: an editor records releases and the fan-out delivers them.

@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import { OPERATION_METHODS, type OpenApiDocument } from '../../../server/http/openapi.ts'
 import { buildStack, within } from '../../helpers.ts'
 
-// GET /api/openapi.json (issue 14, decision 023): the document must describe exactly the public
+// GET /api/openapi.json (decision 023): the document must describe exactly the public
 // routes the services really have — nothing undocumented, nothing documented that is not there —
 // and every /auth operation in it must be one supertokens-node answers.
 

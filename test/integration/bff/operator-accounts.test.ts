@@ -2,7 +2,7 @@ import t from 'tap'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
 import { browser, buildStack, confirmedAuthenticator, mailsIn, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
-// Issue 28, the operator console's accounts: find accounts with the auth core's search, look at
+// The operator console's accounts: find accounts with the auth core's search, look at
 // one, disable it with a reason (its sessions end, it sees the disabled message and
 // API_ACCOUNT_DISABLED) and enable it, end its sessions; support and admin may, an editor may not;
 // every action is in the audit log. Through the BFF, as the console calls it.

@@ -2,7 +2,7 @@ import t from 'tap'
 import { recordAudit } from '../../../server/api/operator/audit-log.ts'
 import { buildStack, operatorTab, type browser } from '../../helpers.ts'
 
-// Issue 28: the console's audit log and maintenance pages as the server renders them: the
+// The console's audit log and maintenance pages as the server renders them: the
 // entries and what they changed, the filters in the URL (and a refused one at its field), the
 // pages, the CSV link with the same filters; the maintenance time; who may open them.
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab, signedInTab, type browser } from '../../helpers.ts'
 
-// Issue 28: the console's programs pages render on the server through the BFF for an editor —
+// The console's programs pages render on the server through the BFF for an editor —
 // the list (search, paging, the retired mark), the editor (a tab per language that says which
 // texts are missing) and the revisions (who, what changed, a revert). Anyone whose roles do not
 // read the catalogue never sees them.

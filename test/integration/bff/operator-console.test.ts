@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
-// Issue 28: the console at /@/operator is only for an account with a role. Anyone else gets the
+// The console at /@/operator is only for an account with a role. Anyone else gets the
 // 404 page, as for a path that does not exist; the header links to it only for an operator.
 
 const page = async (tab: ReturnType<typeof browser>, url: string) => {

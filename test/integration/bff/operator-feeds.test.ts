@@ -8,7 +8,7 @@ import t from 'tap'
 import { describeSync } from '../../../server/api/catalogue/feeds/summary.ts'
 import { buildStack, operatorTab, signedInTab, tempDir, waitUntil } from '../../helpers.ts'
 
-// Issue 29: the feeds through the console's API (via the BFF, with the session and the
+// The feeds through the console's API (via the BFF, with the session and the
 // anti-forgery header) and through `npm run catalogue -- sync`: a feed served on loopback bumps
 // Blender's version; the feeds' state and reports; the proposed changes, accepted (the editor's
 // change of the program, audited) or rejected, once; every other role refused.

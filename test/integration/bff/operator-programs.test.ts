@@ -2,7 +2,7 @@ import t from 'tap'
 import type { EditorProgram, ProgramAsWritten, ProgramRevision } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
-// Issue 28: editors write the catalogue through /api/operator/programs (via the BFF, with the
+// Editors write the catalogue through /api/operator/programs (via the BFF, with the
 // session and the anti-forgery header): create, read, change on top of a revision (409 when someone
 // else's change came first), history and revert, retire; every write audited; the public catalogue
 // shows a change within 2 seconds.

@@ -4,7 +4,7 @@ import { OPERATOR_ROLES, ROLE_PERMISSIONS } from '../../../shared/operator.ts'
 import { keepOperatorRolesInSync } from '../../../server/bff/auth/operator-access.ts'
 import { type browser, buildStack, LogCapture, operatorTab, signedInTab, TEST_AUTH_CORE_API_KEY, waitUntil, type Stack } from '../../helpers.ts'
 
-// Roles (issue 28, decision 028): the roles the BFF puts in place at start, the claims the access
+// Roles (decision 028): the roles the BFF puts in place at start, the claims the access
 // token carries from sign-in on, PUT /api/operator/users/{id}/roles with its rules and audit,
 // and GET /api/user's roles.
 

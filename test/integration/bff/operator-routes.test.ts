@@ -5,7 +5,7 @@ import operatorRoutes from '../../../server/api/operator/index.ts'
 import type { OperatorRoutesOptions } from '../../../server/api/operator/options.ts'
 import { browser, buildStack, LogCapture, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
-// Every operator route is checked (issue 28, decision 028): each row of OPERATOR_ROUTES through
+// Every operator route is checked (decision 028): each row of OPERATOR_ROUTES through
 // the BFF — signed out, signed in without a role, with each role that lacks its permission, and
 // with one that has it — and the API again on its own; whatever spelling of the path the BFF
 // accepts never reaches the API unchecked; and a role granted or taken away applies within two

@@ -5,7 +5,7 @@ import type { Test } from 'tap'
 import { base32Decode } from '../../../server/authcore/totp.ts'
 import { browser, buildStack, CookieJar, lastMailLink, signedInTab, type Stack, TestClock } from '../../helpers.ts'
 
-// Issue 15 item 9, decision 025: the account forms sent before their page's script runs — an
+// Decision 025: the account forms sent before their page's script runs — an
 // urlencoded post to the page's own address. The BFF answers through the same /auth and /api
 // routes the script calls, with a 303 or the page rendered with the outcome; never a JSON body.
 // Another site's form is refused. Item 3: the target (?redirectToPath=, &action=add) is followed
@@ -247,7 +247,7 @@ t.test('the reset link check tells a usable link from a used or unknown one, and
 })
 
 t.test('the second factor without script: a wrong code in the page, the right one on to the target', async (t) => {
-  // The auth core on the test's clock, the codes from it (issue 30).
+  // The auth core on the test's clock, the codes from it.
   const clock = new TestClock()
   const stack = await buildStack(t, { auth: true, coreNow: clock.now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
   const tab = await signedInTab(stack, 'otp@example.com')
@@ -359,7 +359,7 @@ t.test('"Send the email again" without script: a new link with the target, or wh
   const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
   const back = '?redirectToPath=%2F%40%2Fprograms%2Fblender&action=add'
 
-  // Issue 27: without a session the page is no page of anyone's: log in first, and back to it with its target.
+  // Without a session the page is no page of anyone's: log in first, and back to it with its target.
   const signedOut = await postForm(stack, `/check-email${back}`, {}, { headers: { cookie: 'lang=sk' } })
   t.equal(signedOut.statusCode, 302)
   t.equal(signedOut.headers.location, `/login?redirectToPath=${encodeURIComponent(`/check-email${back}`)}`, 'the way to log in, carrying the page and its target')

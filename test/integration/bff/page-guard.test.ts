@@ -147,7 +147,7 @@ t.test('a protected page sends to each step it owes with itself as the target (i
   t.equal(await location('/@/programs/blender'), '/tos?redirectToPath=%2F%40%2Fprograms%2Fblender')
 })
 
-// Issue 27: every spelling the page router takes for these pages (React Router matches paths
+// Every spelling the page router takes for these pages (React Router matches paths
 // without regard to case and with or without a trailing slash; a query changes nothing).
 const spellings = (path: string, query: string) => [path, `${path}/`, path.toUpperCase(), `${path[0]}${path[1]!.toUpperCase()}${path.slice(2)}`, `${path}?${query}`, `${path}/?${query}`]
 

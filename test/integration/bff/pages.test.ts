@@ -3,7 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import { buildStack, root } from '../../helpers.ts'
 
-/** A page's built chunk: chunks are named by their hash alone (vite.config.ts, issue 30). */
+/** A page's built chunk: chunks are named by their hash alone (vite.config.ts). */
 function chunkOf(page: string): string {
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'dist', 'client', '.vite', 'manifest.json'), 'utf8')) as Record<string, { file: string }>
   return `/${manifest[page]!.file}`
@@ -131,7 +131,7 @@ t.test('server-rendered pages', async (t) => {
       t.notMatch(code, 'SoftwareApplication', `${url}: no head builder (the server wrote the head)`)
       t.notMatch(code, 'toast-close', `${url}: no toaster`)
       t.notMatch(code, 'consent-banner-actions', `${url}: no consent banner`)
-      // Issue 30: the browser translates with its own runtime (client/lib/i18n/browser.ts).
+      // The browser translates with its own runtime (client/lib/i18n/browser.ts).
       t.notMatch(code, 'backendConnector', `${url}: no i18next`)
       t.notMatch(code, 'NO_I18NEXT_INSTANCE', `${url}: no react-i18next`)
       t.notMatch(code, 'HydratedRouter', `${url}: none of React Router's framework mode (prefetch links)`)

@@ -4,7 +4,7 @@ import t from 'tap'
 import type { FastifyInstance } from 'fastify'
 import { buildStack, LogCapture, within } from '../../helpers.ts'
 
-// Issue 26 §6: requests Node's HTTP parser refuses never reach Fastify, and were answered with
+// Requests Node's HTTP parser refuses never reach Fastify, and were answered with
 // Fastify's default `{"error":"Bad Request","message":"Client Error","statusCode":400}` — no code,
 // no charset, no request id, no nosniff or Referrer-Policy. Each is now answered in the app's error
 // shape with the BFF's security headers (the API and the auth core in theirs), then closed.

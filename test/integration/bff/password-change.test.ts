@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, signedInTab, credentials } from '../../helpers.ts'
 
-// POST /api/user/password (issue 11): the current password checked like a sign-in (counted, and
+// POST /api/user/password: the current password checked like a sign-in (counted, and
 // blocked past the limit), the new one held to the sign-up rule, every other session of the
 // account ended (refused by the API after its next read of the revocation list), this one kept.
 

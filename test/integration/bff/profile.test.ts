@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, signedInTab, credentials } from '../../helpers.ts'
 
-// The profile's name and language (issue 11, first step): PATCH /api/user through the BFF, its
+// The profile's name and language (first step): PATCH /api/user through the BFF, its
 // validation, the anti-forgery rule, a chosen language applied at every later sign-in (a
 // visitor's own choice kept while the account has none), and /@/my-profile rendered for it.
 

@@ -4,7 +4,7 @@ import t from 'tap'
 import { buildStack, LogCapture, signedInTab, within } from '../../helpers.ts'
 import { startSentrySink } from '../../sentry-sink.ts'
 
-// Issue 26 §5: a 9 MB body to a proxied write streamed on to the API, which refused it at its own
+// A 9 MB body to a proxied write streamed on to the API, which refused it at its own
 // 1 MiB and closed the connection: the BFF answered 502 BFF_UPSTREAM_BAD_RESPONSE with an error
 // line (`write EPIPE`) and an error report, with or without a session. The BFF now refuses a body
 // over the route's limit (the API's own) with 413 before anything reaches the API: a declared

@@ -15,7 +15,7 @@ async function listen(server: http.Server | net.Server, t: Test): Promise<string
 
 
 t.test('through the real API', async (t) => {
-  // The services' short caches run on the test's clock: it moves when the test says (issue 30: the
+  // The services' short caches run on the test's clock: it moves when the test says (the
   // micro-cache's second was waited out on the wall clock).
   let clock = Date.now()
   const { bff, apiUrl, operatorToken } = await buildStack(t, { now: () => clock })
@@ -148,7 +148,7 @@ t.test('header hygiene: allow-listed headers only, upstream cookies dropped', as
   t.equal(seen['accept-language'], 'de')
   t.equal(seen['x-forwarded-for'], '127.0.0.1', 'a forged X-Forwarded-For is replaced by the real peer')
   t.match(seen['x-request-id'], /^[0-9a-f-]{36}$/)
-  // Issue 15: the API gets one of the eight languages, never the browser's list.
+  // The API gets one of the eight languages, never the browser's list.
   for (const [asked, sent] of [['de-AT,de;q=0.9,en;q=0.5', 'de'], ['fr-CA,fr;q=0.9', 'en'], ['cs;q=0.2, hu', 'hu'], [undefined, 'en']] as const) {
     await bff.inject({ url: '/api/thing', headers: asked === undefined ? {} : { 'accept-language': asked } })
     t.equal(seen['accept-language'], sent, `Accept-Language ${asked ?? '(none)'} goes upstream as ${sent}`)
@@ -327,7 +327,7 @@ t.test('bodies stream both ways: uploads and downloads of any size, ranges, the 
   const url = await listen(upstream, t)
   const { bff } = await buildStack(t, { upstreamApiUrl: url })
 
-  // Uploads (tus) are the route family whose bodies stream with no limit of the BFF's (issue 26 §5).
+  // Uploads (tus) are the route family whose bodies stream with no limit of the BFF's.
   const upload = await bff.inject({ method: 'PATCH', url: '/api/files/uploads/x', headers: { rid: 'anti-csrf', 'content-type': 'application/offset+octet-stream' }, payload: content })
   t.equal(upload.statusCode, 200)
   let sum = 0

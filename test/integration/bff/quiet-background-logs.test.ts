@@ -5,7 +5,7 @@ import t from 'tap'
 import { RevokedSessions } from '../../../server/http/revoked-sessions.ts'
 import { buildStack, LogCapture, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 
-// Issue 27: a quiet app wrote 13,750 lines in 19 minutes, the auth core's request lines for the
+// A quiet app wrote 13,750 lines in 19 minutes, the auth core's request lines for the
 // revocation list that every API and BFF instance reads twice a second, and the probes' and
 // scrapes' alike. Background work logs what changed, not each poll: an idle app writes nothing at
 // info, a reader that starts failing says so once, and once when it can read again. The reader polls

@@ -30,7 +30,7 @@ t.test('behind a trusted proxy the client address decides', async (t) => {
   t.equal((await from('203.0.113.2')).statusCode, 200, 'another client has its own budget')
 })
 
-// Issue 27: what a person browsing sends is not what costs. Static answers are not counted; a
+// What a person browsing sends is not what costs. Static answers are not counted; a
 // signed-in person has a budget of their own; a browser's page gets a page, an API caller JSON.
 
 const assetFile = fs.readdirSync(path.join(root, 'dist', 'client', 'assets')).find((name) => name.endsWith('.js'))!

@@ -87,7 +87,7 @@ interface Line {
 const lines = (capture: LogCapture): Line[] => capture.lines.map((line) => JSON.parse(line) as Line)
 const aboutRedis = (capture: LogCapture) => lines(capture).filter((line) => /redis/i.test(JSON.stringify(line)) && line.level >= 30 && !('req' in line) && !('res' in line))
 
-// Issue 26 §8: a Redis outage wrote a warning with a stack per reconnect attempt, never said that
+// A Redis outage wrote a warning with a stack per reconnect attempt, never said that
 // the limits now count per instance — they did not count at all: the limiter skipped them on a
 // store error — nor when Redis was back.
 t.test('Redis stopped: one warn, limits per instance, no stack per attempt; Redis back: one info', { skip }, async (t) => {

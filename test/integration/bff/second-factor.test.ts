@@ -3,7 +3,7 @@ import t from 'tap'
 import { base32Decode } from '../../../server/authcore/totp.ts'
 import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock, credentials } from '../../helpers.ts'
 
-// Issue 26: the second factor the account has guards every change to it.
+// The second factor the account has guards every change to it.
 // §1 — another authenticator is added only with a current code of a confirmed device or a
 // recovery code (a signed-in session alone added one, verified it, and used its codes to remove the
 // owner's device and delete the account), on every spelling of the path the SDK routes; a first
@@ -13,7 +13,7 @@ import { browser, buildStack, confirmedAuthenticator, signedInTab, TestClock, cr
 
 const PASSWORD = 'correct horse battery'
 
-// One clock, the test's, for the BFF, the auth core and the codes the test computes (issue 30).
+// One clock, the test's, for the BFF, the auth core and the codes the test computes.
 const clock = new TestClock()
 const stack = await buildStack(t, { auth: true, now: clock.fixed, coreNow: clock.now, env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '10000' } })
 

@@ -4,7 +4,7 @@ import { MAIL_RETRY_BASE_MS } from '../../../server/bff/mail/mail-outbox.ts'
 import { browser, buildStack, confirmedAuthenticator, lastMailLink, mailsIn, signedInTab, TestClock, waitUntil, type MailboxMessage, credentials } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer } from '../../smtp-server.ts'
 
-// Security notices (issue 26 §1): every change to an account's security — an authenticator added
+// Security notices: every change to an account's security — an authenticator added
 // (confirmed) or removed, recovery codes renewed, the password changed or reset, the email
 // changed, sessions signed out — sends one notice to the account's address, in the account's
 // language, naming what changed, when (UTC), the device and IP, and what to do if it was not the
@@ -21,7 +21,7 @@ const PROFILE = 'http://localhost:3000/@/my-profile'
 /** 14:30 UTC on 6 December 2026: the BFF's clock, so the mail's time is known. */
 const clock = Date.UTC(2026, 11, 6, 14, 30)
 
-/** The auth core's clock, near the wall clock (the SDK checks its tokens' expiry on that); the codes come from it (issue 30). */
+/** The auth core's clock, near the wall clock (the SDK checks its tokens' expiry on that); the codes come from it. */
 const coreClock = new TestClock()
 const stack = await buildStack(t, { auth: true, now: () => clock, coreNow: coreClock.now, env: { RATE_LIMIT_MAX: '10000', AUTH_RATE_LIMIT_MAX: '1000', TRUST_PROXY: '127.0.0.1' } })
 
@@ -94,7 +94,7 @@ t.test('an authenticator confirmed is told once, in the account\'s language; one
   t.match(notice.text, FORGOT)
   t.match(notice.text, PROFILE)
 
-  // A second authenticator, with a code of the first (issue 26 §1): told too.
+  // A second authenticator, with a code of the first: told too.
   const tablet = await tab.post('/auth/totp/device', { deviceName: 'Tablet', totp: coreClock.totp(secret, 1) })
   t.equal(tablet.json().status, 'OK')
   const tabletSecret = base32Decode(tablet.json().secret)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, LogCapture, openTestDatabase, within, credentials } from '../../helpers.ts'
 
-// Issue 17 §1, end to end: a browser's session refresh once the auth core's key cache is stale
+// End to end: a browser's session refresh once the auth core's key cache is stale
 // (every browser does it when its access token expires) used to freeze the embedded app — the
 // refresh never answered, and every page and /api call after it waited. Now it answers, and the
 // app keeps serving. The core's clock is moved instead of waiting.

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildStack, signedInTab } from '../../helpers.ts'
 
-// Issue 15 item 2: a signed-in user keeps the whole catalogue. Every public catalogue page sends
+// A signed-in user keeps the whole catalogue. Every public catalogue page sends
 // them to its twin under /@ with the query, for every spelling the router takes and never off this
 // origin; the twins render, and every link on them stays inside /@.
 

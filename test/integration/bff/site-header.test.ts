@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildStack, signedInTab } from '../../helpers.ts'
 
-// Issue 27: the server-rendered header is for who is there. A signed-in user's header (their name,
+// The server-rendered header is for who is there. A signed-in user's header (their name,
 // or their email while they have none; "My profile", "Log out") on every page with a header, also
 // the pages outside the protected group; "Streaming" only where clusters are configured.
 

@@ -4,7 +4,7 @@ import t from 'tap'
 import { base32Decode } from '../../../server/authcore/totp.ts'
 import { browser, buildStack, TestClock, credentials } from '../../helpers.ts'
 
-// Two-factor sign-in through the BFF (issue 5): a TOTP device made and confirmed with a code an
+// Two-factor sign-in through the BFF: a TOTP device made and confirmed with a code an
 // authenticator app would show for the secret given, then required at the next sign-in, with the
 // attempts left and the lockout the core keeps.
 
@@ -12,7 +12,7 @@ const EMAIL = 'ada@example.com'
 const PASSWORD = 'two factors are better'
 
 t.test('TOTP as a second factor', async (t) => {
-  // The auth core on the test's clock, the codes from it (issue 30).
+  // The auth core on the test's clock, the codes from it.
   const clock = new TestClock()
   const stack = await buildStack(t, { auth: true, coreNow: clock.now, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
   const tab = browser(stack.bff)

@@ -4,7 +4,7 @@ import { buildBff } from '../../../server/bff/app.ts'
 import { freePort, buildStack, testBuildInfo, testConfig, TEST_AUTH_CORE_API_KEY } from '../../helpers.ts'
 import { haproxyMissing, requestFrom, startHaproxy } from '../../haproxy.ts'
 
-// Issue 26: every form of TRUST_PROXY through a real proxy hop. HAProxy on loopback adds
+// Every form of TRUST_PROXY through a real proxy hop. HAProxy on loopback adds
 // X-Forwarded-For (`option forwardfor`) as compose.yaml's balancer does; two visitors, at
 // 127.0.0.2 and 127.0.0.3, must each have their own rate-limit budget, and a visitor who writes
 // an X-Forwarded-For of their own must not escape theirs. On main a hop count (compose.yaml's

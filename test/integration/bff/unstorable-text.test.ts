@@ -3,7 +3,7 @@ import t, { type Test } from 'tap'
 import { browser, buildStack, LogCapture, signedInTab, type Stack } from '../../helpers.ts'
 import { startSentrySink, type SentrySink } from '../../sentry-sink.ts'
 
-// Issue 26 §4: a NUL in a string reached PostgreSQL and failed there — 500 on POST /auth/signin,
+// A NUL in a string reached PostgreSQL and failed there — 500 on POST /auth/signin,
 // POST /auth/user/password/reset/token and GET /api/user/check-email (no session needed), 502 on
 // GET /api/files?folder=x%00 and on the parentId or programId of a folder, assign-cluster and
 // checkout, 500 on DELETE /api/user/sessions/<handle>%00 — each with an error line and an error

@@ -7,7 +7,7 @@ import type { FileItem } from '../../../server/api/files/repository.ts'
 import { buildStack, LogCapture, signedInTab, waitUntil, within } from '../../helpers.ts'
 import { startSentrySink } from '../../sentry-sink.ts'
 
-// Resumable uploads through the BFF (issue 12): the tus requests reach the API streaming, with
+// Resumable uploads through the BFF: the tus requests reach the API streaming, with
 // the protocol's headers both ways and the BFF's anti-forgery rule on every write; Location is a
 // same-origin path the browser continues at. Driven with inject, then by tus-js-client — the
 // browser's client, here over Node's HTTP — against the BFF listening on loopback.
@@ -160,7 +160,7 @@ interface LogLine {
 const linesOf = (logs: LogCapture) => logs.lines.map((line) => JSON.parse(line) as LogLine)
 
 t.test('a client that goes away in the middle of a PATCH is an info line, not a server error; the upload resumes from its offset', async (t) => {
-  // Issue 26 §8: every interrupted PATCH was logged at level 50 ("request failed", 502
+  // Every interrupted PATCH was logged at level 50 ("request failed", 502
   // BFF_UPSTREAM_BAD_RESPONSE) and counted as the API's failure.
   const tab = await signedInTab(stack, 'tus-gone@example.com')
   const bytes = randomBytes(3 * MiB)

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream'
 import t from 'tap'
 import { readBody, UpstreamClient } from '../../../server/bff/upstream-client.ts'
 
-// A streamed request body (issue 12: a tus PATCH through the BFF) may take longer to send than the
+// A streamed request body (a tus PATCH through the BFF) may take longer to send than the
 // wait for an answer's head, which undici starts at the body's last byte; after it the API gets
 // the longer wait an upload's finish needs (streamedAnswerMs) — and that wait still ends.
 

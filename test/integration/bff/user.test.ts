@@ -5,7 +5,7 @@ import t from 'tap'
 import { ACCOUNT_DISABLED_MESSAGE } from '../../../shared/constants.ts'
 import { browser, buildStack, formFields } from '../../helpers.ts'
 
-// The product's user record (issue 5): made at sign-up with the extra fields, read with the
+// The product's user record: made at sign-up with the extra fields, read with the
 // access token the BFF forwards, terms acceptance, and the email-existence check.
 
 

@@ -7,7 +7,7 @@ import { PASSWORD_ERRORS } from '../../../shared/auth/sign-up.ts'
 import { EMAIL_EXISTS_SDK_MESSAGE, fieldMessage, problemMessage, SDK_FIELD_ERRORS } from '../../../client/lib/account/auth-errors.ts'
 import { root } from '../../helpers.ts'
 
-// Issue 15 item 6a: every message the SDK can answer an account form with reads in the page's
+// Every message the SDK can answer an account form with reads in the page's
 // language; English pages keep the SDK's field errors as they are (spec §5).
 
 const sdk = path.join(root, 'node_modules', 'supertokens-node', 'lib', 'build', 'recipe', 'emailpassword')

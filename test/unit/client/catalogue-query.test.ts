@@ -3,7 +3,7 @@ import { LIBRARY_SORT_OPTIONS, PLATFORM_FILTERS } from '../../../shared/catalogu
 import { PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
 import { listingSearch, pageItems, readListingState, redirectPastLastPage } from '../../../client/lib/catalogue/query.ts'
 
-// Issue 15: numbered pages (first, last, current ±1, an ellipsis for what is left out) and a page
+// Numbered pages (first, last, current ±1, an ellipsis for what is left out) and a page
 // number past the last page sent to the last one.
 
 t.test('the numbered pages: first, last, the current one with its neighbours, 0 for an ellipsis', async (t) => {

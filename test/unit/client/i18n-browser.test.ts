@@ -12,7 +12,7 @@ import { LOCALES, NAMESPACES, type Locale } from '../../../shared/locales.ts'
 import type { NamespaceResources } from '../../../shared/web/ssr-contract.ts'
 import { root } from '../../helpers.ts'
 
-// Issue 30, decision 031: the server renders with i18next, the browser hydrates with its own small
+// Decision 031: the server renders with i18next, the browser hydrates with its own small
 // runtime over the same resources. Hydration holds only if both write the very same text: every
 // key of every namespace of all eight languages, with the values the strings ask for, the plural
 // counts 0, 1, 2, 5 and 21 (the languages' categories: one, few, many, other), a context, default

@@ -6,7 +6,7 @@ import type { Notification } from '../../../shared/catalogue/living.ts'
 import { notificationText, relativeTime } from '../../../client/pages/notifications.tsx'
 import { root } from '../../helpers.ts'
 
-// Issue 29: what a notification says on /@/notifications, in the page's language, with the
+// What a notification says on /@/notifications, in the page's language, with the
 // catalogue's own words for prices ("€9.99 per month", "Free") and licence types.
 
 async function translator(language: string) {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { isShareApiUrl } from '../../../client/lib/session/share-requests.ts'
 
-// The session SDK must leave share links' calls alone (their 401 is a password's, issue 12).
+// The session SDK must leave share links' calls alone (their 401 is a password's).
 
 t.test('same-origin /api/sharing calls, relative or absolute, are share calls', async (t) => {
   const base = 'https://drive.example/sharing/abc?folder=1'

@@ -8,8 +8,8 @@ import { migrate, readMigrations } from '../../../server/db/migrate.ts'
 import { databaseProbe } from '../../../server/http/readiness.ts'
 import { LogCapture, openTestDatabase, tempDir, waitUntil } from '../../helpers.ts'
 
-// Issue 27: background work logs what changed, not each run. A fault that is not an outage (those
-// have their own log, issue 18) and that every run meets again — a broken query, a core that keeps
+// Background work logs what changed, not each run. A fault that is not an outage (those
+// have their own log) and that every run meets again — a broken query, a core that keeps
 // refusing one deletion — is one warn line when it begins and one info line when the work succeeds
 // again, not a line per run: the mail outbox every 5 s, the deletion sweep every minute, a
 // readiness probe every second. The outbox runs here on a 1 ms timer; the test counts its rounds.

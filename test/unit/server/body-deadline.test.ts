@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import { installBodyDeadline } from '../../../server/http/body-deadline.ts'
 
-// The per-route body deadline (issue 12): an ordinary request whose body stalls gets 408 and its
+// The per-route body deadline: an ordinary request whose body stalls gets 408 and its
 // connection closed; a route that says `longBody` (a tus PATCH) may take longer; a slow handler
 // with its body all in is never cut.
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { CATALOGUE_FEED_DEFAULT_MAX_BYTES, ConfigError, loadConfig, parseDuration } from '../../../server/config.ts'
 
-// Issue 29: CATALOGUE_FEEDS and its interval, limit and timeout, read and checked at start like
+// CATALOGUE_FEEDS and its interval, limit and timeout, read and checked at start like
 // every variable, each bad value named with what is expected.
 
 const problems = (env: Record<string, string>): string => {

@@ -5,7 +5,7 @@ import { readSeed, TRANSLATED_LOCALES, validateSeed, validateTranslations, type 
 import { PROGRAM_CATEGORIES } from '../../../shared/catalogue/catalogue.ts'
 import { parsePartialDate } from '../../../shared/catalogue/partial-dates.ts'
 
-// The catalogue's seed as data: what the pages show of it must be true and well-formed (issue 15).
+// The catalogue's seed as data: what the pages show of it must be true and well-formed.
 
 const seedDir = new URL('../../../server/api/seed/', import.meta.url)
 const seed = readSeed(seedDir)

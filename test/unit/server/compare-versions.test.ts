@@ -1,7 +1,7 @@
 import t from 'tap'
 import { compareVersions } from '../../../server/api/catalogue/releases.ts'
 
-// Issue 29: which of two releases is newer, by their version strings as people read them (a feed's
+// Which of two releases is newer, by their version strings as people read them (a feed's
 // version that goes backwards is ignored by it; the console orders a history by it).
 
 t.test('versions compare as people read them', async (t) => {

@@ -71,7 +71,7 @@ t.test('TRUST_PROXY accepts hop counts and address lists, nothing else', async (
   t.equal(loadConfig({ TRUST_PROXY: '10.0.0.0/8,127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1')
   t.equal(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8 , ::1, fd00::/8, 192.168.0.0/255.255.0.0 ' }).trustProxy, '10.0.0.0/8,::1,fd00::/8,192.168.0.0/255.255.0.0')
   t.equal(loadConfig({ TRUST_PROXY: 'loopback,uniquelocal' }).trustProxy, 'loopback,uniquelocal', 'proxy-addr\'s names for ranges')
-  // Issue 26: refused at start rather than started with a setting that trusts something else.
+  // Refused at start rather than started with a setting that trusts something else.
   for (const value of ['everyone', '11', '1.5', '10.1', '10.0.0.0/33', '10.0.0.0/8/8', '::g', '10.0.0.1,', '10.0.0.1,,::1', 'True', '-1', '1e2']) {
     t.throws(() => loadConfig({ TRUST_PROXY: value }), /TRUST_PROXY must be false, true, a hop count from 0 to 10, or a comma-separated list/, value)
   }
@@ -109,7 +109,7 @@ t.test('the auth core: a secret is required with a real database, API keys are c
   t.same(config.authCoreApiKeys, ['first-key-0123456789abc', 'second-key-0123456789abc'])
   t.equal(config.authCorePort, 4567)
   t.equal(loadConfig({}).authCoreUrl, undefined)
-  // Issue 17: no keys is only ever an explicit choice; unset means generated (embedded) or refused at start.
+  // No keys is only ever an explicit choice; unset means generated (embedded) or refused at start.
   t.match(loadConfig({ AUTH_CORE_API_KEYS: 'none' }), { authCoreOpen: true, authCoreApiKeys: undefined })
   t.match(loadConfig({}), { authCoreOpen: false, authCoreApiKeys: undefined })
 })

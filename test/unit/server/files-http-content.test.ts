@@ -1,7 +1,7 @@
 import t from 'tap'
 import { attachmentDisposition, ifRangeHolds, noneMatchHolds, parseRange } from '../../../server/api/files/http-content.ts'
 
-// The download's HTTP details (issue 12): ranges, conditional requests, the attachment's name.
+// The download's HTTP details: ranges, conditional requests, the attachment's name.
 
 t.test('one byte range is served, anything else the whole file or 416', async (t) => {
   t.same(parseRange(undefined, 10), { kind: 'full' })

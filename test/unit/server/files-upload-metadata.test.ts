@@ -1,7 +1,7 @@
 import t from 'tap'
 import { uploadTarget } from '../../../server/api/files/upload-metadata.ts'
 
-// Where a resumable upload's file goes, from its Upload-Metadata (issue 12, docs/API.md "Uploads (tus)").
+// Where a resumable upload's file goes, from its Upload-Metadata (docs/API.md "Uploads (tus)").
 
 t.test('filename, parentId and the folders of relativePath', async (t) => {
   t.same(uploadTarget({ filename: 'a.jpg' }), { name: 'a.jpg', parentId: null, folders: [], sink: false })

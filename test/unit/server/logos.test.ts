@@ -11,7 +11,7 @@ import { canDraw, textWidth } from '../../../server/bff/logos/letters.ts'
 import { buildLogoSet } from '../../../server/bff/logos/logo-set.ts'
 import { nameLayout } from '../../../server/bff/logos/og-card.ts'
 
-// Issue 15, item 1: every program of the catalogue has a logo — its brand's mark from Simple
+// Item 1: every program of the catalogue has a logo — its brand's mark from Simple
 // Icons (CC0) where it has one, matched by hand, else a generated mark no other program shares.
 
 const programs = readSeed().programs
@@ -28,7 +28,7 @@ t.test('the brand mapping: every program exists, every icon exists and may be us
   }
   const slugs = Object.values(BRAND_ICONS)
   t.equal(new Set(slugs).size, slugs.length, 'one program per mark: no two cards show the same brand')
-  // "About a third of our programs are in it" (issue 15).
+  // "About a third of our programs are in it".
   t.ok(slugs.length >= programs.length / 4, `${slugs.length} of ${programs.length} programs show their brand's mark`)
 })
 

@@ -17,7 +17,7 @@ import { SmtpMailer, type OutgoingMail } from '../../../server/bff/mail/mailer.t
 import { openTestDatabase, secondConnection, within } from '../../helpers.ts'
 import { startSmtpServer } from '../../smtp-server.ts'
 
-// The outbox's clock (issue 18): retries come at their time and not a millisecond before, the
+// The outbox's clock: retries come at their time and not a millisecond before, the
 // last one at the end of the day, a mail is given up after it, finished rows are purged a day
 // later, a sender's claim is retaken only once its lease ran out, and two senders on one
 // database send each mail once. A real SMTP server on loopback, stopped and started.

@@ -8,7 +8,7 @@ import type { UpstreamApi } from '../../../server/bff/upstream-api.ts'
 import { UnsubscribeTokens } from '../../../server/api/notifications/mail.ts'
 import { UNSUBSCRIBE_TOKEN_MAX_AGE_MS, type Notification } from '../../../shared/catalogue/living.ts'
 
-// Issue 29, decision 030: the parts of notification mail that need no database.
+// Decision 030: the parts of notification mail that need no database.
 
 t.test('without the core key and the operator token the worker says once that notification mail is off, and asks nothing', async (t) => {
   const logs = new LogCapture()

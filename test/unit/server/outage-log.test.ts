@@ -1,7 +1,7 @@
 import t from 'tap'
 import { FLAP_MS, OutageLog } from '../../../server/http/outage-log.ts'
 
-// Issue 18: PostgreSQL stopped for 20 s wrote about 6,000 error lines. An outage is one warn line
+// PostgreSQL stopped for 20 s wrote about 6,000 error lines. An outage is one warn line
 // when it begins and one info line when it ends, whatever the number of calls that failed; a
 // database that flaps for a few seconds as it comes back is still that one outage. The clock is
 // the test's.

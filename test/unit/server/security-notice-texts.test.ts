@@ -5,7 +5,7 @@ import { LOCALES } from '../../../shared/locales.ts'
 import { deviceName } from '../../../shared/account/user-agent.ts'
 import { root } from '../../helpers.ts'
 
-// The security notice's texts (issue 26 §1): every change in every language has its own subject
+// The security notice's texts: every change in every language has its own subject
 // and first line (no key shown for a missing text, no English in another language), and every
 // notice says when in UTC, the device, the IP, and the way to reset the password and to the
 // profile; HTML escapes what it places.

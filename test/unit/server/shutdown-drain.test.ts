@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { installShutdown } from '../../../server/http/shutdown.ts'
 
-// The listener's last moments (issue 18, "Shutdown"; found by the shutdown-under-load test in CI).
+// The listener's last moments ("Shutdown"; found by the shutdown-under-load test in CI).
 // Closing a listening socket makes the kernel reset every connection it had already completed for
 // the service and Node had not yet accepted: a client whose last answer said Connection: close
 // opens its next connection at once, writes its request, and met ECONNRESET. The service now keeps

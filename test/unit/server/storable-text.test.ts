@@ -1,7 +1,7 @@
 import t from 'tap'
 import { isStorable, unstorableInBody, unstorableInUrl } from '../../../server/http/storable-text.ts'
 
-// Issue 26 §4: what every service refuses at its edge — a NUL or an unpaired surrogate, in the
+// What every service refuses at its edge — a NUL or an unpaired surrogate, in the
 // URL once percent-decoded as UTF-8, or in a parsed body at any depth — and what it lets through.
 
 t.test('a NUL or an unpaired surrogate is unstorable; accents, CJK and emoji pairs are fine', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { ConfigError, loadConfig } from '../../../server/config.ts'
 
-// STREAMING_CLUSTERS (issue 13): checked at start, every problem named with the entry it is in.
+// STREAMING_CLUSTERS: checked at start, every problem named with the entry it is in.
 
 function problems(env: Record<string, string>): string {
   try {

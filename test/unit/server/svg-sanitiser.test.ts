@@ -3,7 +3,7 @@ import t from 'tap'
 import { screenshotWidths } from '../../../server/api/catalogue/media-images.ts'
 import { sanitiseSvg, SvgRefused } from '../../../server/api/catalogue/svg-sanitiser.ts'
 
-// Issue 28: an uploaded SVG logo is rewritten to an allow-listed subset (server/api/catalogue/svg-sanitiser.ts).
+// An uploaded SVG logo is rewritten to an allow-listed subset (server/api/catalogue/svg-sanitiser.ts).
 
 const svg = (body: string, attributes = '') => `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10"${attributes}>${body}</svg>`
 

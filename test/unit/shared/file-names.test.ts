@@ -1,7 +1,7 @@
 import t from 'tap'
 import { checkFileName, isIgnoredName, nameCandidates, utf8Length } from '../../../shared/files/names.ts'
 
-// The drive's name rules (issue 12), as the API and the client apply them.
+// The drive's name rules, as the API and the client apply them.
 
 const problem = (name: string) => {
   const checked = checkFileName(name)

@@ -2,7 +2,7 @@ import t from 'tap'
 import { loadConfig, parseSentryDsn } from '../../../server/config.ts'
 import { redactText, redactUrl, scrubReport } from '../../../shared/redaction.ts'
 
-// Issue 13: what error reports and logs never carry (SECURITY.md), and SENTRY_DSN's checks.
+// What error reports and logs never carry (SECURITY.md), and SENTRY_DSN's checks.
 
 t.test('scrubReport drops secrets by name, request bodies, cookies and headers, and redacts free text', async (t) => {
   const event = {

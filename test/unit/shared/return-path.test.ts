@@ -1,7 +1,7 @@
 import t from 'tap'
 import { nextAccountStep, readReturn, returnSearch, safeReturnPath } from '../../../shared/auth/return-path.ts'
 
-// Issue 15 item 3: the target an account page carries is a path on this site, never an open
+// The target an account page carries is a path on this site, never an open
 // redirect, whatever its spelling; the pending "add" belongs to a program page only.
 
 t.test('a path on this site is kept, with its query', async (t) => {

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { deviceName } from '../../../shared/account/user-agent.ts'
 
-// The names the profile's device list shows for real User-Agent strings (issue 11).
+// The names the profile's device list shows for real User-Agent strings.
 
 t.test('browsers and systems a person recognises', async (t) => {
   const cases: Array<[string, string | null, string | null]> = [

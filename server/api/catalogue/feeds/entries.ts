@@ -2,7 +2,7 @@ import { SaxesParser, type SaxesTag } from 'saxes'
 import { compareVersions } from '../releases.ts'
 import { FeedProblem } from './fetch.ts'
 
-// What a feed says of a program (issue 29, decision 029), read from its two formats:
+// What a feed says of a program (decision 029), read from its two formats:
 // - an AppStream catalog (the XML Flathub and the distributions publish), parsed as a stream with
 //   saxes: only the components whose id is wanted are kept, so memory stays bounded whatever the
 //   catalog's size;

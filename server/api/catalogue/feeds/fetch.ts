@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib'
 import { request } from 'undici'
 import type { CatalogueFeed } from '../../../config.ts'
 
-// Reading a catalogue feed (issue 29, decision 029): over HTTP with undici, conditionally (the
+// Reading a catalogue feed (decision 029): over HTTP with undici, conditionally (the
 // ETag and Last-Modified of the last read), or from a file. The body comes out as chunks, gunzip'd
 // when it starts with gzip's magic bytes, and never more than the limit: past it reading stops
 // and the connection is dropped. Every way it can fail is a FeedProblem with a sentence an

@@ -8,7 +8,7 @@ import { compareVersions, recordRelease } from '../releases.ts'
 import { readAppStream, readHomebrew, type FeedEntry } from './entries.ts'
 import { FeedProblem, openFeed, type FeedValidators } from './fetch.ts'
 
-// The catalogue keeps itself current (issue 29, decision 029). One pass reads every configured
+// The catalogue keeps itself current (decision 029). One pass reads every configured
 // feed and, for each program mapped to it by `programs.external_ids` (AppStream → flathub,
 // Homebrew → homebrew):
 // - a version newer than the program's becomes a release at once (recordRelease, the feed its
@@ -328,7 +328,7 @@ export class FeedSchedule {
       await this.sync.run({ dueOnly: true })
       this.failures.succeeded()
     } catch (error) {
-      // A database out of reach is its outage log's to tell, once (issue 18); the pass runs again.
+      // A database out of reach is its outage log's to tell, once; the pass runs again.
       if (!isDatabaseUnreachable(error)) this.failures.failed(error, 'a catalogue feed pass failed; it runs again at the next check')
     } finally {
       this.arm()

@@ -3,7 +3,7 @@ import t from 'tap'
 import { routes } from '../../../../client/routes.tsx'
 import { SIGNED_IN_TWINS, routeName, signedInHome, signedInLink, signedInTwin } from '../../../../client/lib/catalogue/twins.ts'
 
-// Issue 15: every public catalogue page has a signed-in twin under /@ carrying path and query, and
+// Every public catalogue page has a signed-in twin under /@ carrying path and query, and
 // the mapping agrees with the router for every spelling the router accepts — checked against the
 // whole route table (guards, layouts and all) with React Router's matcher.
 
@@ -111,7 +111,7 @@ t.test('a signed-in user on a public page goes to its twin, path and query (issu
   t.equal(signedInHome('/publisher/p', '?price=free'), '/@/publisher/p?price=free')
   t.equal(signedInHome('/license-type/l'), '/@/license-type/l')
   t.equal(signedInHome('/files'), '/@/files')
-  // Issue 29: a comparison's twin keeps its programs.
+  // A comparison's twin keeps its programs.
   t.equal(signedInHome('/compare', '?programs=a,b'), '/@/compare?programs=a,b')
   t.equal(signedInHome('/files/'), '/@/files', 'issue 12: the drive is the twin of its public page')
   t.equal(signedInHome('/developer/adobe/'), '/@/developer/adobe')
