@@ -19,7 +19,14 @@ export const ApiSessionRequired = createError('API_SESSION_REQUIRED', 'Sign in t
 export const ApiEmailNotVerified = createError('API_EMAIL_NOT_VERIFIED', 'Verify your email address first: open the link we emailed you.', 403)
 export const ApiMfaRequired = createError('API_MFA_REQUIRED', 'Enter the code from your authenticator app first.', 403)
 export const ApiAccountDisabled = createError('API_ACCOUNT_DISABLED', 'Your account has been disabled. If you believe this is an error, please contact support', 403)
-export const ApiUserNotFound = createError('API_USER_NOT_FOUND', 'There is no Softshelf account for this session.', 404)
+/** No such account; the message says whose (USER_NOT_FOUND). */
+export const ApiUserNotFound = createError('API_USER_NOT_FOUND', '%s', 404)
+export const USER_NOT_FOUND = {
+  /** The session's account has no record (any more). */
+  session: 'There is no Softshelf account for this session.',
+  /** The account an operator or a command named. */
+  named: 'There is no account with this id or email.',
+} as const
 export const ApiAuthUnavailable = createError('API_AUTH_UNAVAILABLE', 'Sign-in checks are unavailable right now. Please try again in a moment.', 503)
 export const ApiValidation = createError<[string]>('API_VALIDATION_FAILED', '%s', 400)
 export const ApiAvatarNotFound = createError('API_AVATAR_NOT_FOUND', 'There is no such picture: it may have been replaced or removed.', 404)
@@ -31,7 +38,6 @@ export const ApiDeletionPending = createError(
 export const ApiPermissionDenied = createError('API_PERMISSION_DENIED', 'Your account does not have the role this needs. Ask an administrator if you should have it.', 403)
 // Roles. An admin (or the operator command) cannot leave the app without an admin.
 export const ApiLastAdmin = createError('API_LAST_ADMIN', 'This is the last administrator: give another account the admin role first, then take it from this one.', 409)
-export const ApiAccountNotFound = createError('API_USER_NOT_FOUND', 'There is no account with this id or email.', 404)
 // Programs' logos and screenshots (docs/API.md "Logos and screenshots").
 export { ImageTooLarge as ApiImageTooLarge } from '../http/media-errors.ts'
 export const ApiImageUnsupportedType = createError<[string]>('API_IMAGE_UNSUPPORTED_TYPE', '%s', 415)

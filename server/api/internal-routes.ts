@@ -6,7 +6,7 @@ import { createBackup } from '../backup/backup.ts'
 import { bearerMatches } from '../operator-token.ts'
 import type { FeedSync } from './catalogue/feeds/sync.ts'
 import { purchasesOfEmail } from './checkout/purchases.ts'
-import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiUnauthorized, ApiUserNotFound } from './errors.ts'
+import { ApiBackupNotEmbedded, ApiInvalidMaintenanceTime, ApiUnauthorized, ApiUserNotFound, USER_NOT_FOUND } from './errors.ts'
 import { changeMaintenanceTime, MAINTENANCE_COMMAND_ACTOR, parseMaintenanceTime } from './maintenance-repository.ts'
 import { SyncSummarySchema } from './operator/feeds.ts'
 import type { CurrentRoles } from './operator/guard.ts'
@@ -95,7 +95,7 @@ async function internalRoutes(plugin: FastifyInstance, options: InternalRoutesOp
     },
     async (request) => {
       const { email, disabled, reason } = request.body
-      if (!(await setDisabledByCommand(db, options.core, email, disabled ? { disabled, reason: reason?.trim() || null } : { disabled }, request.id))) throw new ApiUserNotFound()
+      if (!(await setDisabledByCommand(db, options.core, email, disabled ? { disabled, reason: reason?.trim() || null } : { disabled }, request.id))) throw new ApiUserNotFound(USER_NOT_FOUND.named)
       request.log.info({ disabled }, 'an operator changed an account')
       return { disabled }
     },

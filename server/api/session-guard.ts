@@ -1,6 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AccessTokens, Viewer } from './access-tokens.ts'
-import { ApiAccountDisabled, ApiAuthUnavailable, ApiEmailNotVerified, ApiMfaRequired, ApiSessionRequired, ApiUserNotFound } from './errors.ts'
+import {
+  ApiAccountDisabled,
+  ApiAuthUnavailable,
+  ApiEmailNotVerified,
+  ApiMfaRequired,
+  ApiSessionRequired,
+  ApiUserNotFound,
+  USER_NOT_FOUND,
+} from './errors.ts'
 import { getUser, recordCheckedEmail, type ProductUser } from './users/repository.ts'
 
 // Who is asking, for every route that belongs to a signed-in user (the user's record, library,
@@ -73,7 +81,7 @@ export function sessionGuard(app: FastifyInstance, opts: SessionGuardOptions): S
       // not have read that yet. Read the list now, so the caller is told it is signed out.
       await app.revokedSessions.read().catch(() => {})
       if (!(await opts.tokens.check(request.headers.authorization)).ok) throw new ApiSessionRequired()
-      throw new ApiUserNotFound()
+      throw new ApiUserNotFound(USER_NOT_FOUND.session)
     }
     if (user.disabled) throw new ApiAccountDisabled()
     return emailInStep(request, user)

@@ -70,10 +70,14 @@ export const BffDeletionPending = createError(
   503,
 )
 // Authenticator codes: asked by the account deletion and the authenticator's removal.
-export const BffTotpCodeNeeded = createError('BFF_TOTP_CODE_REQUIRED', 'Enter the current code from your authenticator app.', 400)
-export const BffTotpCodeRequired = createError('BFF_TOTP_CODE_REQUIRED', 'Removing a confirmed authenticator needs a current code from it (or a recovery code).', 400)
-export const BffTotpCodeToRenew = createError('BFF_TOTP_CODE_REQUIRED', 'New recovery codes need a current code from your authenticator (or one of your recovery codes).', 400)
-export const BffTotpCodeToAdd = createError('BFF_TOTP_CODE_REQUIRED', 'Adding another authenticator needs a current code from the one you have (or a recovery code).', 400)
+/** A code from the authenticator is needed; the message says for what (TOTP_CODE_REQUIRED). */
+export const BffTotpCodeRequired = createError('BFF_TOTP_CODE_REQUIRED', '%s', 400)
+export const TOTP_CODE_REQUIRED = {
+  deleteAccount: 'Enter the current code from your authenticator app.',
+  removeDevice: 'Removing a confirmed authenticator needs a current code from it (or a recovery code).',
+  renewRecoveryCodes: 'New recovery codes need a current code from your authenticator (or one of your recovery codes).',
+  addDevice: 'Adding another authenticator needs a current code from the one you have (or a recovery code).',
+} as const
 export const BffTotpInvalid = createError('BFF_TOTP_INVALID', 'That code is not right. Enter the current code from your authenticator app.', 400)
 export const BffTotpBlocked = createError('BFF_TOTP_BLOCKED', 'Too many wrong codes. Wait a few minutes, then try again.', 429)
 export const BffTotpDeviceNotFound = createError('BFF_TOTP_DEVICE_NOT_FOUND', 'There is no such authenticator on your account.', 404)

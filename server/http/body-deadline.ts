@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { errorBody } from './errors.ts'
+import { serviceCode, type Service } from './service-codes.ts'
 
 // How long a request's body may take to arrive (SECURITY.md "Load, faults and shutdown"). Node's
 // `requestTimeout` would do it, but for every request alike: a resumable upload's PATCH (issue 12)
@@ -32,7 +33,7 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
  * Answers 408 `<prefix>_REQUEST_TIMEOUT` and closes the connection when a request's body has not
  * fully arrived `ms` after its headers, unless its route says `longBody`.
  */
-export function installBodyDeadline(app: FastifyInstance, prefix: string, ms = BODY_DEADLINE_MS): void {
+export function installBodyDeadline(app: FastifyInstance, prefix: Service, ms = BODY_DEADLINE_MS): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.raw.complete || !hasBody(request.raw.headers) || request.routeOptions.config?.longBody) return done()
     const timer = setTimeout(() => {
@@ -43,7 +44,7 @@ export function installBodyDeadline(app: FastifyInstance, prefix: string, ms = B
         socket.destroy()
         return
       }
-      const body = JSON.stringify(errorBody(408, `${prefix}_REQUEST_TIMEOUT`, 'The request took too long to arrive. Please try again.', request.id))
+      const body = JSON.stringify(errorBody(408, serviceCode(prefix, 'REQUEST_TIMEOUT'), 'The request took too long to arrive. Please try again.', request.id))
       reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close', 'x-request-id': request.id })
       reply.raw.end(body, () => socket.destroy())
     }, ms)

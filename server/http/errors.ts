@@ -8,6 +8,7 @@ import type { ErrorBody } from '../../shared/types.ts'
 import { DatabaseTimeoutError } from '../db/guard.ts'
 import { isDatabaseUnreachable } from '../db/reachability.ts'
 import type { ErrorReporter } from './error-reporting.ts'
+import { serviceCode, type Service, type ServiceCodeName } from './service-codes.ts'
 
 export { createError }
 
@@ -24,7 +25,7 @@ const FRIENDLY: Record<string, string> = {
 }
 
 /** Stable codes for Fastify's own 4xx errors, in our catalogue's naming. */
-const CODE_MAP: Record<string, string> = {
+const CODE_MAP: Record<string, ServiceCodeName> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
   FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
@@ -64,7 +65,7 @@ export function isDeliberateServerError(code: unknown): boolean {
   return typeof code === 'string' && (NOT_CONFIGURED_CODES.has(code) || DELIBERATE_5XX_PREFIXES.some((prefix) => code.startsWith(prefix)))
 }
 
-function ownCode(code: string | undefined, prefix: string): code is string {
+function ownCode(code: string | undefined, prefix: Service): code is string {
   return code !== undefined && (code.startsWith(`${prefix}_`) || SHARED_CODES.has(code) || SHARED_CODE_PREFIXES.some((shared) => code.startsWith(shared)))
 }
 
@@ -81,7 +82,7 @@ export { ERROR_EVENT_HEADER }
  */
 export function installRequestBasics(
   app: FastifyInstance,
-  prefix: string,
+  prefix: Service,
   notFound: new (method: string, path: string) => FastifyError,
   reporter?: ErrorReporter,
 ): void {
@@ -119,7 +120,7 @@ export function isOutageAnswer(code: unknown): boolean {
  * answer had neither our error shape, nor the request id, nor `headers` (the BFF's security
  * headers), and it echoed the raw path. Given at construction, as Fastify requires.
  */
-export function frameworkErrorHandler(prefix: string, headers: Record<string, string> = {}) {
+export function frameworkErrorHandler(prefix: Service, headers: Record<string, string> = {}) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.headers(headers)
     reply.header('x-request-id', request.id)
@@ -127,23 +128,23 @@ export function frameworkErrorHandler(prefix: string, headers: Record<string, st
     if (!known) {
       // Only async route constraints end here otherwise, and we use none: a fault of ours.
       request.log.error({ err: error }, 'request failed before routing')
-      void reply.code(500).send(errorBody(500, `${prefix}_INTERNAL_ERROR`, 'Something went wrong on our side. Please try again in a moment.', request.id))
+      void reply.code(500).send(errorBody(500, serviceCode(prefix, 'INTERNAL_ERROR'), 'Something went wrong on our side. Please try again in a moment.', request.id))
       return
     }
     // 414 is Fastify's own status for an over-long parameter, and what it is: a URI too long.
     const status = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400
-    void reply.code(status).send(errorBody(status, `${prefix}_${known}`, FRIENDLY[error.code!] ?? 'The request URL is malformed.', request.id))
+    void reply.code(status).send(errorBody(status, serviceCode(prefix, known), FRIENDLY[error.code!] ?? 'The request URL is malformed.', request.id))
   }
 }
 
 /** What a request Node's parser refused is answered, by the parser's error code. */
-const CLIENT_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+const CLIENT_ERRORS: Record<string, { status: number; code: ServiceCodeName; message: string }> = {
   // Node's headers timeout (server-options.ts): the same words as the body's deadline.
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request took too long to arrive. Please try again.' },
   // The request line and headers past Node's 16 KiB: a 70,000-byte path is one.
   HPE_HEADER_OVERFLOW: { status: 431, code: 'HEADERS_TOO_LARGE', message: 'The request address or its headers are longer than this service accepts.' },
 }
-const MALFORMED = { status: 400, code: 'MALFORMED_REQUEST', message: 'The request is not well-formed HTTP and could not be read.' }
+const MALFORMED = { status: 400, code: 'MALFORMED_REQUEST' as const, message: 'The request is not well-formed HTTP and could not be read.' }
 
 /**
  * Fastify's `clientErrorHandler` option for a service: a request Node's HTTP parser refuses — a
@@ -154,7 +155,7 @@ const MALFORMED = { status: 400, code: 'MALFORMED_REQUEST', message: 'The reques
  * handler does, when the connection still allows it (no answer of an earlier request on it under
  * way); the connection is then closed. A caller's mistake: an info line, never an error line.
  */
-export function clientErrorHandler(prefix: string, headers: Record<string, string> = {}) {
+export function clientErrorHandler(prefix: Service, headers: Record<string, string> = {}) {
   return function onClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Duplex): void {
     // A reset connection has gone: there is no one to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return
@@ -163,7 +164,7 @@ export function clientErrorHandler(prefix: string, headers: Record<string, strin
     this.log.info({ event: 'client-error', parserCode: error.code, requestId, status: kind.status }, 'a request could not be read')
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage
     if (socket.writable && !inFlight?.headersSent) {
-      const body = JSON.stringify(errorBody(kind.status, `${prefix}_${kind.code}`, kind.message, requestId))
+      const body = JSON.stringify(errorBody(kind.status, serviceCode(prefix, kind.code), kind.message, requestId))
       const head = {
         ...headers,
         'content-type': 'application/json; charset=utf-8',
@@ -185,7 +186,7 @@ export function clientErrorHandler(prefix: string, headers: Record<string, strin
  * The root error handler of a service: a deliberate 4xx passes through with its code and message;
  * anything else is logged with the request id and answered with a generic 5xx that reveals nothing.
  */
-export function installErrorHandler(app: FastifyInstance, prefix: string, reporter?: ErrorReporter): void {
+export function installErrorHandler(app: FastifyInstance, prefix: Service, reporter?: ErrorReporter): void {
   // Only the unexpected (5xx) is reported: a 4xx is the caller's mistake, answered as such.
   const report = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (!reporter) return
@@ -204,14 +205,14 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
     if (isDatabaseUnreachable(error)) {
       // The database is down or going: the service's outage log has said so, once.
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
-      return reply.code(503).send(errorBody(503, `${prefix}_DATABASE_UNAVAILABLE`, DATABASE_UNREACHABLE_MESSAGE, request.id))
+      return reply.code(503).send(errorBody(503, serviceCode(prefix, 'DATABASE_UNAVAILABLE'), DATABASE_UNREACHABLE_MESSAGE, request.id))
     }
     if (error instanceof DatabaseTimeoutError) {
       // A query stuck past its bound: the request fails, the process keeps serving.
       request.log.warn({ err: error }, 'database did not answer in time')
       report(error, request, reply)
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
-      return reply.code(503).send(errorBody(503, `${prefix}_DATABASE_UNAVAILABLE`, DATABASE_UNAVAILABLE_MESSAGE, request.id))
+      return reply.code(503).send(errorBody(503, serviceCode(prefix, 'DATABASE_UNAVAILABLE'), DATABASE_UNAVAILABLE_MESSAGE, request.id))
     }
     const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500
     if (status === 503 && isOutageAnswer(error.code)) {
@@ -224,13 +225,13 @@ export function installErrorHandler(app: FastifyInstance, prefix: string, report
       report(error, request, reply)
       // A deliberate 5xx of the service or of a shared family (STREAMING_CLUSTERS_FULL, CHECKOUT_UNAVAILABLE) keeps its code.
       const exposed = ownCode(error.code, prefix) && error.statusCode !== undefined
-      const code = exposed ? error.code : `${prefix}_INTERNAL_ERROR`
+      const code = exposed ? error.code : serviceCode(prefix, 'INTERNAL_ERROR')
       const message = exposed ? error.message : 'Something went wrong on our side. Please try again in a moment.'
       if (status === 503 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
       return reply.code(status).send(errorBody(status, code, message, request.id))
     }
     const fastifyCode = error.code && CODE_MAP[error.code]
-    const code = fastifyCode ? `${prefix}_${fastifyCode}` : ownCode(error.code, prefix) ? error.code : `${prefix}_BAD_REQUEST`
+    const code = fastifyCode ? serviceCode(prefix, fastifyCode) : ownCode(error.code, prefix) ? error.code : serviceCode(prefix, 'BAD_REQUEST')
     const message = (error.code && FRIENDLY[error.code]) || error.message
     if (status === 429 && error.retryAfter) reply.header('retry-after', String(error.retryAfter))
     // A deliberate 4xx may say more for a program to read (the fields a validation names, the current revision of a conflict).

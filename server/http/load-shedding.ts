@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import { writeRefusal } from './refusal.ts'
+import { serviceCode, type Service } from './service-codes.ts'
 
 // Load shedding (SECURITY.md "overload sheds with 503 + Retry-After instead of queueing
 // forever"). Node's own monitor measures the event loop's delay; the refusal itself is written
@@ -36,7 +37,7 @@ export type ShedReason = 'event-loop' | 'in-flight'
 
 export interface LoadSheddingOptions {
   /** The error code's prefix: BFF or API. */
-  prefix: string
+  prefix: Service
   /** Event-loop delay (ms, mean over the sample interval) past which new requests are refused; 0: never. */
   maxEventLoopDelayMs: number
   /** Requests waiting for their answer past which new ones are refused; 0: no cap. */
@@ -162,7 +163,7 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
       refusedSinceWarning = 0
     }
     writeRefusal(request, response, {
-      code: `${options.prefix}_OVERLOADED`,
+      code: serviceCode(options.prefix, 'OVERLOADED'),
       message: `The service is busy right now. Please try again in ${OVERLOAD_RETRY_AFTER_SECONDS} seconds.`,
       retryAfterSeconds: OVERLOAD_RETRY_AFTER_SECONDS,
       requestId: options.requestId(request),

@@ -4,6 +4,7 @@ import type { Database } from '../db/database.ts'
 import { bearerMatches } from '../operator-token.ts'
 import { errorBody } from './errors.ts'
 import { droppedLogLines } from './logger.ts'
+import { serviceCode, type Service } from './service-codes.ts'
 
 // Prometheus metrics ("Observability"). Each service keeps its own registry, labelled
 // with its name, so the three services of one process (`npm start`) never mix their counts; the
@@ -211,7 +212,7 @@ declare module 'fastify' {
 export interface MetricsOptions {
   service: ServiceName
   /** The error code's prefix: BFF, API. */
-  prefix: string
+  prefix: Service
   /** Without it /metrics answers 401 to everyone. */
   operatorToken: string | undefined
   db?: Database
@@ -240,7 +241,7 @@ export function installMetrics(app: FastifyInstance, options: MetricsOptions): S
       return reply
         .code(401)
         .header('www-authenticate', 'Bearer')
-        .send(errorBody(401, `${options.prefix}_UNAUTHORIZED`, 'The metrics are for the operator: send the operator token as "Authorization: Bearer <token>".', request.id))
+        .send(errorBody(401, serviceCode(options.prefix, 'UNAUTHORIZED'), 'The metrics are for the operator: send the operator token as "Authorization: Bearer <token>".', request.id))
     }
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.text())
   })

@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type RequestListener, type ServerResponse }
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { writeRefusal } from './refusal.ts'
+import { serviceCode, type Service } from './service-codes.ts'
 
 // Shutdown as a client and a load balancer expect it ("Shutdown"; decided in
 // docs/architecture/runtime.md). Left to themselves, Fastify answered every request still arriving with
@@ -42,7 +43,7 @@ export const DRAIN_MAX_MS = 2_000
 
 export interface ShutdownOptions {
   /** The error code's prefix: BFF, API or AUTHCORE. */
-  prefix: string
+  prefix: Service
   /** The request id a refused request gets (the service's own rule). */
   requestId: (request: IncomingMessage) => string
   /** Headers every answer of the service carries (the BFF's security headers). */
@@ -126,7 +127,7 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
     }
     refused++
     writeRefusal(request, response, {
-      code: `${options.prefix}_SHUTTING_DOWN`,
+      code: serviceCode(options.prefix, 'SHUTTING_DOWN'),
       message: `The service is restarting. Please try again in ${SHUTDOWN_RETRY_AFTER_SECONDS} seconds.`,
       retryAfterSeconds: SHUTDOWN_RETRY_AFTER_SECONDS,
       requestId: options.requestId(request),

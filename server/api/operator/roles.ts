@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { OPERATOR_ROLES, type OperatorRole } from '../../../shared/operator.ts'
 import type { Database } from '../../db/database.ts'
 import type { coreAccounts } from '../users/core-accounts.ts'
-import { ApiAccountNotFound, ApiAuthUnavailable, ApiLastAdmin } from '../errors.ts'
+import { ApiUserNotFound, ApiAuthUnavailable, ApiLastAdmin, USER_NOT_FOUND } from '../errors.ts'
 import { StringEnum } from '../catalogue/routes.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { CurrentRoles } from './guard.ts'
@@ -43,7 +43,7 @@ function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
 export function setOperatorRoles(deps: RoleChangeDeps, userId: string, wanted: readonly OperatorRole[], actor: AuditActor, requestId: string): Promise<OperatorRole[]> {
   return oneAtATime(async () => {
     const { core } = deps
-    if (!(await core.userExists(userId, requestId))) throw new ApiAccountNotFound()
+    if (!(await core.userExists(userId, requestId))) throw new ApiUserNotFound(USER_NOT_FOUND.named)
     const held = await core.userRoles(userId, requestId)
     const before = OPERATOR_ROLES.filter((role) => held.includes(role))
     const after = OPERATOR_ROLES.filter((role) => wanted.includes(role))
@@ -116,7 +116,7 @@ export function internalRoleRoutes(internal: FastifyInstance, deps: Omit<RoleCha
     { schema: { body: Type.Object({ email: Type.String({ minLength: 3, maxLength: 320 }), role: StringEnum(OPERATOR_ROLES), granted: Type.Boolean() }, { additionalProperties: false }) } },
     async (request) => {
       const account = await accountOf(request.body.email)
-      if (!account) throw new ApiAccountNotFound()
+      if (!account) throw new ApiUserNotFound(USER_NOT_FOUND.named)
       const held = await deps.core.userRoles(account.id, request.id)
       const current = OPERATOR_ROLES.filter((role) => held.includes(role))
       const wanted = request.body.granted ? [...current, request.body.role] : current.filter((role) => role !== request.body.role)

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { purchasesOfUser } from '../checkout/purchases.ts'
-import { ApiAccountNotFound, ApiAlreadyVerified, ApiCannotDisableSelf, ApiValidation } from '../errors.ts'
+import { ApiUserNotFound, ApiAlreadyVerified, ApiCannotDisableSelf, ApiValidation, USER_NOT_FOUND } from '../errors.ts'
 import { changeDisabled, disabledOf, operatorRecord, type DisabledChange } from '../users/repository.ts'
 import type { coreAccounts } from '../users/core-accounts.ts'
 import type { Database } from '../../db/database.ts'
@@ -157,7 +157,7 @@ async function usersRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions)
     },
     async (request) => {
       const { id } = request.params
-      if (!(await core.user(id, request.id))) throw new ApiAccountNotFound()
+      if (!(await core.user(id, request.id))) throw new ApiUserNotFound(USER_NOT_FOUND.named)
       const sessionsEnded = await core.endSessions(id, request.id)
       await recordAudit(db, { actor: request.operator!, action: 'user.sessions.end', target: `user:${id}`, before: { sessions: sessionsEnded }, after: { sessions: 0 }, requestId: request.id })
       return { sessionsEnded }
@@ -185,7 +185,7 @@ async function usersRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions)
     async (request) => {
       const { id } = request.params
       const account = await core.user(id, request.id)
-      if (!account || account.email === null || account.recipeUserId === null) throw new ApiAccountNotFound()
+      if (!account || account.email === null || account.recipeUserId === null) throw new ApiUserNotFound(USER_NOT_FOUND.named)
       if (account.verified) throw new ApiAlreadyVerified()
       await recordAudit(db, { actor: request.operator!, action: 'user.verification.resend', target: `user:${id}`, before: null, after: { email: account.email }, requestId: request.id })
       return { userId: account.id, recipeUserId: account.recipeUserId, email: account.email }
@@ -195,7 +195,7 @@ async function usersRoutes(plugin: FastifyInstance, opts: OperatorRoutesOptions)
 
 async function setDisabled(db: Database, core: Core, request: FastifyRequest, id: string, change: DisabledChange): Promise<void> {
   const done = await changeDisabled(db, { id }, change, { actor: request.operator!, requestId: request.id })
-  if (!done) throw new ApiAccountNotFound()
+  if (!done) throw new ApiUserNotFound(USER_NOT_FOUND.named)
   if (change.disabled) await endSessionsOfDisabled(core, id, request)
 }
 
@@ -211,7 +211,7 @@ async function endSessionsOfDisabled(core: Core, id: string, request: FastifyReq
 
 async function accountDetail(db: Database, core: Core, id: string, requestId: string) {
   const account = await core.user(id, requestId)
-  if (!account) throw new ApiAccountNotFound()
+  if (!account) throw new ApiUserNotFound(USER_NOT_FOUND.named)
   const [authenticator, roles, sessions, record, purchases] = await Promise.all([
     core.authenticatorOn(id, requestId),
     core.userRoles(id, requestId).then((roles) => roles.sort()),

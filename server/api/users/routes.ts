@@ -5,7 +5,16 @@ import { Type } from 'typebox'
 import { LOCALES } from '../../../shared/locales.ts'
 import { validateSignUpExtras, type UtmRecord } from '../../../shared/auth/sign-up.ts'
 import type { SignInMethod } from './core-accounts.ts'
-import { ApiAuthUnavailable, ApiCatalogueNotFound, ApiDeletionPending, ApiProgramRetired, ApiSessionRequired, ApiUserNotFound, ApiValidation } from '../errors.ts'
+import {
+  ApiAuthUnavailable,
+  ApiCatalogueNotFound,
+  ApiDeletionPending,
+  ApiProgramRetired,
+  ApiSessionRequired,
+  ApiUserNotFound,
+  ApiValidation,
+  USER_NOT_FOUND,
+} from '../errors.ts'
 import { CheckoutUnavailable } from '../checkout/errors.ts'
 import { ownedPrograms } from '../checkout/purchases.ts'
 import {
@@ -265,7 +274,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
       const checked = checkDeletionReason(request.body.reason, request.body.comment)
       if ('problem' in checked) throw new ApiValidation(checked.problem)
       try {
-        if (!(await opts.deletions.delete(user.id, checked.reason, checked.comment))) throw new ApiUserNotFound()
+        if (!(await opts.deletions.delete(user.id, checked.reason, checked.comment))) throw new ApiUserNotFound(USER_NOT_FOUND.session)
       } catch (error) {
         // The core or Stripe (cancelling subscriptions) did not answer: the request is kept and
         // finished by the sweep; the person is told so, not shown a failure.
@@ -359,7 +368,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
           throw error
         }
         const avatarUrl = await setAvatar(db, user.id, image)
-        if (!avatarUrl) throw new ApiUserNotFound()
+        if (!avatarUrl) throw new ApiUserNotFound(USER_NOT_FOUND.session)
         request.log.info({ event: 'avatar', bytesIn: upload.length, bytesOut: image.length }, 'avatar replaced')
         return { avatarUrl }
       },

@@ -6,7 +6,7 @@ import { Type } from 'typebox'
 import { DELETION_COMMENT_MAX_LENGTH } from '../../../shared/constants.ts'
 import { DELETION_REASONS, checkDeletionReason } from '../../../shared/account/profile.ts'
 import { guardedWrite } from '../csrf.ts'
-import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpCodeNeeded, BffValidation } from '../errors.ts'
+import { BffConfirmEmailMismatch, BffDeletionPending, BffTotpCodeRequired, BffValidation, TOTP_CODE_REQUIRED } from '../errors.ts'
 import { checkTotpCode } from './authenticator.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 import type { LoginAttempts } from '../auth/login-attempts.ts'
@@ -59,7 +59,7 @@ export function accountDeletionRoute(app: FastifyInstance, options: { appOrigin:
       const devices = await Totp.listDevices(userId)
       if (devices.status === 'OK' && devices.devices.some((device) => device.verified)) {
         const code = typeof totp === 'string' ? totp.replace(/\s/g, '') : ''
-        if (!/^\d{6,8}$/.test(code)) throw new BffTotpCodeNeeded()
+        if (!/^\d{6,8}$/.test(code)) throw new BffTotpCodeRequired(TOTP_CODE_REQUIRED.deleteAccount)
         await checkTotpCode(session.getTenantId(), userId, code)
       }
 

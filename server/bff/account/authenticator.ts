@@ -11,10 +11,10 @@ import {
   BffRecoveryCodeInvalid,
   BffTotpBlocked,
   BffTotpCodeRequired,
-  BffTotpCodeToRenew,
   BffTotpDeviceNotFound,
   BffTotpInvalid,
   BffTotpNotEnabled,
+  TOTP_CODE_REQUIRED,
 } from '../errors.ts'
 import type { RecoveryCodes, Redemption } from './recovery-codes.ts'
 import type { SecurityNotices } from './security-notices.ts'
@@ -149,13 +149,13 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
     reply.header('cache-control', 'no-store')
     const session = await Session.getSession(request, reply)
     const userId = session.getUserId()
-    if (codeOf(request.body?.totp) === null && codeOf(request.body?.recoveryCode) === null) throw new BffTotpCodeRequired()
+    if (codeOf(request.body?.totp) === null && codeOf(request.body?.recoveryCode) === null) throw new BffTotpCodeRequired(TOTP_CODE_REQUIRED.removeDevice)
     const { name } = request.params
     if (!(await verifiedDevices(userId)).some((device) => device.name === name)) throw new BffTotpDeviceNotFound()
 
     let by: 'totp' | 'recovery-code'
     try {
-      by = await proveSecondFactor(recoveryCodes, { tenantId: session.getTenantId(), userId }, request.body, () => new BffTotpCodeRequired())
+      by = await proveSecondFactor(recoveryCodes, { tenantId: session.getTenantId(), userId }, request.body, () => new BffTotpCodeRequired(TOTP_CODE_REQUIRED.removeDevice))
     } catch (error) {
       const recovery = error instanceof BffRecoveryCodeInvalid || error instanceof BffRecoveryCodeBlocked
       request.log.info({ event: 'totp-device-remove', outcome: recovery ? 'wrong-recovery-code' : 'wrong-code' }, `authenticator not removed: wrong ${recovery ? 'recovery code' : 'code'}`)
@@ -180,7 +180,7 @@ export function authenticatorRoutes(app: FastifyInstance, options: { appOrigin: 
       if ((await verifiedDevices(userId)).length === 0) throw new BffTotpNotEnabled()
       let by: 'totp' | 'recovery-code'
       try {
-        by = await proveSecondFactor(recoveryCodes, { tenantId: session.getTenantId(), userId }, request.body, () => new BffTotpCodeToRenew())
+        by = await proveSecondFactor(recoveryCodes, { tenantId: session.getTenantId(), userId }, request.body, () => new BffTotpCodeRequired(TOTP_CODE_REQUIRED.renewRecoveryCodes))
       } catch (error) {
         request.log.info({ event: 'recovery-codes', outcome: 'refused', code: (error as { code?: string }).code }, 'recovery codes not issued: no proof of the factor')
         throw error

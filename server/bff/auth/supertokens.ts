@@ -13,7 +13,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { keptAccountLanguage, type SecurityNotices } from '../account/security-notices.ts'
 import { readReturn, returnSearch } from '../../../shared/auth/return-path.ts'
-import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, BffTotpCodeToAdd, mailUnavailable } from '../errors.ts'
+import { BffAuthCoreUnavailable, BffMailUnavailable, BffTotpCodeRequired, mailUnavailable, TOTP_CODE_REQUIRED } from '../errors.ts'
 import { afterTotpDeviceRemoved, proveSecondFactor, type FactorProof } from '../account/authenticator.ts'
 import { commonPasswordProblem } from './common-passwords.ts'
 import type { EmailKind, EmailTexts } from '../mail/emails.ts'
@@ -439,7 +439,7 @@ export function initSupertokens(settings: AuthSettings): void {
                 await MultiFactorAuth.assertAllowedToSetupFactorElseThrowInvalidClaimError(input.session, 'totp', input.userContext)
                 const body = (await input.options.req.getJSONBody()) as FactorProof | undefined
                 try {
-                  const by = await proveSecondFactor(settings.recoveryCodes, { tenantId: input.session.getTenantId(), userId }, body, () => new BffTotpCodeToAdd(), input.userContext)
+                  const by = await proveSecondFactor(settings.recoveryCodes, { tenantId: input.session.getTenantId(), userId }, body, () => new BffTotpCodeRequired(TOTP_CODE_REQUIRED.addDevice), input.userContext)
                   request.log.info({ event: 'totp-device-add', outcome: 'proved', by }, 'another authenticator may be added')
                 } catch (error) {
                   request.log.info({ event: 'totp-device-add', outcome: 'refused', code: (error as { code?: string }).code }, 'another authenticator refused: no proof of the one the account has')
@@ -469,7 +469,7 @@ export function initSupertokens(settings: AuthSettings): void {
             removeDevicePOST: async (input) => {
               const userId = input.session.getUserId()
               const devices = await Totp.listDevices(userId, input.userContext)
-              if (devices.devices.some((device) => device.name === input.deviceName && device.verified)) throw new BffTotpCodeRequired()
+              if (devices.devices.some((device) => device.name === input.deviceName && device.verified)) throw new BffTotpCodeRequired(TOTP_CODE_REQUIRED.removeDevice)
               const result = await original.removeDevicePOST!(input)
               if (result.status === 'OK') await afterTotpDeviceRemoved(userId, settings.recoveryCodes, input.userContext)
               return result

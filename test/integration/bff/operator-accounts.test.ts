@@ -260,7 +260,9 @@ t.test('npm run accounts -- disable|enable: audited as the command, the sessions
   t.equal((await bob.post('/auth/session/refresh')).statusCode, 401, 'its sessions ended')
   t.match((await admin.get(`/api/operator/users/${bobId}`)).json().disabled, { reason: 'spam', by: { id: 'operator-command', email: 'npm run accounts' } })
   t.equal((await call({ email: 'bob@annex.example', disabled: false })).statusCode, 200)
-  t.equal((await call({ email: 'nobody@annex.example', disabled: true })).statusCode, 404)
+  const nobody = await call({ email: 'nobody@annex.example', disabled: true })
+  t.equal(nobody.statusCode, 404)
+  t.match(nobody.json(), { code: 'API_USER_NOT_FOUND', message: 'There is no account with this id or email.' }, 'the account named, not "this session"')
   t.match(await auditOf(`user:${bobId}`), [
     { action: 'user.disable', actor_email: 'npm run accounts', after: { disabled: true, reason: 'spam' } },
     { action: 'user.enable', actor_email: 'npm run accounts', after: { disabled: false } },

@@ -11,7 +11,7 @@ const DEADLINE_MS = 150
 
 async function server(t: Test) {
   const app = Fastify({ logger: false, requestTimeout: 0 })
-  installBodyDeadline(app, 'TEST', DEADLINE_MS)
+  installBodyDeadline(app, 'API', DEADLINE_MS)
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   app.post('/ordinary', async (request) => ({ bytes: (request.body as Buffer).length }))
   app.post('/long', { config: { longBody: true } }, async (request) => ({ bytes: (request.body as Buffer).length }))
@@ -46,7 +46,7 @@ t.test('a stalled body on an ordinary route gets 408 with our error and the conn
   t.match(answer, /^HTTP\/1\.1 408 /, 'answered 408')
   t.match(answer, /connection: close/i)
   const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string; message: string }
-  t.equal(body.code, 'TEST_REQUEST_TIMEOUT')
+  t.equal(body.code, 'API_REQUEST_TIMEOUT')
   t.match(body.message, /took too long/)
 })
 
@@ -54,7 +54,7 @@ t.test('a stalled chunked body (no length announced) gets 408 too', async (t) =>
   const { port } = await server(t)
   const answer = await partialPost(port, '/ordinary', true).closed
   t.match(answer, /^HTTP\/1\.1 408 /, 'answered 408')
-  t.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string }).code, 'TEST_REQUEST_TIMEOUT')
+  t.equal((JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { code: string }).code, 'API_REQUEST_TIMEOUT')
 })
 
 t.test('a longBody route may take longer than the deadline, and finishes', async (t) => {

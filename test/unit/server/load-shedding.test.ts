@@ -16,7 +16,7 @@ t.test('a real event-loop lag is measured and sheds new requests; they are answe
   t.teardown(() => app.close())
   let refusals = 0
   await installLoadShedding(app, {
-    prefix: 'TEST',
+    prefix: 'API',
     maxEventLoopDelayMs: 40,
     maxInFlight: 0,
     sampleIntervalMs: 100,
@@ -30,7 +30,7 @@ t.test('a real event-loop lag is measured and sheds new requests; they are answe
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/work`
   const statusOf = async (): Promise<number> => {
     const answer = await request(url, { headers: { accept: 'application/json' } })
-    if (answer.statusCode === 503) t.match(await answer.body.json(), { code: 'TEST_OVERLOADED', requestId: 'req-test' })
+    if (answer.statusCode === 503) t.match(await answer.body.json(), { code: 'API_OVERLOADED', requestId: 'req-test' })
     else await answer.body.dump()
     return answer.statusCode
   }
@@ -51,7 +51,7 @@ t.test('a real event-loop lag is measured and sheds new requests; they are answe
 t.test('a request whose body may take minutes (longBody) stops counting as it arrives; any other holds its place until answered', async (t) => {
   const app = Fastify({ logger: false })
   t.teardown(() => app.close())
-  const shedding = await installLoadShedding(app, { prefix: 'TEST', maxEventLoopDelayMs: 0, maxInFlight: 1, requestId: () => 'req-test' })
+  const shedding = await installLoadShedding(app, { prefix: 'API', maxEventLoopDelayMs: 0, maxInFlight: 1, requestId: () => 'req-test' })
   const arrived = new Set<string>()
   app.addHook('onRequest', (request, _reply, done) => {
     arrived.add(request.url)

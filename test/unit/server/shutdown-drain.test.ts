@@ -12,7 +12,7 @@ import { installShutdown } from '../../../server/http/shutdown.ts'
 async function service(drain?: { quietMs: number; maxMs: number }) {
   const app = Fastify()
   app.post('/write', async () => ({ written: true }))
-  installShutdown(app, { prefix: 'TEST', requestId: () => 'req-1', drain })
+  installShutdown(app, { prefix: 'API', requestId: () => 'req-1', drain })
   await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, port: (app.server.address() as net.AddressInfo).port }
 }
@@ -43,7 +43,7 @@ t.test('a connection the kernel accepted as the service began closing is answere
     await closed
     t.equal(result.error, undefined, `round ${round}: no reset`)
     t.equal(result.statusLine, 'HTTP/1.1 503 Service Unavailable', `round ${round}: refused in the service's way`)
-    t.match(JSON.parse(result.body ?? '{}'), { code: 'TEST_SHUTTING_DOWN', requestId: 'req-1' })
+    t.match(JSON.parse(result.body ?? '{}'), { code: 'API_SHUTTING_DOWN', requestId: 'req-1' })
     t.equal(result.connection, 'close')
   }
 })
