@@ -6,6 +6,7 @@ import { escapeHtml } from '../../shared/web/html.ts'
 import { safeReturnPath } from '../../shared/auth/return-path.ts'
 import { DEFAULT_LOCALE, LOCALES, NAMESPACES, negotiateLocale, type Locale } from '../../shared/locales.ts'
 import type { NamespaceResources } from '../../shared/web/ssr-contract.ts'
+import { simplePage } from './html-page.ts'
 
 export interface LocaleCatalog {
   /** Content hash of every locale file; part of the URL the browser fetches them from. */
@@ -75,11 +76,10 @@ export function busyPages(catalog: LocaleCatalog, retryAfterSeconds = 2, text: '
   const pages = new Map<Locale, string>()
   for (const lng of LOCALES) {
     const busy = (catalog.resources[lng].common as { errors?: Record<string, { title?: string; cause?: string } | undefined> }).errors?.[text]
-    const title = escapeHtml(busy?.title ?? 'Softshelf is busy')
-    const cause = escapeHtml(busy?.cause ?? '')
+    const title = busy?.title ?? 'Softshelf is busy'
     pages.set(
       lng,
-      `<!doctype html><html lang="${lng}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta http-equiv="refresh" content="${retryAfterSeconds}"><title>${title}</title></head><body><main><p>503</p><h1>${title}</h1><p>${cause}</p></main></body></html>`,
+      simplePage({ lang: lng, title, noindex: true, refreshSeconds: retryAfterSeconds, body: `<main><p>503</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(busy?.cause ?? '')}</p></main>` }),
     )
   }
   return (request) => pages.get(negotiateLocale(langCookie(request.headers.cookie), request.headers['accept-language']))!
@@ -103,14 +103,18 @@ export function rateLimitedPages(catalog: LocaleCatalog): (request: { headers: I
   const pages = new Map<Locale, (seconds: number, url: string) => string>()
   for (const lng of LOCALES) {
     const texts = (catalog.resources[lng].common as { errors?: Record<string, { title?: string; cause?: string; retry?: string } | undefined> }).errors?.rateLimited
-    const title = escapeHtml(texts?.title ?? 'Please wait a moment')
+    const title = texts?.title ?? 'Please wait a moment'
     const cause = escapeHtml(texts?.cause ?? '')
     const retry = escapeHtml(texts?.retry ?? '')
-    pages.set(
-      lng,
-      (seconds, url) =>
-        `<!doctype html><html lang="${lng}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><meta http-equiv="refresh" content="${seconds}"><title>${title}</title><style>${RATE_LIMITED_STYLE}</style></head>` +
-        `<body><main><p>429</p><h1>${title}</h1><p>${cause.replace('{{seconds}}', String(seconds))}</p><p><a href="${escapeHtml(url)}">${retry}</a></p></main></body></html>`,
+    pages.set(lng, (seconds, url) =>
+      simplePage({
+        lang: lng,
+        title,
+        noindex: true,
+        refreshSeconds: seconds,
+        head: `<style>${RATE_LIMITED_STYLE}</style>`,
+        body: `<main><p>429</p><h1>${escapeHtml(title)}</h1><p>${cause.replace('{{seconds}}', String(seconds))}</p><p><a href="${escapeHtml(url)}">${retry}</a></p></main>`,
+      }),
     )
   }
   return (request, retryAfterSeconds) => {

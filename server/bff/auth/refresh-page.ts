@@ -1,5 +1,6 @@
 import { escapeHtml } from '../../../shared/web/html.ts'
 import { FRONT_TOKEN_COOKIE, LAST_UPDATE_COOKIE } from './page-session.ts'
+import { simplePage } from '../html-page.ts'
 
 // A page request whose access token has expired (DESIGN.md §2): the refresh token's cookie only
 // travels to /auth/session/refresh, so the browser refreshes and loads the page again. The page
@@ -34,13 +35,15 @@ else if(front){document.cookie='${FRONT_TOKEN_COOKIE}='+front+forever}
 if(front||r.status===401){document.cookie='${LAST_UPDATE_COOKIE}='+Date.now()+forever}
 if(r.ok||r.status===401){location.reload()}else{fail()}
 },fail)})()`
-  return (
-    `<!doctype html><html lang="${escapeHtml(locale)}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">` +
-    `<title>Softshelf</title></head><body><main><p>${escapeHtml(texts.title)}</p>` +
-    `<p id="refresh-failed" hidden>${escapeHtml(texts.failed)} <a href="/login">${escapeHtml(texts.signIn)}</a></p>` +
-    `<p id="refresh-unavailable" hidden>${escapeHtml(texts.unavailable)}</p>` +
-    `<noscript><a href="/login">${escapeHtml(texts.signIn)}</a></noscript>` +
-    `<script nonce="${escapeHtml(nonce)}">${script}</script></main></body></html>`
-  )
+  return simplePage({
+    lang: locale,
+    title: 'Softshelf',
+    noindex: true,
+    body:
+      `<main><p>${escapeHtml(texts.title)}</p>` +
+      `<p id="refresh-failed" hidden>${escapeHtml(texts.failed)} <a href="/login">${escapeHtml(texts.signIn)}</a></p>` +
+      `<p id="refresh-unavailable" hidden>${escapeHtml(texts.unavailable)}</p>` +
+      `<noscript><a href="/login">${escapeHtml(texts.signIn)}</a></noscript>` +
+      `<script nonce="${escapeHtml(nonce)}">${script}</script></main>`,
+  })
 }

@@ -4,6 +4,7 @@ import { isLoopbackHttpUrl } from '../../config.ts'
 import { createError } from '../../http/errors.ts'
 import { BffNotFound } from '../errors.ts'
 import type { MailboxMailer } from './mailer.ts'
+import { simplePage } from '../html-page.ts'
 
 // /dev/mail: the local mailbox of embedded mode (no SMTP_URL), so whoever runs `npm start` can
 // open a verification or reset link. The messages hold sign-in links, so only the browser of the
@@ -33,9 +34,11 @@ function fromThisMachine(request: FastifyRequest): boolean {
 
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
 
+const PAGE_STYLE =
+  'body{font-family:system-ui,sans-serif;margin:0 auto;max-width:960px;padding:24px;color:#1d2433}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:8px;border-bottom:1px solid #dde1e8}a{color:#3346d3}'
+
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;margin:0 auto;max-width:960px;padding:24px;color:#1d2433}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:8px;border-bottom:1px solid #dde1e8}a{color:#3346d3}</style></head><body>${body}</body></html>`
+  return simplePage({ lang: 'en', title, noindex: true, head: `<style>${PAGE_STYLE}</style>`, body })
 }
 
 export const devMailRoutes: FastifyPluginAsync<{ mailbox: MailboxMailer; appUrl: string }> = async (app, { mailbox, appUrl }) => {

@@ -22,6 +22,7 @@ import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/p
 import { isAuthCoreOutage } from '../auth/core-outage.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
 import { sharingLinkOf, shareTokenFor } from '../share-access.ts'
+import { simplePage } from '../html-page.ts'
 
 // Pages (DESIGN.md §5): every GET that is no other route's is rendered here — the page session and
 // its refresh, the language, the React app's server entry with a transport to the API, the status,
@@ -120,11 +121,12 @@ function formAnswerPage(catalog: LocaleCatalog, locale: Locale, url: string, tit
   const back = (catalog.resources[locale].common as FormPageTexts).errors?.formNotReady?.back ?? ''
   // A request line's "//host" is no page of ours.
   const page = safeReturnPath(url) ?? '/'
-  return (
-    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex">` +
-    `<title>Softshelf</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p>` +
-    `<p><a href="${escapeHtml(page)}">${escapeHtml(back)}</a></p></main></body></html>`
-  )
+  return simplePage({
+    lang: locale,
+    title: 'Softshelf',
+    noindex: true,
+    body: `<main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(cause)}</p><p><a href="${escapeHtml(page)}">${escapeHtml(back)}</a></p></main>`,
+  })
 }
 
 /** A form of a page that only works with its script, sent before the script ran: nothing was done; say so. */
@@ -196,11 +198,14 @@ function renderFailurePage(catalog: LocaleCatalog, locale: Locale, requestId: st
   const cause = common.errors?.[kind]?.cause ?? ''
   const back = common.errors?.backHome ?? 'Back to home'
   const stylesheets = (template.match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) ?? []).join('')
-  return (
-    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Softshelf</title>${stylesheets}</head>` +
-    `<body><main id="content" class="error-page" data-status="${status}"><p class="error-status" aria-hidden="true">${status}</p><h1>${escapeHtml(title)}</h1>` +
-    `<p class="error-cause">${escapeHtml(cause)}</p><a class="button" href="/">${escapeHtml(back)}</a><p><small>${escapeHtml(requestId)}</small></p></main></body></html>`
-  )
+  return simplePage({
+    lang: locale,
+    title: 'Softshelf',
+    head: stylesheets,
+    body:
+      `<main id="content" class="error-page" data-status="${status}"><p class="error-status" aria-hidden="true">${status}</p><h1>${escapeHtml(title)}</h1>` +
+      `<p class="error-cause">${escapeHtml(cause)}</p><a class="button" href="/">${escapeHtml(back)}</a><p><small>${escapeHtml(requestId)}</small></p></main>`,
+  })
 }
 
 /** The longest Retry-After the API gave this page's loaders (a 503 page passes it on). */

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { escapeHtml } from '../../../shared/web/html.ts'
 import { isLocale, negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import type { EmailTexts } from '../mail/emails.ts'
+import { simplePage } from '../html-page.ts'
 
 // The one-click unsubscribe of notification mails (RFC 8058; docs/API.md "Notification
 // mail and one-click unsubscribe"). The mail's List-Unsubscribe link is this page:
@@ -50,7 +51,7 @@ async function mailUnsubscribeRoutes(app: FastifyInstance, opts: { emails: Email
       .header('x-robots-tag', 'noindex')
       .type('text/html; charset=utf-8')
       .send(
-        `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(texts.title)}</title></head><body><main><h1>${escapeHtml(texts.title)}</h1>${body}</main></body></html>`,
+        simplePage({ lang: locale, title: texts.title, noindex: true, body: `<main><h1>${escapeHtml(texts.title)}</h1>${body}</main>` }),
       )
   }
   const rateLimit = { rateLimit: { max: opts.rateLimitMax, timeWindow: 60_000 } }
