@@ -303,6 +303,13 @@ function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale
  */
 const PAGE_CACHE_TTL_MS = 1_000
 
+/** What every page answer says, from the cache or rendered: it varies by cookie and language, and is checked again each time. */
+function pageHeaders(reply: FastifyReply, locale: Locale): void {
+  reply.header('vary', 'Cookie, Accept-Language')
+  reply.header('content-language', locale)
+  reply.header('cache-control', 'no-cache')
+}
+
 const LOGGED_OUT_PAGE: PageSessionResult = { kind: 'session', session: { state: 'LOGGED_OUT' } }
 
 /**
@@ -375,9 +382,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
         if (cached) app.metrics.pageCache.inc({ outcome: 'waited' })
       } else if (cached) app.metrics.pageCache.inc({ outcome: 'hit' })
       if (cached) {
-        reply.header('vary', 'Cookie, Accept-Language')
-        reply.header('content-language', locale)
-        reply.header('cache-control', 'no-cache')
+        pageHeaders(reply, locale)
         reply.headers(cached.headers)
         return reply.code(cached.status).type('text/html; charset=utf-8').send(withNonce(cached, nonce))
       }
@@ -392,6 +397,37 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     return renderFresh(request, reply, { locale, nonce, crossSite, consent, cacheable, cacheKey }, form)
   }
 
+  /**
+   * The session cannot be checked (the core's keys or its revocation list cannot be had): an error
+   * page in the visitor's language, not a guess. An outage of the core is logged once, by the
+   * revocation list's reader and by the core itself; anything else here.
+   */
+  const sessionUnreadable = async (request: FastifyRequest, reply: FastifyReply, locale: Locale, nonce: string, error: unknown) => {
+    const outage = isAuthCoreOutage(error)
+    if (!outage) request.log.error({ err: error }, 'the page session could not be read')
+    reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store')
+    const page = renderFailurePage(opts.catalog, locale, request.id, 503, outage ? 'unavailable' : 'server', await renderer.template(request.url, nonce).catch(() => ''))
+    return reply.code(503).type('text/html; charset=utf-8').send(page)
+  }
+
+  /** The page that refreshes an expired access token by script, then loads the page again. */
+  const refreshAnswer = (reply: FastifyReply, locale: Locale, nonce: string) => {
+    const common = opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string }; errors?: { unavailable?: { title?: string } } }
+    const texts = common.session
+    reply.header('cache-control', 'no-store')
+    return reply
+      .code(200)
+      .type('text/html; charset=utf-8')
+      .send(
+        refreshPage(locale, nonce, {
+          title: texts?.refreshing ?? '…',
+          failed: texts?.refreshFailed ?? '',
+          signIn: texts?.signIn ?? 'Sign in',
+          unavailable: common.errors?.unavailable?.title ?? 'Service unavailable',
+        }),
+      )
+  }
+
   /** The page rendered now (not from the page cache); kept in it when `page.cacheable` and it may be. */
   const renderFresh = async (
     request: FastifyRequest,
@@ -401,9 +437,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   ) => {
     const { locale, nonce, crossSite, consent, cacheable, cacheKey } = page
     if (cacheable) app.metrics.pageCache.inc({ outcome: 'rendered' })
-    reply.header('vary', 'Cookie, Accept-Language')
-    reply.header('content-language', locale)
-    reply.header('cache-control', 'no-cache')
+    pageHeaders(reply, locale)
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(request.headers)) {
       if (typeof value === 'string' && name !== 'cookie' && name !== 'authorization') headers[name] = value
@@ -414,14 +448,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     try {
       session = await pageSession(request, reply)
     } catch (error) {
-      // The session cannot be checked (the core's keys or its revocation list cannot be had): an
-      // error page in the visitor's language, not a guess. An outage of the core is logged once,
-      // by the revocation list's reader and by the core itself; anything else here.
-      const outage = isAuthCoreOutage(error)
-      if (!outage) request.log.error({ err: error }, 'the page session could not be read')
-      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store')
-      const page = renderFailurePage(opts.catalog, locale, request.id, 503, outage ? 'unavailable' : 'server', await renderer.template(request.url, nonce).catch(() => ''))
-      return reply.code(503).type('text/html; charset=utf-8').send(page)
+      return sessionUnreadable(request, reply, locale, nonce, error)
     }
     if (session.kind === 'refresh' && crossSite && isLogoutPath(request.url)) {
       // The refresh page reloads by script, and that reload arrives same-origin: the sign-out
@@ -429,22 +456,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
       // visitor confirms), so the question is rendered at once.
       session = LOGGED_OUT_PAGE
     }
-    if (session.kind === 'refresh') {
-      const common = opts.catalog.resources[locale].common as { session?: { refreshing: string; refreshFailed: string; signIn: string }; errors?: { unavailable?: { title?: string } } }
-      const texts = common.session
-      reply.header('cache-control', 'no-store')
-      return reply
-        .code(200)
-        .type('text/html; charset=utf-8')
-        .send(
-          refreshPage(locale, nonce, {
-            title: texts?.refreshing ?? '…',
-            failed: texts?.refreshFailed ?? '',
-            signIn: texts?.signIn ?? 'Sign in',
-            unavailable: common.errors?.unavailable?.title ?? 'Service unavailable',
-          }),
-        )
-    }
+    if (session.kind === 'refresh') return refreshAnswer(reply, locale, nonce)
     mirrorFrontToken(reply, opts.https)
     // A signed-in page is the user's own: no shared cache keeps it.
     if (session.session.state !== 'LOGGED_OUT' || form) reply.header('cache-control', 'no-store')
