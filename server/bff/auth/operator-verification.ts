@@ -6,7 +6,7 @@ import { guardedWrite } from '../csrf.ts'
 import type { RoleChanges } from '../../http/role-changes.ts'
 import { relayUpstream, upstreamHeaders } from '../routes/api-proxy.ts'
 import { checkOperatorAccess } from './operator-access.ts'
-import { MAIL_MAY_WAIT } from './supertokens.ts'
+import { MAIL_MAY_WAIT } from './recipes/context.ts'
 
 // The operator console's "resend verification": support sends an account whose address
 // is not verified a new link. The mail is the BFF's to send (the SDK's email verification, in the

@@ -37,7 +37,8 @@ import { resetTokenCheckRoute } from './reset-token-check.ts'
 import { rememberAccountLanguage, SecurityNotices } from '../account/security-notices.ts'
 import { accountLanguageRoute, setLanguageCookie } from '../account/account-language.ts'
 import { keepOperatorRolesInSync } from './operator-access.ts'
-import { APP_NAME, initSupertokens, resetSupertokensForTests, type ProviderSettings } from './supertokens.ts'
+import type { ProviderSettings } from './sdk-settings.ts'
+import { APP_NAME, initSupertokens, resetSupertokensForTests } from './supertokens.ts'
 
 
 /** supertokens-node's querier, when the core does not have the tenant (or app) a path named: the core's 400. */
