@@ -1,4 +1,4 @@
-// `BENCH_ONLY=avatar npm run bench` (issue 11): what an avatar upload costs the product API — the
+// `BENCH_ONLY=avatar npm run bench`: what an avatar upload costs the product API — the
 // decode, upright turn, square crop and WebP encode of server/api/users/avatar-image.ts — for a phone
 // photo (12 MP JPEG) and a large PNG, and how fast a decompression bomb (50 000 × 50 000 pixels
 // declared) is refused. Run in a child process of its own, so its peak memory is the encoder's.

@@ -1,4 +1,4 @@
-// `BENCH_ONLY=fanout npm run bench` (issue 29): one release of a program watched by 100,000
+// `BENCH_ONLY=fanout npm run bench`: one release of a program watched by 100,000
 // accounts, turned into notifications by the API's fan-out (server/api/notifications/fanout.ts,
 // its default batch size), on the embedded default (PGlite, on disk) and on PostgreSQL
 // (BENCH_DATABASE_URL, else a throwaway local server). The accounts and watches are inserted

@@ -1,4 +1,4 @@
-// `BENCH_ONLY=files npm run bench` (issue 12): a 1 GiB file uploaded (tus) and downloaded through
+// `BENCH_ONLY=files npm run bench`: a 1 GiB file uploaded (tus) and downloaded through
 // the BFF, against the same transfers straight to the product API, both with curl, and the BFF's
 // peak memory while it streams — which must stay flat, not grow with the file. The BFF runs in a
 // process of its own (the auth core and the API in another) on a throwaway PostgreSQL, so its peak

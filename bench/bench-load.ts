@@ -1,4 +1,4 @@
-// `BENCH_ONLY=load npm run bench` (issue 14): a real site's mix, not one route hammered. The built
+// `BENCH_ONLY=load npm run bench`: a real site's mix, not one route hammered. The built
 // app runs as an operator runs it — `node dist/server/main.js authcore`, `… api`, `… bff`, three
 // processes on a throwaway PostgreSQL — and 200 virtual users, each with its own verified account
 // and cookie jar, loop for BENCH_LOAD_DURATION seconds (default 60) over rendered pages, search,

@@ -1,4 +1,4 @@
-// `BENCH_ONLY=office npm run bench` (issue 27): an office or a school behind one address. The built
+// `BENCH_ONLY=office npm run bench`: an office or a school behind one address. The built
 // app runs as `npm start` runs it (role `all`, embedded PGlite, its own process) with the shipped
 // rate limits (RATE_LIMIT_MAX unset), and BENCH_OFFICE_PEOPLE (50) visitors, all from 127.0.0.1,
 // browse for BENCH_OFFICE_DURATION seconds (60: one whole window of the limit, in real time, no

@@ -1,4 +1,4 @@
-// `BENCH_ONLY=overload npm run bench` (issue 14): what a newcomer's `npm start` does under a
+// `BENCH_ONLY=overload npm run bench`: what a newcomer's `npm start` does under a
 // thousand clients at once. The built app runs as `npm start` runs it (role `all`, embedded PGlite,
 // its own process); autocannon opens 1000 connections for 30 s against a rendered page and then
 // against a proxied API route, while a probe asks /healthz every 100 ms on a connection of its own.

@@ -1,4 +1,4 @@
-// `BENCH_ONLY=peer npm run bench` or `npx tsx bench/bench-peer.ts` (issue 30, goal 2): Softshelf
+// `BENCH_ONLY=peer npm run bench` or `npx tsx bench/bench-peer.ts`: Softshelf
 // against a minimal Next.js 16 App Router app with the same two pages, data, visible text and CSS
 // (bench/next-peer: installed with `npm ci --prefix bench/next-peer` and built with `next build`
 // here when missing — never by the root's `npm ci` or `npm test`).

@@ -1,4 +1,4 @@
-// `npx tsx bench/bench-request-cost.ts` (issue 30, goal 2): what each piece of the BFF's request
+// `npx tsx bench/bench-request-cost.ts`: what each piece of the BFF's request
 // handling costs. A bare Fastify 5 answering /api/version's JSON (as the peer bench's bare server),
 // then the BFF's pieces added one at a time in the order buildBff adds them, each step in a process
 // of its own on loopback: autocannon at BENCH_COST_CONNECTIONS (100) for BENCH_COST_DURATION s (5)

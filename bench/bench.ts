@@ -18,14 +18,14 @@
 //   refused in ≤ 50 ms, peak RSS ≤ 400 MB (bench/bench-avatar.ts).
 // - files: a 1 GiB upload (tus) and download through the BFF each ≥ 0.5× the same
 //   transfer straight to the API (curl), the BFF's peak RSS flat in the file's size (bench/bench-files.ts).
-// - overload (issue 14): `npm start` under 1000 connections for 30 s on a rendered page and on a
+// - overload: `npm start` under 1000 connections for 30 s on a rendered page and on a
 //   proxied API route: no socket error or timeout, every answer 2xx/503/429, p99 ≤ 1 s, /healthz
 //   p99 ≤ 1 s meanwhile (bench/bench-overload.ts).
-// - load (issue 14): 200 virtual users for BENCH_LOAD_DURATION s (60) over `main.js authcore`, `api`
+// - load: 200 virtual users for BENCH_LOAD_DURATION s (60) over `main.js authcore`, `api`
 //   and `bff` on PostgreSQL — pages, search, library reads and writes, sign-out and in, terms —
 //   every answer 2xx and no acknowledged library write lost; then again with the API restarted
 //   mid-run: 502/503/504 only while it is down (bench/bench-load.ts).
-// - office (issue 27): `npm start` with the shipped rate limits; 50 people behind one address
+// - office: `npm start` with the shipped rate limits; 50 people behind one address
 //   browse for a minute (pages with their logos, assets and locale files, the version poll): no 429,
 //   no socket error (bench/bench-office.ts).
 // - fanout: one release of a program watched by 100,000 accounts becomes every

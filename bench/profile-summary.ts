@@ -1,4 +1,4 @@
-// `npx tsx bench/profile-summary.ts <file.cpuprofile> [top]` (issue 30): a V8 CPU profile (node
+// `npx tsx bench/profile-summary.ts <file.cpuprofile> [top]`: a V8 CPU profile (node
 // --cpu-prof) as self time by package — node_modules/<package>, our code (dist/, server/, client/,
 // shared/), Node's internals, the garbage collector — then the top functions by self time.
 // Idle time is left out of the shares: they are of the time the process was working.

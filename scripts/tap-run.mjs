@@ -5,7 +5,7 @@
 //
 // Why not tap's runner: it starts every test process with its process-info and mock module hooks
 // (for coverage and t.mockImport, neither used here), which on Node 20 cost each file ~1 s and
-// ~1.5 s of CPU before its first test (goal 3). The tests themselves are tap's as ever;
+// ~1.5 s of CPU before its first test. The tests themselves are tap's as ever;
 // `npx tap <file>` runs one through tap's runner and tsx.
 //
 //   node scripts/tap-run.mjs [--jobs=N] [--timeout=S] [--group=G] test/unit/a.test.ts …

@@ -1,7 +1,7 @@
 // The tap files of `npm test`, each bundled into one ES module with its TypeScript compiled away,
 // so that scripts/tap-run.mjs runs them on plain Node with no module hooks. Under `--import=tsx`
 // every module a test loads, node_modules included, passes through hooks on another thread: ~1 s
-// and ~1.5 s of CPU per file before its first test (issue 30, goal 3). `npx tap <file>` still runs
+// and ~1.5 s of CPU per file before its first test. `npx tap <file>` still runs
 // a single file through tsx, as before.
 //
 // A bundle behaves as its sources do: packages stay imports from node_modules (the bundle lives

@@ -70,7 +70,7 @@ export interface Config {
   shutdownReadinessDelayMs: number | undefined
   /**
    * Load shedding: event-loop delay (ms) past which new requests get 503 (0: never) once
-   * `pressureInFlight` are in flight (issue 30), and the cap on requests waiting for their answers (0: none).
+   * `pressureInFlight` are in flight, and the cap on requests waiting for their answers (0: none).
    */
   overload: { eventLoopDelayMs: number; maxInFlight: number; pressureInFlight: number }
   /** A connection with no bytes either way for this long is closed (BFF and API). */
@@ -714,7 +714,7 @@ const SHUTDOWN_DRAIN_ALLOWANCE_MS = 3_000
 export const DEFAULT_READINESS_DELAY_MS = 3_000
 
 /**
- * The readiness delay of a process running `role` (issue 26): SHUTDOWN_READINESS_DELAY_MS, else
+ * The readiness delay of a process running `role`: SHUTDOWN_READINESS_DELAY_MS, else
  * 0 for the embedded default (`all`: no load balancer in front of it) and, for a role running alone
  * (behind a balancer), DEFAULT_READINESS_DELAY_MS, at most half of SHUTDOWN_TIMEOUT_MS.
  */

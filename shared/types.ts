@@ -36,7 +36,7 @@ export interface UserRecord {
   /** Display name; null when none was set. */
   name: string | null
   language: string
-  /** The user chose `language` on the profile page: every sign-in applies it (issue 11). */
+  /** The user chose `language` on the profile page: every sign-in applies it. */
   languageChosen: boolean
   /** The avatar's URL; null while the account has none. */
   avatarUrl: string | null

@@ -68,8 +68,8 @@ export function Pagination({ state, result }: { state: ListingState; result: Pro
 }
 
 /**
- * A listing's filters: folded behind a "Filters" button on phones, which says how many are in use
- * (issue 15), and always shown from md up — a <details> like the site menu's (`.disclosure` in
+ * A listing's filters: folded behind a "Filters" button on phones, which says how many are in use,
+ * and always shown from md up — a <details> like the site menu's (`.disclosure` in
  * styles.css), without its scripts: a summary says by itself whether it is open.
  */
 export function FiltersDisclosure({ active, children }: { active: number; children: ReactNode }) {

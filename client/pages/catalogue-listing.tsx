@@ -123,7 +123,7 @@ function ScopeHeader({ scope, total }: { scope: Scope; total: number }) {
   }
 }
 
-/** `actions`: the signed-in twin's "Save this search" (issue 29), kept out of the visitor's code. */
+/** `actions`: the signed-in twin's "Save this search", kept out of the visitor's code. */
 export function Component({ actions }: { actions?: ReactNode } = {}) {
   const { scope, state, result } = useLoaderData() as ListingData
   const { t } = useTranslation(['catalogue', 'common'])

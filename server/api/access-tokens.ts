@@ -17,7 +17,7 @@ export interface Viewer {
   issuedAt: number
   emailVerified: boolean
   mfaComplete: boolean
-  /** The account's roles and their permissions as the token carries them (the SDK's `st-role` and `st-perm` claims, issue 28); empty without them. */
+  /** The account's roles and their permissions as the token carries them (the SDK's `st-role` and `st-perm` claims); empty without them. */
   roles: string[]
   permissions: string[]
   /** When the BFF read those from the auth core (the claims' `t`, ms); undefined without them. */

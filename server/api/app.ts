@@ -107,10 +107,10 @@ declare module 'fastify' {
     roleChanges: RoleChanges
     /** The users' drives: metadata, stored bytes and the sweep. */
     files: FilesRepository
-    /** Catalogue events to the watchers' notifications (issue 29); `wake()` after writing one. */
+    /** Catalogue events to the watchers' notifications; `wake()` after writing one. */
     notificationFanout: NotificationFanout
     /**
-     * The saved searches' own run every SAVED_SEARCH_CHECK_MS (issue 29): `pause()` stops it and
+     * The saved searches' own run every SAVED_SEARCH_CHECK_MS: `pause()` stops it and
      * waits for a run under way; `resume()` starts it again. A test that needs the catalogue to
      * move with no run in between (a program added and retired) holds it.
      */

@@ -49,7 +49,7 @@ export const ApiLogoNotFound = createError('API_LOGO_NOT_FOUND', 'The program ha
 export const ApiImageNotFound = createError('API_IMAGE_NOT_FOUND', 'There is no such image: it may have been replaced or removed.', 404)
 export const ApiCannotDisableSelf = createError('API_CANNOT_DISABLE_SELF', 'You cannot disable your own account: ask another operator.', 409)
 export const ApiAlreadyVerified = createError('API_ALREADY_VERIFIED', 'This account\'s email address is verified already: there is nothing to resend.', 409)
-/** Issue 28: a change based on a revision of the program that is no longer the current one (`currentRevision` in the body). */
+/** A change based on a revision of the program that is no longer the current one (`currentRevision` in the body). */
 export const ApiRevisionConflict = createError<[number]>(
   'API_REVISION_CONFLICT',
   'Someone else changed this program meanwhile: its current revision is %s. Reload it, and make your change again on top of theirs.',

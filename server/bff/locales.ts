@@ -68,7 +68,7 @@ function langCookie(header: string | undefined): string | undefined {
 
 /**
  * The page a browser gets when the BFF sheds a page request or refuses it while it
- * shuts down (`restarting`, issue 18): in the visitor's language (the `lang` cookie, then
+ * shuts down (`restarting`): in the visitor's language (the `lang` cookie, then
  * Accept-Language), saying it is busy or restarting, and reloading itself once Retry-After has
  * passed. Made once per language at boot: refusing must cost next to nothing.
  */

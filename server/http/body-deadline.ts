@@ -4,7 +4,7 @@ import { errorBody } from './errors.ts'
 import { serviceCode, type Service } from './service-codes.ts'
 
 // How long a request's body may take to arrive (SECURITY.md "Load, faults and shutdown"). Node's
-// `requestTimeout` would do it, but for every request alike: a resumable upload's PATCH (issue 12)
+// `requestTimeout` would do it, but for every request alike: a resumable upload's PATCH
 // may rightly take many minutes on a slow line, so the servers turn that off and use this
 // instead — the same deadline for every route but those whose config says `longBody`. Those still
 // have the idle timeout (a body that stops flowing is cut) and Node's headers timeout (a client

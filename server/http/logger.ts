@@ -13,7 +13,7 @@ let standardOutput: pino.DestinationStream | undefined
 
 /**
  * The process's one writer of log lines to the standard output, shared by the services of the
- * process (role `all` runs three), so their lines never interleave. Asynchronous (issue 30): pino's
+ * process (role `all` runs three), so their lines never interleave. Asynchronous: pino's
  * default writes each line with a write(2) of its own before the request goes on (logging as a whole
  * was about a quarter of a cached page's time). Here lines written while a write is under way go out
  * together with the next one, and whatever is left is written synchronously when the process exits

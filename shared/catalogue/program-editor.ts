@@ -171,7 +171,7 @@ export function normalisedExternalIds(value: ExternalIds | undefined): ExternalI
   return ids
 }
 
-/** Issue 29: a release as an editor adds it (`POST /api/operator/programs/{id}/releases`). */
+/** A release as an editor adds it (`POST /api/operator/programs/{id}/releases`). */
 export interface ReleaseAsWritten {
   version: string
   /** "YYYY-MM-DD", not after today. */

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
-// scripts/ci-times.mjs reads an `npm test` log into the per-step table of CI's time (issue 30):
+// scripts/ci-times.mjs reads an `npm test` log into the per-step table of CI's time:
 // steps side by side count once, as the longest, and a step in the background (the container
 // image) is listed but not added, since its time is inside the others'; browser tests are read
 // whatever their project is called.

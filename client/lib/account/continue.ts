@@ -9,7 +9,7 @@ export interface ReturnState {
 
 /**
  * After an account step the user has just finished here (a form they sent, a link they confirmed):
- * on to `target` (issue 15 item 3) — through the steps still owed first (second factor, email,
+ * on to `target` — through the steps still owed first (second factor, email,
  * terms, in the route guard's order), each carrying the target, and once none is, its pending
  * action, then the page, which is told. Only the account pages run an action, after the person's
  * own submit: opening the target never does (SECURITY.md, "No GET changes state"). The route guard

@@ -22,7 +22,7 @@ export interface PageHead {
   noindex?: boolean
   /** The picture a link to the page shows on social sites (Open Graph); absolute URL. */
   image?: PageImage
-  /** Issue 29: the Atom feed of the page (`<link rel="alternate" type="application/atom+xml">`); its path on the app. */
+  /** The Atom feed of the page (`<link rel="alternate" type="application/atom+xml">`); its path on the app. */
   feed?: { title: string; path: string }
 }
 

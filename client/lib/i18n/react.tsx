@@ -2,7 +2,7 @@ import { createContext, useContext, useEffect, useMemo, useState, useSyncExterna
 import type { BrowserI18n, TFunction } from './browser.ts'
 
 /**
- * What the browser's pages import as `react-i18next` (issue 30, decision 031): vite.config.ts
+ * What the browser's pages import as `react-i18next` (decision 031): vite.config.ts
  * resolves that name here for the browser only, so the components keep their imports and the
  * server keeps rendering with react-i18next and i18next. The parts of react-i18next the app uses,
  * the way it behaves with `useSuspense: false`: `useTranslation(ns)` gives `t` for the first of the

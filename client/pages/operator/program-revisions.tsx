@@ -20,7 +20,7 @@ export function usePartLabel(): (part: DraftPart | string) => string {
       const locale = part.slice(6) as Locale
       return t('programs.fields.texts', { language: LOCALE_NAMES[locale] ?? locale })
     }
-    // Issue 29: the external ids, and a release recorded (a revision's `releases`).
+    // The external ids, and a release recorded (a revision's `releases`).
     if (part === 'externalIds') return t('releases.externalIds.legend')
     if (part === 'releases') return t('releases.title')
     return (FIELDS as readonly string[]).includes(part) ? t(`programs.fields.${part as (typeof FIELDS)[number]}`) : part

@@ -116,7 +116,7 @@ export async function programsByIds(db: Queryable, ids: string[], locale: Locale
 
 /**
  * A program in full, its texts (and those of the programs it lists) in `locale` where translated.
- * A retired one (issue 28) comes with `retired: true`: the public page answers 410 for it.
+ * A retired one comes with `retired: true`: the public page answers 410 for it.
  */
 export async function getProgram(db: Queryable, id: string, locale: Locale = 'en'): Promise<ProgramDetail | null> {
   const { rows } = await db.query<ProgramRow>(

@@ -114,7 +114,7 @@ const ProgramDetail = Type.Object({
   alternatives: Type.Array(ProgramSummary, { description: 'Issue 29: for a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
 })
 
-/** Issue 29: a program's release history (shared/catalogue/living.ts `Release`). */
+/** A program's release history (shared/catalogue/living.ts `Release`). */
 const ReleaseList = Type.Object({
   items: Type.Array(
     Type.Object({

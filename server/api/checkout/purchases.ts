@@ -53,7 +53,7 @@ export async function activePurchases(db: Queryable, userId: string): Promise<Pu
 }
 
 /**
- * The one rule of ownership (issues 26 and 27): a purchase `pu` lets its user use its program at
+ * The one rule of ownership: a purchase `pu` lets its user use its program at
  * the time `now` (an SQL parameter) while it is an active one-time purchase, or an active
  * subscription whose recorded paid period has not ended (a period end not known yet counts as
  * running). Our purchase records only, never what the browser says. Streaming's refusal and the
@@ -62,7 +62,7 @@ export async function activePurchases(db: Queryable, userId: string): Promise<Pu
 const entitles = (now: string) => `pu.status = 'active' AND (pu.kind = 'payment' OR pu.current_period_end IS NULL OR pu.current_period_end > ${now})`
 
 /**
- * The paid programs among `programIds` the user may not use at `now` (issue 26): a program is paid
+ * The paid programs among `programIds` the user may not use at `now`: a program is paid
  * as checkout sells it (a priced program of a paid licence), and may be used with a purchase that
  * `entitles`. Free and unknown ids are never in the answer.
  */
@@ -78,7 +78,7 @@ export async function unentitledPaidPrograms(db: Queryable, userId: string, prog
 }
 
 /**
- * The programs the user owns at `now` (issue 27: the "Owned" marks and the library's Owned view),
+ * The programs the user owns at `now` (the "Owned" marks and the library's Owned view),
  * by the same rule as streaming (`entitles`), the most recently bought first; saved in the library
  * or not.
  */

@@ -1,4 +1,4 @@
-// The HTTP side of serving a stored file (issue 12): which bytes a `Range` asks for, whether an
+// The HTTP side of serving a stored file: which bytes a `Range` asks for, whether an
 // `If-None-Match` is already satisfied, and the attachment's file name in a header. Written for
 // one file at a time; a folder's zip (archive.ts) has no ranges.
 

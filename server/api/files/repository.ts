@@ -9,7 +9,7 @@ import { FilesMoveIntoItself, FilesNameInvalid, FilesNameTaken, FilesNotAFolder,
 import { mimeTypeOf } from './mime-types.ts'
 import { ObjectMissingError, ObjectTooLargeError, OffsetMismatchError, type FileStorage } from './storage.ts'
 
-// The drive's metadata (issue 12) over `api.file_items`, and the one place that pairs rows with
+// The drive's metadata over `api.file_items`, and the one place that pairs rows with
 // stored objects. Three rules hold everywhere:
 // - Every change to a user's drive runs in a transaction that first takes that user's advisory
 //   lock, so two requests cannot both take the last free bytes, the same name, or move two

@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.ts'
 import { FilesNotFound } from './errors.ts'
 import { ShareExpired, ShareExpiryInvalid, ShareNotFound, SharePasswordInvalid, ShareRevoked, ShareTooManyAttempts } from './share-errors.ts'
 
-// Share links (issue 12, decision 016) over `api.file_shares` (migration 011). A link opens one
+// Share links (decision 016) over `api.file_shares` (migration 011). A link opens one
 // live item of its owner — a file, or a folder with everything below it — and nothing else. The
 // owner's side (create, list, revoke) checks ownership like the drive: another user's item or
 // share is not found. The visitor's side finds the share by its link and enforces, on every

@@ -2,7 +2,7 @@ import { checkFileName } from '../../../shared/files/names.ts'
 import { FilesNameInvalid, FilesUploadInvalid } from './errors.ts'
 import type { UploadTarget } from './repository.ts'
 
-// What a resumable upload's Upload-Metadata says about where its file goes (issue 12): `filename`
+// What a resumable upload's Upload-Metadata says about where its file goes: `filename`
 // (required), `parentId` (a folder of the user; the root without it) and `relativePath` (a folder
 // upload: the file's path inside the dropped folder, as a browser's webkitRelativePath gives it,
 // "photos/2024/a.jpg" — the folders before the file's name are made at the finish). Other keys

@@ -1,7 +1,7 @@
 import type { Notification, NotificationData, NotificationList, NotificationType } from '../../../shared/catalogue/living.ts'
 import type { Queryable } from '../../db/database.ts'
 
-// Notifications (issue 29): one row per account and thing to tell (`dedupe`), read by
+// Notifications: one row per account and thing to tell (`dedupe`), read by
 // GET /api/user/notifications and the header's bell (the unread count is in the user's record),
 // mailed by the notification mail (it takes the rows whose mailed_at is NULL).
 

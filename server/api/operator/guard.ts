@@ -13,7 +13,7 @@ declare module 'fastify' {
 }
 
 /**
- * The account's roles as they are now (issue 28, decision 028). The token's `st-role` claim is
+ * The account's roles as they are now (decision 028). The token's `st-role` claim is
  * used while it is current: no change of the user's roles came after the BFF read it (the
  * role-change feed, server/http/role-changes.ts) and it is not older than an hour. Otherwise the
  * auth core is asked, and its answer kept for the user until the feed shows the next change.

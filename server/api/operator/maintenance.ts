@@ -6,7 +6,7 @@ import { ApiInvalidMaintenanceTime, ApiPermissionDenied } from '../errors.ts'
 import { changeMaintenanceTime, parseMaintenanceTime } from '../maintenance-repository.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// Maintenance (issue 28): PUT /api/operator/maintenance, what `npm run maintenance` does, from
+// Maintenance: PUT /api/operator/maintenance, what `npm run maintenance` does, from
 // the console. GET /api/version shows it at once (the API reads it from the database every time;
 // the BFF's one-second cache of /api/version is dropped by the instance that carried the change).
 

@@ -11,7 +11,7 @@ import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { CurrentRoles } from './guard.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 
-// Roles (issue 28, decision 028): PUT /api/operator/users/{id}/roles (admin only, `roles:write`),
+// Roles (decision 028): PUT /api/operator/users/{id}/roles (admin only, `roles:write`),
 // and the same change for the operator command (`npm run accounts -- role add|remove|list`,
 // through /internal, app.ts). The roles live in the auth core: the change is made there through
 // its CDI, and audited once the core has confirmed it (the core is not in our transaction). Every

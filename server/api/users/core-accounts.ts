@@ -123,7 +123,7 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
     return answer as T
   }
 
-  // The user-roles recipe (issue 28): one CDI call, its JSON answer with status OK (or one of `expected`).
+  // The user-roles recipe: one CDI call, its JSON answer with status OK (or one of `expected`).
   const cdiAt = async (base: string, method: 'GET' | 'PUT' | 'POST', path: string, payload: unknown, requestId: string | undefined, expected: string[] = []): Promise<Record<string, unknown>> => {
     const response = await request(`${base}${path}`, {
       method,
@@ -162,7 +162,7 @@ export function coreAccounts(coreUrl: string, apiKey: string | undefined) {
       return (await cdi('GET', `/user/id?userId=${encodeURIComponent(userId)}`, undefined, requestId, ['UNKNOWN_USER_ID_ERROR'])).status === 'OK'
     },
     /**
-     * The operator console's search (issue 28): the core's `GET /users` — an email term matches the
+     * The operator console's search: the core's `GET /users` — an email term matches the
      * start of the address or of its domain, `;` separates terms — a page at a time, oldest first.
      * `invalidToken` when the core refuses the pagination token.
      */

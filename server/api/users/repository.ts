@@ -157,7 +157,7 @@ export async function exportUser(db: Database, id: string): Promise<Record<strin
 
 /**
  * Profile changes: a field left undefined keeps its value; a language given is the user's choice
- * from then on. `notify` and `watchOnAdd` are the notification settings (issue 29).
+ * from then on. `notify` and `watchOnAdd` are the notification settings.
  */
 export async function updateProfile(db: Database, id: string, change: { name?: string | null; language?: string; notify?: NotifyMode; watchOnAdd?: boolean }): Promise<ProductUser | null> {
   const { rowCount } = await db.query(

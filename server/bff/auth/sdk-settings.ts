@@ -50,7 +50,7 @@ export interface AuthSettings {
   /**
    * Whether a session the SDK verified by its token alone may be used: 'not-session' for a JWT
    * that is not a session's access token, 'revoked' for one ended early, 'unknown' while the
-   * revocation list cannot be read (§4).
+   * revocation list cannot be read.
    */
   sessionVerdict(accessTokens: string[], sessionHandle: string): 'ok' | 'not-session' | 'revoked' | 'unknown'
   /** This BFF ended the session itself (sign-out, theft): refused here at once. */

@@ -48,7 +48,7 @@ export function initSupertokens(settings: AuthSettings): void {
       MultiFactorAuth.init({ firstFactors: ['emailpassword', 'thirdparty'] }),
       totpRecipe(context),
       UserMetadata.init(),
-      // Issue 28: the access token carries the account's roles (`st-role`) and their permissions
+      // The access token carries the account's roles (`st-role`) and their permissions
       // (`st-perm`) from sign-in on; the operator check reads them again when they change
       // (operator-access.ts, the role-change feed).
       UserRoles.init(),

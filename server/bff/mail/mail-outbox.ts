@@ -218,7 +218,7 @@ export class MailOutbox {
 
   /**
    * Writes mails the worker sends ('later', without a first try here), many in one statement: the
-   * notification mails (issue 29). Each `id` is the caller's and is the dedupe key: a mail whose id
+   * notification mails. Each `id` is the caller's and is the dedupe key: a mail whose id
    * is already in the outbox (written before a crash) is not written again. How many were written.
    */
   async enqueue(mails: Array<{ id: string; mail: OutgoingMail; kind: MailKind; locale: Locale; userId?: string | undefined }>): Promise<number> {

@@ -83,7 +83,7 @@ export interface SsrOptions {
   https: boolean
   catalog: LocaleCatalog
   config: Omit<ClientConfig, 'localesHash'>
-  /** The logos' version now (issue 28: it changes with an uploaded logo); `config.logosVersion` without it. */
+  /** The logos' version now (it changes with an uploaded logo); `config.logosVersion` without it. */
   logosVersion?: () => Promise<string>
   /** The account forms the BFF answers when a page sends one before its script ran (decision 025). */
   pageForms?: PageForms
@@ -98,7 +98,7 @@ const ACCOUNT_STEPS = new Set(['/login', '/mfa', '/email-not-verified', '/tos'])
 
 /**
  * The guard's redirect to an account step, with the page the visitor was going to as its target
- * (issue 15 item 3, decision 025): `/@/programs/x` → `/login?redirectToPath=%2F%40%2Fprograms%2Fx`.
+ * (decision 025): `/@/programs/x` → `/login?redirectToPath=%2F%40%2Fprograms%2Fx`.
  * Added here, for page loads, so the guard in every page's bundle stays as small as it was; after
  * each account step the pages carry the target on themselves (client/lib/account/continue.ts).
  */

@@ -462,7 +462,7 @@ t.test('downloads: the bytes as an attachment, ETag and 304, Range and 416, neve
   t.equal(ofFolder.headers['content-type'], 'application/zip')
 })
 
-// Issue 26 §7: a text file downloaded from the drive said `Content-Type: text/html` with no
+// A text file downloaded from the drive said `Content-Type: text/html` with no
 // charset, so its reader had to guess. Text types say UTF-8; the other types are unchanged; the
 // attachment, nosniff and the sandbox stay, also for an inline preview and a share link.
 t.test('downloads of text files carry charset=utf-8, and keep the attachment, nosniff and the sandbox', async (t) => {

@@ -11,7 +11,7 @@ import { TEST_SECRET } from './harness.ts'
 // published a minute before it signs: a cache honouring the header must have it by then. The clock
 // is the core's, moved a second at a time across a rotation; at every second a new session's token
 // must verify against the set the cache holds at that moment.
-// Issue 26: the answer is the real core's `max-age=60` (what supertokens-node assumes and its
+// The answer is the real core's `max-age=60` (what supertokens-node assumes and its
 // tests read), not 30 s; a key is published 90 s before it signs, so the guarantee holds.
 
 let now = Date.UTC(2026, 10, 27, 9)

@@ -261,7 +261,7 @@ t.test('signing out another device, or all of them, is told; nothing to sign out
   t.match(all.text, FORGOT)
 })
 
-// Issue 27: the language chosen in the header of a signed-in user changed only the `lang` cookie —
+// The language chosen in the header of a signed-in user changed only the `lang` cookie —
 // the profile kept the old language, and the mails and the next sign-in followed the profile or
 // the cookie, whichever they read. The header's choice (PUT /api/user/language) is the account's.
 t.test('the header\'s language choice of a signed-in user is the account\'s: profile, notices and the next sign-in (issue 27)', async (t) => {

@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import t from 'tap'
 import { buildStack, freePort, root, signedInTab, tempDir, TEST_AUTH_CORE_API_KEY, waitUntil, type Stack } from '../../helpers.ts'
 
-// `npm run accounts -- role add|remove <email> <role>`, `role list [<role>]` (issue 28): the first
+// `npm run accounts -- role add|remove <email> <role>`, `role list [<role>]`: the first
 // admin is made from the command line, through the running API's /internal endpoints, under the
 // console's rules (the last admin keeps admin), each change audited as the operator command's.
 

@@ -4,7 +4,7 @@ import t from 'tap'
 import { MailboxMailer } from '../../../server/bff/mail/mailer.ts'
 import { root, tempDir } from '../../helpers.ts'
 
-// `npm run mail` (issue 26 §3): with NODE_ENV=production the /dev/mail page is not served, so the
+// `npm run mail`: with NODE_ENV=production the /dev/mail page is not served, so the
 // person at the machine reads the local mailbox with this command — the links included.
 
 const SECOND = '0b0b0b0b-0000-4000-8000-000000000002'

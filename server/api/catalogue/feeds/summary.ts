@@ -1,6 +1,6 @@
 import type { SyncSummary } from './sync.ts'
 
-// What `npm run catalogue -- sync` prints of a pass (issue 29): per feed, its state, the releases
+// What `npm run catalogue -- sync` prints of a pass: per feed, its state, the releases
 // recorded, what was ignored, the proposals made and the problem.
 
 const STATUS: Record<SyncSummary['feeds'][number]['status'], string> = {
