@@ -2,20 +2,8 @@
 
 import type { NotifyMode } from './catalogue/living.ts'
 
-/** Every error response of the BFF and the API (DESIGN.md §4.11). */
-export interface ErrorBody {
-  statusCode: number
-  code: string
-  error: string
-  message: string
-  requestId: string
-}
-
-/** GET /api/version (spec §3 "Version response"). */
-export interface VersionResponse {
-  version: string
-  maintenanceTime?: string
-}
+// The error body and the version answer are derived from their schemas (web/answers.ts).
+export type { ErrorBody, VersionResponse } from './web/answers.ts'
 
 /** GET /api/user/deletion-summary: what deleting the account removes beyond its record. */
 export interface DeletionSummary {

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { ErrorBody, VersionResponse } from '../../shared/web/answers.ts'
 import type { BuildInfo } from '../build-info.ts'
 import type { InstanceReadiness } from '../http/readiness.ts'
 import { catalogueVersion } from './catalogue/search-index.ts'
@@ -16,14 +17,6 @@ export interface ServiceRoutesOptions {
   buildInfo: BuildInfo
   readiness: InstanceReadiness<'database' | 'fileStorage'>
 }
-
-const ErrorSchema = Type.Object({
-  statusCode: Type.Integer(),
-  code: Type.String(),
-  error: Type.String(),
-  message: Type.String(),
-  requestId: Type.String(),
-})
 
 async function serviceRoutes(plugin: FastifyInstance, { buildInfo, readiness }: ServiceRoutesOptions): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
@@ -42,7 +35,7 @@ async function serviceRoutes(plugin: FastifyInstance, { buildInfo, readiness }: 
   // shared by every instance, are probed (at most once a second) and reported.
   const dependencyState = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')])
   const readySchema = Type.Object({ status: Type.Literal('ok'), dependencies: Type.Object({ database: dependencyState, fileStorage: dependencyState }) })
-  app.get('/readyz', { schema: { response: { 200: readySchema, 503: ErrorSchema } } }, async () => {
+  app.get('/readyz', { schema: { response: { 200: readySchema, 503: ErrorBody } } }, async () => {
     const report = await readiness.report()
     if (!report) throw new ApiNotReady('it is stopping')
     return report
@@ -52,7 +45,7 @@ async function serviceRoutes(plugin: FastifyInstance, { buildInfo, readiness }: 
     '/api/version',
     {
       schema: {
-        response: { 200: Type.Object({ version: Type.String(), maintenanceTime: Type.Optional(Type.String()) }) },
+        response: { 200: VersionResponse },
       },
     },
     async (_request, reply) => {

@@ -1,5 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger'
 import { Type } from 'typebox'
+import { ErrorBody } from '../../shared/web/answers.ts'
 
 // The OpenAPI 3.1 document of the public HTTP API (decision 023). Each service describes
 // its own routes with @fastify/swagger from their schemas; the BFF merges them into the one
@@ -33,19 +34,8 @@ export interface OpenApiDocument {
   tags?: Array<{ name: string; description?: string }>
 }
 
-/** The body of every error answer (server/http/errors.ts errorBody), as a JSON schema. */
-export const errorBodySchema = {
-  type: 'object',
-  description: 'An error: the HTTP status again, a stable code from the API reference, and a message a person can read.',
-  required: ['statusCode', 'code', 'error', 'message', 'requestId'],
-  properties: {
-    statusCode: { type: 'integer' },
-    code: { type: 'string', description: 'Stable, SCREAMING_SNAKE (docs/API.md lists them).' },
-    error: { type: 'string', description: 'The status text, e.g. "Not Found".' },
-    message: { type: 'string' },
-    requestId: { type: 'string', description: 'Also in the x-request-id header; quote it when reporting a problem.' },
-  },
-} as const
+/** The body of every error answer (server/http/errors.ts errorBody), as its schema. */
+export const errorBodySchema = ErrorBody
 
 /** A route's 204 answer, for its `schema.response`: no body to serialise, and the document says so. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'Done: no body.' })
