@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler } from 'fastify'
-import type { TObject, TSchema } from 'typebox'
+import { Type, type TObject, type TSchema } from 'typebox'
 import { Value } from 'typebox/value'
 import { BadRequest } from './input.ts'
 
@@ -10,6 +10,9 @@ import { BadRequest } from './input.ts'
 // is invalid in JSON input" — 400, plain text (app.ts's error handler). An optional field sent as
 // null counts as absent and is removed. Fields a schema does not name are kept: supertokens-node
 // sends more than a route reads.
+
+/** A JSON object of any fields (a session's or a token's data, metadata, a core config). */
+export const JsonObject = Type.Record(Type.String(), Type.Unknown())
 
 function fieldError(name: string): BadRequest {
   return new BadRequest(`Field name '${name}' is invalid in JSON input`)

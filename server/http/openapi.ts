@@ -34,8 +34,6 @@ export interface OpenApiDocument {
   tags?: Array<{ name: string; description?: string }>
 }
 
-/** The body of every error answer (server/http/errors.ts errorBody), as its schema. */
-export const errorBodySchema = ErrorBody
 
 /** A route's 204 answer, for its `schema.response`: no body to serialise, and the document says so. */
 export const NoContent = Type.Unsafe<void>({ type: 'null', description: 'Done: no body.' })
@@ -125,8 +123,8 @@ export function openApiOptions(options: { title: string; version: string; descri
       const response: Record<string, unknown> = { ...(schema.response as Record<string, unknown> | undefined) }
       // A route without a declared success still has one; its body is then not described.
       if (!hasSuccess(response)) response['200'] = { description: 'Success (the body is not described).' }
-      response['4xx'] ??= { ...errorBodySchema, description: 'A request the service refused.' }
-      response['5xx'] ??= { ...errorBodySchema, description: 'The service could not answer right now.' }
+      response['4xx'] ??= { ...ErrorBody, description: 'A request the service refused.' }
+      response['5xx'] ??= { ...ErrorBody, description: 'The service could not answer right now.' }
       return { schema: { ...schema, response } as typeof schema, url }
     },
     // Our own document type is looser than the plugin's; the object is the plugin's own, completed.

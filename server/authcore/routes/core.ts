@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { JsonObject } from '../body-schema.ts'
 import { APP_ID_PATTERN } from '../apps.ts'
 import type { CoreServices } from '../services.ts'
 import { BadRequest, query } from '../input.ts'
@@ -164,7 +165,7 @@ export default async function coreRoutes(plugin: FastifyInstance, { services }: 
   // Before the body is read: another app is refused whatever it sends.
   const publicAppOnly = { preValidation: async (request: FastifyRequest) => fromPublicApp(request.core.appId) }
 
-  const PutApp = Type.Object({ appId: Type.String(), coreConfig: Type.Optional(Type.Record(Type.String(), Type.Unknown())) })
+  const PutApp = Type.Object({ appId: Type.String(), coreConfig: Type.Optional(JsonObject) })
   app.put('/recipe/multitenancy/app/v2', { ...publicAppOnly, schema: { body: PutApp } }, async (request) => {
     const appId = request.body.appId.trim().toLowerCase()
     if (!APP_ID_PATTERN.test(appId)) throw new BadRequest('appId can only contain letters, numbers and hyphens')

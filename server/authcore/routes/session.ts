@@ -1,14 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { JsonObject } from '../body-schema.ts'
 import type { CoreServices } from '../services.ts'
 import { BadRequest, query } from '../input.ts'
 import { SessionService } from '../sessions.ts'
 
 // Session endpoints (AUTH-CORE.md §3.2); the semantics live in sessions.ts.
-
-/** A JSON object of any fields (the session's and the token's data). */
-const Data = Type.Record(Type.String(), Type.Unknown())
 
 export default async function sessionRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
@@ -16,8 +14,8 @@ export default async function sessionRoutes(plugin: FastifyInstance, { services 
 
   const Create = Type.Object({
     userId: Type.String(),
-    userDataInJWT: Data,
-    userDataInDatabase: Data,
+    userDataInJWT: JsonObject,
+    userDataInDatabase: JsonObject,
     useDynamicSigningKey: Type.Optional(Type.Boolean()),
     enableAntiCsrf: Type.Optional(Type.Boolean()),
   })
@@ -66,7 +64,7 @@ export default async function sessionRoutes(plugin: FastifyInstance, { services 
     })
   })
 
-  const Regenerate = Type.Object({ accessToken: Type.String(), userDataInJWT: Type.Optional(Data) })
+  const Regenerate = Type.Object({ accessToken: Type.String(), userDataInJWT: Type.Optional(JsonObject) })
   app.post('/recipe/session/regenerate', { schema: { body: Regenerate } }, async (request) =>
     sessions.regenerate(request.core, { accessToken: request.body.accessToken, userDataInJWT: request.body.userDataInJWT }),
   )
@@ -109,13 +107,13 @@ export default async function sessionRoutes(plugin: FastifyInstance, { services 
     return { status: 'OK', sessionHandles: await sessions.handlesOfUser(request.core, userId, linked, allTenants) }
   })
 
-  const SessionData = Type.Object({ sessionHandle: Type.String(), userDataInDatabase: Data })
+  const SessionData = Type.Object({ sessionHandle: Type.String(), userDataInDatabase: JsonObject })
   app.put('/recipe/session/data', { schema: { body: SessionData } }, async (request) => {
     const done = await sessions.updateData(request.core, request.body.sessionHandle, 'session_data', request.body.userDataInDatabase)
     return done ? { status: 'OK' } : { status: 'UNAUTHORISED', message: 'Session does not exist.' }
   })
 
-  const JwtData = Type.Object({ userDataInJWT: Data, sessionHandle: Type.String() })
+  const JwtData = Type.Object({ userDataInJWT: JsonObject, sessionHandle: Type.String() })
   app.put('/recipe/jwt/data', { schema: { body: JwtData } }, async (request) => {
     const payload = request.body.userDataInJWT
     SessionService.checkPayload(payload)
@@ -126,7 +124,7 @@ export default async function sessionRoutes(plugin: FastifyInstance, { services 
   const Jwt = Type.Object({
     algorithm: Type.String(),
     validity: Type.Number(),
-    payload: Data,
+    payload: JsonObject,
     useStaticSigningKey: Type.Optional(Type.Boolean()),
     jwksDomain: Type.String(),
   })

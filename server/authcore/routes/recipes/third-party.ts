@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { JsonObject } from '../../body-schema.ts'
 import type { CoreServices } from '../../services.ts'
 import { body } from '../../input.ts'
 import { thirdPartySignInUp } from '../../users.ts'
@@ -8,14 +9,11 @@ import { isUniqueViolation, userOrFail } from './shared.ts'
 
 // ThirdParty: sign-in or sign-up with an external provider's account (AUTH-CORE.md §3.5).
 
-/** A JSON object of any fields. */
-const Data = Type.Record(Type.String(), Type.Unknown())
-
 export default async function thirdPartyRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
   const { db } = services
 
-  app.post('/recipe/signinup', { schema: { body: Type.Object({ email: Data, thirdPartyId: Type.String(), thirdPartyUserId: Type.String() }) } }, async (request) => {
+  app.post('/recipe/signinup', { schema: { body: Type.Object({ email: JsonObject, thirdPartyId: Type.String(), thirdPartyUserId: Type.String() }) } }, async (request) => {
     const input = request.body
     const email = input.email
     const data = {

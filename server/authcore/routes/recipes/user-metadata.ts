@@ -1,13 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
+import { JsonObject } from '../../body-schema.ts'
 import type { CoreServices } from '../../services.ts'
 import { query } from '../../input.ts'
 
 // UserMetadata: a user's JSON object, merged shallowly (AUTH-CORE.md §3.6, §5.8).
-
-/** A JSON object of any fields. */
-const Data = Type.Record(Type.String(), Type.Unknown())
 
 export default async function userMetadataRoutes(plugin: FastifyInstance, { services }: { services: CoreServices }): Promise<void> {
   const app = plugin.withTypeProvider<TypeBoxTypeProvider>()
@@ -22,7 +20,7 @@ export default async function userMetadataRoutes(plugin: FastifyInstance, { serv
   })
 
   // §5.8: a shallow merge; a key set to null is removed.
-  app.put('/recipe/user/metadata', { schema: { body: Type.Object({ userId: Type.String(), metadataUpdate: Data }) } }, async (request) => {
+  app.put('/recipe/user/metadata', { schema: { body: Type.Object({ userId: Type.String(), metadataUpdate: JsonObject }) } }, async (request) => {
     const input = request.body
     const userId = input.userId
     const update = input.metadataUpdate
