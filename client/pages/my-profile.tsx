@@ -1,65 +1,62 @@
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react'
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useRevalidator, useRouteLoaderData } from 'react-router'
+import { useRouteLoaderData } from 'react-router'
 import { DISPLAY_NAME_MAX_LENGTH } from '../../shared/constants.ts'
 import { LOCALES, LOCALE_NAMES, isLocale } from '../../shared/locales.ts'
 import { checkDisplayName } from '../../shared/account/profile.ts'
 import { deviceName } from '../../shared/account/user-agent.ts'
-import type { UserRecord } from '../../shared/types.ts'
 import { Field, Notice } from '../components/auth-shell.tsx'
-import { apiResponse, apiSend, errorMessage, type ApiResult } from '../lib/api.ts'
+import { apiResponse, apiSend } from '../lib/api.ts'
+import { failureOf, useFailureText, useRouteWrite } from '../lib/route-writes.ts'
 import type { SignedInData } from '../lib/session/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
 import { AvatarSection } from './profile/avatar-section.tsx'
 import { DeleteAccountSection } from './profile/delete-account-section.tsx'
 import { AuthenticatorSection, PasswordGate } from './profile/authenticator-section.tsx'
 import { EmailSection } from './profile/email-section.tsx'
+import type { ProfileOutcome } from './profile/actions.ts'
 import { NotificationsSection } from './profile/notifications-section.tsx'
 import { SupportSection } from './profile/support-section.tsx'
 
 // /@/my-profile (spec §2): the account's display name and language. The language chosen
 // here is stored on the account and every later sign-in, on any device, applies it.
 
+export { action } from './profile/actions.ts'
+
 export function Component() {
   const { t, i18n } = useTranslation(['profile', 'common'])
   const { user } = useRouteLoaderData('signed-in') as SignedInData
-  const revalidator = useRevalidator()
+  const failureText = useFailureText()
   // A message from the API as it came, or one of ours by key: translated when shown, so it follows
   // a language change the save itself made.
-  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | { kind: 'success' | 'error'; key: 'saved' | 'invalid' | 'network' | 'other' } | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | { kind: 'success' | 'error'; key: 'saved' | 'invalid' } | null>(null)
   const nameId = useId()
   const languageId = useId()
 
-  const save = async (event: FormEvent<HTMLFormElement>) => {
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'details') return
+    if (outcome.failure) return setStatus({ kind: 'error', text: failureText(outcome.failure) })
+    // The page's data (the header's name) is loaded again already; the language follows.
+    const language = outcome.language
+    void (language && language !== i18n.language ? switchTabLocale(i18n, language) : Promise.resolve()).then(() => setStatus({ kind: 'success', key: 'saved' }))
+  })
+
+  const save = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    const name = String(form.get('name') ?? '')
-    const language = String(form.get('language') ?? '')
-    const checked = checkDisplayName(name)
+    const checked = checkDisplayName(String(form.get('name') ?? ''))
     if ('problem' in checked) {
       setStatus({ kind: 'error', key: 'invalid' })
       return
     }
-    setBusy(true)
     setStatus(null)
-    const result = await apiSend<UserRecord>('PATCH', '/api/user', { name: checked.name, ...(isLocale(language) ? { language } : {}) })
-    setBusy(false)
-    if (!result.ok) {
-      const message = result.status === 0 ? undefined : errorMessage(result)
-      setStatus(message ? { kind: 'error', text: message } : { kind: 'error', key: result.status === 0 ? 'network' : 'other' })
-      return
-    }
-    if (isLocale(language) && language !== i18n.language) await switchTabLocale(i18n, language)
-    await revalidator.revalidate()
-    setStatus({ kind: 'success', key: 'saved' })
+    const language = String(form.get('language') ?? '')
+    void write.submit({ intent: 'details', name: checked.name ?? '', ...(isLocale(language) ? { language } : {}) })
   }
 
   const statusText = (shown: NonNullable<typeof status>): string => {
     if ('text' in shown) return shown.text
-    if (shown.key === 'saved') return t('profile:saved')
-    if (shown.key === 'invalid') return t('profile:name.invalid', { max: DISPLAY_NAME_MAX_LENGTH })
-    return shown.key === 'network' ? t('common:errors.errorApiRequest') : t('common:errors.occuredSomeError')
+    return shown.key === 'saved' ? t('profile:saved') : t('profile:name.invalid', { max: DISPLAY_NAME_MAX_LENGTH })
   }
 
   return (
@@ -80,7 +77,7 @@ export function Component() {
       <AvatarSection user={user} />
       <section className="profile-section" aria-labelledby="profile-details">
         <h2 id="profile-details">{t('profile:details.heading')}</h2>
-        <form className="profile-form" method="post" onSubmit={(event) => void save(event)}>
+        <form className="profile-form" method="post" onSubmit={save}>
           <Field id={nameId} label={t('profile:name.label')} hint={t('profile:name.hint', { max: DISPLAY_NAME_MAX_LENGTH })} name="name" type="text" autoComplete="nickname" defaultValue={user.name ?? ''} maxLength={DISPLAY_NAME_MAX_LENGTH} />
           <div className="field">
             <label htmlFor={languageId}>{t('profile:language.label')}</label>
@@ -102,7 +99,7 @@ export function Component() {
             </Notice>
           ) : null}
           <p className="actions">
-            <button type="submit" className="button" disabled={busy}>
+            <button type="submit" className="button" disabled={write.busy}>
               {t('profile:save')}
             </button>
           </p>
@@ -129,46 +126,37 @@ export function Component() {
   )
 }
 
-/** What to say about a write that failed: the API's own message, else the product's generic ones. */
-function useFailureText(): (result: ApiResult<unknown>) => string {
-  const { t } = useTranslation('common')
-  return (result) => (result.status === 0 ? t('errors.errorApiRequest') : (errorMessage(result) ?? t('errors.occuredSomeError')))
-}
-
 /** The password: the current one, and the new one twice (POST /api/user/password, answered by the BFF). */
 function PasswordSection() {
   const { t } = useTranslation(['profile', 'auth', 'common'])
   const failureText = useFailureText()
   const id = useId()
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
-  const [busy, setBusy] = useState(false)
+  const formElement = useRef<HTMLFormElement>(null)
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'password') return
+    if (outcome.failure) return setStatus({ kind: 'error', text: failureText(outcome.failure) })
+    formElement.current?.reset()
+    setStatus({ kind: 'success', text: t('profile:password.changed') })
+  })
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const formElement = event.currentTarget
-    const form = new FormData(formElement)
+    const form = new FormData(event.currentTarget)
     const newPassword = String(form.get('newPassword') ?? '')
     if (newPassword !== String(form.get('repeat') ?? '')) {
       setStatus({ kind: 'error', text: t('auth:reset.mismatch') })
       return
     }
-    setBusy(true)
     setStatus(null)
-    const result = await apiSend<{ sessionsEnded: number }>('POST', '/api/user/password', { currentPassword: String(form.get('currentPassword') ?? ''), newPassword })
-    setBusy(false)
-    if (result.ok) {
-      formElement.reset()
-      setStatus({ kind: 'success', text: t('profile:password.changed') })
-      return
-    }
-    setStatus({ kind: 'error', text: failureText(result) })
+    void write.submit({ intent: 'password', currentPassword: String(form.get('currentPassword') ?? ''), newPassword })
   }
 
   return (
     <section className="profile-section" aria-labelledby={`${id}-heading`}>
       <h2 id={`${id}-heading`}>{t('profile:password.heading')}</h2>
       <p className="hint">{t('profile:password.lead')}</p>
-      <form className="profile-form" method="post" onSubmit={(event) => void submit(event)}>
+      <form ref={formElement} className="profile-form" method="post" onSubmit={submit}>
         <Field id={`${id}-current`} label={t('profile:password.current')} name="currentPassword" type="password" autoComplete="current-password" required />
         <Field id={`${id}-new`} label={t('auth:reset.newPassword')} name="newPassword" type="password" autoComplete="new-password" required minLength={8} />
         <Field id={`${id}-repeat`} label={t('auth:reset.confirm')} name="repeat" type="password" autoComplete="new-password" required />
@@ -178,7 +166,7 @@ function PasswordSection() {
           </Notice>
         ) : null}
         <p className="actions">
-          <button type="submit" className="button" disabled={busy}>
+          <button type="submit" className="button" disabled={write.busy}>
             {t('profile:password.submit')}
           </button>
         </p>
@@ -218,7 +206,7 @@ function DevicesSection() {
   const end = async (path: string, done: string) => {
     setStatus(null)
     const result = await apiSend('DELETE', path)
-    setStatus(result.ok ? { kind: 'success', text: done } : { kind: 'error', text: failureText(result) })
+    setStatus(result.ok ? { kind: 'success', text: done } : { kind: 'error', text: failureText(failureOf(result)) })
     await load()
   }
 

@@ -1,21 +1,11 @@
 import type { TFunction } from 'i18next'
-import type { ErrorBody } from '../../../shared/types.ts'
-import type { ApiResult } from '../../lib/api.ts'
+import type { WriteFailure } from '../../lib/route-writes.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
+import type { BatchOutcome } from './actions.ts'
 
-// How the drive runs its writes and says what the server did: every item is sent on
-// its own, a refusal does not stop the others, and the toast counts what was done and names each
-// item that was not, with the server's reason. Never "3 moved to trash" when one was refused.
-
-export interface Refusal<T> {
-  item: T
-  reason: string
-}
-
-export interface BatchOutcome<T> {
-  done: T[]
-  refused: Array<Refusal<T>>
-}
+// How the drive says what a write of several items did (actions.ts sends each on its own): the
+// toast counts what was done and names each item that was not, with the server's reason. Never
+// "3 moved to trash" when one was refused.
 
 /** Reasons the drive's API gives, in the visitor's language; any other code keeps the API's message. */
 const REASONS: Record<string, 'notFound' | 'nameTaken' | 'intoItself'> = {
@@ -28,27 +18,11 @@ const REASONS: Record<string, 'notFound' | 'nameTaken' | 'intoItself'> = {
 const NAMED_MAX = 5
 
 /** Why the server refused one write, in words a person reads. */
-export function refusalReason(t: TFunction<['files', 'common']>, result: ApiResult<unknown>, name: string): string {
-  if (result.status === 0) return t('common:errors.errorApiRequest')
-  const body = result.body as Partial<ErrorBody> | null
-  const known = typeof body?.code === 'string' ? REASONS[body.code] : undefined
+export function refusalReason(t: TFunction<['files', 'common']>, failure: WriteFailure, name: string): string {
+  if (failure.status === 0) return t('common:errors.errorApiRequest')
+  const known = failure.code ? REASONS[failure.code] : undefined
   if (known) return t(`files:results.reasons.${known}`, { name })
-  return typeof body?.message === 'string' ? body.message : t('common:errors.occuredSomeError')
-}
-
-/** Sends `write` for each item in turn (the API serialises a user's writes anyway) and collects what happened. */
-export async function runBatch<T extends { name: string }>(
-  t: TFunction<['files', 'common']>,
-  items: T[],
-  write: (item: T) => Promise<ApiResult<unknown>>,
-): Promise<BatchOutcome<T>> {
-  const outcome: BatchOutcome<T> = { done: [], refused: [] }
-  for (const item of items) {
-    const result = await write(item)
-    if (result.ok) outcome.done.push(item)
-    else outcome.refused.push({ item, reason: refusalReason(t, result, item.name) })
-  }
-  return outcome
+  return failure.message ?? t('common:errors.occuredSomeError')
 }
 
 export interface BatchWords {
@@ -59,14 +33,14 @@ export interface BatchWords {
 }
 
 /** The toast for an outcome: success when all went through, a warning when some did, an error when none did. */
-export function reportBatch<T extends { name: string }>(t: TFunction<['files', 'common']>, outcome: BatchOutcome<T>, words: BatchWords): void {
+export function reportBatch(t: TFunction<['files', 'common']>, outcome: BatchOutcome, words: BatchWords): void {
   const { done, refused } = outcome
   if (refused.length === 0) {
     if (done.length > 0) showToast({ kind: 'success', title: words.done(done.length, done[0]!.name) })
     return
   }
   const title = [done.length > 0 ? words.done(done.length, done[0]!.name) : null, words.refused(refused.length)].filter((part) => part !== null).join(' ')
-  const named = refused.slice(0, NAMED_MAX).map(({ item, reason }) => `${item.name} — ${reason}`)
+  const named = refused.slice(0, NAMED_MAX).map(({ item, failure }) => `${item.name} — ${refusalReason(t, failure, item.name)}`)
   if (refused.length > NAMED_MAX) named.push(t('files:results.more', { count: refused.length - NAMED_MAX }))
   // A refusal stays until it is read and closed: a person must not miss what did not happen.
   showToast({ kind: done.length > 0 ? 'warning' : 'error', title, description: named.join('\n'), timeoutMs: null })

@@ -39,7 +39,6 @@ export function Dialog({ title, onClose, children, wide, testId }: { title: stri
   )
 }
 
-/** Create a folder or rename an item: the name rules are checked here first (shared/files/names.ts). */
 /** A field's problem, announced when it appears; nothing when there is none. */
 export function FieldError({ id, error }: { id?: string; error: string | null | undefined }) {
   if (!error) return null
@@ -65,11 +64,17 @@ export function SubmitOrCancel({ busy, submitLabel, onCancel }: { busy: boolean;
   )
 }
 
+/**
+ * Create a folder or rename an item: the name rules are checked here first (shared/files/names.ts),
+ * then `onSubmit` has the drive's action write it; `failure` is the server's refusal, `busy` while it runs.
+ */
 export function NameDialog({
   title,
   label,
   initial,
   submitLabel,
+  busy,
+  failure,
   onSubmit,
   onClose,
 }: {
@@ -77,14 +82,15 @@ export function NameDialog({
   label: string
   initial: string
   submitLabel: string
-  onSubmit: (name: string) => Promise<string | null>
+  busy: boolean
+  failure: string | null
+  onSubmit: (name: string) => void
   onClose: () => void
 }) {
   const { t } = useTranslation(['files', 'common'])
   const id = useId()
   const [name, setName] = useState(initial)
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [problem, setProblem] = useState<string | null>(null)
   const input = useRef<HTMLInputElement>(null)
   useEffect(() => {
     const field = input.current
@@ -95,22 +101,21 @@ export function NameDialog({
     field.setSelectionRange(0, dot > 0 ? dot : initial.length)
   }, [initial])
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
     const checked = checkFileName(name)
     if ('problem' in checked) {
-      setError(t(`files:names.${checked.problem}`))
+      setProblem(t(`files:names.${checked.problem}`))
       return
     }
-    setBusy(true)
-    const problem = await onSubmit(checked.name)
-    setBusy(false)
-    if (problem) setError(problem)
+    setProblem(null)
+    onSubmit(checked.name)
   }
+  const error = problem ?? (busy ? null : failure)
 
   return (
     <Dialog title={title} onClose={onClose}>
-      <form onSubmit={(event) => void submit(event)} className="drive-form">
+      <form onSubmit={submit} className="drive-form">
         <div className="field">
           <label htmlFor={`${id}-name`}>{label}</label>
           <input
@@ -130,10 +135,12 @@ export function NameDialog({
   )
 }
 
+/** Asks before a write that cannot be taken back; `busy` while the write runs. */
 export function ConfirmDialog({
   title,
   text,
   confirmLabel,
+  busy,
   onConfirm,
   onClose,
   danger,
@@ -141,25 +148,17 @@ export function ConfirmDialog({
   title: string
   text: string
   confirmLabel: string
-  onConfirm: () => Promise<void> | void
+  busy: boolean
+  onConfirm: () => void
   onClose: () => void
   danger?: boolean
 }) {
   const { t } = useTranslation(['files'])
-  const [busy, setBusy] = useState(false)
   return (
     <Dialog title={title} onClose={onClose} testId="confirm-dialog">
       <p>{text}</p>
       <div className="actions">
-        <button
-          type="button"
-          className={`button${danger ? ' button-danger' : ''}`}
-          disabled={busy}
-          onClick={() => {
-            setBusy(true)
-            void Promise.resolve(onConfirm()).finally(() => setBusy(false))
-          }}
-        >
+        <button type="button" className={`button${danger ? ' button-danger' : ''}`} disabled={busy} onClick={onConfirm}>
           {confirmLabel}
         </button>
         {/* The safe choice takes the first focus. */}

@@ -1,9 +1,11 @@
 import { useEffect, useId, useMemo, useRef, useState, type DragEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
-import { apiGet, apiResponse, apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
+import { apiGet, apiResponse } from '../../lib/api.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
-import { reportBatch, runBatch } from './batch.ts'
+import { useFailureText, useRouteWrite } from '../../lib/route-writes.ts'
+import type { DriveOutcome, ItemRef } from './actions.ts'
+import { refusalReason, reportBatch } from './batch.ts'
 import { ConfirmDialog, Dialog, MenuButton, NameDialog } from './dialogs.tsx'
 import { FilePreview } from './file-preview.tsx'
 import { formatBytes, formatDate, previewKind, type DriveItem, type FolderListing, type ShareSummary, type TrashEntry, type Usage } from './model.ts'
@@ -15,9 +17,12 @@ import { droppedFiles, pickedFiles, useUploads, type PickedFile } from './upload
 // (?folder=<id>), the trash (?view=trash) and the share links (?view=links). Used space against
 // the quota heads every view. Sorting and the name filter work on the folder in view, in the
 // browser: the API lists a folder whole.
+// Every write goes through the route's action (actions.ts); each view says what it did.
 // One file over 500 lines: the three views share one state (the folder in view, the selection,
 // the open dialog, the uploads under way) and its handlers; what stands alone is beside it
-// (dialogs.tsx, batch.ts, uploads.ts and upload-panel.tsx, share-dialog.tsx, file-preview.tsx, model.ts).
+// (actions.ts, dialogs.tsx, batch.ts, uploads.ts and upload-panel.tsx, share-dialog.tsx, file-preview.tsx, model.ts).
+
+export { action } from './actions.ts'
 
 type DriveData =
   | { view: 'files'; listing: FolderListing }
@@ -47,12 +52,9 @@ const contentUrl = (item: Pick<DriveItem, 'id'>, inline = false) => `/api/files/
 const ARCHIVE_MAX_ITEMS = 100
 const archiveUrl = (items: Array<Pick<DriveItem, 'id'>>) => `/api/files/archive?items=${items.map((item) => encodeURIComponent(item.id)).join(',')}`
 
-function useFailure() {
-  const { t } = useTranslation(['files', 'common'])
-  return (result: ApiResult<unknown>) => {
-    const title = result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError'))
-    showToast({ kind: 'error', title })
-  }
+/** The fields that name items for the drive's action. */
+function itemFields(items: ItemRef[]): { id: string[]; name: string[] } {
+  return { id: items.map((item) => item.id), name: items.map((item) => item.name) }
 }
 
 function UsageMeter({ usage }: { usage: Usage }) {
@@ -101,11 +103,10 @@ function sortItems(items: DriveItem[], sort: Sort, locale: string): DriveItem[] 
 }
 
 /** Picks a destination folder, browsing from the folder in view; the moved folders are not offered. */
-function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem[]; startFolder: string | null; onClose: () => void; onMoved: (refused: DriveItem[]) => void }) {
+function MoveDialog({ items, startFolder, busy, onMove, onClose }: { items: DriveItem[]; startFolder: string | null; busy: boolean; onMove: (folderId: string | null) => void; onClose: () => void }) {
   const { t } = useTranslation(['files', 'common'])
   const [folderId, setFolderId] = useState<string | null>(startFolder)
   const [listing, setListing] = useState<FolderListing | null>(null)
-  const [busy, setBusy] = useState(false)
   const moving = new Set(items.map((item) => item.id))
 
   useEffect(() => {
@@ -117,15 +118,6 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
       live = false
     }
   }, [folderId])
-
-  const move = async () => {
-    setBusy(true)
-    const outcome = await runBatch(t, items, (item) => apiSend('PATCH', `/api/files/${encodeURIComponent(item.id)}`, { parentId: folderId }))
-    setBusy(false)
-    reportBatch(t, outcome, { done: (count) => t('files:move.done', { count }), refused: (count) => t('files:move.refused', { count }) })
-    onMoved(outcome.refused.map(({ item }) => item))
-    onClose()
-  }
 
   const folders = (listing?.items ?? []).filter((item) => item.type === 'folder' && !moving.has(item.id))
   const here = listing?.folder
@@ -151,7 +143,7 @@ function MoveDialog({ items, startFolder, onClose, onMoved }: { items: DriveItem
         ))}
       </ul>
       <div className="actions">
-        <button type="button" className="button" disabled={busy || !listing} onClick={() => void move()}>
+        <button type="button" className="button" disabled={busy || !listing} onClick={() => onMove(folderId)}>
           {t('files:move.here')}
         </button>
         <button type="button" className="button button-secondary" onClick={onClose}>
@@ -204,6 +196,25 @@ function FilesView({ listing }: { listing: FolderListing }) {
   const revalidator = useRevalidator()
   const { folder } = listing
   const uploads = useUploads(() => void revalidator.revalidate())
+  const [nameFailure, setNameFailure] = useState<string | null>(null)
+  const write = useRouteWrite<DriveOutcome>((outcome) => {
+    switch (outcome.intent) {
+      case 'newFolder':
+      case 'rename':
+        if (outcome.failure) return setNameFailure(refusalReason(t, outcome.failure, outcome.name))
+        setModal(null)
+        if (outcome.intent === 'newFolder') showToast({ kind: 'success', title: t('files:folder.created', { name: outcome.name }) })
+        return
+      case 'move':
+      case 'delete':
+        setModal(null)
+        // What was refused stays selected, to try again or look at.
+        setSelected(new Set(outcome.refused.map(({ item }) => item.id)))
+        if (outcome.intent === 'move') reportBatch(t, outcome, { done: (count) => t('files:move.done', { count }), refused: (count) => t('files:move.refused', { count }) })
+        else reportBatch(t, outcome, { done: (count) => t('files:trash.moved', { count }), refused: (count) => t('files:trash.refused', { count }) })
+        return
+    }
+  })
   const [sort, setSort] = useState<Sort>('name-asc')
   const [query, setQuery] = useState('')
   const [selected, setSelected] = useState<Set<string>>(new Set())
@@ -245,30 +256,17 @@ function FilesView({ listing }: { listing: FolderListing }) {
     void droppedFiles(event.dataTransfer).then(startUploads)
   }
 
-  const createFolder = async (name: string) => {
-    const result = await apiSend<DriveItem>('POST', '/api/files/folders', { parentId: folder.id, name })
-    if (!result.ok) return result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError'))
-    setModal(null)
-    showToast({ kind: 'success', title: t('files:folder.created', { name: (result.body as DriveItem).name }) })
-    await revalidator.revalidate()
-    return null
+  const openModal = (next: Modal) => {
+    setNameFailure(null)
+    setModal(next)
   }
-
-  const rename = (item: DriveItem) => async (name: string) => {
-    const result = await apiSend<DriveItem>('PATCH', `/api/files/${encodeURIComponent(item.id)}`, { name })
-    if (!result.ok) return result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError'))
-    setModal(null)
-    await revalidator.revalidate()
-    return null
+  const createFolder = (name: string) => {
+    setNameFailure(null)
+    void write.submit({ intent: 'newFolder', parentId: folder.id ?? '', newName: name })
   }
-
-  const remove = async (items: DriveItem[]) => {
-    const outcome = await runBatch(t, items, (item) => apiSend('DELETE', `/api/files/${encodeURIComponent(item.id)}`))
-    setModal(null)
-    // What was refused stays selected, to try again or look at.
-    setSelected(new Set(outcome.refused.map(({ item }) => item.id)))
-    reportBatch(t, outcome, { done: (count) => t('files:trash.moved', { count }), refused: (count) => t('files:trash.refused', { count }) })
-    await revalidator.revalidate()
+  const rename = (item: DriveItem) => (name: string) => {
+    setNameFailure(null)
+    void write.submit({ intent: 'rename', ...itemFields([item]), newName: name })
   }
 
   const downloadItems = (items: DriveItem[]) => {
@@ -279,12 +277,12 @@ function FilesView({ listing }: { listing: FolderListing }) {
   }
 
   const menuFor = (item: DriveItem) => [
-    ...(previewKind(item) ? [{ label: t('files:actions.preview'), onSelect: () => setModal({ kind: 'preview', item }) }] : []),
+    ...(previewKind(item) ? [{ label: t('files:actions.preview'), onSelect: () => openModal({ kind: 'preview', item }) }] : []),
     { label: t('files:actions.download'), onSelect: () => downloadItems([item]) },
-    { label: t('files:actions.share'), onSelect: () => setModal({ kind: 'share', item }) },
-    { label: t('files:actions.rename'), onSelect: () => setModal({ kind: 'rename', item }) },
-    { label: t('files:actions.move'), onSelect: () => setModal({ kind: 'move', items: [item] }) },
-    { label: t('files:actions.delete'), onSelect: () => setModal({ kind: 'delete', items: [item] }), danger: true },
+    { label: t('files:actions.share'), onSelect: () => openModal({ kind: 'share', item }) },
+    { label: t('files:actions.rename'), onSelect: () => openModal({ kind: 'rename', item }) },
+    { label: t('files:actions.move'), onSelect: () => openModal({ kind: 'move', items: [item] }) },
+    { label: t('files:actions.delete'), onSelect: () => openModal({ kind: 'delete', items: [item] }), danger: true },
   ]
 
   const [sortKey, sortOrder] = sort.split('-') as ['name' | 'size' | 'date', 'asc' | 'desc']
@@ -314,7 +312,7 @@ function FilesView({ listing }: { listing: FolderListing }) {
 
       <div className="drive-toolbar">
         <div className="drive-toolbar-actions">
-          <button type="button" className="button button-small" onClick={() => setModal({ kind: 'newFolder' })}>
+          <button type="button" className="button button-small" onClick={() => openModal({ kind: 'newFolder' })}>
             {t('files:actions.newFolder')}
           </button>
           <input
@@ -371,10 +369,10 @@ function FilesView({ listing }: { listing: FolderListing }) {
           <button type="button" className="button button-small button-secondary" onClick={() => downloadItems(chosen)}>
             {t('files:actions.download')}
           </button>
-          <button type="button" className="button button-small button-secondary" onClick={() => setModal({ kind: 'move', items: chosen })}>
+          <button type="button" className="button button-small button-secondary" onClick={() => openModal({ kind: 'move', items: chosen })}>
             {t('files:actions.move')}
           </button>
-          <button type="button" className="button button-small button-danger" onClick={() => setModal({ kind: 'delete', items: chosen })}>
+          <button type="button" className="button button-small button-danger" onClick={() => openModal({ kind: 'delete', items: chosen })}>
             {t('files:actions.delete')}
           </button>
           <button type="button" className="link-button" onClick={() => setSelected(new Set())}>
@@ -454,7 +452,7 @@ function FilesView({ listing }: { listing: FolderListing }) {
                         {item.name}
                       </Link>
                     ) : previewKind(item) ? (
-                      <button type="button" className="link-button file-name file-name-file" onClick={() => setModal({ kind: 'preview', item })}>
+                      <button type="button" className="link-button file-name file-name-file" onClick={() => openModal({ kind: 'preview', item })}>
                         {item.name}
                       </button>
                     ) : (
@@ -479,7 +477,16 @@ function FilesView({ listing }: { listing: FolderListing }) {
       </section>
 
       {modal?.kind === 'newFolder' ? (
-        <NameDialog title={t('files:folder.title')} label={t('files:folder.name')} initial="" submitLabel={t('files:folder.create')} onSubmit={createFolder} onClose={() => setModal(null)} />
+        <NameDialog
+          title={t('files:folder.title')}
+          label={t('files:folder.name')}
+          initial=""
+          submitLabel={t('files:folder.create')}
+          busy={write.busy}
+          failure={nameFailure}
+          onSubmit={createFolder}
+          onClose={() => setModal(null)}
+        />
       ) : null}
       {modal?.kind === 'rename' ? (
         <NameDialog
@@ -487,6 +494,8 @@ function FilesView({ listing }: { listing: FolderListing }) {
           label={t('files:rename.label')}
           initial={modal.item.name}
           submitLabel={t('files:actions.rename')}
+          busy={write.busy}
+          failure={nameFailure}
           onSubmit={rename(modal.item)}
           onClose={() => setModal(null)}
         />
@@ -495,11 +504,9 @@ function FilesView({ listing }: { listing: FolderListing }) {
         <MoveDialog
           items={modal.items}
           startFolder={folder.id}
+          busy={write.busy}
+          onMove={(parentId) => void write.submit({ intent: 'move', ...itemFields(modal.items), parentId: parentId ?? '' })}
           onClose={() => setModal(null)}
-          onMoved={(refused) => {
-            setSelected(new Set(refused.map((item) => item.id)))
-            void revalidator.revalidate()
-          }}
         />
       ) : null}
       {modal?.kind === 'delete' ? (
@@ -508,11 +515,12 @@ function FilesView({ listing }: { listing: FolderListing }) {
           text={modal.items.length === 1 ? t('files:trash.confirmOne', { name: modal.items[0]!.name }) : t('files:trash.confirmMany', { count: modal.items.length })}
           confirmLabel={t('files:actions.delete')}
           danger
-          onConfirm={() => remove(modal.items)}
+          busy={write.busy}
+          onConfirm={() => void write.submit({ intent: 'delete', ...itemFields(modal.items) })}
           onClose={() => setModal(null)}
         />
       ) : null}
-      {modal?.kind === 'share' ? <ShareDialog item={modal.item} onClose={() => setModal(null)} onShared={() => undefined} /> : null}
+      {modal?.kind === 'share' ? <ShareDialog item={modal.item} onClose={() => setModal(null)} /> : null}
       {modal?.kind === 'preview' ? <PreviewDialog item={modal.item} onClose={() => setModal(null)} /> : null}
     </>
   )
@@ -520,23 +528,16 @@ function FilesView({ listing }: { listing: FolderListing }) {
 
 function TrashView({ items }: { items: TrashEntry[] }) {
   const { t, i18n } = useTranslation(['files', 'common'])
-  const revalidator = useRevalidator()
-  const failure = useFailure()
+  const failureText = useFailureText()
   const [confirmEmpty, setConfirmEmpty] = useState(false)
-
-  const restore = async (item: TrashEntry) => {
-    const outcome = await runBatch(t, [item], (entry) => apiSend('POST', `/api/files/${encodeURIComponent(entry.id)}/restore`))
-    reportBatch(t, outcome, { done: (_count, name) => t('files:trash.restored', { name }), refused: (count) => t('files:trash.notRestored', { count }) })
-    await revalidator.revalidate()
-  }
-
-  const empty = async () => {
-    const result = await apiSend('DELETE', '/api/files/trash')
-    setConfirmEmpty(false)
-    if (!result.ok) return failure(result)
-    showToast({ kind: 'success', title: t('files:trash.emptied') })
-    await revalidator.revalidate()
-  }
+  const write = useRouteWrite<DriveOutcome>((outcome) => {
+    if (outcome.intent === 'restore') {
+      reportBatch(t, outcome, { done: (_count, name) => t('files:trash.restored', { name }), refused: (count) => t('files:trash.notRestored', { count }) })
+    } else if (outcome.intent === 'emptyTrash') {
+      setConfirmEmpty(false)
+      showToast(outcome.failure ? { kind: 'error', title: failureText(outcome.failure) } : { kind: 'success', title: t('files:trash.emptied') })
+    }
+  })
 
   return (
     <section aria-labelledby="trash-heading">
@@ -564,7 +565,9 @@ function TrashView({ items }: { items: TrashEntry[] }) {
                   {t('files:trash.purgeOn', { date: formatDate(item.purgeAt, i18n.language, false) })}
                 </span>
               </div>
-              <button type="button" className="button button-small button-secondary" onClick={() => void restore(item)} aria-label={t('files:trash.restoreNamed', { name: item.name })}>
+              <button type="button" className="button button-small button-secondary" disabled={write.busy}
+                onClick={() => void write.submit({ intent: 'restore', ...itemFields([item]) })}
+                aria-label={t('files:trash.restoreNamed', { name: item.name })}>
                 {t('files:trash.restore')}
               </button>
             </li>
@@ -572,7 +575,7 @@ function TrashView({ items }: { items: TrashEntry[] }) {
         </ul>
       )}
       {confirmEmpty ? (
-        <ConfirmDialog title={t('files:trash.emptyTitle')} text={t('files:trash.emptyText')} confirmLabel={t('files:trash.empty')} danger onConfirm={empty} onClose={() => setConfirmEmpty(false)} />
+        <ConfirmDialog title={t('files:trash.emptyTitle')} text={t('files:trash.emptyText')} confirmLabel={t('files:trash.empty')} danger busy={write.busy} onConfirm={() => void write.submit({ intent: 'emptyTrash' })} onClose={() => setConfirmEmpty(false)} />
       ) : null}
     </section>
   )
@@ -585,8 +588,7 @@ type LinkRow = Omit<ShareSummary, 'state'> & { state: ShareSummary['state'] | 'r
 
 function LinksView({ shares: listed }: { shares: ShareSummary[] | null }) {
   const { t, i18n } = useTranslation(['files', 'common'])
-  const revalidator = useRevalidator()
-  const failure = useFailure()
+  const failureText = useFailureText()
   const [revoking, setRevoking] = useState<LinkRow | null>(null)
   // The API lists no revoked link; one revoked here stays in its place, marked, until the page is left.
   const [revoked, setRevoked] = useState<LinkRow[]>([])
@@ -596,14 +598,13 @@ function LinksView({ shares: listed }: { shares: ShareSummary[] | null }) {
     return [...listed, ...gone].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
   }, [listed, revoked])
 
-  const revoke = async (share: LinkRow) => {
-    const result = await apiSend('DELETE', `/api/files/shares/${encodeURIComponent(share.id)}`)
+  const write = useRouteWrite<DriveOutcome>((outcome) => {
+    if (outcome.intent !== 'revokeLink') return
     setRevoking(null)
-    if (!result.ok) return failure(result)
-    setRevoked((current) => [...current, share])
-    showToast({ kind: 'success', title: t('files:links.revoked', { name: share.itemName }) })
-    await revalidator.revalidate()
-  }
+    if (!outcome.failure) return showToast({ kind: 'success', title: t('files:links.revoked', { name: outcome.share.name }) })
+    setRevoked((current) => current.filter((share) => share.id !== outcome.share.id))
+    showToast({ kind: 'error', title: failureText(outcome.failure) })
+  })
 
   return (
     <section aria-labelledby="links-heading">
@@ -651,7 +652,12 @@ function LinksView({ shares: listed }: { shares: ShareSummary[] | null }) {
           text={t('files:links.revokeText', { name: revoking.itemName })}
           confirmLabel={t('files:links.revoke')}
           danger
-          onConfirm={() => revoke(revoking)}
+          busy={write.busy}
+          onConfirm={() => {
+            // Marked revoked at once: the list loaded after the write no longer has it (undone if refused).
+            setRevoked((current) => [...current, revoking])
+            void write.submit({ intent: 'revokeLink', id: revoking.id, name: revoking.itemName })
+          }}
           onClose={() => setRevoking(null)}
         />
       ) : null}

@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { apiSend, errorMessage } from '../../lib/api.ts'
+import { useFailureText, useRouteWrite } from '../../lib/route-writes.ts'
+import type { DriveOutcome } from './actions.ts'
 import { Dialog, FieldError, SubmitOrCancel } from './dialogs.tsx'
 import type { DriveItem } from './model.ts'
 
@@ -44,35 +45,35 @@ function today(): string {
   return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`
 }
 
-export function ShareDialog({ item, onClose, onShared }: { item: DriveItem; onClose: () => void; onShared: () => void }) {
+export function ShareDialog({ item, onClose }: { item: DriveItem; onClose: () => void }) {
   const { t } = useTranslation(['files', 'common'])
+  const failureText = useFailureText()
   const id = useId()
   const [usePassword, setUsePassword] = useState(false)
   const [password, setPassword] = useState('')
   const [expires, setExpires] = useState('')
   const [allowDownload, setAllowDownload] = useState(true)
   const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
   const [url, setUrl] = useState<string | null>(null)
   const urlField = useRef<HTMLInputElement>(null)
+  const write = useRouteWrite<DriveOutcome>((outcome) => {
+    if (outcome.intent !== 'share') return
+    if (outcome.failure || !outcome.url) return setError(failureText(outcome.failure ?? { status: 500 }))
+    setUrl(outcome.url)
+    requestAnimationFrame(() => urlField.current?.select())
+  })
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault()
     setError(null)
-    setBusy(true)
-    const body: Record<string, unknown> = { allowDownload }
-    if (usePassword) body.password = password
-    if (expires) body.expiresAt = endOfDay(expires)
-    const result = await apiSend<{ id: string; link: string; url: string }>('POST', `/api/files/${encodeURIComponent(item.id)}/shares`, body)
-    setBusy(false)
-    if (!result.ok) {
-      setError(result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')))
-      return
-    }
-    const answer = result.body as { url: string; link: string }
-    setUrl(answer.url || `${window.location.origin}/sharing/${answer.link}`)
-    onShared()
-    requestAnimationFrame(() => urlField.current?.select())
+    void write.submit({
+      intent: 'share',
+      id: item.id,
+      name: item.name,
+      ...(allowDownload ? { allowDownload: 'on' } : {}),
+      ...(usePassword ? { password } : {}),
+      ...(expires ? { expiresAt: endOfDay(expires) } : {}),
+    })
   }
 
   return (
@@ -92,7 +93,7 @@ export function ShareDialog({ item, onClose, onShared }: { item: DriveItem; onCl
           </div>
         </div>
       ) : (
-        <form className="drive-form" onSubmit={(event) => void submit(event)}>
+        <form className="drive-form" onSubmit={submit}>
           <div className="field field-check">
             <input id={`${id}-protect`} type="checkbox" checked={usePassword} onChange={(event) => setUsePassword(event.target.checked)} />
             <label htmlFor={`${id}-protect`}>{t('files:share.protect')}</label>
@@ -115,7 +116,7 @@ export function ShareDialog({ item, onClose, onShared }: { item: DriveItem; onCl
             <label htmlFor={`${id}-download`}>{t('files:share.allowDownload')}</label>
           </div>
           <FieldError error={error} />
-          <SubmitOrCancel busy={busy} submitLabel={t('files:share.create')} onCancel={onClose} />
+          <SubmitOrCancel busy={write.busy} submitLabel={t('files:share.create')} onCancel={onClose} />
         </form>
       )}
     </Dialog>

@@ -1,16 +1,17 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useRevalidator } from 'react-router'
 import { avatarImageType } from '../../../shared/account/avatar.ts'
 import { AVATAR_MAX_BYTES, AVATAR_MIME_TYPES } from '../../../shared/constants.ts'
-import type { ErrorBody, UserRecord } from '../../../shared/types.ts'
+import type { UserRecord } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'
 import { UserAvatar } from '../../components/user-avatar.tsx'
-import { apiSend } from '../../lib/api.ts'
+import { useRouteWrite } from '../../lib/route-writes.ts'
+import { onAvatarProgress, type ProfileOutcome } from './actions.ts'
 
 // The profile picture: pick or drop a PNG, JPEG or WebP up to 5 MB; a preview while it
-// uploads with a progress bar; the header shows the new one as soon as it is stored. The server
-// decides (the same checks, by content, then a re-encode); the checks here only save a wasted upload.
+// uploads with a progress bar; the header shows the new one as soon as it is stored (the page's data
+// is loaded again after the profile's action, actions.ts). The server decides (the same checks, by
+// content, then a re-encode); the checks here only save a wasted upload.
 
 type Problem = 'tooLarge' | 'unsupported' | 'unreadable' | 'tooManyPixels' | 'network' | 'other'
 type Status = { kind: 'success'; key: 'saved' | 'removed' } | { kind: 'error'; key: Problem }
@@ -22,32 +23,6 @@ const PROBLEM_OF_CODE: Record<string, Problem> = {
   AVATAR_TOO_MANY_PIXELS: 'tooManyPixels',
 }
 
-/** PUT the bytes with upload progress (fetch has none). The session SDK watches XMLHttpRequest too: an expired access token is refreshed and the upload retried. */
-function putAvatar(file: Blob, onProgress: (fraction: number) => void): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve) => {
-    const request = new XMLHttpRequest()
-    request.open('PUT', '/api/user/avatar')
-    request.setRequestHeader('accept', 'application/json')
-    request.setRequestHeader('accept-language', document.documentElement.lang || 'en')
-    request.setRequestHeader('content-type', 'application/octet-stream')
-    request.setRequestHeader('rid', 'anti-csrf')
-    request.upload.onprogress = (event) => {
-      if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total)
-    }
-    request.onload = () => {
-      let body: unknown = null
-      try {
-        body = JSON.parse(request.responseText)
-      } catch {
-        // Not JSON: the status alone tells.
-      }
-      resolve({ status: request.status, body })
-    }
-    request.onerror = () => resolve({ status: 0, body: null })
-    request.send(file)
-  })
-}
-
 async function localProblem(file: File): Promise<Problem | null> {
   if (file.size > AVATAR_MAX_BYTES) return 'tooLarge'
   const head = new Uint8Array(await file.slice(0, 32).arrayBuffer())
@@ -57,7 +32,6 @@ async function localProblem(file: File): Promise<Problem | null> {
 export function AvatarSection({ user }: { user: UserRecord }) {
   const { t } = useTranslation(['profile', 'common'])
   const id = useId()
-  const revalidator = useRevalidator()
   const input = useRef<HTMLInputElement>(null)
   const [preview, setPreview] = useState<string | null>(null)
   const [progress, setProgress] = useState<number | null>(null)
@@ -65,6 +39,18 @@ export function AvatarSection({ user }: { user: UserRecord }) {
   const [dragging, setDragging] = useState(false)
 
   useEffect(() => () => void (preview && URL.revokeObjectURL(preview)), [preview])
+  useEffect(() => onAvatarProgress(setProgress), [])
+
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'uploadAvatar' && outcome.intent !== 'removeAvatar') return
+    const { failure } = outcome
+    if (!failure) setStatus({ kind: 'success', key: outcome.intent === 'uploadAvatar' ? 'saved' : 'removed' })
+    else if (outcome.intent === 'uploadAvatar') setStatus({ kind: 'error', key: failure.status === 0 ? 'network' : (PROBLEM_OF_CODE[failure.code ?? ''] ?? 'other') })
+    else setStatus({ kind: 'error', key: failure.status === 0 ? 'network' : 'other' })
+    setPreview(null)
+    setProgress(null)
+    if (input.current) input.current.value = ''
+  })
 
   const send = async (file: File) => {
     setStatus(null)
@@ -75,29 +61,12 @@ export function AvatarSection({ user }: { user: UserRecord }) {
     }
     setPreview(URL.createObjectURL(file))
     setProgress(0)
-    const answer = await putAvatar(file, setProgress)
-    if (answer.status === 200) {
-      // The header (the signed-in loader's user) shows the new picture from now on.
-      await revalidator.revalidate()
-      setStatus({ kind: 'success', key: 'saved' })
-    } else {
-      const code = (answer.body as Partial<ErrorBody> | null)?.code ?? ''
-      setStatus({ kind: 'error', key: answer.status === 0 ? 'network' : (PROBLEM_OF_CODE[code] ?? 'other') })
-    }
-    setPreview(null)
-    setProgress(null)
-    if (input.current) input.current.value = ''
+    void write.submit({ intent: 'uploadAvatar', file })
   }
 
-  const remove = async () => {
+  const remove = () => {
     setStatus(null)
-    const result = await apiSend('DELETE', '/api/user/avatar')
-    if (!result.ok) {
-      setStatus({ kind: 'error', key: result.status === 0 ? 'network' : 'other' })
-      return
-    }
-    await revalidator.revalidate()
-    setStatus({ kind: 'success', key: 'removed' })
+    void write.submit({ intent: 'removeAvatar' })
   }
 
   const drop = (event: DragEvent<HTMLDivElement>) => {
@@ -153,7 +122,7 @@ export function AvatarSection({ user }: { user: UserRecord }) {
               {t('profile:avatar.choose')}
             </label>
             {user.avatarUrl && !busy ? (
-              <button type="button" className="button button-secondary" onClick={() => void remove()}>
+              <button type="button" className="button button-secondary" disabled={write.busy} onClick={remove}>
                 {t('profile:avatar.remove')}
               </button>
             ) : null}

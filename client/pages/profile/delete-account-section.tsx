@@ -2,18 +2,21 @@ import { useEffect, useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { DELETION_COMMENT_MAX_LENGTH } from '../../../shared/constants.ts'
 import { DELETION_REASONS, checkDeletionReason, type DeletionReason } from '../../../shared/account/profile.ts'
-import type { DeletionSummary, ErrorBody, UserRecord } from '../../../shared/types.ts'
+import type { DeletionSummary, UserRecord } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
-import { apiResponse, apiSend, errorMessage } from '../../lib/api.ts'
+import { apiResponse } from '../../lib/api.ts'
+import { useFailureText, useRouteWrite } from '../../lib/route-writes.ts'
 import { formatBytes } from '../files/model.ts'
-import { notifySignedOut } from '../../lib/session/presence.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
+import { onSignedOut } from '../../lib/session/presence.ts'
+import type { ProfileOutcome } from './actions.ts'
 
 // Deleting the account (spec §1, §9): a reason (a comment is required for "other"), the
 // account's email typed again, and — when the server asks for it — a current authenticator code.
-// Nothing is deleted until the server has checked all of it.
+// Nothing is deleted until the server has checked all of it (the profile's action, actions.ts,
+// which also leaves the page once it is done).
 
-type Status = { kind: 'error'; text: string } | { kind: 'error'; key: 'comment' | 'reason' | 'network' | 'other' }
+type Status = { kind: 'error'; text: string } | { kind: 'error'; key: 'comment' | 'reason' }
 
 /**
  * What deleting the account removes beyond the profile, library and picture: the files
@@ -58,9 +61,19 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
   const [comment, setComment] = useState('')
   const [askCode, setAskCode] = useState(false)
   const [status, setStatus] = useState<Status | null>(null)
-  const [busy, setBusy] = useState(false)
+  const failureText = useFailureText()
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'deleteAccount' || !outcome.failure) return
+    const { code } = outcome.failure
+    if (code === 'BFF_TOTP_CODE_REQUIRED') {
+      setAskCode(true)
+      setStatus({ kind: 'error', text: t('profile:deletion.codeNeeded') })
+    } else if (code === 'BFF_CONFIRM_EMAIL_MISMATCH') setStatus({ kind: 'error', text: t('profile:deletion.emailMismatch') })
+    else if (code === 'BFF_TOTP_INVALID') setStatus({ kind: 'error', text: t('profile:deletion.codeWrong') })
+    else setStatus({ kind: 'error', text: failureText(outcome.failure) })
+  })
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
     if (!reason) {
@@ -72,44 +85,25 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
       setStatus({ kind: 'error', key: 'comment' })
       return
     }
-    setBusy(true)
     setStatus(null)
-    const totp = String(form.get('totp') ?? '').trim()
-    const result = await apiSend('POST', '/api/user/delete', {
-      reason: checked.reason,
-      comment: checked.comment,
-      confirmEmail: String(form.get('confirmEmail') ?? ''),
-      ...(totp ? { totp } : {}),
-    })
-    setBusy(false)
-    if (result.status === 204 || (result.body as Partial<ErrorBody> | null)?.code === 'BFF_DELETION_PENDING') {
+    // Deleted, the action ends the tab's session and the page is left: said here, as it happens.
+    const stop = onSignedOut(() => {
+      stop()
       showToast({ kind: 'success', title: t('profile:deletion.done') })
-      // This browser's session is gone (the answer cleared its cookies): leave the private pages.
-      notifySignedOut()
-      return
-    }
-    const code = (result.body as Partial<ErrorBody> | null)?.code
-    if (code === 'BFF_TOTP_CODE_REQUIRED') {
-      setAskCode(true)
-      setStatus({ kind: 'error', text: t('profile:deletion.codeNeeded') })
-      return
-    }
-    if (code === 'BFF_CONFIRM_EMAIL_MISMATCH') {
-      setStatus({ kind: 'error', text: t('profile:deletion.emailMismatch') })
-      return
-    }
-    if (code === 'BFF_TOTP_INVALID') {
-      setStatus({ kind: 'error', text: t('profile:deletion.codeWrong') })
-      return
-    }
-    setStatus(result.status === 0 ? { kind: 'error', key: 'network' } : { kind: 'error', text: errorMessage(result) ?? t('common:errors.occuredSomeError') })
+    })
+    void write.submit({
+      intent: 'deleteAccount',
+      reason: checked.reason,
+      comment: checked.comment ?? '',
+      confirmEmail: String(form.get('confirmEmail') ?? ''),
+      totp: String(form.get('totp') ?? ''),
+    }).finally(stop)
   }
 
   const statusText = (shown: Status): string => {
     if ('text' in shown) return shown.text
     if (shown.key === 'reason') return t('profile:deletion.chooseReason')
-    if (shown.key === 'comment') return t('profile:deletion.commentInvalid', { max: DELETION_COMMENT_MAX_LENGTH })
-    return shown.key === 'network' ? t('common:errors.errorApiRequest') : t('common:errors.occuredSomeError')
+    return t('profile:deletion.commentInvalid', { max: DELETION_COMMENT_MAX_LENGTH })
   }
 
   return (
@@ -117,7 +111,7 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
       <h2 id={`${id}-heading`}>{t('profile:deletion.heading')}</h2>
       <p className="hint">{t('profile:deletion.lead')}</p>
       <DeletionConsequences />
-      <form className="profile-form" method="post" onSubmit={(event) => void submit(event)}>
+      <form className="profile-form" method="post" onSubmit={submit}>
         <fieldset className="deletion-reasons">
           <legend>{t('profile:deletion.reasonLegend')}</legend>
           {DELETION_REASONS.map((value) => (
@@ -161,7 +155,7 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
           </Notice>
         ) : null}
         <p className="actions">
-          <button type="submit" className="button button-danger" disabled={busy}>
+          <button type="submit" className="button button-danger" disabled={write.busy}>
             {t('profile:deletion.submit')}
           </button>
         </p>

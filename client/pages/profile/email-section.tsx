@@ -1,15 +1,16 @@
-import { useCallback, useEffect, useId, useState, type FormEvent } from 'react'
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { validateEmail } from '../../../shared/auth/sign-up.ts'
-import type { ErrorBody } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
-import { apiResponse, apiSend, type ApiResult } from '../../lib/api.ts'
+import { apiResponse } from '../../lib/api.ts'
+import { useRouteWrite, type WriteFailure } from '../../lib/route-writes.ts'
+import type { ProfileOutcome } from './actions.ts'
 import { useSecuritySummary } from './security-summary.ts'
 
 // The profile's email address: the current one, a change waiting for its link (send it
 // again, or cancel), and the form for a new address with the current password. Answered by the
-// BFF (GET/POST /api/user/email, …/resend, …/pending); the address changes only once the link
-// mailed to the new one is opened (/confirm-email).
+// BFF (GET/POST /api/user/email, …/resend, …/pending) through the profile's action (actions.ts);
+// the address changes only once the link mailed to the new one is opened (/confirm-email).
 
 interface EmailState {
   email: string | null
@@ -38,7 +39,7 @@ export function EmailSection() {
   const [state, setState] = useState<EmailState | 'loading' | 'failed'>('loading')
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const [fieldError, setFieldError] = useState<string | undefined>(undefined)
-  const [busy, setBusy] = useState(false)
+  const formElement = useRef<HTMLFormElement>(null)
   // An account without a password (an external provider only) takes its address from the provider.
   const summary = useSecuritySummary()
   const external = typeof summary === 'object' && !summary.hasPassword
@@ -51,18 +52,34 @@ export function EmailSection() {
     void load()
   }, [load])
 
-  const failureText = (result: ApiResult<unknown>): string => {
-    if (result.status === 0) return t('common:errors.errorApiRequest')
-    const code = (result.body as Partial<ErrorBody> | null)?.code
-    const key = code ? ERROR_KEYS[code] : undefined
+  const failureText = (failure: WriteFailure): string => {
+    if (failure.status === 0) return t('common:errors.errorApiRequest')
+    const key = failure.code ? ERROR_KEYS[failure.code] : undefined
     return key ? t(`profile:email.errors.${key}`) : t('common:errors.occuredSomeError')
   }
   const date = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' })
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  // The address the change was for, and the state it was made on: the words of "sent again" name it.
+  const pendingOf = useRef<string | null>(null)
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'changeEmail' && outcome.intent !== 'resendEmail' && outcome.intent !== 'cancelEmail') return
+    void load()
+    if (outcome.failure) {
+      const text = failureText(outcome.failure)
+      if (outcome.intent === 'changeEmail' && outcome.failure.status === 400 && outcome.failure.code === 'BFF_EMAIL_INVALID') setFieldError(text)
+      else setStatus({ kind: 'error', text })
+      return
+    }
+    if (outcome.intent === 'changeEmail') {
+      formElement.current?.reset()
+      setStatus({ kind: 'success', text: t('profile:email.sent', { email: outcome.pendingEmail ?? '' }) })
+    } else if (outcome.intent === 'resendEmail') setStatus({ kind: 'success', text: t('profile:email.resent', { email: pendingOf.current ?? '' }) })
+    else setStatus({ kind: 'success', text: t('profile:email.cancelled') })
+  })
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const formElement = event.currentTarget
-    const form = new FormData(formElement)
+    const form = new FormData(event.currentTarget)
     const newEmail = String(form.get('newEmail') ?? '').trim()
     setStatus(null)
     if (validateEmail(newEmail)) {
@@ -70,33 +87,13 @@ export function EmailSection() {
       return
     }
     setFieldError(undefined)
-    setBusy(true)
-    const result = await apiSend<{ pendingEmail: string; expiresAt: string }>('POST', '/api/user/email', { newEmail, currentPassword: String(form.get('currentPassword') ?? '') })
-    setBusy(false)
-    if (!result.ok) {
-      const text = failureText(result)
-      if (result.status === 400 && (result.body as Partial<ErrorBody> | null)?.code === 'BFF_EMAIL_INVALID') setFieldError(text)
-      else setStatus({ kind: 'error', text })
-      return
-    }
-    formElement.reset()
-    const { pendingEmail } = result.body as { pendingEmail: string }
-    setStatus({ kind: 'success', text: t('profile:email.sent', { email: pendingEmail }) })
-    await load()
+    void write.submit({ intent: 'changeEmail', newEmail, currentPassword: String(form.get('currentPassword') ?? '') })
   }
 
-  const act = async (method: 'POST' | 'DELETE', path: string, done: (state: EmailState) => string) => {
-    setBusy(true)
+  const act = (intent: 'resendEmail' | 'cancelEmail') => {
     setStatus(null)
-    const result = await apiSend(method, path)
-    setBusy(false)
-    if (!result.ok) {
-      setStatus({ kind: 'error', text: failureText(result) })
-      await load()
-      return
-    }
-    if (state !== 'loading' && state !== 'failed') setStatus({ kind: 'success', text: done(state) })
-    await load()
+    pendingOf.current = typeof state === 'object' ? state.pendingEmail : null
+    void write.submit({ intent })
   }
 
   return (
@@ -115,10 +112,10 @@ export function EmailSection() {
         <div className="email-pending" data-testid="email-pending">
           <p>{t('profile:email.pending', { email: state.pendingEmail, date: date(state.expiresAt) })}</p>
           <p className="actions">
-            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void act('POST', '/api/user/email/resend', (s) => t('profile:email.resent', { email: s.pendingEmail ?? '' }))}>
+            <button type="button" className="button button-secondary" disabled={write.busy} onClick={() => act('resendEmail')}>
               {t('profile:email.resend')}
             </button>{' '}
-            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void act('DELETE', '/api/user/email/pending', () => t('profile:email.cancelled'))}>
+            <button type="button" className="button button-secondary" disabled={write.busy} onClick={() => act('cancelEmail')}>
               {t('profile:email.cancel')}
             </button>
           </p>
@@ -134,11 +131,11 @@ export function EmailSection() {
           {t('profile:email.errors.noPassword')}
         </p>
       ) : (
-        <form className="profile-form" method="post" noValidate onSubmit={(event) => void submit(event)}>
+        <form ref={formElement} className="profile-form" method="post" noValidate onSubmit={submit}>
           <Field id={`${id}-new`} label={t('profile:email.newEmail')} name="newEmail" type="email" autoComplete="email" inputMode="email" required error={fieldError} />
           <Field id={`${id}-password`} label={t('profile:email.password')} hint={t('profile:email.passwordHint')} name="currentPassword" type="password" autoComplete="current-password" required />
           <p className="actions">
-            <button type="submit" className="button" disabled={busy}>
+            <button type="submit" className="button" disabled={write.busy}>
               {t('profile:email.submit')}
             </button>
           </p>

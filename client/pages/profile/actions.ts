@@ -1,0 +1,99 @@
+import { redirect, type ActionFunctionArgs } from 'react-router'
+import { isLocale, type Locale } from '../../../shared/locales.ts'
+import { apiSend, type ApiResult } from '../../lib/api.ts'
+import { failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
+import { notifySignedOut } from '../../lib/session/presence.ts'
+
+// The profile's writes, in one place: the route action of /@/my-profile. Each section's form posts
+// an `intent` and its fields here; the action calls the BFF or the API and answers with what
+// happened, which the section turns into words. The checks a section makes first (a display name's
+// length, a picture's type) only save a wasted call: the server decides.
+
+export const PROFILE_INTENTS = ['details', 'password', 'changeEmail', 'resendEmail', 'cancelEmail', 'uploadAvatar', 'removeAvatar', 'deleteAccount'] as const
+export type ProfileIntent = (typeof PROFILE_INTENTS)[number]
+
+export type ProfileOutcome =
+  | { intent: 'details'; language?: Locale; failure?: WriteFailure }
+  | { intent: 'password' | 'resendEmail' | 'cancelEmail' | 'uploadAvatar' | 'removeAvatar' | 'deleteAccount'; failure?: WriteFailure }
+  | { intent: 'changeEmail'; pendingEmail?: string; failure?: WriteFailure }
+
+/** The failure of one call, or nothing when it went through. */
+const failed = (result: ApiResult<unknown>): { failure?: WriteFailure } => (result.ok ? {} : { failure: failureOf(result) })
+
+/** A picture's upload progress, 0 to 1, for the section showing it (fetch reports none). */
+type ProgressListener = (fraction: number) => void
+const progressListeners = new Set<ProgressListener>()
+export function onAvatarProgress(listener: ProgressListener): () => void {
+  progressListeners.add(listener)
+  return () => progressListeners.delete(listener)
+}
+
+/** PUT the bytes with upload progress. The session SDK watches XMLHttpRequest too: an expired access token is refreshed and the upload retried. */
+function putAvatar(file: Blob): Promise<ApiResult<unknown>> {
+  return new Promise((resolve) => {
+    const request = new XMLHttpRequest()
+    request.open('PUT', '/api/user/avatar')
+    request.setRequestHeader('accept', 'application/json')
+    request.setRequestHeader('accept-language', document.documentElement.lang || 'en')
+    request.setRequestHeader('content-type', 'application/octet-stream')
+    request.setRequestHeader('rid', 'anti-csrf')
+    request.upload.onprogress = (event) => {
+      if (event.lengthComputable && event.total > 0) for (const listener of progressListeners) listener(event.loaded / event.total)
+    }
+    request.onload = () => {
+      let body: unknown = null
+      try {
+        body = JSON.parse(request.responseText)
+      } catch {
+        // Not JSON: the status alone tells.
+      }
+      resolve({ ok: request.status >= 200 && request.status < 300, status: request.status, body })
+    }
+    request.onerror = () => resolve({ ok: false, status: 0, body: null })
+    request.send(file)
+  })
+}
+
+export async function action({ request }: ActionFunctionArgs): Promise<ProfileOutcome | Response> {
+  const { intent, form } = await readWrite(request, PROFILE_INTENTS)
+  switch (intent) {
+    case 'details': {
+      const language = textField(form, 'language')
+      // An empty name clears it (the header then shows the email).
+      const result = await apiSend('PATCH', '/api/user', { name: textField(form, 'name') || null, ...(isLocale(language) ? { language } : {}) })
+      return { intent, ...(isLocale(language) ? { language } : {}), ...failed(result) }
+    }
+    case 'password':
+      return { intent, ...failed(await apiSend('POST', '/api/user/password', { currentPassword: textField(form, 'currentPassword'), newPassword: textField(form, 'newPassword') })) }
+    case 'changeEmail': {
+      const result = await apiSend<{ pendingEmail: string }>('POST', '/api/user/email', { newEmail: textField(form, 'newEmail'), currentPassword: textField(form, 'currentPassword') })
+      return result.ok ? { intent, pendingEmail: (result.body as { pendingEmail: string }).pendingEmail } : { intent, failure: failureOf(result) }
+    }
+    case 'resendEmail':
+      return { intent, ...failed(await apiSend('POST', '/api/user/email/resend')) }
+    case 'cancelEmail':
+      return { intent, ...failed(await apiSend('DELETE', '/api/user/email/pending')) }
+    case 'uploadAvatar': {
+      const file = form.get('file')
+      return { intent, ...failed(file instanceof Blob ? await putAvatar(file) : { ok: false, status: 400, body: null }) }
+    }
+    case 'removeAvatar':
+      return { intent, ...failed(await apiSend('DELETE', '/api/user/avatar')) }
+    case 'deleteAccount': {
+      const totp = textField(form, 'totp').trim()
+      const result = await apiSend('POST', '/api/user/delete', {
+        reason: textField(form, 'reason'),
+        comment: textField(form, 'comment') || null,
+        confirmEmail: textField(form, 'confirmEmail'),
+        ...(totp ? { totp } : {}),
+      })
+      const outcome = failed(result)
+      if (result.status !== 204 && outcome.failure?.code !== 'BFF_DELETION_PENDING') return { intent, ...outcome }
+      // The account is gone and this browser's session with it (the answer cleared its cookies):
+      // every part of the tab that shows the user lets go of them (the section that sent it says
+      // "deleted" then), and the page is left for good.
+      notifySignedOut()
+      return redirect('/login')
+    }
+  }
+}
