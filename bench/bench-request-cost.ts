@@ -18,15 +18,15 @@ import { rateLimitPlugin } from '../server/bff/plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from '../server/bff/plugins/security-headers.ts'
 import { relayUpstream, safeApiPath } from '../server/bff/routes/api-proxy.ts'
 import type { UpstreamResponse } from '../server/bff/upstream-client.ts'
-import { installBodyDeadline } from '../server/http/body-deadline.ts'
-import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../server/http/errors.ts'
-import { installLoadShedding } from '../server/http/load-shedding.ts'
+import { bodyDeadline } from '../server/http/body-deadline.ts'
+import { clientErrorHandler, frameworkErrorHandler, requestBasics } from '../server/http/errors.ts'
+import { loadShedding } from '../server/http/load-shedding.ts'
 import { quietPolledRoutes, serviceLogging } from '../server/http/logger.ts'
-import { installMetrics } from '../server/http/metrics.ts'
+import { metricsPlugin } from '../server/http/metrics.ts'
 import { newRequestId } from '../server/http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../server/http/server-options.ts'
-import { installShutdown } from '../server/http/shutdown.ts'
-import { installStorableTextCheck } from '../server/http/storable-text.ts'
+import { shutdown } from '../server/http/shutdown.ts'
+import { storableText } from '../server/http/storable-text.ts'
 import { fastifyTrustProxy } from '../server/http/trust-proxy.ts'
 import { cpuUsOf, median } from './bench-instance.ts'
 import { freePort } from '../scripts/throwaway-postgres.ts'
@@ -82,14 +82,15 @@ async function build(step: number): Promise<FastifyInstance> {
           http: HTTP_SERVER_OPTIONS,
         })
   if (step >= 1) quietPolledRoutes(app)
-  if (step >= 2) installRequestBasics(app, 'BFF', BffNotFound)
-  if (step >= 3) installStorableTextCheck(app, (message) => new BffValidation(message))
-  if (step >= 4) installBodyDeadline(app, 'BFF')
-  const metrics = step >= 5 ? installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: undefined }) : undefined
+  if (step >= 2) await app.register(requestBasics, { prefix: 'BFF', notFound: BffNotFound })
+  if (step >= 3) await app.register(storableText, { refuse: (message) => new BffValidation(message) })
+  if (step >= 4) await app.register(bodyDeadline, { prefix: 'BFF' })
+  if (step >= 5) await app.register(metricsPlugin, { service: 'bff', prefix: 'BFF', operatorToken: undefined })
+  const metrics = step >= 5 ? app.metrics : undefined
   if (step >= 6) {
-    await installLoadShedding(app, { prefix: 'BFF', maxEventLoopDelayMs: 50, maxInFlight: 1_000, pressureInFlight: 16, requestId: newRequestId, headers: securityHeaders(false), onShed: (reason) => metrics?.shed.inc({ reason }) })
+    await app.register(loadShedding, { prefix: 'BFF', maxEventLoopDelayMs: 50, maxInFlight: 1_000, pressureInFlight: 16, requestId: newRequestId, headers: securityHeaders(false), onShed: (reason) => metrics?.shed.inc({ reason }) })
   }
-  if (step >= 7) installShutdown(app, { prefix: 'BFF', requestId: newRequestId, headers: securityHeaders(false) })
+  if (step >= 7) await app.register(shutdown, { prefix: 'BFF', requestId: newRequestId, headers: securityHeaders(false) })
   if (step >= 8) await app.register(securityHeadersPlugin, { https: false, dev: false })
   if (step >= 9) await app.register(cookie)
   if (step >= 10) await app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'] })
@@ -100,7 +101,7 @@ async function build(step: number): Promise<FastifyInstance> {
   else {
     app.get('/api/version', { compress: false }, (request, reply) => {
       if (!safeApiPath(request.raw.url ?? '')) throw new Error('bad path')
-      // The micro-cache's live answer, sent at once as installVersionEarlyAnswer (routes/api-proxy.ts) does.
+      // The micro-cache's live answer, sent at once as versionEarlyAnswer (routes/api-proxy.ts) does.
       return relayUpstream(request, reply, cached)
     })
   }

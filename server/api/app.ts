@@ -5,15 +5,15 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { BuildInfo } from '../build-info.ts'
 import { authCoreUrlOf, type Config } from '../config.ts'
 import type { Database } from '../db/database.ts'
-import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
-import { clientErrorHandler, frameworkErrorHandler, installRequestBasics, schemaErrorFormatter } from '../http/errors.ts'
-import { installLoadShedding } from '../http/load-shedding.ts'
+import { createErrorReporter, errorReporting } from '../http/error-reporting.ts'
+import { clientErrorHandler, frameworkErrorHandler, requestBasics, schemaErrorFormatter } from '../http/errors.ts'
+import { loadShedding } from '../http/load-shedding.ts'
 import { quietPolledRoutes, serviceLogging } from '../http/logger.ts'
-import { installStorableTextCheck } from '../http/storable-text.ts'
-import { installMetrics } from '../http/metrics.ts'
+import { storableText } from '../http/storable-text.ts'
+import { metricsPlugin } from '../http/metrics.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
-import { installShutdown } from '../http/shutdown.ts'
+import { shutdown } from '../http/shutdown.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { databaseProbe, InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
@@ -40,7 +40,7 @@ import { OutageLog, RepeatedFailureLog } from '../http/outage-log.ts'
 import { AccountDeletions } from './users/deletions.ts'
 import { sessionGuard } from './session-guard.ts'
 import filesRoutes from './files/routes.ts'
-import { installBodyDeadline } from '../http/body-deadline.ts'
+import { bodyDeadline } from '../http/body-deadline.ts'
 import { FilesRepository } from './files/repository.ts'
 import { S3Storage } from './files/s3-storage.ts'
 import { DiskStorage, type FileStorage } from './files/storage.ts'
@@ -147,10 +147,10 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler('API'),
     genReqId: requestIdFromUpstream,
     bodyLimit: JSON_BODY_LIMIT,
-    // A body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
+    // A body's deadline is per route (bodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
-    // Requests arriving while it closes are answered by installShutdown, in our error shape.
+    // Requests arriving while it closes are answered by shutdown, in our error shape.
     return503OnClosing: false,
     trustProxy: false,
     schemaErrorFormatter,
@@ -165,14 +165,15 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
   app.decorate('catalogue', new CatalogueIndex(db, CATALOGUE_VERSION_CHECK_MS, options.now ?? Date.now))
   // Unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'api', buildInfo.buildId)
-  installErrorReporter(app, reporter)
-  installRequestBasics(app, 'API', ApiNotFound, reporter)
+  await app.register(errorReporting, { reporter })
+  await app.register(requestBasics, { prefix: 'API', notFound: ApiNotFound, reporter })
   // A NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
-  installStorableTextCheck(app, (message) => new ApiValidation(message))
-  installBodyDeadline(app, 'API')
-  const metrics = installMetrics(app, { service: 'api', prefix: 'API', operatorToken: options.operatorToken, db })
+  await app.register(storableText, { refuse: (message) => new ApiValidation(message) })
+  await app.register(bodyDeadline, { prefix: 'API' })
+  await app.register(metricsPlugin, { service: 'api', prefix: 'API', operatorToken: options.operatorToken, db })
+  const metrics = app.metrics
   if (options.shedLoad) {
-    await installLoadShedding(app, {
+    await app.register(loadShedding, {
       prefix: 'API',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
@@ -186,7 +187,7 @@ export async function buildApi(options: ApiOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
-  installShutdown(app, { prefix: 'API', requestId: requestIdFromUpstream })
+  await app.register(shutdown, { prefix: 'API', requestId: requestIdFromUpstream })
 
   // The OpenAPI document of the /api routes (decision 023), read by the BFF, which publishes it
   // merged with its own at GET /api/openapi.json. Registered before any route, so it sees them all.

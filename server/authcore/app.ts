@@ -7,14 +7,14 @@ import { clientErrorHandler, DATABASE_RETRY_AFTER_SECONDS, errorBody } from '../
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { isDatabaseUnreachable, watchReachability } from '../db/reachability.ts'
 import { quietPolledRoutes, serviceLogging } from '../http/logger.ts'
-import { installStorableTextCheck } from '../http/storable-text.ts'
-import { installMetrics } from '../http/metrics.ts'
+import { storableText } from '../http/storable-text.ts'
+import { metricsPlugin } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { databaseProbe, InstanceReadiness } from '../http/readiness.ts'
 import { requestIdFromUpstream } from '../http/request-id.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
-import { installShutdown } from '../http/shutdown.ts'
+import { shutdown } from '../http/shutdown.ts'
 import { AppRegistry } from './apps.ts'
 import { SecretBox } from './crypto.ts'
 import { DashboardService } from './dashboard.ts'
@@ -125,7 +125,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
     clientErrorHandler: clientErrorHandler('AUTHCORE'),
     bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: 30_000,
-    // Requests arriving while it closes are answered by installShutdown, in our error shape.
+    // Requests arriving while it closes are answered by shutdown, in our error shape.
     return503OnClosing: false,
     trustProxy: false,
     // The caller's request id (the BFF's or the API's), so one id follows a sign-in through every log.
@@ -155,12 +155,12 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
 
   // Refused while it closes with a JSON body like /metrics' 401: supertokens-node reads any status
   // but 200 as an error with the status, which the BFF answers as 503 BFF_AUTH_CORE_UNAVAILABLE.
-  installShutdown(app, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
+  await app.register(shutdown, { prefix: 'AUTHCORE', requestId: requestIdFromUpstream })
 
   // A NUL or a broken surrogate in the URL or the body is the caller's mistake, a 400
   // in plain text like the core's other refusals, before anything reaches the database — the app
   // and tenant ids of the path included.
-  installStorableTextCheck(app, (message) => new BadRequest(message))
+  await app.register(storableText, { refuse: (message) => new BadRequest(message) })
 
   // Resolve the app and tenant, then the API key: an unknown app answers like the real core.
   app.addHook('onRequest', async (request, reply) => {
@@ -217,7 +217,7 @@ export async function buildAuthCore(options: AuthCoreOptions): Promise<FastifyIn
 
   const operatorToken = options.operatorToken
   // The operator's token, not an API key: metrics are the operator's.
-  installMetrics(app as unknown as FastifyInstance, { service: 'authcore', prefix: 'AUTHCORE', operatorToken, db, routeConfig: { open: true } })
+  await app.register(metricsPlugin, { service: 'authcore', prefix: 'AUTHCORE', operatorToken, db, routeConfig: { open: true } })
   if (operatorToken) {
     // Operator commands (npm run authcore): not part of the CDI, authenticated by the operator token.
     app.register(async (internal) => {

@@ -11,19 +11,19 @@ import { authCoreUrlOf, ConfigError, outsideOrigins, publicConfig, servesDevConv
 import type { Database } from '../db/database.ts'
 import { migrate, readMigrations } from '../db/migrate.ts'
 import { watchReachability } from '../db/reachability.ts'
-import { installBodyDeadline } from '../http/body-deadline.ts'
+import { bodyDeadline } from '../http/body-deadline.ts'
 import { JSON_BODY_LIMIT } from '../http/body-limits.ts'
-import { createErrorReporter, installErrorReporter } from '../http/error-reporting.ts'
-import { clientErrorHandler, frameworkErrorHandler, installRequestBasics } from '../http/errors.ts'
-import { installLoadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
+import { createErrorReporter, errorReporting } from '../http/error-reporting.ts'
+import { clientErrorHandler, frameworkErrorHandler, requestBasics } from '../http/errors.ts'
+import { loadShedding, OVERLOAD_RETRY_AFTER_SECONDS } from '../http/load-shedding.ts'
 import { quietPolledRoutes, serviceLogging } from '../http/logger.ts'
-import { installStorableTextCheck } from '../http/storable-text.ts'
-import { installMetrics } from '../http/metrics.ts'
+import { storableText } from '../http/storable-text.ts'
+import { metricsPlugin } from '../http/metrics.ts'
 import { OutageLog } from '../http/outage-log.ts'
 import { openApiOptions } from '../http/openapi.ts'
 import { newRequestId } from '../http/request-id.ts'
 import { HTTP_SERVER_OPTIONS } from '../http/server-options.ts'
-import { installShutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
+import { shutdown, SHUTDOWN_RETRY_AFTER_SECONDS } from '../http/shutdown.ts'
 import { fastifyTrustProxy } from '../http/trust-proxy.ts'
 import { EmailTexts } from './mail/emails.ts'
 import { MailOutbox } from './mail/mail-outbox.ts'
@@ -42,7 +42,7 @@ import { rateLimitPlugin } from './plugins/rate-limit.ts'
 import { securityHeaders, securityHeadersPlugin } from './plugins/security-headers.ts'
 import { ssrRoutes } from './plugins/ssr.ts'
 import { MARKUP_BACKLOG, MarkupTurns } from './markup-turns.ts'
-import apiProxyRoutes, { installVersionEarlyAnswer } from './routes/api-proxy.ts'
+import apiProxyRoutes, { versionEarlyAnswer } from './routes/api-proxy.ts'
 import { RoleChanges } from '../http/role-changes.ts'
 import errorReportingRoutes from './routes/error-reporting.ts'
 import healthRoutes, { bffReadiness } from './routes/health.ts'
@@ -115,11 +115,11 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: JSON_BODY_LIMIT,
     // Bounded waits (SECURITY.md "Load, faults and shutdown"): Node's defaults are minutes. A
-    // body's deadline is per route (installBodyDeadline below): a tus PATCH may take minutes.
+    // body's deadline is per route (bodyDeadline below): a tus PATCH may take minutes.
     requestTimeout: 0,
     connectionTimeout: config.idleTimeoutMs,
     keepAliveTimeout: 5_000,
-    // Requests arriving while it closes are answered by installShutdown, in our error shape.
+    // Requests arriving while it closes are answered by shutdown, in our error shape.
     return503OnClosing: false,
     http: HTTP_SERVER_OPTIONS,
   })
@@ -130,19 +130,20 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
 
   // Unexpected errors go to the error tracker when SENTRY_DSN is set; nothing loads otherwise.
   const reporter = await createErrorReporter(config.sentry, 'bff', options.buildInfo.buildId)
-  installErrorReporter(app, reporter)
-  installRequestBasics(app, 'BFF', BffNotFound, reporter)
+  await app.register(errorReporting, { reporter })
+  await app.register(requestBasics, { prefix: 'BFF', notFound: BffNotFound, reporter })
   // The polled /api/version from the micro-cache: before every other hook but the request id's.
-  installVersionEarlyAnswer(app, securityHeaders(https))
+  await app.register(versionEarlyAnswer, { headers: securityHeaders(https) })
   // A NUL or a broken surrogate anywhere in the URL or the body is a 400, before any route.
-  installStorableTextCheck(app, (message) => new BffValidation(message))
-  installBodyDeadline(app, 'BFF')
-  const metrics = installMetrics(app, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
+  await app.register(storableText, { refuse: (message) => new BffValidation(message) })
+  await app.register(bodyDeadline, { prefix: 'BFF' })
+  await app.register(metricsPlugin, { service: 'bff', prefix: 'BFF', operatorToken: options.operatorToken, db })
+  const metrics = app.metrics
   // Pages make their markup a few per turn of the event loop (markup-turns.ts); pages queued for
   // a turn are the CPU falling behind, as a lagging event loop was before the turns kept it short.
   const markupTurns = new MarkupTurns()
   if (options.shedLoad ?? true) {
-    await installLoadShedding(app, {
+    await app.register(loadShedding, {
       prefix: 'BFF',
       maxEventLoopDelayMs: config.overload.eventLoopDelayMs,
       maxInFlight: config.overload.maxInFlight,
@@ -155,7 +156,7 @@ export async function buildBff(options: BffOptions): Promise<FastifyInstance> {
       onShed: (reason) => metrics.shed.inc({ reason }),
     })
   }
-  installShutdown(app, {
+  await app.register(shutdown, {
     prefix: 'BFF',
     requestId: newRequestId,
     headers: securityHeaders(https),

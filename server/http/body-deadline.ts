@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { errorBody } from './errors.ts'
 import { serviceCode, type Service } from './service-codes.ts'
 
@@ -31,9 +31,9 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
 
 /**
  * Answers 408 `<prefix>_REQUEST_TIMEOUT` and closes the connection when a request's body has not
- * fully arrived `ms` after its headers, unless its route says `longBody`.
+ * fully arrived `ms` (BODY_DEADLINE_MS unless given) after its headers, unless its route says `longBody`.
  */
-export function installBodyDeadline(app: FastifyInstance, prefix: Service, ms = BODY_DEADLINE_MS): void {
+export const bodyDeadline = fp<{ prefix: Service; ms?: number }>(async (app, { prefix, ms = BODY_DEADLINE_MS }) => {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.raw.complete || !hasBody(request.raw.headers) || request.routeOptions.config?.longBody) return done()
     const timer = setTimeout(() => {
@@ -52,4 +52,4 @@ export function installBodyDeadline(app: FastifyInstance, prefix: Service, ms = 
     reply.raw.once('close', () => clearTimeout(timer))
     done()
   })
-}
+}, { name: 'body-deadline', fastify: '5.x' })

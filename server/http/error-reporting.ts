@@ -1,5 +1,6 @@
 import type { ErrorEvent } from '@sentry/node'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import { redactUrl, REPORT_DATA_COLLECTION, scrubReport } from '../../shared/redaction.ts'
 import type { SentryConfig } from '../config.ts'
 
@@ -80,8 +81,11 @@ declare module 'fastify' {
   }
 }
 
-/** Makes the reporter reachable from routes and plugins, and sends what is pending when the app closes. */
-export function installErrorReporter(app: FastifyInstance, reporter: ErrorReporter | undefined): void {
-  app.decorate('errorReporter', reporter)
-  if (reporter) app.addHook('onClose', async () => reporter.close())
-}
+/** Makes the reporter reachable from routes and plugins (`app.errorReporter`), and sends what is pending when the app closes. */
+export const errorReporting = fp<{ reporter: ErrorReporter | undefined }>(
+  async (app, { reporter }) => {
+    app.decorate('errorReporter', reporter)
+    if (reporter) app.addHook('onClose', async () => reporter.close())
+  },
+  { name: 'error-reporter', fastify: '5.x' },
+)

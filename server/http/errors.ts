@@ -1,5 +1,6 @@
 import createError from '@fastify/error'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -75,27 +76,33 @@ export function errorBody(statusCode: number, code: string, message: string, req
 
 export { ERROR_EVENT_HEADER }
 
+export interface RequestBasicsOptions {
+  prefix: Service
+  /** The service's not-found error. */
+  notFound: new (method: string, path: string) => FastifyError
+  reporter?: ErrorReporter | undefined
+}
+
 /**
  * What every service does for every request: echo the request id in `x-request-id`, answer an
  * unknown route with the service's not-found error, and handle errors (below), reporting the
- * unexpected ones when error reporting is on.
+ * unexpected ones when error reporting is on. The first of a service's plugins: others' hooks
+ * answer with the request id it sets.
  */
-export function installRequestBasics(
-  app: FastifyInstance,
-  prefix: Service,
-  notFound: new (method: string, path: string) => FastifyError,
-  reporter?: ErrorReporter,
-): void {
-  installErrorHandler(app, prefix, reporter)
-  app.setNotFoundHandler((request, reply) => {
-    const error = new notFound(request.method, request.url.split('?')[0] ?? '/')
-    return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
-  })
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
-}
+export const requestBasics = fp<RequestBasicsOptions>(
+  async (app, { prefix, notFound, reporter }) => {
+    installErrorHandler(app, prefix, reporter)
+    app.setNotFoundHandler((request, reply) => {
+      const error = new notFound(request.method, request.url.split('?')[0] ?? '/')
+      return reply.code(404).send(errorBody(404, error.code, error.message, request.id))
+    })
+    app.addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id)
+      done()
+    })
+  },
+  { name: 'request-basics', fastify: '5.x' },
+)
 
 export const DATABASE_RETRY_AFTER_SECONDS = 2
 const DATABASE_UNAVAILABLE_MESSAGE = 'The service is busy right now. Please try again in a moment.'

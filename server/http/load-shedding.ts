@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import type { onRequestHookHandler } from 'fastify'
+import fp from 'fastify-plugin'
 import { writeRefusal } from './refusal.ts'
 import { serviceCode, type Service } from './service-codes.ts'
 
@@ -19,6 +20,10 @@ import { serviceCode, type Service } from './service-codes.ts'
 // process that says it is busy rather than a dead one.
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The load shedding's count of requests in flight; set by the load-shedding plugin. */
+    loadShedding: LoadShedding
+  }
   interface FastifyContextConfig {
     /** false: requests of this route never count as in flight (long transfers; see load-shedding.ts). */
     shed?: boolean
@@ -129,10 +134,10 @@ class EventLoopDelay {
 }
 
 /**
- * Installs the shedding on a Fastify app before it listens. Returns the in-flight count (tests and
- * metrics read it).
+ * The shedding, registered on a Fastify app before it listens; `app.loadShedding` tells how many
+ * requests are in flight (tests and metrics read it).
  */
-export async function installLoadShedding(app: FastifyInstance, options: LoadSheddingOptions): Promise<LoadShedding> {
+export const loadShedding = fp<LoadSheddingOptions>(async (app, options) => {
   let measured = options.eventLoopLags
   if (!measured && options.maxEventLoopDelayMs > 0) {
     const delay = new EventLoopDelay(options.sampleIntervalMs ?? 500)
@@ -221,5 +226,5 @@ export async function installLoadShedding(app: FastifyInstance, options: LoadShe
     done(null, payload)
   })
 
-  return { inFlight: () => inFlight }
-}
+  app.decorate('loadShedding', { inFlight: () => inFlight })
+}, { name: 'load-shedding', fastify: '5.x' })

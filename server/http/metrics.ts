@@ -1,4 +1,5 @@
-import type { FastifyContextConfig, FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyContextConfig, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client'
 import type { Database } from '../db/database.ts'
 import { bearerMatches } from '../operator-token.ts'
@@ -225,8 +226,8 @@ export function routeLabel(request: FastifyRequest): string {
   return request.routeOptions.url ?? 'unmatched'
 }
 
-/** Counts every answer and serves GET /metrics behind the operator token. Returns the metrics. */
-export function installMetrics(app: FastifyInstance, options: MetricsOptions): ServiceMetrics {
+/** Counts every answer and serves GET /metrics behind the operator token; the metrics are `app.metrics`. */
+export const metricsPlugin = fp<MetricsOptions>(async (app, options) => {
   const metrics = new ServiceMetrics(options.service, options.db)
   app.decorate('metrics', metrics)
 
@@ -245,5 +246,4 @@ export function installMetrics(app: FastifyInstance, options: MetricsOptions): S
     }
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics.text())
   })
-  return metrics
-}
+}, { name: 'metrics', fastify: '5.x' })

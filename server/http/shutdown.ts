@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
 import { writeRefusal } from './refusal.ts'
 import { serviceCode, type Service } from './service-codes.ts'
 
@@ -57,10 +58,10 @@ export interface ShutdownOptions {
 const nodeCloseIdleConnections = http.Server.prototype.closeIdleConnections
 
 /**
- * Installs the shutdown on a Fastify app before it listens, after the load shedding (so a request
- * arriving during the shutdown is refused for that reason, not shed).
+ * The shutdown, registered on a Fastify app before it listens, after the load shedding where there
+ * is one (so a request arriving during the shutdown is refused for that reason, not shed).
  */
-export function installShutdown(app: FastifyInstance, options: ShutdownOptions): void {
+export const shutdown = fp<ShutdownOptions>(async (app, options) => {
   const server = app.server
   const sockets = new Set<Socket>()
   const inFlight = new Set<ServerResponse>()
@@ -200,7 +201,7 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
     if (listened) app.log.info({ event: 'shutdown', refused, crossed, drainedMs, tookMs: Date.now() - started }, 'closed')
     done()
   })
-}
+}, { name: 'shutdown', fastify: '5.x' })
 
 /**
  * A planned stop (SIGTERM). A load balancer keeps sending to an instance until its
@@ -208,7 +209,7 @@ export function installShutdown(app: FastifyInstance, options: ShutdownOptions):
  * every request it sends to a service already draining is refused with 503. So first every
  * service's /readyz fails while all of them go on serving normally for `readinessDelayMs`
  * (SHUTDOWN_READINESS_DELAY_MS, longer than the balancer takes to see it), and only then does
- * each close — `apps` in the order given, each once the one before has finished (installShutdown
+ * each close — `apps` in the order given, each once the one before has finished (the shutdown plugin
  * drains it). `wait` is the delay's timer; tests hand in their own.
  */
 export async function stopServices(

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
 
 // Text PostgreSQL cannot store. A NUL byte in a string that reached a query failed
 // there — "invalid byte sequence for encoding UTF8: 0x00" — and the request answered 500 or 502,
@@ -91,21 +92,23 @@ function placeOf(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Installs the check on a service, before any of its routes (call it before registering them):
- * the URL when the request arrives, the body once parsed. `refuse` makes the service's own
- * validation error, which its error handler answers as a 400 — a caller's mistake, so no error
- * line and no error report.
+ * The check on a service, registered before any of its routes: the URL when the request arrives,
+ * the body once parsed. `refuse` makes the service's own validation error, which its error handler
+ * answers as a 400 — a caller's mistake, so no error line and no error report.
  */
-export function installStorableTextCheck(app: FastifyInstance, refuse: (message: string) => Error): void {
-  // Callback hooks, not async ones: every request passes both, and a promise each is measurable
-  // on a route as light as /api/version.
-  app.addHook('onRequest', (request, _reply, done) => {
-    const where = placeOf(request)
-    done(where ? refuse(unstorableMessage(where)) : undefined)
-  })
-  app.addHook('preValidation', (request, _reply, done) => {
-    // A GET has no body to look at.
-    const at = request.body === undefined ? undefined : unstorableInBody(request.body)
-    done(at !== undefined ? refuse(unstorableMessage(at ? `the body (${at})` : 'the body')) : undefined)
-  })
-}
+export const storableText = fp<{ refuse: (message: string) => Error }>(
+  async (app, { refuse }) => {
+    // Callback hooks, not async ones: every request passes both, and a promise each is measurable
+    // on a route as light as /api/version.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const where = placeOf(request)
+      done(where ? refuse(unstorableMessage(where)) : undefined)
+    })
+    app.addHook('preValidation', (request, _reply, done) => {
+      // A GET has no body to look at.
+      const at = request.body === undefined ? undefined : unstorableInBody(request.body)
+      done(at !== undefined ? refuse(unstorableMessage(at ? `the body (${at})` : 'the body')) : undefined)
+    })
+  },
+  { name: 'storable-text', fastify: '5.x' },
+)

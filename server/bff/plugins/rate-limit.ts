@@ -145,7 +145,7 @@ export const rateLimitPlugin = fp(
       )
     }
 
-    // The polled version's early answer (api-proxy.ts installVersionEarlyAnswer) counts with this, as its route would.
+    // The polled version's early answer (api-proxy.ts versionEarlyAnswer) counts with this, as its route would.
     app.decorate('countRequest', count)
 
     // Decided once per route, when it is added: its own hook runs after the hooks of its scope,

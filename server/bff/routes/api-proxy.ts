@@ -165,8 +165,10 @@ const VERSION_URL = '/api/version'
  * The route's onSend and onResponse hooks (shedding, metrics, the access log) run as for any
  * answer. Any other request — another spelling (a query string, a trailing slash, another case),
  * HEAD, a body, nothing live — goes through every hook and the route.
+ * Registered after request-basics (its `dependencies`): the request id's hook runs first, so an
+ * early answer carries the id too.
  */
-export function installVersionEarlyAnswer(app: FastifyInstance, headers: Record<string, string>): void {
+export const versionEarlyAnswer = fp<{ headers: Record<string, string> }>(async (app, { headers }) => {
   app.addHook('onRequest', (request, reply, done) => {
     if (request.raw.url !== VERSION_URL || request.method !== 'GET' || hasBody(request.headers)) return done()
     const live = app.upstreamApi.liveShared({ method: 'GET', path: VERSION_URL })
@@ -181,7 +183,7 @@ export function installVersionEarlyAnswer(app: FastifyInstance, headers: Record<
       relayUpstream(request, reply, live, asciiText(live))
     })
   })
-}
+}, { name: 'version-early-answer', fastify: '5.x', dependencies: ['request-basics'] })
 
 /** Shared answers' bodies as text, made once per answer: see asciiText. */
 const sharedTexts = new WeakMap<UpstreamResponse, string | Buffer>()
@@ -354,7 +356,7 @@ async function apiProxyRoutes(app: FastifyInstance, opts: { appOrigin: string; r
   // The version every open tab polls (client/lib/notices/version-polling.ts): proxied like the rest, as a
   // route of its own so that its request lines stay out of the log at info (POLLED_ROUTES).
   // Its answer (~40 bytes) is never long enough to compress, and a GET has no body to decompress:
-  // no compression hooks either. While the micro-cache holds it, installVersionEarlyAnswer answers
+  // no compression hooks either. While the micro-cache holds it, versionEarlyAnswer answers
   // it before this route is reached.
   app.get('/api/version', { schema: hide, compress: false, decompress: false }, (request, reply) => proxy(app, request, reply, https, opts.roleChanges))
   // Resumable uploads: a PATCH may take minutes on a slow line (no body deadline), and

@@ -1,7 +1,7 @@
 import net from 'node:net'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
-import { installBodyDeadline } from '../../../server/http/body-deadline.ts'
+import { bodyDeadline } from '../../../server/http/body-deadline.ts'
 
 // The per-route body deadline: an ordinary request whose body stalls gets 408 and its
 // connection closed; a route that says `longBody` (a tus PATCH) may take longer; a slow handler
@@ -11,7 +11,7 @@ const DEADLINE_MS = 150
 
 async function server(t: Test) {
   const app = Fastify({ logger: false, requestTimeout: 0 })
-  installBodyDeadline(app, 'API', DEADLINE_MS)
+  await app.register(bodyDeadline, { prefix: 'API', ms: DEADLINE_MS })
   app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
   app.post('/ordinary', async (request) => ({ bytes: (request.body as Buffer).length }))
   app.post('/long', { config: { longBody: true } }, async (request) => ({ bytes: (request.body as Buffer).length }))

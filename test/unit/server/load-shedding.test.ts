@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import Fastify from 'fastify'
 import t from 'tap'
 import { request } from 'undici'
-import { installLoadShedding } from '../../../server/http/load-shedding.ts'
+import { loadShedding } from '../../../server/http/load-shedding.ts'
 import { busyEventLoop, waitUntil } from '../../helpers.ts'
 
 // The one place a real event-loop lag is made: the integration tests (bff/ and api/overload) set
@@ -15,7 +15,7 @@ t.test('a real event-loop lag is measured and sheds new requests; they are answe
   const app = Fastify({ logger: false })
   t.teardown(() => app.close())
   let refusals = 0
-  await installLoadShedding(app, {
+  await app.register(loadShedding, {
     prefix: 'API',
     maxEventLoopDelayMs: 40,
     maxInFlight: 0,
@@ -51,7 +51,8 @@ t.test('a real event-loop lag is measured and sheds new requests; they are answe
 t.test('a request whose body may take minutes (longBody) stops counting as it arrives; any other holds its place until answered', async (t) => {
   const app = Fastify({ logger: false })
   t.teardown(() => app.close())
-  const shedding = await installLoadShedding(app, { prefix: 'API', maxEventLoopDelayMs: 0, maxInFlight: 1, requestId: () => 'req-test' })
+  await app.register(loadShedding, { prefix: 'API', maxEventLoopDelayMs: 0, maxInFlight: 1, requestId: () => 'req-test' })
+  const shedding = app.loadShedding
   const arrived = new Set<string>()
   app.addHook('onRequest', (request, _reply, done) => {
     arrived.add(request.url)

@@ -3,9 +3,11 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { rateLimitPlugin } from '../../../server/bff/plugins/rate-limit.ts'
 import { ssrRoutes } from '../../../server/bff/plugins/ssr.ts'
-import apiProxyRoutes from '../../../server/bff/routes/api-proxy.ts'
+import apiProxyRoutes, { versionEarlyAnswer } from '../../../server/bff/routes/api-proxy.ts'
 import mailUnsubscribeRoutes from '../../../server/bff/routes/mail-unsubscribe.ts'
 import catalogueRoutes from '../../../server/api/catalogue/routes.ts'
+import { requestBasics } from '../../../server/http/errors.ts'
+import { BffNotFound } from '../../../server/bff/errors.ts'
 
 // The services' plugins name what they need registered before them (fastify-plugin's `dependencies`):
 // a route with a rate limit registered before the rate-limit plugin would have had no limit, and
@@ -37,4 +39,17 @@ t.test("the API's route plugins name the decorators they read, and a start witho
     code: 'FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE',
     message: "The decorator 'catalogue' required by 'catalogue-routes' is not present in Fastify",
   })
+})
+
+t.test("the polled version's early answer needs the request id's hook before it, so its answer carries the id", async (t) => {
+  const bare = Fastify()
+  t.teardown(() => bare.close())
+  await t.rejects(async () => void (await bare.register(versionEarlyAnswer, { headers: {} })), {
+    code: 'FST_ERR_PLUGIN_DEPENDENCY_NOT_REGISTERED',
+    message: "The dependency 'request-basics' of plugin 'version-early-answer' is not registered",
+  })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(requestBasics, { prefix: 'BFF', notFound: BffNotFound })
+  await t.resolves(async () => void (await app.register(versionEarlyAnswer, { headers: {} })), 'after request-basics it registers')
 })

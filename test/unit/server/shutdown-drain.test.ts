@@ -1,7 +1,7 @@
 import net from 'node:net'
 import Fastify from 'fastify'
 import t from 'tap'
-import { installShutdown } from '../../../server/http/shutdown.ts'
+import { shutdown } from '../../../server/http/shutdown.ts'
 
 // The listener's last moments ("Shutdown"; found by the shutdown-under-load test in CI).
 // Closing a listening socket makes the kernel reset every connection it had already completed for
@@ -12,7 +12,7 @@ import { installShutdown } from '../../../server/http/shutdown.ts'
 async function service(drain?: { quietMs: number; maxMs: number }) {
   const app = Fastify()
   app.post('/write', async () => ({ written: true }))
-  installShutdown(app, { prefix: 'API', requestId: () => 'req-1', drain })
+  await app.register(shutdown, { prefix: 'API', requestId: () => 'req-1', ...(drain ? { drain } : {}) })
   await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, port: (app.server.address() as net.AddressInfo).port }
 }
