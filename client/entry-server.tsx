@@ -177,9 +177,14 @@ function serializeErrors(errors: StaticHandlerContext['errors']): Record<string,
 /** Renders one page request. Called by the BFF with the request's language, nonce and API transport. */
 export async function render(input: RenderInput): Promise<RenderResult> {
   // A form the BFF answered is rendered as its route's action (routes.tsx formOutcome); the body
-  // was the BFF's to read.
+  // was the BFF's to read. Any other page's form goes to its route's action as it was posted.
   const { 'content-length': _length, 'content-type': _type, ...headers } = input.headers
-  const request = input.form ? new Request(input.url, { method: 'POST', headers }) : new Request(input.url, { headers: input.headers })
+  const request =
+    input.formFields !== undefined
+      ? new Request(input.url, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: input.formFields })
+      : input.form
+        ? new Request(input.url, { method: 'POST', headers })
+        : new Request(input.url, { headers: input.headers })
   const context = await handler.query(request, { requestContext: { api: input.api, locale: input.locale, session: input.session, form: input.form } })
   if (context instanceof Response) {
     return { kind: 'redirect', status: context.status, location: context.headers.get('location') ?? '/' }

@@ -27,19 +27,21 @@ export function Component() {
   const { t, i18n } = useTranslation(['profile', 'common'])
   const { user } = useRouteLoaderData('signed-in') as SignedInData
   const failureText = useFailureText()
-  // A message from the API as it came, or one of ours by key: translated when shown, so it follows
-  // a language change the save itself made.
-  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | { kind: 'success' | 'error'; key: 'saved' | 'invalid' } | null>(null)
   const nameId = useId()
   const languageId = useId()
+  // A message from the API as it came, or one of ours by key: translated when shown, so it follows
+  // a language change the save itself made.
+  type Status = { kind: 'success' | 'error'; text: string } | { kind: 'success' | 'error'; key: 'saved' | 'invalid' }
+  const statusOf = (outcome: ProfileOutcome): Status => (outcome.failure ? { kind: 'error', text: failureText(outcome.failure) } : { kind: 'success', key: 'saved' })
 
   const write = useRouteWrite<ProfileOutcome>((outcome) => {
     if (outcome.intent !== 'details') return
-    if (outcome.failure) return setStatus({ kind: 'error', text: failureText(outcome.failure) })
+    if (outcome.failure) return setStatus(statusOf(outcome))
     // The page's data (the header's name) is loaded again already; the language follows.
     const language = outcome.language
-    void (language && language !== i18n.language ? switchTabLocale(i18n, language) : Promise.resolve()).then(() => setStatus({ kind: 'success', key: 'saved' }))
+    void (language && language !== i18n.language ? switchTabLocale(i18n, language) : Promise.resolve()).then(() => setStatus(statusOf(outcome)))
   })
+  const [status, setStatus] = useState<Status | null>(() => (write.initial?.intent === 'details' ? statusOf(write.initial) : null))
 
   const save = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -78,6 +80,7 @@ export function Component() {
       <section className="profile-section" aria-labelledby="profile-details">
         <h2 id="profile-details">{t('profile:details.heading')}</h2>
         <form className="profile-form" method="post" onSubmit={save}>
+          <input type="hidden" name="intent" value="details" />
           <Field id={nameId} label={t('profile:name.label')} hint={t('profile:name.hint', { max: DISPLAY_NAME_MAX_LENGTH })} name="name" type="text" autoComplete="nickname" defaultValue={user.name ?? ''} maxLength={DISPLAY_NAME_MAX_LENGTH} />
           <div className="field">
             <label htmlFor={languageId}>{t('profile:language.label')}</label>
@@ -131,14 +134,18 @@ function PasswordSection() {
   const { t } = useTranslation(['profile', 'auth', 'common'])
   const failureText = useFailureText()
   const id = useId()
-  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
   const formElement = useRef<HTMLFormElement>(null)
+  type Status = { kind: 'success' | 'error'; text: string }
+  const statusOf = (outcome: Extract<ProfileOutcome, { intent: 'password' }>): Status => {
+    if (outcome.mismatch) return { kind: 'error', text: t('auth:reset.mismatch') }
+    return outcome.failure ? { kind: 'error', text: failureText(outcome.failure) } : { kind: 'success', text: t('profile:password.changed') }
+  }
   const write = useRouteWrite<ProfileOutcome>((outcome) => {
     if (outcome.intent !== 'password') return
-    if (outcome.failure) return setStatus({ kind: 'error', text: failureText(outcome.failure) })
-    formElement.current?.reset()
-    setStatus({ kind: 'success', text: t('profile:password.changed') })
+    if (!outcome.failure && !outcome.mismatch) formElement.current?.reset()
+    setStatus(statusOf(outcome))
   })
+  const [status, setStatus] = useState<Status | null>(() => (write.initial?.intent === 'password' ? statusOf(write.initial) : null))
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -157,6 +164,7 @@ function PasswordSection() {
       <h2 id={`${id}-heading`}>{t('profile:password.heading')}</h2>
       <p className="hint">{t('profile:password.lead')}</p>
       <form ref={formElement} className="profile-form" method="post" onSubmit={submit}>
+        <input type="hidden" name="intent" value="password" />
         <Field id={`${id}-current`} label={t('profile:password.current')} name="currentPassword" type="password" autoComplete="current-password" required />
         <Field id={`${id}-new`} label={t('auth:reset.newPassword')} name="newPassword" type="password" autoComplete="new-password" required minLength={8} />
         <Field id={`${id}-repeat`} label={t('auth:reset.confirm')} name="repeat" type="password" autoComplete="new-password" required />

@@ -17,6 +17,11 @@ export interface ServerApiResponse {
 /** How loaders reach the product API while rendering on the server: directly, with the user's token. */
 export interface ServerApi {
   get(path: string, init?: { signal?: AbortSignal }): Promise<ServerApiResponse>
+  /**
+   * A route action's write, when the action runs on the server for a form sent before the page's
+   * script ran: through the BFF's own routes (its /api and account endpoints), as the script's would go.
+   */
+  send?(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<ServerApiResponse>
 }
 
 /** Settings the browser may see (DESIGN: an explicit allow-list). */
@@ -68,6 +73,11 @@ export interface RenderInput {
    * 025): the page renders as the route's action with this outcome and HTTP status.
    */
   form?: { outcome: unknown; status: number }
+  /**
+   * Any other page's form sent before its script ran, urlencoded as posted: the page's route action
+   * runs with it (its writes through `api.send`) and the page renders with the action's answer.
+   */
+  formFields?: string
   /**
    * Called once the page's data has loaded, before its markup is made; the render waits for the
    * promise it may return (the BFF's turns of the event loop: server/bff/markup-turns.ts).

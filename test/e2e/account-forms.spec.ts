@@ -466,4 +466,42 @@ test.describe('the account forms without JavaScript (item 9)', () => {
     await expect(plain).toHaveURL(/\/@\/library$/)
     await context.close()
   })
+
+  test("the profile's details and password forms work before the script: the outcome in the page, the header follows; with the script the same page hydrates quietly", async ({ page, browser }) => {
+    await readyAccount(page, 'nojs-profile')
+    const plain = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() })
+    const profile = await plain.newPage()
+    await profile.goto('/@/my-profile')
+    await profile.getByLabel('Display name').fill('Plain Ada')
+    await profile.getByRole('button', { name: 'Save', exact: true }).click()
+    await expectAPage(profile)
+    await expect(profile).toHaveURL(/\/@\/my-profile$/)
+    await expect(profile.getByTestId('profile-status')).toHaveText('Your profile is saved.')
+    await expect(profile.getByTestId('signed-in-as')).toHaveText('Plain Ada')
+    const section = profile.locator('section', { has: profile.getByRole('heading', { name: 'Password' }) })
+    await section.getByLabel('Current password').fill(PASSWORD)
+    await section.getByLabel('New password', { exact: true }).fill('a new long password')
+    await section.getByLabel('Repeat the new password').fill('not the same one')
+    await section.getByRole('button').click()
+    await expect(profile.getByTestId('password-status')).toHaveText('The two passwords are not the same.')
+    await plain.close()
+
+    // A form the browser itself sends (as before the script ran) to a page with its script: the
+    // answer is rendered, then hydrated without a mismatch, the status kept.
+    const errors: string[] = []
+    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())))
+    await page.goto('/@/my-profile')
+    await hydrated(page)
+    await page.getByLabel('Display name').fill('Scripted Ada')
+    const details = page.locator('form', { has: page.locator('input[name="intent"][value="details"]') })
+    await Promise.all([
+      // The new document, once it replaced this one (the address stays the same).
+      page.waitForEvent('framenavigated', (frame) => frame === page.mainFrame()),
+      details.evaluate((form: HTMLFormElement) => HTMLFormElement.prototype.submit.call(form)),
+    ])
+    await hydrated(page)
+    await expect(page.getByTestId('profile-status')).toHaveText('Your profile is saved.')
+    await expect(page.getByTestId('signed-in-as')).toHaveText('Scripted Ada')
+    expect(errors, 'no hydration error').toEqual([])
+  })
 })

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from 'react-router'
-import { apiSend, type ApiResult } from '../../lib/api.ts'
-import { failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
+import type { ApiResult } from '../../lib/api.ts'
+import { apiWrite, failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
 
 // The drive's writes, in one place: the route action of /@/files. Each form of the drive posts
 // an `intent` and its fields here; the action calls the files API and answers with what happened,
@@ -56,41 +56,41 @@ async function eachItem(items: ItemRef[], write: (item: ItemRef) => Promise<ApiR
 /** The failure of one call, or nothing when it went through. */
 const failed = (result: ApiResult<unknown>): { failure?: WriteFailure } => (result.ok ? {} : { failure: failureOf(result) })
 
-export async function action({ request }: ActionFunctionArgs): Promise<DriveOutcome> {
+export async function action({ request, context }: ActionFunctionArgs): Promise<DriveOutcome> {
   const { intent, form } = await readWrite(request, DRIVE_INTENTS)
   const [item] = itemsOf(form)
   switch (intent) {
     case 'newFolder': {
-      const result = await apiSend<{ name: string }>('POST', '/api/files/folders', { parentId: textField(form, 'parentId') || null, name: textField(form, 'newName') })
+      const result = await apiWrite<{ name: string }>(context, 'POST', '/api/files/folders', { parentId: textField(form, 'parentId') || null, name: textField(form, 'newName') })
       return { intent, name: result.ok ? (result.body as { name: string }).name : textField(form, 'newName'), ...failed(result) }
     }
     case 'rename': {
-      const result = await apiSend('PATCH', itemPath(item?.id ?? ''), { name: textField(form, 'newName') })
+      const result = await apiWrite(context, 'PATCH', itemPath(item?.id ?? ''), { name: textField(form, 'newName') })
       return { intent, name: textField(form, 'newName'), ...failed(result) }
     }
     case 'move':
-      return { intent, ...(await eachItem(itemsOf(form), (each) => apiSend('PATCH', itemPath(each.id), { parentId: textField(form, 'parentId') || null }))) }
+      return { intent, ...(await eachItem(itemsOf(form), (each) => apiWrite(context, 'PATCH', itemPath(each.id), { parentId: textField(form, 'parentId') || null }))) }
     case 'delete':
-      return { intent, ...(await eachItem(itemsOf(form), (each) => apiSend('DELETE', itemPath(each.id)))) }
+      return { intent, ...(await eachItem(itemsOf(form), (each) => apiWrite(context, 'DELETE', itemPath(each.id)))) }
     case 'restore':
-      return { intent, ...(await eachItem(itemsOf(form), (each) => apiSend('POST', `${itemPath(each.id)}/restore`))) }
+      return { intent, ...(await eachItem(itemsOf(form), (each) => apiWrite(context, 'POST', `${itemPath(each.id)}/restore`))) }
     case 'emptyTrash':
-      return { intent, ...failed(await apiSend('DELETE', '/api/files/trash')) }
+      return { intent, ...failed(await apiWrite(context, 'DELETE', '/api/files/trash')) }
     case 'revokeLink': {
       const share = item ?? { id: '', name: '' }
-      return { intent, share, ...failed(await apiSend('DELETE', `/api/files/shares/${encodeURIComponent(share.id)}`)) }
+      return { intent, share, ...failed(await apiWrite(context, 'DELETE', `/api/files/shares/${encodeURIComponent(share.id)}`)) }
     }
     case 'share': {
       const password = textField(form, 'password')
       const expiresAt = textField(form, 'expiresAt')
-      const result = await apiSend<{ url: string; link: string }>('POST', `${itemPath(item?.id ?? '')}/shares`, {
+      const result = await apiWrite<{ url: string; link: string }>(context, 'POST', `${itemPath(item?.id ?? '')}/shares`, {
         allowDownload: textField(form, 'allowDownload') === 'on',
         ...(password ? { password } : {}),
         ...(expiresAt ? { expiresAt } : {}),
       })
       if (!result.ok) return { intent, failure: failureOf(result) }
       const answer = result.body as { url: string; link: string }
-      return { intent, url: answer.url || `${window.location.origin}/sharing/${answer.link}` }
+      return { intent, url: answer.url || `${typeof window === 'undefined' ? '' : window.location.origin}/sharing/${answer.link}` }
     }
   }
 }

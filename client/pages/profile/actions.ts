@@ -1,7 +1,7 @@
-import { redirect, type ActionFunctionArgs } from 'react-router'
+import { data, redirect, type ActionFunctionArgs } from 'react-router'
 import { isLocale, type Locale } from '../../../shared/locales.ts'
-import { apiSend, type ApiResult } from '../../lib/api.ts'
-import { failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
+import type { ApiResult } from '../../lib/api.ts'
+import { apiWrite, failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
 import { notifySignedOut } from '../../lib/session/presence.ts'
 
 // The profile's writes, in one place: the route action of /@/my-profile. Each section's form posts
@@ -14,7 +14,9 @@ export type ProfileIntent = (typeof PROFILE_INTENTS)[number]
 
 export type ProfileOutcome =
   | { intent: 'details'; language?: Locale; failure?: WriteFailure }
-  | { intent: 'password' | 'resendEmail' | 'cancelEmail' | 'uploadAvatar' | 'removeAvatar' | 'deleteAccount'; failure?: WriteFailure }
+  | { intent: 'password'; mismatch?: true; failure?: WriteFailure }
+  | { intent: 'resendEmail' | 'cancelEmail' | 'uploadAvatar' | 'removeAvatar'; failure?: WriteFailure }
+  | { intent: 'deleteAccount'; failure?: WriteFailure; values?: { reason: string; comment: string } }
   | { intent: 'changeEmail'; pendingEmail?: string; failure?: WriteFailure }
 
 /** The failure of one call, or nothing when it went through. */
@@ -54,41 +56,59 @@ function putAvatar(file: Blob): Promise<ApiResult<unknown>> {
   })
 }
 
-export async function action({ request }: ActionFunctionArgs): Promise<ProfileOutcome | Response> {
+/**
+ * The answer with its HTTP status: a refused write is the server's 4xx or 5xx, as the page rendered
+ * for a form sent before its script ran says (the page shows the outcome either way).
+ */
+function withStatus(outcome: ProfileOutcome) {
+  const refused = outcome.failure ? (outcome.failure.status >= 400 ? outcome.failure.status : 502) : 'mismatch' in outcome ? 400 : 200
+  return data(outcome, { status: refused })
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const outcome = await write(args)
+  return outcome instanceof Response ? outcome : withStatus(outcome)
+}
+
+async function write({ request, context }: ActionFunctionArgs): Promise<ProfileOutcome | Response> {
   const { intent, form } = await readWrite(request, PROFILE_INTENTS)
   switch (intent) {
     case 'details': {
       const language = textField(form, 'language')
       // An empty name clears it (the header then shows the email).
-      const result = await apiSend('PATCH', '/api/user', { name: textField(form, 'name') || null, ...(isLocale(language) ? { language } : {}) })
+      const result = await apiWrite(context, 'PATCH', '/api/user', { name: textField(form, 'name') || null, ...(isLocale(language) ? { language } : {}) })
       return { intent, ...(isLocale(language) ? { language } : {}), ...failed(result) }
     }
-    case 'password':
-      return { intent, ...failed(await apiSend('POST', '/api/user/password', { currentPassword: textField(form, 'currentPassword'), newPassword: textField(form, 'newPassword') })) }
+    case 'password': {
+      const newPassword = textField(form, 'newPassword')
+      // The page checks the two first; a form sent before its script ran is checked here.
+      if (form.has('repeat') && textField(form, 'repeat') !== newPassword) return { intent, mismatch: true }
+      return { intent, ...failed(await apiWrite(context, 'POST', '/api/user/password', { currentPassword: textField(form, 'currentPassword'), newPassword })) }
+    }
     case 'changeEmail': {
-      const result = await apiSend<{ pendingEmail: string }>('POST', '/api/user/email', { newEmail: textField(form, 'newEmail'), currentPassword: textField(form, 'currentPassword') })
+      const result = await apiWrite<{ pendingEmail: string }>(context, 'POST', '/api/user/email', { newEmail: textField(form, 'newEmail'), currentPassword: textField(form, 'currentPassword') })
       return result.ok ? { intent, pendingEmail: (result.body as { pendingEmail: string }).pendingEmail } : { intent, failure: failureOf(result) }
     }
     case 'resendEmail':
-      return { intent, ...failed(await apiSend('POST', '/api/user/email/resend')) }
+      return { intent, ...failed(await apiWrite(context, 'POST', '/api/user/email/resend')) }
     case 'cancelEmail':
-      return { intent, ...failed(await apiSend('DELETE', '/api/user/email/pending')) }
+      return { intent, ...failed(await apiWrite(context, 'DELETE', '/api/user/email/pending')) }
     case 'uploadAvatar': {
       const file = form.get('file')
       return { intent, ...failed(file instanceof Blob ? await putAvatar(file) : { ok: false, status: 400, body: null }) }
     }
     case 'removeAvatar':
-      return { intent, ...failed(await apiSend('DELETE', '/api/user/avatar')) }
+      return { intent, ...failed(await apiWrite(context, 'DELETE', '/api/user/avatar')) }
     case 'deleteAccount': {
       const totp = textField(form, 'totp').trim()
-      const result = await apiSend('POST', '/api/user/delete', {
+      const result = await apiWrite(context, 'POST', '/api/user/delete', {
         reason: textField(form, 'reason'),
         comment: textField(form, 'comment') || null,
         confirmEmail: textField(form, 'confirmEmail'),
         ...(totp ? { totp } : {}),
       })
       const outcome = failed(result)
-      if (result.status !== 204 && outcome.failure?.code !== 'BFF_DELETION_PENDING') return { intent, ...outcome }
+      if (result.status !== 204 && outcome.failure?.code !== 'BFF_DELETION_PENDING') return { intent, ...outcome, values: { reason: textField(form, 'reason'), comment: textField(form, 'comment') } }
       // The account is gone and this browser's session with it (the answer cleared its cookies):
       // every part of the tab that shows the user lets go of them (the section that sent it says
       // "deleted" then), and the page is left for good.

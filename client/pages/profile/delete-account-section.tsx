@@ -5,7 +5,7 @@ import { DELETION_REASONS, checkDeletionReason, type DeletionReason } from '../.
 import type { DeletionSummary, UserRecord } from '../../../shared/types.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { apiResponse } from '../../lib/api.ts'
-import { useFailureText, useRouteWrite } from '../../lib/route-writes.ts'
+import { useFailureText, useRouteWrite, type WriteFailure } from '../../lib/route-writes.ts'
 import { formatBytes } from '../files/model.ts'
 import { showToast } from '../../lib/notices/toasts.ts'
 import { onSignedOut } from '../../lib/session/presence.ts'
@@ -57,21 +57,25 @@ function DeletionConsequences() {
 export function DeleteAccountSection({ user }: { user: UserRecord }) {
   const { t } = useTranslation(['profile', 'common'])
   const id = useId()
-  const [reason, setReason] = useState<DeletionReason | null>(null)
-  const [comment, setComment] = useState('')
-  const [askCode, setAskCode] = useState(false)
-  const [status, setStatus] = useState<Status | null>(null)
   const failureText = useFailureText()
+  /** Why the server did not delete the account, in words. */
+  const refusal = (failure: WriteFailure): Status => {
+    if (failure.code === 'BFF_TOTP_CODE_REQUIRED') return { kind: 'error', text: t('profile:deletion.codeNeeded') }
+    if (failure.code === 'BFF_CONFIRM_EMAIL_MISMATCH') return { kind: 'error', text: t('profile:deletion.emailMismatch') }
+    if (failure.code === 'BFF_TOTP_INVALID') return { kind: 'error', text: t('profile:deletion.codeWrong') }
+    return { kind: 'error', text: failureText(failure) }
+  }
   const write = useRouteWrite<ProfileOutcome>((outcome) => {
     if (outcome.intent !== 'deleteAccount' || !outcome.failure) return
-    const { code } = outcome.failure
-    if (code === 'BFF_TOTP_CODE_REQUIRED') {
-      setAskCode(true)
-      setStatus({ kind: 'error', text: t('profile:deletion.codeNeeded') })
-    } else if (code === 'BFF_CONFIRM_EMAIL_MISMATCH') setStatus({ kind: 'error', text: t('profile:deletion.emailMismatch') })
-    else if (code === 'BFF_TOTP_INVALID') setStatus({ kind: 'error', text: t('profile:deletion.codeWrong') })
-    else setStatus({ kind: 'error', text: failureText(outcome.failure) })
+    if (outcome.failure.code === 'BFF_TOTP_CODE_REQUIRED') setAskCode(true)
+    setStatus(refusal(outcome.failure))
   })
+  // A form sent before the script ran comes back refused with what was chosen and written.
+  const refused = write.initial?.intent === 'deleteAccount' ? write.initial : undefined
+  const [reason, setReason] = useState<DeletionReason | null>(() => (DELETION_REASONS as readonly string[]).includes(refused?.values?.reason ?? '') ? (refused!.values!.reason as DeletionReason) : null)
+  const [comment, setComment] = useState(refused?.values?.comment ?? '')
+  const [askCode, setAskCode] = useState(refused?.failure?.code === 'BFF_TOTP_CODE_REQUIRED')
+  const [status, setStatus] = useState<Status | null>(() => (refused?.failure ? refusal(refused.failure) : null))
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -112,6 +116,7 @@ export function DeleteAccountSection({ user }: { user: UserRecord }) {
       <p className="hint">{t('profile:deletion.lead')}</p>
       <DeletionConsequences />
       <form className="profile-form" method="post" onSubmit={submit}>
+        <input type="hidden" name="intent" value="deleteAccount" />
         <fieldset className="deletion-reasons">
           <legend>{t('profile:deletion.reasonLegend')}</legend>
           {DELETION_REASONS.map((value) => (

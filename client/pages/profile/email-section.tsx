@@ -37,8 +37,6 @@ export function EmailSection() {
   const { t, i18n } = useTranslation(['profile', 'common'])
   const id = useId()
   const [state, setState] = useState<EmailState | 'loading' | 'failed'>('loading')
-  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
-  const [fieldError, setFieldError] = useState<string | undefined>(undefined)
   const formElement = useRef<HTMLFormElement>(null)
   // An account without a password (an external provider only) takes its address from the provider.
   const summary = useSecuritySummary()
@@ -61,21 +59,29 @@ export function EmailSection() {
 
   // The address the change was for, and the state it was made on: the words of "sent again" name it.
   const pendingOf = useRef<string | null>(null)
-  const write = useRouteWrite<ProfileOutcome>((outcome) => {
-    if (outcome.intent !== 'changeEmail' && outcome.intent !== 'resendEmail' && outcome.intent !== 'cancelEmail') return
-    void load()
+  type Status = { kind: 'success' | 'error'; text: string }
+  /** What the section says of a change's answer: the field's problem, or the section's status. */
+  const shown = (outcome: ProfileOutcome): { field?: string; status?: Status } => {
     if (outcome.failure) {
       const text = failureText(outcome.failure)
-      if (outcome.intent === 'changeEmail' && outcome.failure.status === 400 && outcome.failure.code === 'BFF_EMAIL_INVALID') setFieldError(text)
-      else setStatus({ kind: 'error', text })
-      return
+      if (outcome.intent === 'changeEmail' && outcome.failure.status === 400 && outcome.failure.code === 'BFF_EMAIL_INVALID') return { field: text }
+      return { status: { kind: 'error', text } }
     }
-    if (outcome.intent === 'changeEmail') {
-      formElement.current?.reset()
-      setStatus({ kind: 'success', text: t('profile:email.sent', { email: outcome.pendingEmail ?? '' }) })
-    } else if (outcome.intent === 'resendEmail') setStatus({ kind: 'success', text: t('profile:email.resent', { email: pendingOf.current ?? '' }) })
-    else setStatus({ kind: 'success', text: t('profile:email.cancelled') })
+    if (outcome.intent === 'changeEmail') return { status: { kind: 'success', text: t('profile:email.sent', { email: outcome.pendingEmail ?? '' }) } }
+    if (outcome.intent === 'resendEmail') return { status: { kind: 'success', text: t('profile:email.resent', { email: pendingOf.current ?? '' }) } }
+    return { status: { kind: 'success', text: t('profile:email.cancelled') } }
+  }
+  const isEmails = (outcome: ProfileOutcome | undefined): outcome is ProfileOutcome => outcome?.intent === 'changeEmail' || outcome?.intent === 'resendEmail' || outcome?.intent === 'cancelEmail'
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (!isEmails(outcome)) return
+    void load()
+    if (outcome.intent === 'changeEmail' && !outcome.failure) formElement.current?.reset()
+    const { field, status: next } = shown(outcome)
+    setFieldError(field)
+    setStatus(next ?? null)
   })
+  const [status, setStatus] = useState<Status | null>(() => (isEmails(write.initial) ? (shown(write.initial).status ?? null) : null))
+  const [fieldError, setFieldError] = useState<string | undefined>(() => (isEmails(write.initial) ? shown(write.initial).field : undefined))
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
@@ -132,6 +138,7 @@ export function EmailSection() {
         </p>
       ) : (
         <form ref={formElement} className="profile-form" method="post" noValidate onSubmit={submit}>
+          <input type="hidden" name="intent" value="changeEmail" />
           <Field id={`${id}-new`} label={t('profile:email.newEmail')} name="newEmail" type="email" autoComplete="email" inputMode="email" required error={fieldError} />
           <Field id={`${id}-password`} label={t('profile:email.password')} hint={t('profile:email.passwordHint')} name="currentPassword" type="password" autoComplete="current-password" required />
           <p className="actions">

@@ -13,8 +13,19 @@ import { FRONT_TOKEN_COOKIE, mirrorFrontToken } from './page-session.ts'
 // the checks below vouch for. The answer is a 303 to where the script would go, or the page
 // rendered with the outcome the script would show (the route's action data, shared/auth/forms.ts).
 
-/** Where the visitor goes next, or the outcome the page shows, with its HTTP status. */
-export type PageFormAnswer = { redirect: string } | { outcome: FormOutcome; status: number }
+/**
+ * Where the visitor goes next, or the outcome the page shows, with its HTTP status; or, for a page
+ * whose route has an action of its own (the profile), the calls that action makes, for the render
+ * to run it with (`routeAction`).
+ */
+export type PageFormAnswer = { redirect: string } | { outcome: FormOutcome; status: number } | { routeAction: FormWrites }
+
+/** A route action's writes on the server: through the app's own routes, as the page's script would make them. */
+export interface FormWrites {
+  send(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<SelfAnswer>
+  /** Hands the browser the cookies the calls set (a renewed or an ended session). */
+  passOn(reply: FastifyReply): void
+}
 
 /** Answers a page's form post; null when the page has no form the BFF answers. */
 export type PageForms = (request: FastifyRequest, reply: FastifyReply) => Promise<PageFormAnswer | null>
@@ -22,7 +33,7 @@ export type PageForms = (request: FastifyRequest, reply: FastifyReply) => Promis
 type Fields = Record<string, string | undefined>
 
 /** One call through the app's own routes, as the page's script would make it. */
-interface SelfAnswer {
+export interface SelfAnswer {
   status: number
   body: unknown
 }
@@ -105,32 +116,35 @@ function answerWith(outcome: FormOutcome): PageFormAnswer {
   return { outcome, status: statusOf(outcome.problem, outcome.fields) }
 }
 
-export function pageForms(app: FastifyInstance, options: { appOrigin: string; https: boolean }): PageForms {
-  const call = async (request: FastifyRequest, jar: CookieJar, method: 'GET' | 'POST', url: string, body?: unknown): Promise<SelfAnswer> => {
-    const headers: Record<string, string> = { accept: 'application/json', rid: 'anti-csrf' }
-    for (const name of KEPT_HEADERS) {
-      const value = request.headers[name]
-      if (typeof value === 'string') headers[name] = value
-    }
-    if (jar.header) headers.cookie = jar.header
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    const answer = await app.inject({
-      method,
-      url,
-      headers,
-      // The client's own address: per-IP limits and the sign-in log see the visitor, not the BFF.
-      ...(request.socket.remoteAddress ? { remoteAddress: request.socket.remoteAddress } : {}),
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    })
-    jar.take(answer.headers)
-    let parsed: unknown = null
-    try {
-      parsed = String(answer.headers['content-type'] ?? '').includes('json') ? answer.json() : null
-    } catch {
-      parsed = null
-    }
-    return { status: answer.statusCode, body: parsed }
+/** One JSON call into `app` for the visitor of `request`, with the session of `jar` (which keeps what it sets). */
+async function selfCall(app: FastifyInstance, request: FastifyRequest, jar: CookieJar, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<SelfAnswer> {
+  const headers: Record<string, string> = { accept: 'application/json', rid: 'anti-csrf' }
+  for (const name of KEPT_HEADERS) {
+    const value = request.headers[name]
+    if (typeof value === 'string') headers[name] = value
   }
+  if (jar.header) headers.cookie = jar.header
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const answer = await app.inject({
+    method,
+    url,
+    headers,
+    // The client's own address: per-IP limits and the sign-in log see the visitor, not the BFF.
+    ...(request.socket.remoteAddress ? { remoteAddress: request.socket.remoteAddress } : {}),
+    ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+  })
+  jar.take(answer.headers)
+  let parsed: unknown = null
+  try {
+    parsed = String(answer.headers['content-type'] ?? '').includes('json') ? answer.json() : null
+  } catch {
+    parsed = null
+  }
+  return { status: answer.statusCode, body: parsed }
+}
+
+export function pageForms(app: FastifyInstance, options: { appOrigin: string; https: boolean }): PageForms {
+  const call = (request: FastifyRequest, jar: CookieJar, method: 'GET' | 'POST', url: string, body?: unknown) => selfCall(app, request, jar, method, url, body)
 
   /** A failed call: the SDK's statuses (HTTP 200), or the HTTP failure. */
   const outcomeOf = (answer: SelfAnswer): FormOutcome =>
@@ -234,34 +248,58 @@ export function pageForms(app: FastifyInstance, options: { appOrigin: string; ht
     },
   }
 
+  /** Another site's form (login CSRF, a forged add or write): logged; nothing is called for it. */
+  const foreign = (request: FastifyRequest): boolean => {
+    if (isSameOriginForm(request, options.appOrigin)) return false
+      request.log.info({ event: 'page-form-refused', origin: request.headers.origin, site: request.headers['sec-fetch-site'] }, 'a form post without our origin was refused')
+    return true
+  }
+
+  /**
+   * Any other page's form, same-origin: its route's action runs in the render (a page without one
+   * says nothing was done), its calls made here; another site's form gets nothing called (null).
+   */
+  const routeAction = (request: FastifyRequest): PageFormAnswer | null => {
+    if (foreign(request)) return null
+    const jar = new CookieJar(request.headers.cookie)
+    return {
+      routeAction: {
+        send: (method, url, body) => selfCall(app, request, jar, method, url, body ?? {}),
+        passOn: (reply) => passOn(request, reply, jar, options.https),
+      },
+    }
+  }
+
   return async (request, reply) => {
     const url = new URL(request.url, 'http://page.invalid')
     const form = forms[formPath(url.pathname)]
-    if (!form) return null
-    // Another site's form (login CSRF, a forged add): refused before anything is called.
-    if (!isSameOriginForm(request, options.appOrigin)) {
-      request.log.info({ event: 'page-form-refused', origin: request.headers.origin, site: request.headers['sec-fetch-site'] }, 'a form post without our origin was refused')
-      return answerWith({ problem: { kind: 'refused' } })
-    }
+    if (!form) return routeAction(request)
+    if (foreign(request)) return answerWith({ problem: { kind: 'refused' } })
     const fields = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Fields
     const jar = new CookieJar(request.headers.cookie)
     const answer = await form(request, jar, fields, readReturn(url.searchParams), url.searchParams)
-    if (jar.setCookies.length > 0) {
-      const already = reply.getHeader('set-cookie')
-      reply.header('set-cookie', [...(Array.isArray(already) ? already : already === undefined ? [] : [String(already)]), ...jar.setCookies])
-    }
-    // The page's script keeps the SDK's front token from this header; here the BFF writes its cookies.
-    if (jar.frontToken !== undefined) {
-      reply.header('front-token', jar.frontToken)
-      mirrorFrontToken(reply, options.https)
-    }
-    // A page rendered with the outcome reads the session as the browser holds it now (a second
-    // factor's failed check may have renewed the access token already).
-    if (jar.setCookies.length > 0) {
-      request.headers.cookie = jar.header
-      request.cookies = jar.values()
-    }
+    passOn(request, reply, jar, options.https)
     return answer
+  }
+}
+
+/**
+ * The cookies the calls set, for the browser; and for the page rendered next, the session as the
+ * browser holds it now (a second factor's failed check may have renewed the access token already).
+ */
+function passOn(request: FastifyRequest, reply: FastifyReply, jar: CookieJar, https: boolean): void {
+  if (jar.setCookies.length > 0) {
+    const already = reply.getHeader('set-cookie')
+    reply.header('set-cookie', [...(Array.isArray(already) ? already : already === undefined ? [] : [String(already)]), ...jar.setCookies])
+  }
+  // The page's script keeps the SDK's front token from this header; here the BFF writes its cookies.
+  if (jar.frontToken !== undefined) {
+    reply.header('front-token', jar.frontToken)
+    mirrorFrontToken(reply, https)
+  }
+  if (jar.setCookies.length > 0) {
+    request.headers.cookie = jar.header
+    request.cookies = jar.values()
   }
 }
 

@@ -17,7 +17,7 @@ import { BffNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { upstreamStatusError } from '../upstream-client.ts'
 import type { LocaleCatalog } from '../locales.ts'
-import type { PageForms } from '../auth/page-forms.ts'
+import type { FormWrites, PageForms } from '../auth/page-forms.ts'
 import { mirrorFrontToken, pageSession, type PageSessionResult } from '../auth/page-session.ts'
 import { isAuthCoreOutage } from '../auth/core-outage.ts'
 import { refreshPage } from '../auth/refresh-page.ts'
@@ -85,12 +85,21 @@ export interface SsrOptions {
   config: Omit<ClientConfig, 'localesHash'>
   /** The logos' version now (it changes with an uploaded logo); `config.logosVersion` without it. */
   logosVersion?: () => Promise<string>
-  /** The account forms the BFF answers when a page sends one before its script ran (decision 025). */
+  /**
+   * The forms a page sends before its script ran (decision 025): the account forms the BFF answers
+   * itself, and the calls of the route action any other same-origin form runs in the render.
+   */
   pageForms?: PageForms
   /** Per IP and minute, as for /auth writes. */
   formRateLimitMax: number
   /** The page cache's clock; tests move it. Date.now by default. */
   now?: (() => number) | undefined
+}
+
+/** A page's form for its route's action: the fields as posted, and the calls the action makes. */
+interface RouteActionInput {
+  fields: string
+  writes: FormWrites
 }
 
 /** Where the route guard sends a visitor who owes a step (client/lib/session/guards.ts, the /mfa page's loader). */
@@ -238,9 +247,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The loaders' transport to the product API while rendering: direct, through the BFF's pool. */
-function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined): ServerApi {
+/**
+ * The loaders' transport to the product API while rendering: direct, through the BFF's pool; and a
+ * route action's writes, when it runs for a form (through the BFF's own routes, `writes`).
+ */
+function serverApi(app: FastifyInstance, request: FastifyRequest, locale: Locale, accessToken: string | undefined, writes?: FormWrites): ServerApi {
   return {
+    ...(writes ? { send: (method, apiPath, body) => writes.send(method, apiPath, body) } : {}),
     async get(apiPath, init) {
       // The BFF's own /auth reads (the reset link's check): answered here, as the browser's GET would be.
       if (apiPath.startsWith('/auth/')) {
@@ -356,8 +369,11 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   /** Pages being rendered for the page cache, by key: a request for the same page waits for it. */
   const rendering = new Map<string, Promise<FastifyReply>>()
 
-  /** A page; with `form`, as the answer to a form the BFF has just handled (decision 025). */
-  const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }) => {
+  /**
+   * A page; with `form`, as the answer to a form the BFF has just handled (decision 025); with
+   * `action`, as the answer of its route's action to the form's fields, its calls made by `writes`.
+   */
+  const renderPage = async (request: FastifyRequest, reply: FastifyReply, form?: { outcome: unknown; status: number }, action?: RouteActionInput) => {
     const locale = negotiateLocale(request.cookies[LOCALE_COOKIE_NAME], request.headers['accept-language'])
     const nonce = reply.pageCsp()
     // Pages may answer another site's arrival differently (the sign-out asks first),
@@ -366,7 +382,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     // The consent banner shows until the visitor chooses: the choice is part of the page.
     const consent = parseConsent(request.cookies[CONSENT_COOKIE_NAME])
     // A form's answer is that visitor's own: never from the page cache, never into it.
-    const cacheable = !opts.dev && form === undefined && isAnonymous(request) && !carriesToken(request.url)
+    const cacheable = !opts.dev && form === undefined && action === undefined && isAnonymous(request) && !carriesToken(request.url)
     // Pages show the catalogue: one of an older catalogue version is never served.
     const cacheKey = cacheable ? `${await app.upstreamApi.catalogueVersion()}|${locale}|${consent ?? 'unset'}|${crossSite ? 'cross-site|' : ''}${request.url}` : ''
     if (cacheable) {
@@ -394,7 +410,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
         return rendered
       }
     }
-    return renderFresh(request, reply, { locale, nonce, crossSite, consent, cacheable, cacheKey }, form)
+    return renderFresh(request, reply, { locale, nonce, crossSite, consent, cacheable, cacheKey }, form, action)
   }
 
   /**
@@ -434,6 +450,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     reply: FastifyReply,
     page: { locale: Locale; nonce: string; crossSite: boolean; consent: ReturnType<typeof parseConsent>; cacheable: boolean; cacheKey: string },
     form?: { outcome: unknown; status: number },
+    action?: RouteActionInput,
   ) => {
     const { locale, nonce, crossSite, consent, cacheable, cacheKey } = page
     if (cacheable) app.metrics.pageCache.inc({ outcome: 'rendered' })
@@ -459,7 +476,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     if (session.kind === 'refresh') return refreshAnswer(reply, locale, nonce)
     mirrorFrontToken(reply, opts.https)
     // A signed-in page is the user's own: no shared cache keeps it.
-    if (session.session.state !== 'LOGGED_OUT' || form) reply.header('cache-control', 'no-store')
+    if (session.session.state !== 'LOGGED_OUT' || form || action) reply.header('cache-control', 'no-store')
     try {
       // Appended, not resolved: a path like "//other.host/x" must stay a path on our origin.
       const url = new URL(`${opts.config.appUrl}${request.url}`).href
@@ -470,11 +487,12 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
         locale,
         resources: opts.catalog.resources[locale],
         nonce,
-        api: serverApi(app, request, locale, session.accessToken),
+        api: serverApi(app, request, locale, session.accessToken, action?.writes),
         config: opts.logosVersion ? { ...clientConfig, logosVersion: await opts.logosVersion() } : clientConfig,
         session: session.session,
         consent,
         ...(form ? { form } : {}),
+        ...(action ? { formFields: action.fields } : {}),
         markupTurn: () => opts.markupTurns.take(),
       })
     } catch (error) {
@@ -484,7 +502,14 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
       // The template, when it was had: a failure to get it is what may have brought us here.
       return reply.code(500).type('text/html; charset=utf-8').send(renderFailurePage(opts.catalog, locale, request.id, 500, 'server', template ?? ''))
     }
-    if (result.kind === 'redirect') return reply.redirect(withGuardReturn(result.location, request.url), result.status)
+    action?.writes.passOn(reply)
+    // A form of a page whose route has no action: nothing was done (its loaders ran, nothing more).
+    if (action && result.kind === 'page' && result.status === 405) {
+      return reply.code(405).header('allow', 'GET, HEAD').type('text/html; charset=utf-8').send(formNotReadyPage(opts.catalog, locale, request.url))
+    }
+    // After a form's action, a redirect is a 303 the browser follows with a GET, and goes where the
+    // action said (the form's page is no target to come back to: what was sent is not sent again).
+    if (result.kind === 'redirect') return action ? reply.redirect(result.location, 303) : reply.redirect(withGuardReturn(result.location, request.url), result.status)
     // The error page of an outage (the API's 503): when to try again, as the API said.
     if (result.status === 503) reply.header('retry-after', String(retryAfterOf.get(request) ?? DATABASE_RETRY_AFTER_SECONDS))
     // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
@@ -509,8 +534,9 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
   app.get('/', handler)
 
   // A form a page sent before its script ran posts to the page's own address (decision 025).
-  // The account forms are answered like their script would (opts.pageForms); any other is told,
-  // in a page, that nothing was done — never a JSON body.
+  // The account forms are answered like their script would (opts.pageForms); a page whose route
+  // has an action runs it, as the script would; any other is told, in a page, that nothing was
+  // done — never a JSON body.
   await app.register(async (scope) => {
     // The limiter's refusal is a page here too, not the API routes' JSON error.
     scope.setErrorHandler((error, request, reply) => {
@@ -532,6 +558,10 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
       if ('redirect' in answer) {
         mirrorFrontToken(reply, opts.https)
         return reply.redirect(answer.redirect, 303)
+      }
+      if ('routeAction' in answer) {
+        const fields = new URLSearchParams(request.body as Record<string, string>).toString()
+        return renderPage(request, reply, undefined, { fields, writes: answer.routeAction })
       }
       return renderPage(request, reply, answer)
     }

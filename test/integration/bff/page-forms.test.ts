@@ -271,14 +271,14 @@ t.test('the second factor without script: a wrong code in the page, the right on
   t.same((await stack.bff.inject({ method: 'GET', url: '/api/user/program-ids', headers: { cookie: jar.header('/api') } })).json(), { programIds: ['blender'], ownedIds: [] })
 })
 
-t.test('a form of a page the BFF does not answer is told in a page; other posts stay JSON errors', async (t) => {
+t.test('a form of a page whose route has no action is told in a page; other posts stay JSON errors', async (t) => {
   const stack = await buildStack(t)
-  const profile = await postForm(stack, '/@/my-profile', { displayName: 'x' }, { headers: { cookie: 'lang=de' } })
-  t.equal(profile.statusCode, 405)
-  t.equal(profile.headers.allow, 'GET, HEAD')
-  isHtmlPage(t, profile, 'another page\'s form')
-  t.match(profile.body, /<h1>Die Seite war noch nicht bereit<\/h1>/)
-  t.match(profile.body, /<a href="\/@\/my-profile">/)
+  const intro = await postForm(stack, '/files', { displayName: 'x' }, { headers: { cookie: 'lang=de' } })
+  t.equal(intro.statusCode, 405)
+  t.equal(intro.headers.allow, 'GET, HEAD')
+  isHtmlPage(t, intro, 'another page\'s form')
+  t.match(intro.body, /<h1>Die Seite war noch nicht bereit<\/h1>/)
+  t.match(intro.body, /<a href="\/files">/)
   const odd = await postForm(stack, '//evil.com/x', { a: 'b' })
   t.notMatch(odd.body, /href="\/\/evil/, 'the way back is never to another host')
   const json = await stack.bff.inject({ method: 'POST', url: '/nothing-here', headers: { 'content-type': 'application/json' }, payload: '{}' })
@@ -396,4 +396,52 @@ t.test('"Send the email again" without script: a new link with the target, or wh
   t.equal(onward.statusCode, 303)
   t.equal(onward.headers.location, `/tos${back}`)
   t.equal(mailsTo(stack, 'ida@example.com'), 5, 'no mail for a verified address')
+})
+
+t.test("the profile's forms without script run its route action: the same calls, the outcome in the page, nothing for another site", async (t) => {
+  const stack = await buildStack(t, { auth: true, env: { AUTH_RATE_LIMIT_MAX: '1000' } })
+  const tab = await signedInTab(stack, 'noscript@example.com')
+  const post = (fields: Record<string, string>, headers?: Record<string, string | undefined>) => postForm(stack, '/@/my-profile', fields, { jar: tab.jar, ...(headers ? { headers } : {}) })
+
+  const saved = await post({ intent: 'details', name: 'Ada No-Script', language: 'en' })
+  t.equal(saved.statusCode, 200)
+  isHtmlPage(t, saved, 'the details saved')
+  t.equal(saved.headers['cache-control'], 'no-store')
+  t.equal(testIdText(saved.body, 'profile-status'), 'Your profile is saved.')
+  t.match(visible(saved.body), 'Ada No-Script', 'the page shows the new name (its data loaded after the action)')
+  t.equal((await tab.get('/api/user')).json().name, 'Ada No-Script', 'stored')
+
+  const tooLong = await post({ intent: 'details', name: 'x'.repeat(200), language: 'en' })
+  t.equal(tooLong.statusCode, 400, "the API's refusal is the page's status")
+  t.ok(testIdText(tooLong.body, 'profile-status'), 'and its words are in the page')
+  t.equal((await tab.get('/api/user')).json().name, 'Ada No-Script', 'nothing changed')
+
+  const mismatch = await post({ intent: 'password', currentPassword: 'correct horse battery staple', newPassword: 'a new long password', repeat: 'another one' })
+  t.equal(mismatch.statusCode, 400)
+  t.equal(testIdText(mismatch.body, 'password-status'), 'The two passwords are not the same.')
+
+  const wrongPassword = await post({ intent: 'changeEmail', newEmail: 'moved@example.com', currentPassword: 'not it at all' })
+  t.equal(wrongPassword.statusCode, 400)
+  t.equal(testIdText(wrongPassword.body, 'email-status'), 'The password is not right.', 'said in the email section, in the page\'s words')
+
+  const forged = await post({ intent: 'details', name: 'Forged', language: 'en' }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })
+  t.equal(forged.statusCode, 405, 'another site\'s form: nothing was done')
+  isHtmlPage(t, forged, 'a forged form')
+  t.equal((await tab.get('/api/user')).json().name, 'Ada No-Script', 'the forged write never ran')
+
+  const signedOut = await postForm(stack, '/@/my-profile', { intent: 'details', name: 'Nobody', language: 'en' })
+  t.equal(signedOut.statusCode, 303, 'without a session: to the login')
+  t.equal(signedOut.headers.location, '/login')
+
+  const kept = await post({ intent: 'deleteAccount', reason: 'other', comment: 'Moving on.', confirmEmail: 'someone-else@example.com' })
+  t.equal(kept.statusCode, 400)
+  t.equal(testIdText(kept.body, 'delete-status'), 'The email address you typed is not the one of this account.')
+  t.match(kept.body, /<textarea[^>]*>Moving on\.<\/textarea>/, 'the comment is kept in the form')
+  t.match(kept.body, /value="other" checked=""|checked="" value="other"/, 'and the reason chosen')
+
+  const deleted = await post({ intent: 'deleteAccount', reason: 'other', comment: 'Moving on.', confirmEmail: 'NoScript@example.com' })
+  t.equal(deleted.statusCode, 303)
+  t.equal(deleted.headers.location, '/login')
+  t.match(String(deleted.headers['set-cookie']), /sAccessToken=;/, "the session's cookies are cleared")
+  t.equal((await tab.get('/api/user')).statusCode, 401, 'the session is gone')
 })
