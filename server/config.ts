@@ -1,17 +1,18 @@
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { FILES_DEFAULT_MAX_FILE_BYTES, FILES_DEFAULT_QUOTA_BYTES } from '../shared/constants.ts'
 import { SENTRY_TUNNEL_PATH, type ErrorReportingSettings } from '../shared/error-reporting.ts'
 import type { SupportSettings } from '../shared/web/ssr-contract.ts'
-import { DEFAULT_SETTINGS, parseApiKeys, type HashingCost } from './authcore/settings.ts'
-import { splitCoreUrls } from './http/core-urls.ts'
+import { parseApiKeys, type HashingCost } from './authcore/settings.ts'
+import { isLoopbackHttpUrl, readVariables, withoutUrlPassword, type VariableName, type Variables } from './config/variables.ts'
 import { parseTrustProxy, type TrustProxySetting } from './http/trust-proxy.ts'
 
-// Configuration is read from the environment once, at boot, and validated as a whole: a bad or
-// missing value stops the process with a message naming the variable and what it expects.
-// One file over 500 lines on purpose: every variable, its default and the rules across them (a
-// setting that needs another, a production that refuses a development default) are read together
-// here, so the whole configuration is checked at once and nowhere else reads the environment.
+export { CATALOGUE_FEED_DEFAULT_INTERVAL_MS, CATALOGUE_FEED_DEFAULT_MAX_BYTES, CATALOGUE_FEED_DEFAULT_TIMEOUT_MS, isLoopbackHttpUrl, parseDuration } from './config/variables.ts'
+
+// The configuration, built once at boot from the environment's schema (config/variables.ts: every
+// variable, its kind, default and bounds) and the rules across variables beside it here (a setting
+// that needs another, S3's and Stripe's sets, the streaming clusters and the feeds, what a role
+// running alone needs: roleProblems). Everything is checked at once: a bad or missing value stops
+// the process with a message naming the variable and what it expects.
 
 export type NodeEnv = 'development' | 'production' | 'test'
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -117,26 +118,6 @@ export interface CatalogueFeed {
   source: string
 }
 
-/** CATALOGUE_FEED_INTERVAL's default: four times a day. */
-export const CATALOGUE_FEED_DEFAULT_INTERVAL_MS = 6 * 3_600_000
-/**
- * CATALOGUE_FEED_MAX_BYTES' default, counted after gunzip: Flathub's whole AppStream catalog is
- * about 40–60 MB uncompressed and Homebrew's cask list about 30 MB, so 128 MiB leaves them room to
- * double while a feed gone wrong (or hostile) cannot fill the API's memory or disk.
- */
-export const CATALOGUE_FEED_DEFAULT_MAX_BYTES = 128 * 1024 * 1024
-/** CATALOGUE_FEED_TIMEOUT's default: the whole read of one feed, headers and body. */
-export const CATALOGUE_FEED_DEFAULT_TIMEOUT_MS = 120_000
-
-const DURATION_UNITS: Record<string, number> = { '': 1_000, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
-
-/** "21600" (seconds), "90s", "30m", "6h", "1d" → milliseconds; undefined when it is none of these. */
-export function parseDuration(value: string): number | undefined {
-  const match = /^(\d{1,9})\s*([smhd]?)$/i.exec(value.trim())
-  if (!match) return undefined
-  return Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!
-}
-
 /** One CATALOGUE_FEEDS entry read, or why it cannot be. */
 export function parseCatalogueFeed(entry: string): CatalogueFeed | { problem: string } {
   const colon = entry.indexOf(':')
@@ -159,9 +140,9 @@ export function parseCatalogueFeed(entry: string): CatalogueFeed | { problem: st
   return { name: `${f}:${url.href}`, format: f, url: url.href, source: `${f}:${url.protocol === 'file:' ? 'file' : url.hostname}` }
 }
 
-function readCatalogueFeeds(r: Reader): Config['catalogueFeeds'] {
+function readCatalogueFeeds(r: Read): Config['catalogueFeeds'] {
   const feeds: CatalogueFeed[] = []
-  const raw = r.optional('CATALOGUE_FEEDS')
+  const raw = r.values.CATALOGUE_FEEDS
   if (raw !== undefined) {
     for (const entry of raw.split(',').map((e) => e.trim()).filter((e) => e !== '')) {
       const feed = parseCatalogueFeed(entry)
@@ -170,21 +151,11 @@ function readCatalogueFeeds(r: Reader): Config['catalogueFeeds'] {
       else feeds.push(feed)
     }
   }
-  const duration = (name: string, fallback: number, min: number, max: number): number => {
-    const value = r.optional(name)
-    if (value === undefined) return fallback
-    const ms = parseDuration(value)
-    if (ms === undefined || ms < min || ms > max) {
-      r.problems.push(`${name} must be a duration from ${min / 1_000} s to ${max / 3_600_000} h: seconds ("21600") or with a unit ("90s", "30m", "6h", "1d") (got "${value}")`)
-      return fallback
-    }
-    return ms
-  }
   return {
     feeds,
-    intervalMs: duration('CATALOGUE_FEED_INTERVAL', CATALOGUE_FEED_DEFAULT_INTERVAL_MS, 60_000, 7 * 86_400_000),
-    maxBytes: r.integer('CATALOGUE_FEED_MAX_BYTES', CATALOGUE_FEED_DEFAULT_MAX_BYTES, 1_024, 2 * 1024 * 1024 * 1024),
-    timeoutMs: duration('CATALOGUE_FEED_TIMEOUT', CATALOGUE_FEED_DEFAULT_TIMEOUT_MS, 1_000, 3_600_000),
+    intervalMs: r.values.CATALOGUE_FEED_INTERVAL,
+    maxBytes: r.values.CATALOGUE_FEED_MAX_BYTES,
+    timeoutMs: r.values.CATALOGUE_FEED_TIMEOUT,
   }
 }
 
@@ -232,14 +203,14 @@ export function parseSentryDsn(value: string): { dsn: string; envelopeUrl: strin
   return { dsn, envelopeUrl: `${url.protocol}//${url.host}${path}/api/${project}/envelope/` }
 }
 
-function readSentry(r: Reader, nodeEnv: NodeEnv): SentryConfig | undefined {
-  const raw = r.optional('SENTRY_DSN')
-  const environment = r.string('SENTRY_ENVIRONMENT', nodeEnv)
+function readSentry(r: Read, nodeEnv: NodeEnv): SentryConfig | undefined {
+  const raw = r.values.SENTRY_DSN
+  const environment = r.values.SENTRY_ENVIRONMENT ?? nodeEnv
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(environment)) {
     r.problems.push(`SENTRY_ENVIRONMENT must be 1 to 64 letters, digits, ".", "_" or "-" (got "${environment}")`)
   }
   if (raw === undefined) {
-    if (r.optional('SENTRY_ENVIRONMENT') !== undefined) r.problems.push('SENTRY_DSN is required with SENTRY_ENVIRONMENT (the project\'s DSN, e.g. https://abc123@o1.ingest.sentry.io/42); without it nothing is reported')
+    if (r.values.SENTRY_ENVIRONMENT !== undefined) r.problems.push('SENTRY_DSN is required with SENTRY_ENVIRONMENT (the project\'s DSN, e.g. https://abc123@o1.ingest.sentry.io/42); without it nothing is reported')
     return undefined
   }
   const parsed = parseSentryDsn(raw)
@@ -296,122 +267,20 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>
 
-/** One reader per kind of value; each records a problem instead of throwing so all are reported. */
-class Reader {
-  readonly problems: string[] = []
-  constructor(private readonly env: Env) {}
+/** What the rules across variables read: the variables' checked values, and the problems so far. */
+interface Read {
+  values: Variables
+  problems: string[]
+  isSet(name: VariableName): boolean
+}
 
-  private raw(name: string): string | undefined {
-    const value = this.env[name]
-    return value === undefined || value.trim() === '' ? undefined : value.trim()
-  }
-
-  string(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback
-  }
-
-  optional(name: string): string | undefined {
-    return this.raw(name)
-  }
-
-  /** <PREFIX>_CLIENT_ID and <PREFIX>_CLIENT_SECRET: both or neither. */
-  clientPair(prefix: string): { clientId: string; clientSecret: string } | undefined {
-    const clientId = this.raw(`${prefix}_CLIENT_ID`)
-    const clientSecret = this.raw(`${prefix}_CLIENT_SECRET`)
-    if (clientId && clientSecret) return { clientId, clientSecret }
-    if (clientId || clientSecret) this.problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together`)
-    return undefined
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name)
-    if (value === undefined) return fallback
-    if ((allowed as readonly string[]).includes(value)) return value as T
-    this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`)
-    return fallback
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const value = this.raw(name)
-    if (value === undefined) return fallback
-    const parsed = Number(value)
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`)
-      return fallback
-    }
-    return parsed
-  }
-
-  url(name: string, protocols: readonly string[], fallback?: string): string | undefined {
-    const value = this.raw(name) ?? fallback
-    if (value === undefined) return undefined
-    let parsed: URL
-    try {
-      parsed = new URL(value)
-    } catch {
-      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${withoutUrlPassword(value)}")`)
-      return undefined
-    }
-    if (!protocols.includes(parsed.protocol)) {
-      this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')} (got "${withoutUrlPassword(value)}")`)
-      return undefined
-    }
-    return value.replace(/\/+$/, '')
-  }
-
-  /**
-   * One URL or several separated by ";" (AUTH_CORE_URL), each checked as `url` checks one; the
-   * answer is the list in one canonical spelling: no blanks, no trailing slashes.
-   */
-  urlList(name: string, protocols: readonly string[]): string | undefined {
-    const value = this.raw(name)
-    if (value === undefined) return undefined
-    const urls = splitCoreUrls(value)
-    const before = this.problems.length
-    for (const url of urls) {
-      let parsed: URL | undefined
-      try {
-        parsed = new URL(url)
-      } catch {
-        // reported below
-      }
-      if (!parsed || !protocols.includes(parsed.protocol)) {
-        this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${withoutUrlPassword(url)}")`)
-      }
-    }
-    if (urls.length === 0) this.problems.push(`${name} must be a URL starting with ${protocols.join(' or ')}, or several separated by ";" (got "${withoutUrlPassword(value)}")`)
-    else if (new Set(urls).size !== urls.length) this.problems.push(`${name} names the same URL twice`)
-    return this.problems.length === before ? urls.join(';') : undefined
-  }
-
-  /**
-   * An address the browser is sent to or loads a script from: https only, since a page served
-   * over https may not load http scripts and a link should not downgrade. `loopbackHttp` also
-   * lets an http:// address on this machine's loopback through (local development and tests).
-   * No user name or password: it would be shown to every visitor.
-   */
-  browserUrl(name: string, { loopbackHttp }: { loopbackHttp: boolean }): string | undefined {
-    const value = this.raw(name)
-    if (value === undefined) return undefined
-    const expected = loopbackHttp ? 'an https:// URL (http:// only on this machine: localhost, 127.0.0.1, [::1])' : 'an https:// URL'
-    let parsed: URL
-    try {
-      parsed = new URL(value)
-    } catch {
-      this.problems.push(`${name} must be ${expected} (got "${withoutUrlPassword(value)}")`)
-      return undefined
-    }
-    const allowed = parsed.protocol === 'https:' || (loopbackHttp && isLoopbackHttpUrl(parsed.href))
-    if (!allowed || parsed.hostname === '') {
-      this.problems.push(`${name} must be ${expected} (got "${withoutUrlPassword(value)}")`)
-      return undefined
-    }
-    if (parsed.username !== '' || parsed.password !== '') {
-      this.problems.push(`${name} must not contain a user name or password (got "${withoutUrlPassword(value)}")`)
-      return undefined
-    }
-    return parsed.href
-  }
+/** <PREFIX>_CLIENT_ID and <PREFIX>_CLIENT_SECRET: both or neither. */
+function clientPair(r: Read, prefix: 'GOOGLE' | 'GITHUB' | 'OIDC'): { clientId: string; clientSecret: string } | undefined {
+  const clientId = r.values[`${prefix}_CLIENT_ID`]
+  const clientSecret = r.values[`${prefix}_CLIENT_SECRET`]
+  if (clientId && clientSecret) return { clientId, clientSecret }
+  if (clientId || clientSecret) r.problems.push(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET must be set together`)
+  return undefined
 }
 
 /** The host of APP_URL, for the default sender address. */
@@ -423,20 +292,15 @@ function mailDomain(appUrl: string | undefined): string {
   }
 }
 
-/** A URL as a configuration message may echo it: the password it may carry replaced by *** (the query is kept: shared/redaction.ts's redactUrl hides secret query parameters instead). */
-function withoutUrlPassword(value: string): string {
-  return value.replace(/\/\/([^:/@]+):[^@/]*@/, '//$1:***@')
-}
-
 /**
  * STRIPE_SECRET_KEY turns card checkout on and needs STRIPE_WEBHOOK_SECRET: without webhooks a
  * refund or an ended subscription would never take the program back. The API address may be
  * http:// only on loopback (a local fake): elsewhere the secret key would travel in clear.
  */
-function readStripe(r: Reader): StripeSettings | undefined {
-  const secretKey = r.optional('STRIPE_SECRET_KEY')
-  const webhookSecret = r.optional('STRIPE_WEBHOOK_SECRET')
-  const apiUrl = r.url('STRIPE_API_URL', ['http:', 'https:'], STRIPE_DEFAULT_API_URL)
+function readStripe(r: Read): StripeSettings | undefined {
+  const secretKey = r.values.STRIPE_SECRET_KEY
+  const webhookSecret = r.values.STRIPE_WEBHOOK_SECRET
+  const apiUrl = r.values.STRIPE_API_URL
   if (secretKey === undefined) {
     if (webhookSecret !== undefined) r.problems.push('STRIPE_SECRET_KEY is required with STRIPE_WEBHOOK_SECRET (the API key, sk_… or rk_…); without it card checkout is off')
     return undefined
@@ -469,16 +333,15 @@ function readStripe(r: Reader): StripeSettings | undefined {
 }
 
 /** S3_URL turns the bucket on; the bucket and the key pair must come with it, and nothing without it. */
-function readS3(r: Reader): S3Config | undefined {
-  const url = r.url('S3_URL', ['http:', 'https:'])
-  const bucket = r.optional('S3_BUCKET')
-  const accessKeyId = r.optional('S3_ACCESS_KEY_ID')
-  const secretAccessKey = r.optional('S3_SECRET_ACCESS_KEY')
-  const region = r.string('S3_REGION', 'us-east-1')
-  const prefix = r.optional('S3_PREFIX')
-  const raw = r.optional('S3_URL')
-  if (raw === undefined) {
-    const stray = ['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PREFIX'].filter((name) => r.optional(name) !== undefined)
+function readS3(r: Read): S3Config | undefined {
+  const url = r.values.S3_URL
+  const bucket = r.values.S3_BUCKET
+  const accessKeyId = r.values.S3_ACCESS_KEY_ID
+  const secretAccessKey = r.values.S3_SECRET_ACCESS_KEY
+  const region = r.values.S3_REGION
+  const prefix = r.values.S3_PREFIX
+  if (!r.isSet('S3_URL')) {
+    const stray = (['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_PREFIX'] as const).filter((name) => r.isSet(name))
     if (stray.length > 0) r.problems.push(`S3_URL is required with ${stray.join(', ')} (the S3 endpoint, e.g. https://s3.eu-central-1.amazonaws.com); without it the drive is kept under DATA_DIR/files`)
     return undefined
   }
@@ -486,7 +349,7 @@ function readS3(r: Reader): S3Config | undefined {
   let ok = true
   const parsed = new URL(url)
   if (parsed.username !== '' || parsed.password !== '') {
-    r.problems.push(`S3_URL must not contain a user name or password (got "${withoutUrlPassword(raw)}"); set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY`)
+    r.problems.push(`S3_URL must not contain a user name or password (got "${withoutUrlPassword(url)}"); set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY`)
     ok = false
   }
   const missing = [
@@ -522,8 +385,8 @@ const REGION_ID = /^[a-z][a-z0-9-]{0,31}$/
  * STREAMING_CLUSTERS: a JSON array of { id, region, url, capacity }. Unset or "[]":
  * streaming is off, and the page says so. Every entry is checked, and every problem reported.
  */
-function readStreamingClusters(r: Reader): StreamingCluster[] {
-  const raw = r.optional('STREAMING_CLUSTERS')
+function readStreamingClusters(r: Read): StreamingCluster[] {
+  const raw = r.values.STREAMING_CLUSTERS
   if (raw === undefined) return []
   const expected = 'a JSON array of { "id", "region", "url", "capacity" }, e.g. [{"id":"fra-1","region":"eu-central","url":"https://fra-1.stream.example.com","capacity":20}]'
   let parsed: unknown
@@ -571,12 +434,12 @@ function readStreamingClusters(r: Reader): StreamingCluster[] {
 }
 
 /** The auth core's hashing cost; argon2 needs 8 KiB of memory per lane. */
-function hashingCost(r: Reader): HashingCost {
+function hashingCost(r: Read): HashingCost {
   const cost = {
-    bcryptLogRounds: r.integer('AUTH_CORE_BCRYPT_LOG_ROUNDS', DEFAULT_SETTINGS.bcryptLogRounds, 4, 31),
-    argon2Iterations: r.integer('AUTH_CORE_ARGON2_ITERATIONS', DEFAULT_SETTINGS.argon2Iterations, 1, 100),
-    argon2MemoryKb: r.integer('AUTH_CORE_ARGON2_MEMORY_KB', DEFAULT_SETTINGS.argon2MemoryKb, 8, 4_194_304),
-    argon2Parallelism: r.integer('AUTH_CORE_ARGON2_PARALLELISM', DEFAULT_SETTINGS.argon2Parallelism, 1, 64),
+    bcryptLogRounds: r.values.AUTH_CORE_BCRYPT_LOG_ROUNDS,
+    argon2Iterations: r.values.AUTH_CORE_ARGON2_ITERATIONS,
+    argon2MemoryKb: r.values.AUTH_CORE_ARGON2_MEMORY_KB,
+    argon2Parallelism: r.values.AUTH_CORE_ARGON2_PARALLELISM,
   }
   if (cost.argon2MemoryKb < 8 * cost.argon2Parallelism) {
     r.problems.push(`AUTH_CORE_ARGON2_MEMORY_KB must be at least 8 × AUTH_CORE_ARGON2_PARALLELISM (${8 * cost.argon2Parallelism}; got ${cost.argon2MemoryKb})`)
@@ -585,99 +448,95 @@ function hashingCost(r: Reader): HashingCost {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const r = new Reader(env)
-  const nodeEnv = r.oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development')
-  const port = r.integer('PORT', 3000, 0, 65535)
-  const apiPort = r.integer('API_PORT', 3001, 0, 65535)
-  // Decision 027: an address may be a school or an office; one account is one person.
-  const rateLimitMax = r.integer('RATE_LIMIT_MAX', 3000, 1, 1_000_000)
+  const r: Read = readVariables(env)
+  const v = r.values
+  const { NODE_ENV: nodeEnv, PORT: port, API_PORT: apiPort, RATE_LIMIT_MAX: rateLimitMax } = v
   const config: Config = {
     nodeEnv,
-    host: r.string('HOST', '0.0.0.0'),
+    host: v.HOST,
     port,
-    apiHost: r.string('API_HOST', '127.0.0.1'),
+    apiHost: v.API_HOST,
     apiPort,
-    dataDir: path.resolve(r.string('DATA_DIR', './data')),
-    databaseUrl: r.url('DATABASE_URL', ['postgres:', 'postgresql:']),
-    upstreamApiUrl: r.url('UPSTREAM_API_URL', ['http:', 'https:']),
-    authCoreUrl: r.urlList('AUTH_CORE_URL', ['http:', 'https:']),
-    authCoreHost: r.string('AUTH_CORE_HOST', '127.0.0.1'),
-    authCorePort: r.integer('AUTH_CORE_PORT', 3567, 0, 65535),
+    dataDir: path.resolve(v.DATA_DIR),
+    databaseUrl: v.DATABASE_URL,
+    upstreamApiUrl: v.UPSTREAM_API_URL,
+    authCoreUrl: v.AUTH_CORE_URL,
+    authCoreHost: v.AUTH_CORE_HOST,
+    authCorePort: v.AUTH_CORE_PORT,
     authCoreApiKeys: undefined,
     authCoreOpen: false,
-    authCoreSecret: r.optional('AUTH_CORE_SECRET'),
-    // argon2id: every byte of a password counts (bcrypt ignores those after the 72nd).
-    authCorePasswordHashing: r.oneOf('AUTH_CORE_PASSWORD_HASHING', ['ARGON2', 'BCRYPT'] as const, 'ARGON2'),
+    authCoreSecret: v.AUTH_CORE_SECRET,
+    authCorePasswordHashing: v.AUTH_CORE_PASSWORD_HASHING,
     authCoreHashing: hashingCost(r),
-    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
-    appUrl: r.url('APP_URL', ['http:', 'https:'], `http://localhost:${port}`) ?? `http://localhost:${port}`,
-    logLevel: r.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    redisUrl: v.REDIS_URL,
+    appUrl: v.APP_URL ?? `http://localhost:${port}`,
+    logLevel: v.LOG_LEVEL,
     rateLimitMax,
-    rateLimitAccountMax: r.integer('RATE_LIMIT_ACCOUNT_MAX', Math.ceil(rateLimitMax / 10), 1, 1_000_000),
+    rateLimitAccountMax: v.RATE_LIMIT_ACCOUNT_MAX ?? Math.ceil(rateLimitMax / 10),
     trustProxy: false,
-    buildId: r.optional('BUILD_ID'),
-    operatorToken: r.optional('OPERATOR_TOKEN'),
-    operatorName: r.string('OPERATOR_NAME', 'Softshelf'),
-    contactEmail: r.string('CONTACT_EMAIL', 'support@softshelf.app'),
+    buildId: v.BUILD_ID,
+    operatorToken: v.OPERATOR_TOKEN,
+    operatorName: v.OPERATOR_NAME,
+    contactEmail: v.CONTACT_EMAIL,
     upstream: {
-      connectTimeoutMs: r.integer('UPSTREAM_CONNECT_TIMEOUT_MS', 2_000, 1, 60_000),
-      headersTimeoutMs: r.integer('UPSTREAM_HEADERS_TIMEOUT_MS', 10_000, 1, 300_000),
-      bodyTimeoutMs: r.integer('UPSTREAM_BODY_TIMEOUT_MS', 10_000, 1, 300_000),
+      connectTimeoutMs: v.UPSTREAM_CONNECT_TIMEOUT_MS,
+      headersTimeoutMs: v.UPSTREAM_HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: v.UPSTREAM_BODY_TIMEOUT_MS,
     },
-    shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 10_000, 1, 120_000),
-    shutdownReadinessDelayMs: r.optional('SHUTDOWN_READINESS_DELAY_MS') === undefined ? undefined : r.integer('SHUTDOWN_READINESS_DELAY_MS', 0, 0, 60_000),
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    shutdownReadinessDelayMs: v.SHUTDOWN_READINESS_DELAY_MS,
     overload: {
-      eventLoopDelayMs: r.integer('OVERLOAD_EVENT_LOOP_DELAY_MS', 50, 0, 10_000),
-      maxInFlight: r.integer('OVERLOAD_MAX_IN_FLIGHT', 128, 0, 100_000),
-      pressureInFlight: r.integer('OVERLOAD_PRESSURE_IN_FLIGHT', 16, 0, 100_000),
+      eventLoopDelayMs: v.OVERLOAD_EVENT_LOOP_DELAY_MS,
+      maxInFlight: v.OVERLOAD_MAX_IN_FLIGHT,
+      pressureInFlight: v.OVERLOAD_PRESSURE_IN_FLIGHT,
     },
-    idleTimeoutMs: r.integer('IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
-    smtpUrl: r.url('SMTP_URL', ['smtp:', 'smtps:']),
-    mailFrom: r.string('MAIL_FROM', `Softshelf <no-reply@${mailDomain(r.optional('APP_URL'))}>`),
+    idleTimeoutMs: v.IDLE_TIMEOUT_MS,
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM ?? `Softshelf <no-reply@${mailDomain(v.APP_URL)}>`,
     login: {
-      maxAttempts: r.integer('LOGIN_MAX_ATTEMPTS', 5, 1, 1_000),
-      windowMinutes: r.integer('LOGIN_WINDOW_MINUTES', 15, 1, 10_080),
-      blockMinutes: r.integer('LOGIN_BLOCK_MINUTES', 15, 1, 10_080),
-      waitMs: r.integer('LOGIN_WAIT_MS', 5_000, 0, 30_000),
+      maxAttempts: v.LOGIN_MAX_ATTEMPTS,
+      windowMinutes: v.LOGIN_WINDOW_MINUTES,
+      blockMinutes: v.LOGIN_BLOCK_MINUTES,
+      waitMs: v.LOGIN_WAIT_MS,
     },
-    authRateLimitMax: r.integer('AUTH_RATE_LIMIT_MAX', 20, 1, 1_000_000),
+    authRateLimitMax: v.AUTH_RATE_LIMIT_MAX,
     providers: { google: undefined, github: undefined, oidc: undefined },
     support: {
-      botUrl: r.browserUrl('SUPPORT_BOT_URL', { loopbackHttp: false }),
-      chatUrl: r.browserUrl('SUPPORT_CHAT_URL', { loopbackHttp: false }),
-      chatWidgetScriptUrl: r.browserUrl('CHAT_WIDGET_SCRIPT_URL', { loopbackHttp: true }),
-      tagManagerScriptUrl: r.browserUrl('TAG_MANAGER_SCRIPT_URL', { loopbackHttp: true }),
+      botUrl: v.SUPPORT_BOT_URL,
+      chatUrl: v.SUPPORT_CHAT_URL,
+      chatWidgetScriptUrl: v.CHAT_WIDGET_SCRIPT_URL,
+      tagManagerScriptUrl: v.TAG_MANAGER_SCRIPT_URL,
     },
     files: {
-      quotaBytes: r.integer('FILES_QUOTA_BYTES', FILES_DEFAULT_QUOTA_BYTES, 1, Number.MAX_SAFE_INTEGER),
-      maxFileBytes: r.integer('FILES_MAX_FILE_BYTES', FILES_DEFAULT_MAX_FILE_BYTES, 1, Number.MAX_SAFE_INTEGER),
+      quotaBytes: v.FILES_QUOTA_BYTES,
+      maxFileBytes: v.FILES_MAX_FILE_BYTES,
       s3: undefined,
     },
     streaming: {
       clusters: [],
       // A grant is short-lived; the page asks again for a new one after this.
-      assignmentMinutes: r.integer('STREAMING_ASSIGNMENT_MINUTES', 15, 1, 1_440),
+      assignmentMinutes: v.STREAMING_ASSIGNMENT_MINUTES,
     },
     sentry: undefined,
     stripe: undefined,
-    catalogueFeeds: { feeds: [], intervalMs: CATALOGUE_FEED_DEFAULT_INTERVAL_MS, maxBytes: CATALOGUE_FEED_DEFAULT_MAX_BYTES, timeoutMs: CATALOGUE_FEED_DEFAULT_TIMEOUT_MS },
+    catalogueFeeds: { feeds: [], intervalMs: v.CATALOGUE_FEED_INTERVAL, maxBytes: v.CATALOGUE_FEED_MAX_BYTES, timeoutMs: v.CATALOGUE_FEED_TIMEOUT },
   }
   config.files.s3 = readS3(r)
   config.streaming.clusters = readStreamingClusters(r)
   config.sentry = readSentry(r, nodeEnv)
   config.stripe = readStripe(r)
   config.catalogueFeeds = readCatalogueFeeds(r)
-  config.providers.google = r.clientPair('GOOGLE')
-  config.providers.github = r.clientPair('GITHUB')
-  const oidc = r.clientPair('OIDC')
-  const issuer = r.url('OIDC_ISSUER', ['http:', 'https:'])
+  config.providers.google = clientPair(r, 'GOOGLE')
+  config.providers.github = clientPair(r, 'GITHUB')
+  const oidc = clientPair(r, 'OIDC')
+  const issuer = v.OIDC_ISSUER
   if (oidc && !issuer) r.problems.push('OIDC_ISSUER is required with OIDC_CLIENT_ID (the provider\'s issuer URL; its /.well-known/openid-configuration is read)')
-  if (oidc && issuer) config.providers.oidc = { ...oidc, issuer, name: r.string('OIDC_NAME', 'OpenID Connect') }
+  if (oidc && issuer) config.providers.oidc = { ...oidc, issuer, name: v.OIDC_NAME }
 
-  const trustProxy = parseTrustProxy(r.optional('TRUST_PROXY'))
+  const trustProxy = parseTrustProxy(v.TRUST_PROXY)
   if ('problem' in trustProxy) r.problems.push(trustProxy.problem)
   else config.trustProxy = trustProxy.setting
-  const apiKeys = r.optional('AUTH_CORE_API_KEYS')
+  const apiKeys = v.AUTH_CORE_API_KEYS
   if (apiKeys === 'none') config.authCoreOpen = true
   else if (apiKeys !== undefined) {
     try {
@@ -746,18 +605,6 @@ export function authCoreUrlOf(config: Config): string {
   return config.authCoreUrl ?? `http://${config.authCoreHost}:${config.authCorePort}`
 }
 
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
-
-/** APP_URL is `http://` on this machine's loopback: the app is only for the person at this machine. */
-export function isLoopbackHttpUrl(url: string): boolean {
-  try {
-    const parsed = new URL(url)
-    return parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname)
-  } catch {
-    return false
-  }
-}
-
 /**
  * Development conveniences — the local mailbox page at /dev/mail, Vite's middleware (`--dev`) —
  * exist only outside production: with NODE_ENV=production none is served, whatever the request's
@@ -782,6 +629,30 @@ export function mailProblem(config: Config): string | undefined {
     return `SMTP_URL is required when APP_URL is not a loopback http:// address (got "${config.appUrl}"; e.g. smtp://user:password@mail.example.com:587); the local mailbox at /dev/mail answers only http://localhost on this machine`
   }
   return undefined
+}
+
+/** The roles a process runs: everything (the embedded default) or one service alone. */
+export const ROLES = ['all', 'bff', 'api', 'authcore'] as const
+export type Role = (typeof ROLES)[number]
+
+/**
+ * What the configuration lacks for `role` (empty when nothing): the BFF must send mail somewhere a
+ * person can read it (mailProblem), and an auth core running outside the embedded default needs
+ * the keys its callers will bring (AUTH_CORE_API_KEYS) — the embedded one makes its own.
+ */
+export function roleProblems(config: Config, role: Role): string[] {
+  const problems: string[] = []
+  const runsBff = role === 'bff' || role === 'all'
+  const runsAuthCore = role === 'authcore' || (role === 'all' && !config.authCoreUrl)
+  const embedded = role === 'all' && !config.databaseUrl
+  const mail = runsBff ? mailProblem(config) : undefined
+  if (mail) problems.push(mail)
+  if (runsAuthCore && !config.authCoreApiKeys && !config.authCoreOpen && !embedded) {
+    problems.push(
+      'AUTH_CORE_API_KEYS is required when the auth core runs outside the embedded default (comma-separated keys of 20+ characters of A–Z a–z 0–9 = -, given to every BFF and API too); AUTH_CORE_API_KEYS=none runs it without keys (not recommended)',
+    )
+  }
+  return problems
 }
 
 /** The DSN (public by design: it only lets one send events), where they go, and what they are labelled. */

@@ -1,5 +1,7 @@
 import fs from 'node:fs'
 import { pathToFileURL } from 'node:url'
+import { ROLES } from './config.ts'
+import { readVariables } from './config/variables.ts'
 
 // The container's HEALTHCHECK (Dockerfile): `node dist/server/healthcheck.js` asks the liveness
 // endpoint of the role this container runs — read from PID 1's command line, as the image's
@@ -8,7 +10,6 @@ import { pathToFileURL } from 'node:url'
 
 type Env = Record<string, string | undefined>
 
-const ROLES = new Set(['all', 'bff', 'api', 'authcore'])
 
 /** The role in a `node …/main.js <role> [--dev]` command line (NUL-separated, as /proc gives it). */
 export function roleOf(cmdline: string): string {
@@ -16,20 +17,16 @@ export function roleOf(cmdline: string): string {
   const main = args.findIndex((arg) => /(?:^|\/)main\.(?:js|ts)$/.test(arg))
   if (main === -1) return 'all'
   const role = args.slice(main + 1).find((arg) => !arg.startsWith('--'))
-  return role !== undefined && ROLES.has(role) ? role : 'all'
+  return role !== undefined && (ROLES as readonly string[]).includes(role) ? role : 'all'
 }
 
-function value(env: Env, name: string, fallback: string): string {
-  const raw = env[name]?.trim()
-  return raw ? raw : fallback
-}
-
-/** Where the role answers: the BFF's /healthz, the API's /healthz, the auth core's /hello. */
+/** Where the role answers: the BFF's /healthz, the API's /healthz, the auth core's /hello (addresses and ports as the configuration reads them). */
 export function healthUrl(role: string, env: Env): string {
+  const v = readVariables(env).values
   const local = (host: string) => (host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host)
-  if (role === 'api') return `http://${local(value(env, 'API_HOST', '127.0.0.1'))}:${value(env, 'API_PORT', '3001')}/healthz`
-  if (role === 'authcore') return `http://${local(value(env, 'AUTH_CORE_HOST', '127.0.0.1'))}:${value(env, 'AUTH_CORE_PORT', '3567')}/hello`
-  return `http://${local(value(env, 'HOST', '0.0.0.0'))}:${value(env, 'PORT', '3000')}/healthz`
+  if (role === 'api') return `http://${local(v.API_HOST)}:${v.API_PORT}/healthz`
+  if (role === 'authcore') return `http://${local(v.AUTH_CORE_HOST)}:${v.AUTH_CORE_PORT}/hello`
+  return `http://${local(v.HOST)}:${v.PORT}/healthz`
 }
 
 export async function check(url: string, timeoutMs = 2_500): Promise<boolean> {

@@ -4,7 +4,7 @@ import { buildApi } from './api/app.ts'
 import { buildAuthCore } from './authcore/app.ts'
 import { buildBff } from './bff/app.ts'
 import { readBuildInfo } from './build-info.ts'
-import { ConfigError, loadConfig, mailProblem, readinessDelayMs, type Config } from './config.ts'
+import { ConfigError, loadConfig, readinessDelayMs, roleProblems, ROLES, type Config, type Role } from './config.ts'
 import type { Database } from './db/database.ts'
 import { openDatabase } from './db/open.ts'
 import { stopServices } from './http/shutdown.ts'
@@ -12,9 +12,6 @@ import { embeddedOperatorToken, embeddedSecret } from './operator-token.ts'
 
 // Process entry: `node dist/server/main.js [all|bff|api|authcore] [--dev]`. Reads the configuration,
 // starts the roles asked for, and shuts down gracefully on SIGTERM/SIGINT.
-
-const ROLES = ['all', 'bff', 'api', 'authcore'] as const
-type Role = (typeof ROLES)[number]
 
 /**
  * Connections the kernel may queue before the process accepts them. Node accepts about one per
@@ -49,24 +46,17 @@ async function main(): Promise<void> {
   const runApi = role === 'api' || (role === 'all' && !config.upstreamApiUrl)
   const runBff = role === 'bff' || role === 'all'
   const runAuthCore = role === 'authcore' || (role === 'all' && !config.authCoreUrl)
-  const problem = runBff ? mailProblem(config) : undefined
-  if (problem) {
-    console.error(`Invalid configuration:\n  - ${problem}`)
+  const problems = roleProblems(config, role)
+  if (problems.length > 0) {
+    console.error(new ConfigError(problems).message)
     process.exit(1)
   }
   // The auth core answers only callers with its key: the embedded default makes one
   // and hands it to the BFF and the API it starts; anywhere else the operator sets AUTH_CORE_API_KEYS.
   const embedded = role === 'all' && !config.databaseUrl
   let coreApiKeys = config.authCoreApiKeys ?? null
-  if (runAuthCore && !coreApiKeys && !config.authCoreOpen) {
-    if (!embedded) {
-      console.error(
-        'Invalid configuration:\n  - AUTH_CORE_API_KEYS is required when the auth core runs outside the embedded default (comma-separated keys of 20+ characters of A–Z a–z 0–9 = -, given to every BFF and API too); AUTH_CORE_API_KEYS=none runs it without keys (not recommended)',
-      )
-      process.exit(1)
-    }
-    coreApiKeys = [embeddedSecret(config.dataDir, 'authcore-api-key', 'hex')]
-  }
+  // Outside the embedded default a core without keys has stopped the start already (roleProblems).
+  if (runAuthCore && !coreApiKeys && !config.authCoreOpen && embedded) coreApiKeys = [embeddedSecret(config.dataDir, 'authcore-api-key', 'hex')]
   const coreApiKey = coreApiKeys?.[0]
   // The operator's token: the API's /internal endpoints and every service's /metrics answer only to it.
   const operatorToken = config.operatorToken ?? (config.databaseUrl ? undefined : embeddedOperatorToken(config.dataDir))
