@@ -25,7 +25,7 @@ const READ_MS = { min: 3_000, max: 7_000 }
 const POLL_MS = 6_000
 /** A browser fetches about six resources of one page at a time. */
 const PARALLEL = 6
-/** The rule before issue 27: every request counted but these, 300 a minute per address. */
+/** The old rule (before decision 027): every request counted but these, 300 a minute per address. */
 const OLD_EXEMPT = /^\/(?:assets\/|locales\/|favicon\.svg$|healthz$|readyz$)/
 const OLD_MAX = 300
 
@@ -39,7 +39,7 @@ export interface OfficeFigures {
   pageP50Ms: number
   pageP99Ms: number
   errors: number
-  /** Requests the rule before issue 27 would have counted, and how many the busiest minute had. */
+  /** Requests the old rule would have counted, and how many the busiest minute had. */
   oldCounted: number
   /** Requests counted now (pages and API calls). */
   counted: number

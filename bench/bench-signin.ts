@@ -1,5 +1,5 @@
-// Sign-in and password-reset timing for a known and an unknown email, through the BFF (issue 17:
-// "enumeration by timing"). The stack runs as `npm start` does in embedded mode (auth core, API and
+// Sign-in and password-reset timing for a known and an unknown email, through the BFF (against
+// enumeration by timing). The stack runs as `npm start` does in embedded mode (auth core, API and
 // BFF on one PGlite) in its own process; mail goes to an SMTP sink in this process, as it would to
 // an operator's server. Requests go one at a time, known and unknown interleaved, so both see the
 // same machine. Budget: each median within 0.8× of the other, both ways. Run by `npm run bench`

@@ -61,7 +61,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 8)
 const CONNECTIONS = 100
 const PIPELINING = 10
 const PASSES = Number(process.env.BENCH_PASSES ?? 2)
-/** Issue 3's load: few connections, no pipelining, so latency shows the work of one request. */
+/** A light load: few connections, no pipelining, so latency shows the work of one request. */
 const LOW_CONNECTIONS = 10
 const CATALOGUE_DURATION_S = Number(process.env.BENCH_CATALOGUE_DURATION ?? 10)
 

@@ -91,7 +91,7 @@ function memoizedT(original: FixedT): FixedT {
  * What React renders with, on the server: the shared instance behind an object of its own with
  * three properties. react-i18next's useTranslation copies its instance's own properties into a
  * wrapper, asks whether each namespace is loaded and makes a fixed `t`, for every component on
- * every render (the issue 30 profile: a third of a page's render time). Here the copy is of three
+ * every render (a third of a page's render time in the profile, docs/BENCHMARKS.md). Here the copy is of three
  * properties, the answers are kept, and each namespace's `t` is made once and remembers its texts.
  */
 function serverView(instance: I18n): I18n {

@@ -117,7 +117,7 @@ export const routes: RouteObject[] = [
               },
             ],
           },
-          // Spec §2: the welcome page uses no layout. Issue 27: like the login and the forgotten
+          // Spec §2: the welcome page uses no layout. Like the login and the forgotten
           // password, which skip the check in spec §2 but whose forms a fully signed-in user has no
           // use for (spec §4: on to /@); a second factor or an email still owed keeps them open.
           accountPage('welcome', 'Create your account', () => import('./pages/auth/welcome.tsx'), 'client/pages/auth/welcome.tsx'),
@@ -129,8 +129,7 @@ export const routes: RouteObject[] = [
       },
       {
         // Spec §2: login-related pages, terms, cookie, privacy, verify-email, reset-password and
-        // /@/logout skip the check (the login and forgotten-password forms are public pages above,
-        // issue 27).
+        // /@/logout skip the check (the login and forgotten-password forms are public pages above).
         id: 'unguarded',
         children: [
           {
@@ -165,7 +164,7 @@ export const routes: RouteObject[] = [
           accountPage('auth-callback/:provider', 'Signing in', () => import('./pages/auth/auth-callback.tsx'), 'client/pages/auth/auth-callback.tsx'),
           accountPage('@/logout', 'Log out', () => import('./pages/auth/logout.tsx'), 'client/pages/auth/logout.tsx'),
           // Spec §2: a shared link's page uses no layout, skips the check and does not poll the
-          // version (client/lib/notices/version-watch.ts). Issue 12: its content depends on a revocable
+          // version (client/lib/notices/version-watch.ts). Its content depends on a revocable
           // link, so no cache keeps it. Its `Referrer-Policy: no-referrer` and `X-Robots-Tag` come
           // from the BFF's security headers (server/bff/plugins/security-headers.ts), which also
           // cover the answers rendered without the router (render failures, the refresh page).

@@ -33,7 +33,7 @@ for (const service of ['api', 'bff', 'authcore']) {
   fs.cpSync(path.join(root, 'server', service, 'migrations'), path.join(root, 'dist', 'server', service, 'migrations'), { recursive: true })
 }
 fs.cpSync(path.join(root, 'server', 'api', 'seed'), path.join(root, 'dist', 'server', 'api', 'seed'), { recursive: true })
-// The brand marks extracted from simple-icons (a development dependency, not in the image): issue 15.
+// The brand marks extracted from simple-icons (a development dependency, not in the image; decision 024).
 fs.cpSync(path.join(root, 'server', 'bff', 'logos', 'brand-marks.json'), path.join(root, 'dist', 'server', 'bff', 'logos', 'brand-marks.json'))
 fs.writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ buildId: buildId(), builtAt: new Date().toISOString() }, null, 2)}\n`)
 // The first load of every public page within its budget (110 kB gzip of JS), or the

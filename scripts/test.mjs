@@ -192,7 +192,7 @@ const tapRun = path.join(root, 'scripts', 'tap-run.mjs')
 const jobs = `--jobs=${os.availableParallelism()}`
 // Eight files to a process, one after another (scripts/tap-group.mjs): each pays Node's start and
 // the loading of the app's modules once per eight, not once — and its first stack is built on
-// warm code. Issue 30: in npm test the PGlite step 781 → 519 s, PostgreSQL 343 → 207 s. A file is
+// warm code: in npm test the PGlite step took 519 s instead of 781, PostgreSQL 207 instead of 343. A file is
 // reported as it would be alone.
 const group = '--group=8'
 await step('tap on PGlite', process.execPath, [tapRun, jobs, group, ...tapFiles], { TEST_DATABASE_URL: '' }, countTap, tapReader('PGlite', report))

@@ -86,7 +86,7 @@ export const EMAIL_VERIFICATION_RECHECK_MS = 10_000
 export const TOTP_DEVICE_NAME = PRODUCT_NAME
 
 /**
- * Issue 17 ("mail flooding": 25 reset requests sent 20 mails in a minute): at most this many reset
+ * Against mail flooding (25 reset requests could send 20 mails in a minute): at most this many reset
  * or verification mails to one recipient (trimmed, lowercased) in any hour; past it nothing is
  * sent and the answer is unchanged.
  */
@@ -105,7 +105,7 @@ export const TOTP_COOLDOWN_S = 900
 export const RECOVERY_CODE_COUNT = 10
 
 /**
- * Issue 11 ("change the email"): the link that confirms a new address works this long, once; the
+ * Changing the email: the link that confirms a new address works this long, once; the
  * account keeps its address until then.
  */
 export const EMAIL_CHANGE_LINK_VALIDITY_MS = 24 * 60 * 60_000

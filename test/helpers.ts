@@ -57,7 +57,7 @@ export function tempDir(t: Test): string {
 /**
  * Where the kernel's range of ports for outgoing connections (and for listen(0)) starts. A port picked inside
  * it can be taken, before the process it is for listens on it, by any connection a neighbour opens:
- * the cluster test lost a picked port so (EADDRINUSE), twice in the full runs of issue 30.
+ * the cluster test lost a picked port so (EADDRINUSE), twice in full runs.
  */
 export function ephemeralPortsStart(): number {
   try {

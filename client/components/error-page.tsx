@@ -46,7 +46,7 @@ export function ErrorPage({ error }: { error: unknown }) {
       </p>
       <h1>{t(`errors.${kind}.title`, { status })}</h1>
       <p className="error-cause">{t(`errors.${kind}.cause`, { status })}</p>
-      {/* Spec §2: the not-found message is "Page Not Found" and the path: kept in English, as the spec names it, introduced in the visitor's language (issue 27). */}
+      {/* Spec §2: the not-found message is "Page Not Found" and the path: kept in English, as the spec names it, introduced in the visitor's language. */}
       {detail && status === 404 ? (
         <p className="error-detail">
           {t('errors.notFound.message')}{' '}
@@ -56,7 +56,7 @@ export function ErrorPage({ error }: { error: unknown }) {
         </p>
       ) : null}
       <p className="error-actions">
-        {/* Issue 27: a way on from a wrong address: the catalogue, where most links lead. */}
+        {/* A way on from a wrong address: the catalogue, where most links lead. */}
         {status === 404 || status === 410 ? (
           <Link className="button button-secondary" to={signedIn ? signedInHome('/library') : '/library'}>
             {t('errors.notFound.catalogue')}

@@ -30,7 +30,7 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
     <li className="program-card card">
       <ProgramIcon id={program.id} />
       <div className="program-card-body">
-        {/* Issue 28: a retired program has no page any more; the library keeps it, marked. */}
+        {/* A retired program has no page any more; the library keeps it, marked. */}
         <h3>{program.retired ? program.name : <Link to={href(`/programs/${program.id}`)}>{program.name}</Link>}</h3>
         <p className="program-card-developer">{program.developer.name}</p>
         {/* English where not translated into the page's language: marked so for screen readers. */}
@@ -38,7 +38,7 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
           {program.summary}
         </p>
         <p className="program-card-meta">
-          {/* Issue 27: what the user bought or subscribes to, on every card under /@ (never on a public page). */}
+          {/* What the user bought or subscribes to, on every card under /@ (never on a public page). */}
           {program.retired ? (
             <span className="badge badge-retired" data-testid="card-retired" title={t('program.retiredNote')}>
               {t('program.retired')}
@@ -54,7 +54,7 @@ function ProgramCard({ program, t, language, library, href }: { program: Program
         </p>
         {library ? <LibraryButton library={library} program={program} t={t} /> : null}
         {program.retired ? null : <CompareToggle program={program} t={t} />}
-        {/* Issue 29: "Watch" on the cards under /@ (client/components/watch-control.tsx). */}
+        {/* "Watch" on the cards under /@ (client/components/watch-control.tsx). */}
         {library?.WatchCard && <library.WatchCard program={program} />}
       </div>
     </li>

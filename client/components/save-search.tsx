@@ -5,7 +5,7 @@ import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCH_NAME_MAX, type SavedSearch } 
 import { apiSend, errorMessage } from '../lib/api.ts'
 import type { ListingData, Scope } from '../pages/catalogue-listing.tsx'
 
-// Issue 29: "Save this search" on the signed-in listing pages (/@/programs and its filter twins).
+// "Save this search" on the signed-in listing pages (/@/programs and its filter twins).
 // What is saved is the listing's own query — the URL's filters and the page's scope (a category,
 // a developer…) — as GET /api/programs reads it; the API refuses what the listing would refuse.
 

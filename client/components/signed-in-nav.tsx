@@ -29,10 +29,10 @@ export function SignedInNav({ user }: { user: UserRecord }) {
       </NavLink>
       <NavLink to="/@/files">{t('nav.myFiles')}</NavLink>
       {streaming ? <NavLink to="/streaming">{t('nav.streaming')}</NavLink> : null}
-      {/* Issue 28: the operator console, for an account with a role. */}
+      {/* The operator console, for an account with a role. */}
       {user.roles.length > 0 ? <NavLink to="/@/operator">{t('nav.console')}</NavLink> : null}
       {/*
-        The account and the way to its profile in one link (issue 27): the avatar, "My profile" and
+        The account and the way to its profile in one link: the avatar, "My profile" and
         the name, or the email while there is none. On wide screens the row has room for the avatar
         and a name only: "My profile" and an email are then for screen readers (styles.css).
       */}

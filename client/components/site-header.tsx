@@ -30,7 +30,7 @@ export function SiteHeader({ children, fold = 'lg', beside }: { children: ReactN
   return (
     <header className={`site-header site-header-fold-${fold}`}>
       <BrandLink />
-      {/* What stays in the row when the menu folds (issue 29: the signed-in layout's bell). */}
+      {/* What stays in the row when the menu folds (the signed-in layout's bell). */}
       {beside}
       <nav className="site-nav" aria-label={t('nav.main')}>
         <details

@@ -43,8 +43,8 @@ export function WatchProvider({ watches, children }: { watches: readonly Watch[]
   const loaded = useMemo(() => byProgram(watches), [watches])
   const [changed, setChanged] = useState<{ from: readonly Watch[]; map: ReadonlyMap<string, readonly WatchEvent[]> } | null>(null)
   const watched = changed !== null && changed.from === watches ? changed.map : loaded
-  // Adding to the library may watch the program too (the profile's "watch the programs I add",
-  // issue 29): after an add, the watches are what the API now says. Asked here, not by revalidating
+  // Adding to the library may watch the program too (the profile's "watch the programs I
+  // add"): after an add, the watches are what the API now says. Asked here, not by revalidating
   // the page's loaders, which a navigation made at the same moment would lose.
   const toggle = useCallback(
     async (id: string) => {

@@ -26,7 +26,7 @@ export function SignedInLayout() {
       <a className="skip-link" href="#content">
         {t('common:nav.skipToContent')}
       </a>
-      {/* Issue 29: the bell stays beside the menu when the row folds; it is this layout's, so no visitor's page carries its code. */}
+      {/* The bell stays beside the menu when the row folds; it is this layout's, so no visitor's page carries its code. */}
       <SiteHeader fold="xl" beside={<NotificationBell count={user.unreadNotifications} />}>
         <SignedInNav user={user} />
       </SiteHeader>

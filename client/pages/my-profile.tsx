@@ -84,7 +84,7 @@ export function Component() {
           <Field id={nameId} label={t('profile:name.label')} hint={t('profile:name.hint', { max: DISPLAY_NAME_MAX_LENGTH })} name="name" type="text" autoComplete="nickname" defaultValue={user.name ?? ''} maxLength={DISPLAY_NAME_MAX_LENGTH} />
           <div className="field">
             <label htmlFor={languageId}>{t('profile:language.label')}</label>
-            {/* Keyed by the account's language: a choice made in the header (issue 27) shows here at once. */}
+            {/* Keyed by the account's language: a choice made in the header shows here at once. */}
             <select key={user.languageChosen ? user.language : i18n.language} id={languageId} name="language" defaultValue={user.languageChosen ? user.language : i18n.language} aria-describedby={`${languageId}-hint`} data-testid="profile-language">
               {LOCALES.map((locale) => (
                 <option key={locale} value={locale} lang={locale}>

@@ -93,20 +93,20 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
               </>
             ) : (
               <>
-                {/* Issue 13: buying needs an account; the visitor comes back to the twin to pay. */}
+                {/* Buying needs an account; the visitor comes back to the twin to pay. */}
                 {program.forSale ? (
                   <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button" title={t('checkout:buyHint')}>
                     {t('checkout:buy')}
                   </Link>
                 ) : null}
-                {/* Issue 15: the sign-in (or sign-up) comes back here with the program added. */}
+                {/* The sign-in (or sign-up) comes back here with the program added. */}
                 <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}&action=add`} className="button" aria-describedby="add-hint">
                   {t('catalogue:program.addToLibrary')}
                 </Link>
                 <span id="add-hint" className="hint">
                   {t('catalogue:program.addToLibraryHint')}
                 </span>
-                {/* Issue 29: watching needs an account too; the visitor comes back to the twin to choose. */}
+                {/* Watching needs an account too; the visitor comes back to the twin to choose. */}
                 <Link to={`/login?redirectToPath=${encodeURIComponent(`/@/programs/${program.id}`)}`} className="button button-secondary" title={t('catalogue:watch.signInHint')}>
                   {t('catalogue:watch.watch')}
                 </Link>
@@ -129,7 +129,7 @@ export function Component({ purchase }: { purchase?: ReactNode }) {
             </p>
           </section>
           <ScreenshotGallery programName={program.name} screenshots={program.screenshots ?? []} />
-          {/* Issue 15: up to 19 names, one or two a line in the details column; here they flow in rows. */}
+          {/* Up to 19 names, one or two a line in the details column; here they flow in rows. */}
           {program.languages.length > 0 ? (
             <section aria-labelledby="languages-title" className="program-languages">
               <h2 id="languages-title">{t('catalogue:program.languages')}</h2>

@@ -12,7 +12,7 @@ import {
 import { getUser, recordCheckedEmail, type ProductUser } from './users/repository.ts'
 
 // Who is asking, for every route that belongs to a signed-in user (the user's record, library,
-// profile, and the drive of issue 12): the session's access token, then the product record.
+// profile, the drive): the session's access token, then the product record.
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.ts'
 import { DEFAULT_SETTINGS, type CoreSettings } from './settings.ts'
 
-// Apps hosted by one core (AUTH-CORE.md issue 4 §5): each with its own users, sessions, keys
+// Apps hosted by one core (AUTH-CORE.md §5): each with its own users, sessions, keys
 // and settings. The default app "public" always exists; its API keys may also come from the
 // process configuration.
 

@@ -1,4 +1,4 @@
-// Issue 30 (the rendered pages' p99 at 100 connections). libuv, since 1.45 (Node 20), accepts one
+// The rendered pages' p99 at 100 connections (docs/BENCHMARKS.md). libuv, since 1.45 (Node 20), accepts one
 // new connection per turn of the event loop. Under load a turn made the markup of every page whose
 // data had arrived meanwhile — 70–100 ms of work — so a hundred connections opened at once waited
 // up to 5 s to be accepted (strace: one accept4 every ~80 ms), and their first requests were the

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { UpstreamResponse } from './upstream-client.ts'
 
-// How a visitor's browser stays "unlocked" on a password-protected share link (issue 12,
-// decision 016) without the password, or any proof of it, in a URL or in reach of JavaScript.
+// How a visitor's browser stays "unlocked" on a password-protected share link (decision
+// 016) without the password, or any proof of it, in a URL or in reach of JavaScript.
 // The API's unlock answers a signed token; the BFF keeps it in an httpOnly cookie named after
 // the link and strips it from the JSON the page sees. Requests for that link — proxied /api calls,
 // and the /sharing/<link> page's server-side loaders — carry it to the API as `x-share-token`.

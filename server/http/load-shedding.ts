@@ -12,8 +12,8 @@ import { serviceCode, type Service } from './service-codes.ts'
 //   - the event loop lags past OVERLOAD_EVENT_LOOP_DELAY_MS (the CPU is saturated: rendering)
 //     and OVERLOAD_PRESSURE_IN_FLIGHT requests are already being worked on: the CPU keeps that
 //     many to do (refusing every request for the half second the lag is measured over left it
-//     idle once those in hand were done — issue 30: a third fewer pages served at 100
-//     connections), and no more, so the wait of those admitted stays short;
+//     idle once those in hand were done: a third fewer pages served at 100 connections,
+//     docs/BENCHMARKS.md), and no more, so the wait of those admitted stays short;
 //   - OVERLOAD_MAX_IN_FLIGHT requests are already waiting for their answers' headers (an upstream
 //     is slow: every further request would only wait longer).
 // Probes (/healthz, /readyz) and /metrics are always answered, so a load balancer sees a live

@@ -223,8 +223,8 @@ export const requestLoggerFactory: NonNullable<FastifyServerOptions['childLogger
 /**
  * One line per request, when it has been answered: the request (method, URL with secrets
  * redacted, host, address), the status and the time taken — an access log's line. Fastify's default
- * writes a second line as each request arrives, which doubled the log and its cost (issue 30:
- * logging was about a quarter of a cached page's time). A request that errs is still one line, at
+ * writes a second line as each request arrives, which doubles the log and its cost (logging
+ * was about a quarter of a cached page's time, docs/BENCHMARKS.md). A request that errs is still one line, at
  * error, with its error. Only a request whose body may take minutes (`longBody`: a resumable
  * upload's PATCH) is also logged as it arrives, so one under way shows before it ends.
  */
@@ -242,9 +242,8 @@ class AccessLogController extends LogController {
 
 /**
  * What machines ask on a timer: probes (/healthz, /readyz), scrapes (/metrics), the revocation
- * list and the role-change feed every API and BFF instance reads twice a second (decision 009,
- * issue 28), and the version every open
- * tab asks every few seconds to announce a deploy (/api/version), and the claims of the BFF's
+ * list and the role-change feed every API and BFF instance reads twice a second (decisions 009
+ * and 028), and the version every open tab asks every few seconds to announce a deploy (/api/version), and the claims of the BFF's
  * notification mail worker every few seconds. An idle app writes nothing
  * (13,750 request lines in 19 minutes of a quiet app), so their requests are not logged at
  * info; a failure still is (a 5xx is an error line, and the poller says once when it starts failing).

@@ -1,6 +1,6 @@
 import { LOGIN_WARNING_THRESHOLD } from '../constants.ts'
 
-// What an account page shows after one of its forms was sent (issue 15 items 6a and 9), as data:
+// What an account page shows after one of its forms was sent (decision 025), as data:
 // made from the SDK's answer in the browser (supertokens-web-js), or by the BFF from the same
 // answer when the form was sent before the page's script ran (server/bff/auth/page-forms.ts).
 // The page translates it (client/lib/account/auth-errors.ts): no English text of the SDK is shown as is

@@ -1,4 +1,4 @@
-// Catalogue vocabulary of the spec (§2) and of issue 3: category ids, licence types, library
+// Catalogue vocabulary of the spec (§2): category ids, licence types, library
 // filter tabs and sort options, and the shapes the catalogue API answers with.
 
 import type { Locale } from '../locales.ts'

@@ -142,7 +142,7 @@ export function isWebAddress(value: unknown, max: number, protocols: readonly st
   }
 }
 
-/** Issue 29: `externalIds` (absent: none) — an object of the known catalogues, each id as that catalogue writes it. */
+/** `externalIds` (absent: none) — an object of the known catalogues, each id as that catalogue writes it. */
 function externalIdProblems(problems: FieldProblem[], value: unknown): void {
   if (value === undefined) return
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

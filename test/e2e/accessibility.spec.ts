@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import { expect, test } from '@playwright/test'
 
 // Every public page, checked by axe-core after hydration, in English and in a second language.
-// The bar of issue 3 is no serious or critical violation (WCAG 2.x A and AA); the pages meet
+// The bar is no serious or critical violation (WCAG 2.x A and AA); the pages meet
 // axe's best practices too, so any violation fails, whatever its impact.
 
 const PAGES = [

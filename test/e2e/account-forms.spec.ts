@@ -5,7 +5,7 @@ import { SDK_FIELD_ERRORS } from '../../client/lib/account/auth-errors.ts'
 import { hydrated, newEmail, PASSWORD, readyAccount } from './support/accounts.ts'
 import { E2E_MAIL_PORT } from './support/ports.ts'
 
-// Issue 15 items 3, 6a, 8 and 9 in Chromium: the way back after signing in (with a pending "add"),
+// The account forms of decision 025 in Chromium: the way back after signing in (with a pending "add"),
 // no English SDK text on German and Hungarian pages, the account pages' edges, and the account
 // forms sent before their page's script runs (here: with JavaScript off).
 

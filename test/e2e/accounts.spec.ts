@@ -6,7 +6,7 @@ import { E2E_ENV } from '../../playwright.config.ts'
 import { hydrated, newEmail, PASSWORD, readyAccount } from './support/accounts.ts'
 import { E2E_MAIL_PORT } from './support/ports.ts'
 
-// Every account flow of issue 5 end to end in Chromium. Mail is read from the real SMTP server
+// Every account flow end to end in Chromium. Mail is read from the real SMTP server
 // the run starts; external sign-in goes to a real local OpenID provider (support/services.ts).
 
 interface Mail {

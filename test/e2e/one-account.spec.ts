@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { PASSWORD, hydrated, mailedLink, readyAccount } from './support/accounts.ts'
 
-// Issue 27, "One account, one state", as a person meets it: a password reset lifts the sign-in
+// One account, one state, as a person meets it: a password reset lifts the sign-in
 // block, the header's language is the account's, and the deletion section says everything it
 // removes before it is confirmed.
 

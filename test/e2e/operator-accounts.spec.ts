@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, operatorAccount, PASSWORD, readyAccount } from './support/accounts.ts'
 
-// Issue 28, "Done when": an admin (made from the command line) grants the support role in the
+// The operator console end to end: an admin (made from the command line) grants the support role in the
 // browser; support disables an account with a reason and enables it again; the audit log shows it.
 
 async function openAccount(page: Page, email: string) {

@@ -2,7 +2,7 @@ import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { hydrated, readyAccount } from './support/accounts.ts'
 
-// Issue 29 in the browser: a signed-in user saves a listing's search (its name prefilled from the
+// Saved searches in the browser: a signed-in user saves a listing's search (its name prefilled from the
 // filters), finds it on /@/saved-searches, opens it and deletes it; a paid program's page shows
 // free alternatives; the home page names its Atom feed, which a reader can fetch.
 

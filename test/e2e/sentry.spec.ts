@@ -5,7 +5,7 @@ import { eventsOf, type ReceivedEnvelope, type SinkEvent } from '../sentry-sink.
 import { hydrated } from './support/accounts.ts'
 import { E2E_SENTRY_PORT } from './support/ports.ts'
 
-// Issue 13: /sentry-test raises an error in the browser, the BFF and the API; each reaches the
+// /sentry-test raises an error in the browser, the BFF and the API; each reaches the
 // local envelope sink (support/services.ts) with the release and environment, the browser's only
 // through the BFF's tunnel, and none carries the canary values the page was given.
 

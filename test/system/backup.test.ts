@@ -5,7 +5,7 @@ import t from 'tap'
 import { root, tempDir } from '../helpers.ts'
 import { exited, startApp, tab, until, lastMailLink } from './support.ts'
 
-// Issue 14, "Backups", end to end as an operator does it: the built app runs and has a user (signed
+// Backups, end to end as an operator does it: the built app runs and has a user (signed
 // up, verified through the local mailbox, a program in the library, a file in the drive);
 // `npm run db -- backup` copies it while it runs; the app stops; `npm run db -- restore` puts the
 // copy into a fresh DATA_DIR; the app started there signs the same person in, with their things.

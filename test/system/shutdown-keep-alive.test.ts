@@ -5,7 +5,7 @@ import t from 'tap'
 import { root, tempDir } from '../helpers.ts'
 import { exited, startApp } from './support.ts'
 
-// Issue 18, "Shutdown": clients that keep their connections alive across a SIGTERM. Before, a
+// Shutdown: clients that keep their connections alive across a SIGTERM. Before, a
 // request sent on an open connection after the signal got Fastify's bare
 // {"error":"Service Unavailable",…} (no code, no request id), answers in flight kept the
 // connection open, and requests written on idle connections were reset. Now every request is

@@ -2,7 +2,7 @@ import t from 'tap'
 import { tempDir } from '../helpers.ts'
 import { exited, signedUpTab, startApp, until } from './support.ts'
 
-// Issue 14, "SIGTERM under load": people keep adding and removing library items while the app is
+// SIGTERM under load: people keep adding and removing library items while the app is
 // told to stop. It stops accepting, finishes what it took, exits 0 within its grace period, and
 // after a start on the same data every acknowledged write is there (every acknowledged add is in
 // the library, every acknowledged remove is gone). Needs dist/ (npm test builds it first).

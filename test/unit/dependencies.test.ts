@@ -4,7 +4,7 @@ import semver from 'semver'
 import t from 'tap'
 import { root } from '../helpers.ts'
 
-// Issue 27: `npm ci` warned that two dependencies need a newer Node than package.json's `engines`
+// `npm ci` warned that two dependencies need a newer Node than package.json's `engines`
 // said, and that two packages' install scripts were neither allowed nor refused (npm 11 skips a
 // script nobody decided on, and says so at every install). The declared engine and the lock must
 // agree, and every install script in the lock must have a decision in `allowScripts`.

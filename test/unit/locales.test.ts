@@ -133,7 +133,7 @@ t.test('the English texts are the spec\'s texts', async (t) => {
   t.equal(common.get('errors.accountDisabled.message'), ACCOUNT_DISABLED_MESSAGE)
   const auth = flatten(read('en', 'auth'))
   // Spec §5: the sign-up rewrite; spec §8: the TOTP failures. (The external sign-in's checks are
-  // shown in the SDK's own English words beside the visitor's language, issue 27: test/e2e.)
+  // shown in the SDK's own English words beside the visitor's language: test/e2e.)
   t.equal(auth.get('welcome.emailExists'), 'This email already exists. Please log in.')
   t.equal(auth.get('mfa.mustBeLoggedIn'), 'User must be logged in')
   t.equal(auth.get('mfa.cannotCreate'), 'Unable to create TOTP device')

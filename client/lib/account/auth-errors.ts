@@ -3,8 +3,8 @@ import { GENERAL_ERROR_FALLBACK_MESSAGE, problemOfHttp, type AuthProblem } from 
 import { TOTP_COOLDOWN_S } from '../../../shared/constants.ts'
 import { PASSWORD_ERRORS, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../shared/auth/sign-up.ts'
 
-// What a person reads when an account form does not go through, in the page's language (issue 15
-// item 6a). The SDK answers in English: statuses and error codes are translated by what they are,
+// What a person reads when an account form does not go through, in the page's language
+// (decision 025). The SDK answers in English: statuses and error codes are translated by what they are,
 // and its field errors — which have no code — by field and text, from the list below. On English
 // pages a field error the list does not know passes through unchanged (spec §5); elsewhere it
 // becomes a translated "not accepted", so no English text of the SDK reaches another language.

@@ -6,7 +6,7 @@ import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../../shared/catalogue
 import { formatPartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 // Through the cards' module, with which they ship in one chunk (a chunk of their own would be one
-// more file in the first load of every listing, issue 29's share of the first-load budget, then 130 kB).
+// more file in the first load of every listing, against the first-load budget).
 import { CompareTray, PriceLabel } from '../../components/program-card.tsx'
 import { ProgramIcon } from '../../components/program-icon.tsx'
 import { apiResponse } from '../../lib/api.ts'

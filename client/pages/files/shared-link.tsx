@@ -257,7 +257,7 @@ export function Component() {
         <h1>{title}</h1>
         {body}
       </main>
-      {/* Where the link comes from, and the way into it (issue 27). */}
+      {/* Where the link comes from, and the way into it. */}
       <aside className="share-about" aria-label={t('files:shared.aboutLabel')}>
         <p>{t('files:shared.about')}</p>
         <p className="actions">

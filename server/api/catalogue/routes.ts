@@ -39,7 +39,7 @@ export const ProgramListQuery = Type.Object(
     price: StringEnum(LIBRARY_FILTER_TABS, { default: 'all' }),
     q: Type.Optional(Type.String({ maxLength: 100 })),
     language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
-    platform: Type.Optional(StringEnum(PLATFORMS, { description: 'Issue 29: only the programs that run there.' })),
+    platform: Type.Optional(StringEnum(PLATFORMS, { description: 'Only the programs that run there.' })),
     sort: StringEnum(API_SORT_OPTIONS, { default: 'namePopular' }),
     page: Type.Integer({ minimum: 1, maximum: 10_000, default: 1 }),
     pageSize: Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
@@ -83,7 +83,7 @@ const summaryProperties = {
   updated: PartialDate('The current version\'s release'),
   updatedPrecision: Precision('updated'),
   popularity: Type.Integer({ minimum: 0, maximum: 100 }),
-  retired: Type.Optional(Type.Literal(true, { description: 'Issue 28: retired by the editors. Only in a library (GET /api/user/programs), which keeps it; absent otherwise.' })),
+  retired: Type.Optional(Type.Literal(true, { description: 'Retired by the editors. Only in a library (GET /api/user/programs), which keeps it; absent otherwise.' })),
 }
 
 export const ProgramSummary = Type.Object(summaryProperties)
@@ -108,10 +108,10 @@ const ProgramDetail = Type.Object({
       alt: Type.String({ description: 'In the answer\'s language, else English; "" when none was given.' }),
       srcset: Type.Array(Type.Object({ url: Type.String({ description: 'GET /api/screenshots/{file}: WebP, cached for ever.' }), width: Type.Integer() }), { description: 'Narrowest first, at most the widths 280, 560, 840, 1120, 1400, 1680.' }),
     }),
-    { description: 'Issue 28: up to 8, in the editors\' order.' },
+    { description: 'Up to 8, in the editors\' order.' },
   ),
   externalIds: ExternalIdsSchema,
-  alternatives: Type.Array(ProgramSummary, { description: 'Issue 29: for a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
+  alternatives: Type.Array(ProgramSummary, { description: 'For a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
 })
 
 /** A program's release history (shared/catalogue/living.ts `Release`). */

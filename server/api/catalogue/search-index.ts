@@ -102,7 +102,7 @@ const COMPARE: Record<ApiSortOption, (a: Entry, b: Entry) => number> = {
 
 /**
  * How old the index may be: a change of the catalogue is listed within this, plus the BFF's own
- * wait for the version (upstream-api.ts), well within the 2 s issue 28 asks.
+ * wait for the version (upstream-api.ts), well within the 2 s an editor may wait to see a change listed.
  */
 export const CATALOGUE_VERSION_CHECK_MS = 500
 

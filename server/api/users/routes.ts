@@ -60,8 +60,8 @@ const UserRecord = Type.Object({
   avatarUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null while the account has no avatar.' }),
   timeJoined: Type.String({ description: 'ISO time the account was made.' }),
   librarySize: Type.Integer(),
-  roles: Type.Array(Type.String(), { description: 'The account\'s operator roles now (issue 28): admin, editor, support; empty for everyone else.' }),
-  notify: StringEnum(NOTIFY_MODES, { description: 'How notifications are mailed (issue 29): off, immediate, or a daily digest.' }),
+  roles: Type.Array(Type.String(), { description: 'The account\'s operator roles now: admin, editor, support; empty for everyone else.' }),
+  notify: StringEnum(NOTIFY_MODES, { description: 'How notifications are mailed: off, immediate, or a daily digest.' }),
   watchOnAdd: Type.Boolean({ description: 'Adding a program to the library watches it too (release, price, licence).' }),
   unreadNotifications: Type.Integer({ description: 'How many notifications are unread (the header\'s bell).' }),
 })
@@ -71,7 +71,7 @@ const UserProgramListQuery = Type.Object(
   {
     ...ProgramListQuery.properties,
     sort: StringEnum(USER_LIBRARY_API_SORT_OPTIONS, { default: 'namePopular' }),
-    view: StringEnum(LIBRARY_VIEWS, { default: 'saved', description: 'saved: the programs in the library; owned (issue 27): the programs the user bought or subscribes to, saved or not (recentlyAdded: the newest purchase first).' }),
+    view: StringEnum(LIBRARY_VIEWS, { default: 'saved', description: 'saved: the programs in the library; owned: the programs the user bought or subscribes to, saved or not (recentlyAdded: the newest purchase first).' }),
   },
   { additionalProperties: false },
 )
@@ -96,10 +96,10 @@ const UserExport = Type.Object({
     notify: Type.String(),
     watchOnAdd: Type.Boolean(),
   }),
-  watches: Type.Array(Type.Object({ programId: Type.String(), events: Type.Array(Type.String()), createdAt: NullableIso }), { description: 'Issue 29: the watchlist, oldest first.' }),
+  watches: Type.Array(Type.Object({ programId: Type.String(), events: Type.Array(Type.String()), createdAt: NullableIso }), { description: 'The watchlist, oldest first.' }),
   notifications: Type.Array(
     Type.Object({ type: Type.String(), programId: Type.String(), at: NullableIso, readAt: NullableIso, data: Type.Object({}, { additionalProperties: true }) }),
-    { description: 'Issue 29: every notification, newest first.' },
+    { description: 'Every notification, newest first.' },
   ),
   terms: Type.Object({ acceptedVersion: NullableString, acceptedAt: NullableIso }),
   library: Type.Array(Type.Object({ programId: Type.String(), name: Type.String(), addedAt: NullableIso })),

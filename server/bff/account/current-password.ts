@@ -3,8 +3,8 @@ import EmailPassword from 'supertokens-node/recipe/emailpassword'
 import { BffWrongPassword } from '../errors.ts'
 import type { LoginAttempts } from '../auth/login-attempts.ts'
 
-// The current password asked again before a change to the account (its password, its email:
-// issue 11), checked like a sign-in: counted by login-attempt blocking before the check, so a
+// The current password asked again before a change to the account (its password, its
+// email), checked like a sign-in: counted by login-attempt blocking before the check, so a
 // session alone cannot be used to guess the password, and refused outright while the account's
 // email is blocked.
 

@@ -7,8 +7,8 @@ import type { SecondFactorAttempts } from '../auth/second-factor-attempts.ts'
 // when the first authenticator is confirmed, and on request from the profile — usable instead of
 // a TOTP code. Only their SHA-256 is stored: each code carries 80 random bits, far beyond what a
 // guess or a brute force of a leaked hash can cover, so a slow hash would add nothing. Wrong codes
-// count toward the second factor's one attempt limit, with wrong TOTP codes (issue 26 §7,
-// second-factor-attempts.ts).
+// count toward the second factor's one attempt limit, with wrong TOTP codes
+// (second-factor-attempts.ts).
 
 /** RFC 4648 base32: no 0, 1, 8 or 9, so nothing to mistake for O, I, L or B. */
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'

@@ -131,7 +131,7 @@ export function authPaths(): Record<string, OpenApiPathItem> {
       }),
     },
     '/auth/user/password/reset/token/check': {
-      get: operation('authCheckPasswordResetToken', "Whether a reset link's token can still be used, without using it (the BFF's own, issue 15).", {
+      get: operation('authCheckPasswordResetToken', "Whether a reset link's token can still be used, without using it (the BFF's own).", {
         write: false,
         query: [{ name: 'token', description: 'The token of the emailed link.' }],
         ok: oneOf(obj({ status: status('OK') }), obj({ status: status('RESET_PASSWORD_INVALID_TOKEN_ERROR') })),
@@ -177,7 +177,7 @@ export function authPaths(): Record<string, OpenApiPathItem> {
       }),
     },
     '/auth/totp/device': {
-      post: operation('authCreateTotpDevice', 'Create an authenticator (not yet verified): its secret and QR code string. An account with a confirmed one must prove it: a current code in `totp` or a recovery code (spent) in `recoveryCode`; else 400 BFF_TOTP_CODE_REQUIRED (issue 26).', {
+      post: operation('authCreateTotpDevice', 'Create an authenticator (not yet verified): its secret and QR code string. An account with a confirmed one must prove it: a current code in `totp` or a recovery code (spent) in `recoveryCode`; else 400 BFF_TOTP_CODE_REQUIRED.', {
         session: true,
         body: obj({ deviceName: str(), totp: str(), recoveryCode: str() }, []),
         ok: oneOf(obj({ status: status('OK'), deviceName: str(), secret: str(), qrCodeString: str() }), obj({ status: status('DEVICE_ALREADY_EXISTS_ERROR') })),

@@ -5,8 +5,8 @@ import { simplePage } from '../html-page.ts'
 // A page request whose access token has expired (DESIGN.md §2): the refresh token's cookie only
 // travels to /auth/session/refresh, so the browser refreshes and loads the page again. The page
 // keeps the SDK's two cookies as the SDK would (page-session.ts) and never loops: after two tries
-// in a minute it stops and offers to sign in. A 503 (the auth core or its database out of reach,
-// issue 18) is no failed try: the session is intact, so the page says the service is unavailable
+// in a minute it stops and offers to sign in. A 503 (the auth core or its database out of
+// reach) is no failed try: the session is intact, so the page says the service is unavailable
 // and tries again after the answer's Retry-After.
 
 export interface RefreshPageTexts {

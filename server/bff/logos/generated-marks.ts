@@ -12,7 +12,7 @@ export interface MarkProgram {
   publisher: string
 }
 
-/** The colours program icons have had since issue 3; white letters keep ≥ 4.5:1 on each (tested). */
+/** The program icons' colours; white letters keep ≥ 4.5:1 on each (tested). */
 export const MARK_COLOURS = ['#1f3a5f', '#7a3e9d', '#1d6b3a', '#a4262c', '#0f6c81', '#8a5a00', '#3a4ea8', '#5b5f66'] as const
 
 // Each motif keeps clear of the letters (the middle 40 × 20 units) or shades behind them, so the

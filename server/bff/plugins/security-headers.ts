@@ -77,7 +77,7 @@ export const securityHeadersPlugin = fp(
       done()
     })
 
-    // The outside scripts of issue 11 (docs/decisions/012-support-chat-and-consent.md): each
+    // The outside scripts (docs/decisions/012-support-chat-and-consent.md): each
     // configured origin, never a wildcard. The chat widget may also connect back (XHR, WebSocket),
     // show images and open a frame from its own origin, as widgets do; the tag manager only runs
     // its script — tags that would reach further origins stay blocked.

@@ -512,7 +512,7 @@ async function ssrPages(app: FastifyInstance, opts: SsrOptions): Promise<void> {
     if (result.kind === 'redirect') return action ? reply.redirect(result.location, 303) : reply.redirect(withGuardReturn(result.location, request.url), result.status)
     // The error page of an outage (the API's 503): when to try again, as the API said.
     if (result.status === 503) reply.header('retry-after', String(retryAfterOf.get(request) ?? DATABASE_RETRY_AFTER_SECONDS))
-    // The routes' own headers (a share link's page: issue 12) replace the defaults of the same name;
+    // The routes' own headers (a share link's page) replace the defaults of the same name;
     // a page that asks for no-store is not kept by the page cache either.
     reply.headers(result.headers)
     const html = template

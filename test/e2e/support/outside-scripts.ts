@@ -1,6 +1,6 @@
 import http from 'node:http'
 
-// Stand-ins for the two outside providers of issue 11, on loopback: a live-chat widget's loader
+// Stand-ins for the two outside providers (decision 012), on loopback: a live-chat widget's loader
 // and a tag manager. Each port is its own origin, as the real providers are, so the page CSP's
 // "exactly this origin" is tested for real. The scripts record what they got in the page
 // (`window.__chatWidget`, `window.__tagManager`); the browser tests read it there. Nothing is

@@ -9,7 +9,7 @@ import { E2E_CHAT_WIDGET_PORT, E2E_MAIL_PORT, E2E_OIDC_PORT, E2E_PORT, E2E_SENTR
 // The outside services the browser tests need, as real local servers (DESIGN.md §4.13): an SMTP
 // server that keeps what it receives (readable at GET /messages?to= on the mail port) and an
 // OpenID Connect provider with its development login and consent pages, and the two outside
-// script hosts of issue 11 (a chat widget's loader, a tag manager), the error tracker's envelope
+// script hosts (a chat widget's loader, a tag manager), the error tracker's envelope
 // sink and the fake of Stripe. Playwright starts this
 // process beside the app and stops it after the run.
 

@@ -12,7 +12,7 @@ import { parseCatalogueFeed, type CatalogueFeed } from '../../../server/config.t
 import type { Database } from '../../../server/db/database.ts'
 import { openTestDatabase, secondConnection, waitUntil } from '../../helpers.ts'
 
-// Issue 29, "the catalogue keeps itself current": the sync against feeds served on loopback by a
+// The catalogue keeps itself current: the sync against feeds served on loopback by a
 // tiny HTTP server (the fixtures in test/fixtures/feeds, made for these tests, in both formats and
 // broken ways). A feed bumps Blender's version; a version that goes backwards and a date in the
 // future are ignored and reported once; a difference becomes a proposed change; a broken feed

@@ -149,7 +149,7 @@ t.test('catalogue API on the seed', async (t) => {
     t.equal(sort.statusCode, 400)
     t.equal(sort.json().code, 'API_VALIDATION_FAILED')
     t.equal(sort.json().message, 'sort must be one of: namePopular, nameAsc, nameDesc, updated')
-    // Issue 15: "recently added" is the personal library's own sort; the catalogue has no "added" date.
+    // "recently added" is the personal library's own sort; the catalogue has no "added" date.
     const added = await api.inject('/api/programs?sort=recentlyAdded')
     t.equal(added.statusCode, 400)
     t.equal(added.json().code, 'API_VALIDATION_FAILED')

@@ -2,7 +2,7 @@ import t from 'tap'
 import { request } from 'undici'
 import { browser, buildStack, lastMailLink } from '../../helpers.ts'
 
-// Issue 14, "Load and fault test": the product API in a process of its own sheds load like the
+// Load and fault test: the product API in a process of its own sheds load like the
 // BFF (503 API_OVERLOADED before Fastify), except the BFF's own PUT /api/user at sign-up. Refused,
 // that call left a new account without its record — the BFF only logs the failure — and the
 // account's first request after the email link answered 404 API_USER_NOT_FOUND (every page:

@@ -4,7 +4,7 @@ import type { ProgramPage, ProgramSummary } from '../../../shared/catalogue/cata
 import { PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
-// Issue 29: `platform=windows|macos|linux|web` on the program listing, with every other filter.
+// `platform=windows|macos|linux|web` on the program listing, with every other filter.
 // (The personal library's GET /api/user/programs takes the same query: test/integration/bff/compare-pages.test.ts.)
 
 const db = await openTestDatabase(t)

@@ -14,7 +14,7 @@ import { buildAuthCore } from '../../../server/authcore/app.ts'
 import { resetSupertokensForTests } from '../../../server/bff/auth/supertokens.ts'
 import { testCoreConfig, openTestDatabase, TEST_AUTH_CORE_SECRET as TEST_SECRET } from '../../helpers.ts'
 
-// The conformance harness of issue 4: our auth core on loopback, and a Fastify app that runs the
+// The conformance harness (AUTH-CORE.md): our auth core on loopback, and a Fastify app that runs the
 // real supertokens-node 24.0.3 against it with the recipes of DESIGN.md §4.3. Every core call
 // the SDK makes is counted, so tests can assert the call sequences of AUTH-CORE.md §4.
 

@@ -5,7 +5,7 @@ import { decodeJwt, JWKS_MAX_AGE_S, KEY_CACHE_MS, KEY_OVERLAP_MS } from '../../.
 import { testCoreConfig, openTestDatabase } from '../../helpers.ts'
 import { TEST_SECRET } from './harness.ts'
 
-// Issue 18 "Keys": the JWKS said `Cache-Control: max-age` until the next scheduled key (about 7
+// Keys: the JWKS said `Cache-Control: max-age` until the next scheduled key (about 7
 // days), so after a manual rotation a cache that honours it — a CDN, a proxy, a client that does
 // as the header says — kept a set without the new key when tokens signed with it arrived. A key is
 // published a minute before it signs: a cache honouring the header must have it by then. The clock

@@ -5,7 +5,7 @@ import { ATOM_FEED_ENTRIES } from '../../../shared/catalogue/living.ts'
 import type { ProgramAsWritten } from '../../../shared/catalogue/program-editor.ts'
 import { buildStack, operatorTab } from '../../helpers.ts'
 
-// Issue 29: /feeds/releases.atom and /feeds/category/{id}.atom — the 50 newest releases of programs
+// /feeds/releases.atom and /feeds/category/{id}.atom — the 50 newest releases of programs
 // not retired, as Atom 1.0 a reader can parse (checked by parsing, not by looking at strings), in
 // English, escaped; a new release is in them as soon as the catalogue version moves; an unknown
 // category is a 404.

@@ -157,7 +157,7 @@ t.test('a new set of recovery codes replaces the old one', async (t) => {
   const foreign = await send(tab, 'POST', '/api/user/recovery-codes', proof, { origin: 'https://evil.example' })
   t.equal(foreign.statusCode, 403, 'a foreign origin: refused')
 
-  // Without a code: issue 26 §1 (second-factor.test.ts).
+  // Without a code: second-factor.test.ts.
   const renewed = await send(tab, 'POST', '/api/user/recovery-codes', proof)
   t.equal(renewed.statusCode, 200, 'a new set')
   t.equal(renewed.headers['cache-control'], 'no-store')

@@ -3,7 +3,7 @@ import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catal
 import { formatPartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
-// Issue 29: /compare?programs=a,b,c as the BFF renders it — every field of every program, the
+// /compare?programs=a,b,c as the BFF renders it — every field of every program, the
 // status of a link that cannot be shown (400 malformed, 404 unknown or retired) with the valid
 // programs kept as links, the page's head, another language, and the signed-in twin /@/compare.
 // And the platform filter of the listing pages, public and signed in, and of the personal library.

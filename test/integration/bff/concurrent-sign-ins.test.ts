@@ -3,7 +3,7 @@ import { LoginAttempts } from '../../../server/bff/auth/login-attempts.ts'
 import { browser, buildStack, openTestDatabase, credentials } from '../../helpers.ts'
 import { migrateBffSchema } from '../../../server/bff/app.ts'
 
-// Issue 18, "Concurrent sign-ins with the right password": a check is counted before the
+// Concurrent sign-ins with the right password: a check is counted before the
 // password is verified, so parallel wrong attempts cannot run more checks than the limit. Ten
 // parallel sign-ins with the RIGHT password used to get 5 × 200 and 5 × 429 ACCOUNT_BLOCKED "blocked
 // until <in 15 minutes>" — no attempt had failed and check-block-status said not blocked. A sign-in

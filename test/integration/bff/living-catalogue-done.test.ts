@@ -8,7 +8,7 @@ import type { NotificationList } from '../../../shared/catalogue/living.ts'
 import { runSavedSearches } from '../../../server/api/notifications/saved-searches.ts'
 import { buildStack, mailsIn, operatorTab, signedInTab, waitUntil } from '../../helpers.ts'
 
-// Issue 29's "done when", as one person meets it, each step through the HTTP API a browser or a
+// The living catalogue's "done when", as one person meets it, each step through the HTTP API a browser or a
 // mail provider uses: a feed served on loopback bumps Blender's version; the user who watches
 // Blender has a notification (the bell's count in the user record too) and, with `immediate`, one
 // mail whose one-click unsubscribe works without a session; a saved search tells of a program an

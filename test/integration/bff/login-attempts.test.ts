@@ -228,7 +228,7 @@ t.test('every spelling the SDK routes as a sign-in is counted and blocked (issue
   })
 })
 
-// Issue 17, "enumeration by timing": supertokens-node answers an unknown email without asking the
+// Enumeration by timing: supertokens-node answers an unknown email without asking the
 // core to check a password, so the answer came 5–10 times faster than for a known one. The core
 // checks a decoy hash of the app's own algorithm for an email it does not know; the BFF must
 // therefore ask it in both cases. Recorded by a loopback proxy between the BFF and the core.

@@ -3,7 +3,7 @@ import { browser, buildStack, LogCapture, waitUntil } from '../../helpers.ts'
 import { decodeQuotedPrintable, startSmtpServer, type ReceivedMail } from '../../smtp-server.ts'
 import { MAIL_GIVE_UP_AFTER_MS, MAIL_PURGE_AFTER_MS, MAIL_RETRY_BASE_MS, retryDelayMs } from '../../../server/bff/mail/mail-outbox.ts'
 
-// Issue 18, "Mail that cannot go out": with the mail server down, a sign-up answered OK and its
+// Mail that cannot go out: with the mail server down, a sign-up answered OK and its
 // verification mail was never sent, not even once the server was back. Now it waits in the
 // outbox, /check-email's status call says so, the worker sends it when the server answers (driven
 // here by the test's clock and an explicit round, no sleeps), and /metrics shows the queue.

@@ -2,7 +2,7 @@ import { request } from 'undici'
 import t from 'tap'
 import { browser, buildStack, LogCapture, signedInTab, type Stack } from '../../helpers.ts'
 
-// Issue 14, "Observability": GET /metrics on each service, in Prometheus text, only with the
+// Observability: GET /metrics on each service, in Prometheus text, only with the
 // operator's token; counts by route and status, sign-ins by outcome, login blocks, rate-limit
 // refusals, pool use on PostgreSQL; and one request id followed from the BFF to the API and the
 // auth core.

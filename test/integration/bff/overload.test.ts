@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import { Agent, request } from 'undici'
 import { buildStack, waitUntil, within } from '../../helpers.ts'
 
-// Issue 14, "Overload": past the event-loop delay or the in-flight cap new requests get 503
+// Overload: past the event-loop delay or the in-flight cap new requests get 503
 // BFF_OVERLOADED with Retry-After at once, probes and metrics are still answered, and the service
 // takes requests again by itself once the load is gone. Over real HTTP: the refusal is written in
 // Node's own request listener, before Fastify. The event loop's lag is the test's signal

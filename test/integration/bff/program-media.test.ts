@@ -3,7 +3,7 @@ import t from 'tap'
 import { MAX_SCREENSHOTS } from '../../../shared/catalogue/media.ts'
 import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
-// Issue 28, "Logos and screenshots": an editor uploads a program's logo (SVG sanitised to a safe
+// Logos and screenshots: an editor uploads a program's logo (SVG sanitised to a safe
 // subset, PNG/WebP re-encoded) and up to 8 screenshots (re-encoded to WebP at the srcset widths),
 // through the BFF (which checks the permission before proxying; the API checks again, test/integration/bff/operator-routes.test.ts covers every row straight at the API); the public logo route and the public program show them; each write is audited.
 

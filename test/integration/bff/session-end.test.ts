@@ -1,7 +1,7 @@
 import t from 'tap'
 import { browser, buildStack, lastMailLink, signedInTab, TEST_AUTH_CORE_API_KEY, formFields } from '../../helpers.ts'
 
-// Issue 17 §3 and §4: only a session's access token is a session, and a session that ended —
+// Only a session's access token is a session, and a session that ended —
 // signed out, or every session of an account whose password was reset — opens neither the
 // product API (another instance than the BFF that ended it: it learns from the core's
 // revocation list) nor a page, although its access token has not expired.

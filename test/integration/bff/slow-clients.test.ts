@@ -4,7 +4,7 @@ import t from 'tap'
 import { buildStack, within } from '../../helpers.ts'
 import { HEADERS_TIMEOUT_MS } from '../../../server/http/server-options.ts'
 
-// Issue 14, "slow clients": a client that trickles its headers is cut at the headers timeout
+// Slow clients: a client that trickles its headers is cut at the headers timeout
 // (10 s), not at Node's 30-second check interval (up to ~40 s before); one whose body stops
 // flowing is cut at IDLE_TIMEOUT_MS, whatever the body deadline.
 

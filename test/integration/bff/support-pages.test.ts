@@ -1,7 +1,7 @@
 import t from 'tap'
 import { buildStack } from '../../helpers.ts'
 
-// Issue 11 on server-rendered pages: the consent banner is in the HTML exactly while the visitor
+// Support and consent on server-rendered pages: the consent banner is in the HTML exactly while the visitor
 // has not chosen (so it never flashes), the chat links in the footer, the outside scripts never.
 
 const SUPPORT_ENV = {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import t from 'tap'
 import { buildStack } from '../../helpers.ts'
 
-// Issue 14's load and fault test saw 502 BFF_UPSTREAM_BAD_RESPONSE while the API restarted: a
+// A load and fault test saw 502 BFF_UPSTREAM_BAD_RESPONSE while the API restarted: a
 // request went out on a keep-alive connection the old API was closing. A safe request (GET, HEAD)
 // is sent once more on a fresh connection; a write is never repeated, since it may have been applied.
 

@@ -84,7 +84,7 @@ t.test('the user record', async (t) => {
     t.same(await ids('?price=free&category=graphics'), ['gimp'])
     t.same(await ids('?q=blend'), ['blender'])
     t.equal((await tab.get('/api/user/programs?sort=sideways')).statusCode, 400)
-    // Issue 15: "recently added", newest first, with the other filters; its own days, so the order
+    // "recently added", newest first, with the other filters; its own days, so the order
     // is neither the order of the adds above nor the names'.
     for (const [id, day] of [['blender', '2026-03-03'], ['autodesk-maya', '2026-03-01'], ['gimp', '2026-03-02']]) {
       await stack.db.query('UPDATE api.user_programs SET added_at = $3 WHERE user_id = $1 AND program_id = $2', [userId, id, day])

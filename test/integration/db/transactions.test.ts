@@ -2,7 +2,7 @@ import t from 'tap'
 import { DatabaseTimeoutError, TransactionMisuseError } from '../../../server/db/guard.ts'
 import { openTestDatabase, within } from '../../helpers.ts'
 
-// The transaction rule of issue 17 (decision 009), on PGlite and on PostgreSQL: inside a
+// The transaction rule (decision 009), on PGlite and on PostgreSQL: inside a
 // transaction only its own handle may be used — a query through the database handle is refused
 // at once instead of waiting (on PGlite, forever) — and nothing waits on the database past its
 // bound. Each case ends by showing that the database still serves.

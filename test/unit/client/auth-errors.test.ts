@@ -117,7 +117,7 @@ t.test('the warning before the lock and the lock itself come from the block stat
   t.same(outcomeOfAnswer({ status: 'FIELD_ERROR', formFields: [{ id: 'email', error: 'Email is invalid' }] }), { fields: { email: 'Email is invalid' } })
 })
 
-// Issue 18 (another piece's test of the old describeAuthFailure, kept with this module's words):
+// Failures of the account calls, in this module's words:
 // what the sign-in page says for a 429 — a block names its end; a sign-in held back by others in
 // flight for the same account says so and is not a block; any other 429 is the rate limit.
 t.test('a sign-in held back by others in flight is not told "blocked"', async (t) => {

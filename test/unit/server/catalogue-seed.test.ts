@@ -29,7 +29,7 @@ t.test('dates are well-formed and say only what is known', async (t) => {
   for (const p of seed.programs) {
     t.ok(parsePartialDate(p.released) && parsePartialDate(p.updated), `${p.id}: ${p.released}, ${p.updated}`)
   }
-  // The made-up dates of issue 15: "YYYY-01-01" where only the year was known. A real release on
+  // Made-up dates: "YYYY-01-01" where only the year was known. A real release on
   // 1 January is rare enough to be named here when there is one.
   const newYearReleases = seed.programs.filter((p) => /-01-01$/.test(p.released) || /-01-01$/.test(p.updated)).map((p) => p.id)
   t.same(newYearReleases, [], 'no program claims a release on 1 January')

@@ -5,7 +5,7 @@ import type { Database } from '../../../server/db/database.ts'
 import { DatabaseTimeoutError } from '../../../server/db/guard.ts'
 import { databaseUnreachable, DatabaseUnreachableError, isDatabaseUnreachable, watchReachability } from '../../../server/db/reachability.ts'
 
-// Issue 18: "the database cannot be reached" decided in one place for both drivers, from the
+// "the database cannot be reached" decided in one place for both drivers, from the
 // errors they really throw: node-postgres against a port nobody listens on, a server that hangs
 // up, a pool that gets no connection in time; PostgreSQL's own shutdown codes; PGlite closed.
 
