@@ -2,7 +2,8 @@ import fp from 'fastify-plugin'
 import etag from '@fastify/etag'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Type, type TUnsafe } from 'typebox'
+import { Type } from 'typebox'
+import { StringEnum } from '../../../shared/web/string-enum.ts'
 import {
   DEFAULT_PAGE_SIZE,
   LIBRARY_FILTER_TABS,
@@ -25,10 +26,6 @@ const SLUG = '^[a-z0-9]+(?:-[a-z0-9]+)*$'
 const Slug = Type.String({ pattern: SLUG, maxLength: 100 })
 export const Id = Type.String({ minLength: 1, maxLength: 100 })
 
-/** A plain JSON-schema enum, so a rejected value is answered with the list of allowed ones. */
-export function StringEnum<T extends string>(values: readonly T[], options: { default?: T; description?: string } = {}): TUnsafe<T> {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options })
-}
 
 export const ProgramListQuery = Type.Object(
   {

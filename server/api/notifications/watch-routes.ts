@@ -8,7 +8,8 @@ import { ApiCatalogueNotFound, ApiProgramRetired, ApiValidation } from '../error
 import { listNotifications, markRead, NOTIFICATIONS_PAGE_DEFAULT, NOTIFICATIONS_PAGE_MAX } from './notifications.ts'
 import { listWatches, removeWatch, setWatch } from './watches.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
-import { Id, StringEnum } from '../catalogue/routes.ts'
+import { Id } from '../catalogue/routes.ts'
+import { StringEnum } from '../../../shared/web/string-enum.ts'
 
 // Watchlists and notifications (docs/API.md "Watches and notifications"): what of a
 // program an account wants to hear of, and what it has been told. The user's own, like every

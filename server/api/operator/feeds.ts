@@ -6,7 +6,7 @@ import type { Database, Queryable } from '../../db/database.ts'
 import { ApiCatalogueNotFound, ApiProposalDecided, ApiProposalNotFound } from '../errors.ts'
 import type { FeedSync } from '../catalogue/feeds/sync.ts'
 import { readProgram, updateProgramIn } from '../catalogue/program-editor.ts'
-import { StringEnum } from '../catalogue/routes.ts'
+import { StringEnum } from '../../../shared/web/string-enum.ts'
 import { recordAudit, type AuditActor } from './audit-log.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 

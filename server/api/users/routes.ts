@@ -39,7 +39,9 @@ import type { AccountDeletions } from './deletions.ts'
 import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 import type { CurrentRoles } from '../operator/guard.ts'
 import { isRetired } from '../catalogue/repository.ts'
-import { Id, ProgramListQuery, ProgramPage, StringEnum, textLocale } from '../catalogue/routes.ts'
+import { Id, ProgramListQuery, ProgramPage, textLocale } from '../catalogue/routes.ts'
+import { StringEnum } from '../../../shared/web/string-enum.ts'
+import { DeletionSummary, LibraryChange, UserRecord } from '../../../shared/account/user-record.ts'
 import { LIBRARY_VIEWS, USER_LIBRARY_API_SORT_OPTIONS } from '../../../shared/catalogue/catalogue.ts'
 import { NoContent, binaryBody } from '../../http/openapi.ts'
 import { NOTIFY_MODES } from '../../../shared/catalogue/living.ts'
@@ -47,24 +49,6 @@ import { watchIfNotWatched } from '../notifications/watches.ts'
 
 // The signed-in user's own record (spec §7): made at sign-up, read by the route guard,
 // terms acceptance, and the personal library. Every answer is private: Cache-Control no-store.
-
-/** The user's own record (shared/types.ts UserRecord), as every route here answers it. */
-const UserRecord = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  isTosAccepted: Type.Boolean({ description: 'The current terms of service are accepted (POST /api/user/accept-tos).' }),
-  isInMailList: Type.Boolean(),
-  name: Type.Union([Type.String(), Type.Null()], { description: 'The display name; null when none was set.' }),
-  language: Type.String(),
-  languageChosen: Type.Boolean({ description: 'The user chose `language` on the profile page: every sign-in applies it.' }),
-  avatarUrl: Type.Union([Type.String(), Type.Null()], { description: 'Null while the account has no avatar.' }),
-  timeJoined: Type.String({ description: 'ISO time the account was made.' }),
-  librarySize: Type.Integer(),
-  roles: Type.Array(Type.String(), { description: 'The account\'s operator roles now: admin, editor, support; empty for everyone else.' }),
-  notify: StringEnum(NOTIFY_MODES, { description: 'How notifications are mailed: off, immediate, or a daily digest.' }),
-  watchOnAdd: Type.Boolean({ description: 'Adding a program to the library watches it too (release, price, licence).' }),
-  unreadNotifications: Type.Integer({ description: 'How many notifications are unread (the header\'s bell).' }),
-})
 
 /** GET /api/user/programs: the public listing's query; `sort` also takes recentlyAdded (newest added first). */
 const UserProgramListQuery = Type.Object(
@@ -75,8 +59,6 @@ const UserProgramListQuery = Type.Object(
   },
   { additionalProperties: false },
 )
-
-const LibraryChange = Type.Object({ programId: Type.String(), inLibrary: Type.Boolean(), librarySize: Type.Integer() })
 
 const NullableIso = Type.Union([Type.String(), Type.Null()])
 const NullableString = Type.Union([Type.String(), Type.Null()])
@@ -249,13 +231,7 @@ async function userRoutes(app: FastifyInstance, opts: UserRouteOptions): Promise
     return JSON.stringify({ exportedAt: new Date().toISOString(), ...data, signInMethods: await opts.signInMethods(user.id, request.id) }, null, 2)
   })
 
-  // What deleting the account removes beyond the record: said on the profile before
-  // the person confirms. Counts and names only; the files themselves stay private.
-  const DeletionSummary = Type.Object({
-    files: Type.Object({ count: Type.Integer({ description: 'Every file of the drive, the trash and uploads under way included.' }), bytes: Type.Integer({ description: 'Their total size in bytes.' }) }),
-    shareLinks: Type.Integer({ description: 'Share links that work now (not revoked, not expired, their item not in the trash).' }),
-    subscriptions: Type.Array(Type.Object({ programId: Type.String(), name: Type.String() }), { description: 'Subscriptions still billed, cancelled with the account; by name.' }),
-  })
+  // What deleting the account removes beyond the record: said on the profile before the person confirms.
   api.get('/api/user/deletion-summary', { preHandler: authenticate('complete'), schema: { response: { 200: DeletionSummary } } }, async (request) => {
     const user = await activeUser(request)
     return opts.deletions.summary(user.id)
