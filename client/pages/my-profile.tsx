@@ -6,8 +6,8 @@ import { LOCALES, LOCALE_NAMES, isLocale } from '../../shared/locales.ts'
 import { checkDisplayName } from '../../shared/account/profile.ts'
 import { deviceName } from '../../shared/account/user-agent.ts'
 import { Field, Notice } from '../components/auth-shell.tsx'
-import { apiResponse, apiSend } from '../lib/api.ts'
-import { failureOf, useFailureText, useRouteWrite } from '../lib/route-writes.ts'
+import { apiResponse } from '../lib/api.ts'
+import { useFailureText, useRouteWrite } from '../lib/route-writes.ts'
 import type { SignedInData } from '../lib/session/guards.ts'
 import { switchTabLocale } from '../components/language-switcher.tsx'
 import { AvatarSection } from './profile/avatar-section.tsx'
@@ -211,11 +211,15 @@ function DevicesSection() {
   }, [load])
 
   const date = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: 'medium', timeStyle: 'short' })
-  const end = async (path: string, done: string) => {
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'endSession' && outcome.intent !== 'endOtherSessions') return
+    if (outcome.failure) setStatus({ kind: 'error', text: failureText(outcome.failure) })
+    else setStatus({ kind: 'success', text: outcome.intent === 'endSession' ? t('profile:devices.ended') : t('profile:devices.endedOthers') })
+    void load()
+  })
+  const end = (fields: { intent: 'endSession'; handle: string } | { intent: 'endOtherSessions' }) => {
     setStatus(null)
-    const result = await apiSend('DELETE', path)
-    setStatus(result.ok ? { kind: 'success', text: done } : { kind: 'error', text: failureText(failureOf(result)) })
-    await load()
+    void write.submit(fields)
   }
 
   return (
@@ -238,7 +242,7 @@ function DevicesSection() {
                   </p>
                 </div>
                 {device.current ? null : (
-                  <button type="button" className="button button-secondary" onClick={() => void end(`/api/user/sessions/${encodeURIComponent(device.handle)}`, t('profile:devices.ended'))}>
+                  <button type="button" className="button button-secondary" disabled={write.busy} onClick={() => end({ intent: 'endSession', handle: device.handle })}>
                     {t('profile:devices.signOut')}
                   </button>
                 )}
@@ -254,7 +258,7 @@ function DevicesSection() {
       ) : null}
       {Array.isArray(devices) && devices.some((device) => !device.current) ? (
         <p className="actions">
-          <button type="button" className="button" onClick={() => void end('/api/user/sessions', t('profile:devices.endedOthers'))}>
+          <button type="button" className="button" disabled={write.busy} onClick={() => end({ intent: 'endOtherSessions' })}>
             {t('profile:devices.signOutOthers')}
           </button>
         </p>

@@ -1,4 +1,5 @@
 import { data, redirect, type ActionFunctionArgs } from 'react-router'
+import { NOTIFY_MODES } from '../../../shared/catalogue/living.ts'
 import { isLocale, type Locale } from '../../../shared/locales.ts'
 import type { ApiResult } from '../../lib/api.ts'
 import { apiWrite, failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
@@ -9,15 +10,23 @@ import { notifySignedOut } from '../../lib/session/presence.ts'
 // happened, which the section turns into words. The checks a section makes first (a display name's
 // length, a picture's type) only save a wasted call: the server decides.
 
-export const PROFILE_INTENTS = ['details', 'password', 'changeEmail', 'resendEmail', 'cancelEmail', 'uploadAvatar', 'removeAvatar', 'deleteAccount'] as const
+export const PROFILE_INTENTS = ['details', 'notifications', 'password', 'changeEmail', 'resendEmail', 'cancelEmail', 'uploadAvatar', 'removeAvatar', 'endSession', 'endOtherSessions', 'removeAuthenticator', 'newRecoveryCodes', 'deleteAccount'] as const
 export type ProfileIntent = (typeof PROFILE_INTENTS)[number]
 
 export type ProfileOutcome =
   | { intent: 'details'; language?: Locale; failure?: WriteFailure }
   | { intent: 'password'; mismatch?: true; failure?: WriteFailure }
-  | { intent: 'resendEmail' | 'cancelEmail' | 'uploadAvatar' | 'removeAvatar'; failure?: WriteFailure }
+  | { intent: 'notifications' | 'resendEmail' | 'cancelEmail' | 'uploadAvatar' | 'removeAvatar' | 'endSession' | 'endOtherSessions' | 'removeAuthenticator'; failure?: WriteFailure }
+  | { intent: 'newRecoveryCodes'; codes?: string[]; failure?: WriteFailure }
   | { intent: 'deleteAccount'; failure?: WriteFailure; values?: { reason: string; comment: string } }
   | { intent: 'changeEmail'; pendingEmail?: string; failure?: WriteFailure }
+
+/** What the person typed, as the BFF takes proof of the factor: six to eight digits come from the app; anything else is taken as a recovery code. */
+function proofOf(form: FormData): { totp: string } | { recoveryCode: string } {
+  const typed = textField(form, 'code').trim()
+  const digits = typed.replace(/\s+/g, '')
+  return /^\d{6,8}$/.test(digits) ? { totp: digits } : { recoveryCode: typed }
+}
 
 /** The failure of one call, or nothing when it went through. */
 const failed = (result: ApiResult<unknown>): { failure?: WriteFailure } => (result.ok ? {} : { failure: failureOf(result) })
@@ -79,6 +88,11 @@ async function write({ request, context }: ActionFunctionArgs): Promise<ProfileO
       const result = await apiWrite(context, 'PATCH', '/api/user', { name: textField(form, 'name') || null, ...(isLocale(language) ? { language } : {}) })
       return { intent, ...(isLocale(language) ? { language } : {}), ...failed(result) }
     }
+    case 'notifications': {
+      const notify = textField(form, 'notify')
+      const body = { ...((NOTIFY_MODES as readonly string[]).includes(notify) ? { notify } : {}), watchOnAdd: textField(form, 'watchOnAdd') === 'on' }
+      return { intent, ...failed(await apiWrite(context, 'PATCH', '/api/user', body)) }
+    }
     case 'password': {
       const newPassword = textField(form, 'newPassword')
       // The page checks the two first; a form sent before its script ran is checked here.
@@ -99,6 +113,16 @@ async function write({ request, context }: ActionFunctionArgs): Promise<ProfileO
     }
     case 'removeAvatar':
       return { intent, ...failed(await apiWrite(context, 'DELETE', '/api/user/avatar')) }
+    case 'endSession':
+      return { intent, ...failed(await apiWrite(context, 'DELETE', `/api/user/sessions/${encodeURIComponent(textField(form, 'handle'))}`)) }
+    case 'endOtherSessions':
+      return { intent, ...failed(await apiWrite(context, 'DELETE', '/api/user/sessions')) }
+    case 'removeAuthenticator':
+      return { intent, ...failed(await apiWrite(context, 'DELETE', `/api/user/totp/devices/${encodeURIComponent(textField(form, 'device'))}`, proofOf(form))) }
+    case 'newRecoveryCodes': {
+      const result = await apiWrite<{ codes: string[] }>(context, 'POST', '/api/user/recovery-codes', proofOf(form))
+      return result.ok ? { intent, codes: (result.body as { codes: string[] }).codes } : { intent, failure: failureOf(result) }
+    }
     case 'deleteAccount': {
       const totp = textField(form, 'totp').trim()
       const result = await apiWrite(context, 'POST', '/api/user/delete', {

@@ -4,27 +4,17 @@ import { Link } from 'react-router'
 import { TOTP_COOLDOWN_S } from '../../../shared/constants.ts'
 import { Field, Notice } from '../../components/auth-shell.tsx'
 import { RecoveryCodeList } from '../../components/recovery-codes.tsx'
-import { apiSend, errorMessage, type ApiResult } from '../../lib/api.ts'
+import { useRouteWrite, type WriteFailure } from '../../lib/route-writes.ts'
+import type { ProfileOutcome } from './actions.ts'
 import { reloadSecuritySummary, useSecuritySummary } from './security-summary.ts'
 
 // The profile's authenticator: whether a TOTP app protects the account, adding one
 // (the /mfa set-up, which comes back here), removing one with a current code or a recovery code,
-// and a new set of recovery codes, shown once — also only with a code.
+// and a new set of recovery codes, shown once — also only with a code (the profile's action,
+// actions.ts, makes the calls; the code typed is sent as the BFF takes it).
 
 /** Where the set-up returns once the authenticator is confirmed and its recovery codes are shown. */
 const SET_UP_LINK = `/mfa?redirectToPath=${encodeURIComponent('/@/my-profile')}`
-
-/** What the person typed, as the BFF takes proof of the factor: six to eight digits come from the app; anything else is taken as a recovery code. */
-function proofOf(form: HTMLFormElement): { totp: string } | { recoveryCode: string } {
-  const typed = String(new FormData(form).get('code') ?? '').trim()
-  const digits = typed.replace(/\s+/g, '')
-  return /^\d{6,8}$/.test(digits) ? { totp: digits } : { recoveryCode: typed }
-}
-
-function errorCode(result: ApiResult<unknown>): string | undefined {
-  const body = result.body as { code?: unknown } | null
-  return typeof body?.code === 'string' ? body.code : undefined
-}
 
 /** A change that needs proof of the factor (removal, new recovery codes): a lead, the code field, confirm and cancel. */
 function CodeForm(props: { id: string; fieldId: string; lead: string; confirm: string; busy: boolean; onSubmit: (event: FormEvent<HTMLFormElement>) => void; onCancel: () => void }) {
@@ -53,7 +43,6 @@ export function AuthenticatorSection() {
   const [renewing, setRenewing] = useState(false)
   const [codes, setCodes] = useState<string[] | null>(null)
   const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
-  const [busy, setBusy] = useState(false)
   const focusCode = () => document.getElementById(`${id}-code`)?.focus()
   const focusRenewCode = () => document.getElementById(`${id}-renew-code`)?.focus()
 
@@ -71,8 +60,8 @@ export function AuthenticatorSection() {
     else if (renewOpened) document.getElementById(`${id}-regenerate`)?.focus()
   }, [renewing, renewOpened, id])
 
-  const failureText = (result: ApiResult<unknown>): string => {
-    switch (errorCode(result)) {
+  const failureText = (failure: WriteFailure): string => {
+    switch (failure.code) {
       case 'BFF_TOTP_CODE_REQUIRED':
       case 'BFF_TOTP_INVALID':
       case 'BFF_RECOVERY_CODE_INVALID':
@@ -81,45 +70,42 @@ export function AuthenticatorSection() {
       case 'BFF_RECOVERY_CODE_BLOCKED':
         return t('profile:authenticator.locked', { minutes: TOTP_COOLDOWN_S / 60 })
       default:
-        return result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError'))
+        return failure.status === 0 ? t('common:errors.errorApiRequest') : (failure.message ?? t('common:errors.occuredSomeError'))
     }
   }
 
-  const remove = async (event: FormEvent<HTMLFormElement>) => {
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent !== 'removeAuthenticator' && outcome.intent !== 'newRecoveryCodes') return
+    if (outcome.failure) {
+      setStatus({ kind: 'error', text: failureText(outcome.failure) })
+      if (outcome.intent === 'removeAuthenticator') focusCode()
+      else focusRenewCode()
+      return
+    }
+    if (outcome.intent === 'removeAuthenticator') {
+      setReturnTo(null)
+      setRemoving(null)
+      setCodes(null)
+      setStatus({ kind: 'success', text: t('profile:authenticator.removed') })
+    } else if (outcome.intent === 'newRecoveryCodes') {
+      setRenewing(false)
+      setCodes(outcome.codes ?? null)
+    }
+    void reloadSecuritySummary()
+  })
+  const busy = write.busy
+
+  const remove = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     if (!removing) return
-    const body = proofOf(event.currentTarget)
-    setBusy(true)
     setStatus(null)
-    const result = await apiSend('DELETE', `/api/user/totp/devices/${encodeURIComponent(removing)}`, body)
-    setBusy(false)
-    if (!result.ok) {
-      setStatus({ kind: 'error', text: failureText(result) })
-      focusCode()
-      return
-    }
-    setReturnTo(null)
-    setRemoving(null)
-    setCodes(null)
-    setStatus({ kind: 'success', text: t('profile:authenticator.removed') })
-    await reloadSecuritySummary()
+    void write.submit({ intent: 'removeAuthenticator', device: removing, code: String(new FormData(event.currentTarget).get('code') ?? '') })
   }
 
-  const regenerate = async (event: FormEvent<HTMLFormElement>) => {
+  const regenerate = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
-    const body = proofOf(event.currentTarget)
-    setBusy(true)
     setStatus(null)
-    const result = await apiSend<{ codes: string[] }>('POST', '/api/user/recovery-codes', body)
-    setBusy(false)
-    if (!result.ok) {
-      setStatus({ kind: 'error', text: failureText(result) })
-      focusRenewCode()
-      return
-    }
-    setRenewing(false)
-    setCodes((result.body as { codes: string[] }).codes)
-    await reloadSecuritySummary()
+    void write.submit({ intent: 'newRecoveryCodes', code: String(new FormData(event.currentTarget).get('code') ?? '') })
   }
 
   let content: ReactNode = null
@@ -168,7 +154,7 @@ export function AuthenticatorSection() {
             lead={t('profile:authenticator.removeLead', { name: removing })}
             confirm={t('profile:authenticator.removeConfirm')}
             busy={busy}
-            onSubmit={(event) => void remove(event)}
+            onSubmit={remove}
             onCancel={() => {
               setRemoving(null)
               setStatus(null)
@@ -186,7 +172,7 @@ export function AuthenticatorSection() {
             lead={t('profile:authenticator.regenerateLead')}
             confirm={t('profile:authenticator.regenerateConfirm')}
             busy={busy}
-            onSubmit={(event) => void regenerate(event)}
+            onSubmit={regenerate}
             onCancel={() => {
               setRenewing(false)
               setStatus(null)

@@ -1,37 +1,33 @@
 import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
-import { useRevalidator } from 'react-router'
 import { NOTIFY_MODES } from '../../../shared/catalogue/living.ts'
 import type { UserRecord } from '../../../shared/types.ts'
 import { Notice } from '../../components/auth-shell.tsx'
-import { apiSend, errorMessage } from '../../lib/api.ts'
+import { useFailureText, useRouteWrite } from '../../lib/route-writes.ts'
+import type { ProfileOutcome } from './actions.ts'
 
 // The profile's notification settings: how notifications are mailed — not at all, one
 // mail each as they come, or a daily digest (the default) — and whether adding a program to the
-// library watches it too. Saved with PATCH /api/user { notify, watchOnAdd }, like the details above.
+// library watches it too. Saved with PATCH /api/user { notify, watchOnAdd } through the profile's
+// action (actions.ts), like the details above; the form works before the script too.
 
 export function NotificationsSection({ user }: { user: UserRecord }) {
   const { t } = useTranslation(['profile', 'common'])
   const id = useId()
-  const revalidator = useRevalidator()
-  const [status, setStatus] = useState<{ kind: 'success' | 'error'; text: string } | null>(null)
-  const [busy, setBusy] = useState(false)
+  const failureText = useFailureText()
   const { notify, watchOnAdd } = user
+  type Status = { kind: 'success' | 'error'; text: string }
+  const statusOf = (outcome: ProfileOutcome): Status => (outcome.failure ? { kind: 'error', text: failureText(outcome.failure) } : { kind: 'success', text: t('profile:notifications.saved') })
+  const write = useRouteWrite<ProfileOutcome>((outcome) => {
+    if (outcome.intent === 'notifications') setStatus(statusOf(outcome))
+  })
+  const [status, setStatus] = useState<Status | null>(() => (write.initial?.intent === 'notifications' ? statusOf(write.initial) : null))
 
-  const save = async (event: FormEvent<HTMLFormElement>) => {
+  const save = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault()
     const form = new FormData(event.currentTarget)
-    const chosen = String(form.get('notify') ?? '')
-    setBusy(true)
     setStatus(null)
-    const result = await apiSend<UserRecord>('PATCH', '/api/user', {
-      notify: (NOTIFY_MODES as readonly string[]).includes(chosen) ? chosen : notify,
-      watchOnAdd: form.get('watchOnAdd') === 'on',
-    })
-    if (result.ok) await revalidator.revalidate()
-    setBusy(false)
-    if (result.ok) setStatus({ kind: 'success', text: t('profile:notifications.saved') })
-    else setStatus({ kind: 'error', text: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
+    void write.submit({ intent: 'notifications', notify: String(form.get('notify') ?? ''), ...(form.get('watchOnAdd') === 'on' ? { watchOnAdd: 'on' } : {}) })
   }
 
   return (
@@ -40,7 +36,8 @@ export function NotificationsSection({ user }: { user: UserRecord }) {
       <h2 id={`${id}-heading`}>{t('profile:notifications.heading')}</h2>
       <p className="hint">{t('profile:notifications.lead')}</p>
       {/* Keyed by what is saved: a save, or a change in another tab that a revalidation brings, shows as it is. */}
-      <form key={`${notify}:${watchOnAdd}`} className="profile-form" method="post" onSubmit={(event) => void save(event)}>
+      <form key={`${notify}:${watchOnAdd}`} className="profile-form" method="post" onSubmit={save}>
+        <input type="hidden" name="intent" value="notifications" />
         <fieldset className="choice-group">
           <legend>{t('profile:notifications.mail')}</legend>
           {NOTIFY_MODES.map((mode) => (
@@ -66,7 +63,7 @@ export function NotificationsSection({ user }: { user: UserRecord }) {
           </Notice>
         ) : null}
         <p className="actions">
-          <button type="submit" className="button" disabled={busy}>
+          <button type="submit" className="button" disabled={write.busy}>
             {t('profile:notifications.save')}
           </button>
         </p>
