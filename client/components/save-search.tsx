@@ -1,7 +1,8 @@
 import { useId, useState, type FormEvent } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation } from 'react-router'
-import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCH_NAME_MAX, type SavedSearch } from '../../shared/catalogue/living.ts'
+import { SAVED_SEARCH_IGNORED_PARAMS, SAVED_SEARCH_NAME_MAX } from '../../shared/catalogue/living.ts'
+import type { SavedSearch } from '../../shared/catalogue/living-schemas.ts'
 import { apiSend, errorMessage } from '../lib/api.ts'
 import type { ListingData, Scope } from '../pages/catalogue-listing.tsx'
 

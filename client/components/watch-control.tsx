@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useId, useMemo, useState, type ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
-import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../shared/catalogue/living.ts'
+import { WATCH_EVENTS, type WatchEvent } from '../../shared/catalogue/living.ts'
+import type { Watch } from '../../shared/catalogue/living-schemas.ts'
 import { apiResponse, apiSend, errorMessage } from '../lib/api.ts'
 import { LibraryContext, type LibraryState } from '../lib/catalogue/library-state.ts'
 import { showToast } from '../lib/notices/toasts.ts'

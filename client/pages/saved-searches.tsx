@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useRevalidator, type LoaderFunctionArgs } from 'react-router'
-import type { SavedSearch } from '../../shared/catalogue/living.ts'
+import type { SavedSearch } from '../../shared/catalogue/living-schemas.ts'
 import { apiGet, apiSend } from '../lib/api.ts'
 
 // /@/saved-searches: the account's saved searches, each a link that opens the listing

@@ -1,7 +1,7 @@
 import { useLoaderData, type LoaderFunctionArgs } from 'react-router'
 import type { ProgramDetail } from '../../shared/catalogue/catalogue.ts'
 import type { PurchaseView } from '../../shared/checkout.ts'
-import type { Watch } from '../../shared/catalogue/living.ts'
+import type { Watch } from '../../shared/catalogue/living-schemas.ts'
 import { WatchProvider } from '../components/watch-control.tsx'
 import { apiGet } from '../lib/api.ts'
 import { LibraryProvider } from '../lib/catalogue/library.tsx'

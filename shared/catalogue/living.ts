@@ -31,13 +31,6 @@ export const EXTERNAL_ID_MAX_LENGTH = 255
 export const WATCH_EVENTS = ['release', 'price', 'licence'] as const
 export type WatchEvent = (typeof WATCH_EVENTS)[number]
 
-/** `GET /api/user/watches` items. */
-export interface Watch {
-  programId: string
-  events: WatchEvent[]
-  createdAt: string
-}
-
 /** A notification's type: a watched program's event, or a saved search's new match. */
 export const NOTIFICATION_TYPES = ['release', 'price', 'licence', 'search'] as const
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
@@ -70,13 +63,6 @@ export interface NotificationList {
 export const NOTIFY_MODES = ['off', 'immediate', 'daily'] as const
 export type NotifyMode = (typeof NOTIFY_MODES)[number]
 
-/** A saved search: the catalogue's query string (`q=…&category=…&platform=…`, no leading `?`). */
-export interface SavedSearch {
-  id: string
-  name: string
-  query: string
-  createdAt: string
-}
 export const SAVED_SEARCHES_MAX = 20
 export const SAVED_SEARCH_NAME_MAX = 100
 export const SAVED_SEARCH_QUERY_MAX = 2000

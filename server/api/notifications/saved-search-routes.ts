@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { SAVED_SEARCH_NAME_MAX, SAVED_SEARCH_QUERY_MAX, SAVED_SEARCHES_MAX } from '../../../shared/catalogue/living.ts'
+import { SavedSearch } from '../../../shared/catalogue/living-schemas.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { ApiSavedSearchNotFound, ApiValidation } from '../errors.ts'
 import { createSavedSearch, deleteSavedSearch, listSavedSearches } from './saved-searches.ts'
@@ -11,12 +12,6 @@ import { answerPrivately, type SessionGuard } from '../session-guard.ts'
 // Saved searches (docs/API.md "Saved searches"): the signed-in account's own, private
 // like everything under /api/user. What they match, and the notifications, are saved-searches.ts's.
 
-const SavedSearch = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  query: Type.String({ description: 'The listing\'s query string without "?", as GET /api/programs reads it (sort and page left out).' }),
-  createdAt: Type.String({ description: 'ISO 8601.' }),
-})
 
 async function savedSearchRoutes(app: FastifyInstance, opts: { guard: SessionGuard }): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>()

@@ -2,7 +2,8 @@ import fp from 'fastify-plugin'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
-import { NOTIFICATION_TYPES, WATCH_EVENTS } from '../../../shared/catalogue/living.ts'
+import { NOTIFICATION_TYPES } from '../../../shared/catalogue/living.ts'
+import { Watch, WatchEvents } from '../../../shared/catalogue/living-schemas.ts'
 import { NoContent } from '../../http/openapi.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired, ApiValidation } from '../errors.ts'
 import { listNotifications, markRead, NOTIFICATIONS_PAGE_DEFAULT, NOTIFICATIONS_PAGE_MAX } from './notifications.ts'
@@ -15,8 +16,6 @@ import { StringEnum } from '../../../shared/web/string-enum.ts'
 // program an account wants to hear of, and what it has been told. The user's own, like every
 // /api/user route: private answers, a fully signed-in session.
 
-const WatchEvents = Type.Array(StringEnum(WATCH_EVENTS), { minItems: 1, maxItems: WATCH_EVENTS.length, uniqueItems: true, description: 'What of the program to hear of: a new release, a price or a licence type that changes.' })
-const Watch = Type.Object({ programId: Type.String(), events: WatchEvents, createdAt: Type.String({ description: 'ISO time the program was first watched.' }) })
 /** A notification's id: a positive integer, sent as a string. */
 const NotificationId = Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'A notification\'s id.' })
 const Notification = Type.Object({

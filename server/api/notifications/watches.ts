@@ -1,4 +1,5 @@
-import { WATCH_EVENTS, type Watch, type WatchEvent } from '../../../shared/catalogue/living.ts'
+import { WATCH_EVENTS, type WatchEvent } from '../../../shared/catalogue/living.ts'
+import type { Watch } from '../../../shared/catalogue/living-schemas.ts'
 import type { Queryable } from '../../db/database.ts'
 
 // Watchlists: which events of a program an account hears of (api.watches). A watch is

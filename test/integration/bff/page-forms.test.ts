@@ -416,6 +416,11 @@ t.test("the profile's forms without script run its route action: the same calls,
   t.ok(testIdText(tooLong.body, 'profile-status'), 'and its words are in the page')
   t.equal((await tab.get('/api/user')).json().name, 'Ada No-Script', 'nothing changed')
 
+  const quiet = await post({ intent: 'notifications', notify: 'off' })
+  t.equal(quiet.statusCode, 200)
+  t.equal(testIdText(quiet.body, 'notifications-settings-status'), 'Your notification settings are saved.')
+  t.match((await tab.get('/api/user')).json(), { notify: 'off', watchOnAdd: false }, 'an unticked box is sent as no field, and read as off')
+
   const mismatch = await post({ intent: 'password', currentPassword: 'correct horse battery staple', newPassword: 'a new long password', repeat: 'another one' })
   t.equal(mismatch.statusCode, 400)
   t.equal(testIdText(mismatch.body, 'password-status'), 'The two passwords are not the same.')
