@@ -695,3 +695,27 @@ export async function notifyRelease(stack: Stack, userId: string, programId: str
     [userId, programId, JSON.stringify({ ...rows[0]!.data, programName: name }), `event:${rows[0]!.id}`],
   )
 }
+
+/** A form post as a browser sends it from one of our pages; `jar` keeps the session like a browser would. */
+export async function postForm(stack: Stack, url: string, fields: Record<string, string>, options: { jar?: CookieJar; headers?: Record<string, string | undefined> } = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin' }
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    if (value === undefined) delete headers[name]
+    else headers[name] = value
+  }
+  const cookie = options.jar?.header(url)
+  const response = await stack.bff.inject({ method: 'POST', url, headers: { ...headers, ...(cookie ? { cookie } : {}) }, payload: new URLSearchParams(fields).toString() })
+  options.jar?.store(response)
+  return response
+}
+
+export function isHtmlPage(t: Test, response: { headers: Record<string, unknown>; body: string }, what: string): void {
+  t.match(String(response.headers['content-type']), /^text\/html; charset=utf-8/, `${what}: an HTML page`)
+  t.notOk(response.body.trimStart().startsWith('{'), `${what}: not a JSON body`)
+}
+
+/** What a person reads: the markup without its scripts (the hydration data keeps the SDK's own answer). */
+export const visible = (body: string) => body.replace(/<script[\s\S]*?<\/script>/g, '')
+
+/** The page's text between tags, for what a person reads. */
+export const testIdText = (body: string, testId: string) => new RegExp(`data-testid="${testId}"[^>]*>([^<]*)<`).exec(body)?.[1]
