@@ -5,7 +5,7 @@ import type { ErrorBody } from '../../shared/types.ts'
 import { apiSend, type ApiResult, type LoaderContext } from './api.ts'
 
 // A page's writes go through its route action, React Router's one place for a write and its
-// outcome: a form (or a fetcher's submit) posts the fields with an `intent`, the action makes the
+// outcome: a form (or the page's own submit) posts the fields with an `intent`, the action makes the
 // API call and returns what happened as data, and the router loads the page's data again before
 // the page says so. The page turns the outcome into words; the action never does.
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { buildStack, isHtmlPage, postForm, signedInTab, testIdText, visible } from '../../helpers.ts'
+import { browser, buildStack, credentials, isHtmlPage, postForm, signedInTab, TEST_PASSWORD, testIdText, visible } from '../../helpers.ts'
 
 // The profile's forms sent before the page's script ran (decision 032): the page's route action
 // runs on the server with the same calls the script's would make, and the page shows its answer
@@ -28,9 +28,16 @@ t.test("the profile's forms without script run its route action: the same calls,
   t.equal(testIdText(quiet.body, 'notifications-settings-status'), 'Your notification settings are saved.')
   t.match((await tab.get('/api/user')).json(), { notify: 'off', watchOnAdd: false }, 'an unticked box is sent as no field, and read as off')
 
-  const mismatch = await post({ intent: 'password', currentPassword: 'correct horse battery staple', newPassword: 'a new long password', repeat: 'another one' })
+  const mismatch = await post({ intent: 'password', currentPassword: TEST_PASSWORD, newPassword: 'a new long password', repeat: 'another one' })
   t.equal(mismatch.statusCode, 400)
   t.equal(testIdText(mismatch.body, 'password-status'), 'The two passwords are not the same.')
+
+  const changed = await post({ intent: 'password', currentPassword: TEST_PASSWORD, newPassword: 'a brand new passphrase', repeat: 'a brand new passphrase' })
+  t.equal(changed.statusCode, 200, 'the password changed, this session kept')
+  t.equal(testIdText(changed.body, 'password-status'), 'Your password is changed. Your other devices are signed out.')
+  t.equal((await tab.get('/api/user')).statusCode, 200, 'the session goes on with the cookies the change set')
+  const signIn = await browser(stack.bff).post('/auth/signin', credentials('noscript@example.com', 'a brand new passphrase'))
+  t.equal(signIn.json().status, 'OK', 'the new password signs in')
 
   const wrongPassword = await post({ intent: 'changeEmail', newEmail: 'moved@example.com', currentPassword: 'not it at all' })
   t.equal(wrongPassword.statusCode, 400)
