@@ -1,4 +1,5 @@
-import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory, type ProgramDetail } from '../shared/catalogue/catalogue.ts'
+import { CATEGORY_NAMES_EN, LICENSE_TYPE_NAMES_EN, type ProgramCategory } from '../shared/catalogue/catalogue.ts'
+import type { ProgramDetail } from '../shared/catalogue/program-schemas.ts'
 import { PAGE_TITLE, PRODUCT_NAME } from '../shared/constants.ts'
 import { COMPARE_MAX } from '../shared/catalogue/living.ts'
 import { OG_IMAGE_HEIGHT, OG_IMAGE_WIDTH, ogImagePath } from '../shared/catalogue/logos.ts'

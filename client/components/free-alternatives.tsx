@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import type { ProgramDetail } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail } from '../../shared/catalogue/program-schemas.ts'
 import { ProgramGrid } from './program-card.tsx'
 
 /**

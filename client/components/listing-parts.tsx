@@ -1,7 +1,8 @@
 import type { ReactNode, SelectHTMLAttributes } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLocation } from 'react-router'
-import { LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type ProgramPage } from '../../shared/catalogue/catalogue.ts'
+import { LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramPage } from '../../shared/catalogue/program-schemas.ts'
 import { lastPage, listingSearch, pageItems, type ListingState } from '../lib/catalogue/query.ts'
 
 // What every program listing shares — the public catalogue, its signed-in twins and the user's

@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next'
-import type { ProgramSummary } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramSummary } from '../../shared/catalogue/program-schemas.ts'
 
 const formats = new Map<string, Intl.NumberFormat>()
 

@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
 import { Link } from 'react-router'
-import type { ProgramSummary } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramSummary } from '../../shared/catalogue/program-schemas.ts'
 import { useCatalogueHref } from '../lib/catalogue/twins.ts'
 import { useLibrary, type LibraryState } from '../lib/catalogue/library-state.ts'
 import { CompareToggle, CompareTray } from './compare-toggle.tsx'

@@ -1,12 +1,8 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs, type Params } from 'react-router'
-import {
-  DEFAULT_PAGE_SIZE,
-  type LicenseType,
-  type ProgramCategory,
-  type ProgramPage,
-} from '../../shared/catalogue/catalogue.ts'
+import { DEFAULT_PAGE_SIZE, type LicenseType, type ProgramCategory } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramPage } from '../../shared/catalogue/program-schemas.ts'
 import { CompareTray } from '../components/compare-toggle.tsx'
 import { ListingFilters } from '../components/listing-filters.tsx'
 import { Pagination, PriceTabs } from '../components/listing-parts.tsx'

@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, useNavigation, type LoaderFunctionArgs } from 'react-router'
-import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, LIBRARY_VIEWS, type ProgramPage } from '../../shared/catalogue/catalogue.ts'
+import { DEFAULT_PAGE_SIZE, LIBRARY_SORT_OPTIONS, LIBRARY_VIEWS } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramPage } from '../../shared/catalogue/program-schemas.ts'
 import { CompareTray } from '../components/compare-toggle.tsx'
 import type { Watch } from '../../shared/catalogue/living-schemas.ts'
 import { ProgramGrid } from '../components/program-card.tsx'

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useLocation, type LoaderFunctionArgs } from 'react-router'
-import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramSummary } from '../../shared/catalogue/program-schemas.ts'
 import type { Release } from '../../shared/catalogue/living.ts'
 import { formatPartialDate } from '../../shared/catalogue/partial-dates.ts'
 import { CompareToggle, CompareTray } from '../components/compare-toggle.tsx'

@@ -1,5 +1,5 @@
 import { useLoaderData, type LoaderFunctionArgs } from 'react-router'
-import type { ProgramDetail } from '../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail } from '../../shared/catalogue/program-schemas.ts'
 import type { PurchaseView } from '../../shared/checkout.ts'
 import type { Watch } from '../../shared/catalogue/living-schemas.ts'
 import { WatchProvider } from '../components/watch-control.tsx'

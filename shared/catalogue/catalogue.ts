@@ -1,10 +1,6 @@
 // Catalogue vocabulary of the spec (§2): category ids, licence types, library
 // filter tabs and sort options, and the shapes the catalogue API answers with.
 
-import type { Locale } from '../locales.ts'
-import type { DatePrecision } from './partial-dates.ts'
-import type { ProgramScreenshot } from './media.ts'
-import type { ExternalIds } from './living.ts'
 import type { LicenseType, Platform } from './vocabulary.ts'
 
 export type { LicenseType, Platform }
@@ -82,63 +78,3 @@ export type LibraryView = (typeof LIBRARY_VIEWS)[number]
 export const DEFAULT_PAGE_SIZE = 24
 export const MAX_PAGE_SIZE = 100
 
-export interface Price {
-  amount: number
-  currency: string
-  period: 'one-time' | 'month' | 'year'
-}
-
-export interface NamedRef {
-  id: string
-  name: string
-}
-
-export interface ProgramSummary {
-  id: string
-  name: string
-  /** In the language asked for when translated into it, else English. */
-  summary: string
-  /** The language `summary` (and a detail's `description`) is written in. */
-  textLanguage: Locale
-  developer: NamedRef
-  publisher: NamedRef
-  licenseType: LicenseType
-  isFree: boolean
-  price: Price | null
-  /** Primary category first. */
-  categories: ProgramCategory[]
-  platforms: Platform[]
-  languages: string[]
-  version: string
-  /** The current version's release, only as precisely as known: "2024", "2024-10" or "2024-10-14". */
-  updated: string
-  updatedPrecision: DatePrecision
-  popularity: number
-  /** Retired by the editors — absent from the public catalogue, still shown (marked) in libraries that hold it. Absent when not. */
-  retired?: true
-}
-
-export interface ProgramDetail extends ProgramSummary {
-  description: string
-  homepage: string
-  /** The first release, only as precisely as known (like `updated`). */
-  released: string
-  releasedPrecision: DatePrecision
-  moreFromDeveloper: ProgramSummary[]
-  related: ProgramSummary[]
-  /** Paid, and card checkout is configured, so a signed-in user can buy it. */
-  forSale?: boolean
-  /** The editors' screenshots, in their order (the API always sends the list). */
-  screenshots?: ProgramScreenshot[]
-  /** The ids it has in other catalogues (Flathub, winget, Homebrew); the API always sends it. */
-  externalIds?: ExternalIds
-  /** A paid program's free alternatives (free programs of its primary category, most popular first); empty for a free one. */
-  alternatives?: ProgramSummary[]
-}
-
-export interface ProgramPage {
-  items: ProgramSummary[]
-  total: number
-  page: number
-  pageSize: number
-}

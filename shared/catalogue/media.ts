@@ -39,17 +39,8 @@ export function programLogoFilePath(hash: string, contentType: string): string {
   return `/api/program-logos/${hash}.${contentType === 'image/svg+xml' ? 'svg' : 'webp'}`
 }
 
-/** A screenshot as the public program carries it. */
-export interface ProgramScreenshot {
-  id: string
-  /** The largest encoded width and its height: the image's intrinsic size, for width/height attributes. */
-  width: number
-  height: number
-  /** In the answer's language, else English, else "". */
-  alt: string
-  /** Widest last. */
-  srcset: Array<{ url: string; width: number }>
-}
+/** A screenshot as the public program carries it (derived from its schema). */
+export type { ProgramScreenshot } from './program-schemas.ts'
 
 /** The media type of a Content-Type header, lower case, parameters aside. */
 export function mediaTypeOf(contentType: string | undefined): string {

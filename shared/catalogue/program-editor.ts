@@ -1,7 +1,8 @@
 // The catalogue as editors write it: the operator API's programs and their checks,
 // shared by the API (which enforces them) and the console (which shows them next to the field).
 
-import { PROGRAM_CATEGORIES, type LicenseType, type Platform, type Price, type ProgramCategory } from './catalogue.ts'
+import { PROGRAM_CATEGORIES, type LicenseType, type Platform, type ProgramCategory } from './catalogue.ts'
+import type { Price } from './program-schemas.ts'
 import { LICENSE_TYPES, PLATFORMS } from './vocabulary.ts'
 import { LOCALES, type Locale } from '../locales.ts'
 import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH, EXTERNAL_ID_PATTERNS, type ExternalIds } from './living.ts'

@@ -1,5 +1,6 @@
 import { redirect } from 'react-router'
-import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type LibraryView, type Platform, type PriceFilter, type ProgramPage } from '../../../shared/catalogue/catalogue.ts'
+import { ALL_CATEGORIES, LIBRARY_FILTER_TABS, PLATFORM_FILTERS, PROGRAM_CATEGORIES, SORT_OPTIONS, type LibrarySortOption, type LibraryView, type Platform, type PriceFilter } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 
 // A listing's state lives in the URL query (shareable, server-rendered, survives reload and
 // back/forward). A hand-edited URL with odd values gets the defaults, not an error page.

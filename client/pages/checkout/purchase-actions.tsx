@@ -1,6 +1,6 @@
 import { useState } from 'react'
 import { useTranslation } from 'react-i18next'
-import type { ProgramDetail } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail } from '../../../shared/catalogue/program-schemas.ts'
 import type { PurchaseView } from '../../../shared/checkout.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { apiSend } from '../../lib/api.ts'

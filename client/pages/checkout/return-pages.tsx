@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next'
 import { Link, useLoaderData, useNavigation, useRevalidator, type LoaderFunctionArgs } from 'react-router'
-import type { ProgramDetail } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail } from '../../../shared/catalogue/program-schemas.ts'
 import type { CheckoutResult, CheckoutStatus } from '../../../shared/checkout.ts'
 import type { ErrorBody } from '../../../shared/types.ts'
 import { apiResponse } from '../../lib/api.ts'

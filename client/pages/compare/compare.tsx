@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react'
 import { useTranslation } from 'react-i18next'
 import { data, Link, useLoaderData, type LoaderFunctionArgs } from 'react-router'
-import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue/program-schemas.ts'
 import { COMPARE_MAX, COMPARE_MIN, comparePath } from '../../../shared/catalogue/living.ts'
 import { formatPartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import type { ErrorBody } from '../../../shared/types.ts'

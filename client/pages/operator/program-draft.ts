@@ -1,4 +1,5 @@
-import { type LicenseType, type Platform, type Price, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
+import { type LicenseType, type Platform, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
+import type { Price } from '../../../shared/catalogue/program-schemas.ts'
 import { LICENSE_TYPES } from '../../../shared/catalogue/vocabulary.ts'
 import { EXTERNAL_CATALOGUES, type ExternalCatalogue } from '../../../shared/catalogue/living.ts'
 import { LOCALES, type Locale } from '../../../shared/locales.ts'

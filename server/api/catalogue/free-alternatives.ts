@@ -1,4 +1,4 @@
-import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue/program-schemas.ts'
 import type { Locale } from '../../../shared/locales.ts'
 import type { Queryable } from '../../db/database.ts'
 import { programsByIds } from './repository.ts'

@@ -1,12 +1,5 @@
-import type {
-  LicenseType,
-  Platform,
-  PriceFilter,
-  ProgramCategory,
-  ProgramDetail,
-  ProgramSummary,
-  ApiSortOption,
-} from '../../../shared/catalogue/catalogue.ts'
+import type { LicenseType, Platform, PriceFilter, ProgramCategory, ApiSortOption } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramSummary } from '../../../shared/catalogue/program-schemas.ts'
 import type { Queryable } from '../../db/database.ts'
 import type { Locale } from '../../../shared/locales.ts'
 import type { ExternalIds } from '../../../shared/catalogue/living.ts'
@@ -118,7 +111,10 @@ export async function programsByIds(db: Queryable, ids: string[], locale: Locale
  * A program in full, its texts (and those of the programs it lists) in `locale` where translated.
  * A retired one comes with `retired: true`: the public page answers 410 for it.
  */
-export async function getProgram(db: Queryable, id: string, locale: Locale = 'en'): Promise<ProgramDetail | null> {
+/** A program as the catalogue holds it; the route adds what depends on more than the catalogue (screenshots, alternatives, whether it is for sale). */
+export type StoredProgram = Omit<ProgramDetail, 'forSale' | 'screenshots' | 'alternatives'>
+
+export async function getProgram(db: Queryable, id: string, locale: Locale = 'en'): Promise<StoredProgram | null> {
   const { rows } = await db.query<ProgramRow>(
     `${SELECT_PROGRAM}, COALESCE(tr.description, p.description) AS description, p.homepage, p.released_on::text AS released_on, p.released_precision, p.external_ids
      ${FROM_PROGRAM} WHERE p.id = $2`,

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { StringEnum } from '../../../shared/web/string-enum.ts'
+import { PartialDate, ProgramDetail, ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 import {
   DEFAULT_PAGE_SIZE,
   LIBRARY_FILTER_TABS,
@@ -12,9 +13,7 @@ import {
   API_SORT_OPTIONS,
 } from '../../../shared/catalogue/catalogue.ts'
 import { LICENSE_TYPE_IDS, PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
-import { EXTERNAL_CATALOGUES, EXTERNAL_ID_MAX_LENGTH } from '../../../shared/catalogue/living.ts'
-import { LOCALES, negotiateLocale, type Locale } from '../../../shared/locales.ts'
-import { DATE_PRECISIONS, PARTIAL_DATE_PATTERN } from '../../../shared/catalogue/partial-dates.ts'
+import { negotiateLocale, type Locale } from '../../../shared/locales.ts'
 import { getOrganisation, getProgram, listCategories, listLicenseTypes } from './repository.ts'
 import { ApiCatalogueNotFound, ApiProgramRetired } from '../errors.ts'
 import { publicScreenshots } from './media-repository.ts'
@@ -46,70 +45,6 @@ export const ProgramListQuery = Type.Object(
 
 // The answers (shared/catalogue/catalogue.ts's shapes). They are also what is serialised: a field not named
 // here is not sent.
-
-const NamedRef = Type.Object({ id: Type.String(), name: Type.String() })
-/** A date says only what is known of it. */
-const PartialDate = (what: string) =>
-  Type.String({ pattern: PARTIAL_DATE_PATTERN, description: `${what}, only as precisely as it is known: "YYYY", "YYYY-MM" or "YYYY-MM-DD" (ISO 8601).` })
-const Precision = (field: string) => StringEnum(DATE_PRECISIONS, { description: `How much of \`${field}\` is known.` })
-const Price = Type.Object({ amount: Type.Number(), currency: Type.String({ description: 'ISO 4217, e.g. "EUR".' }), period: StringEnum(['one-time', 'month', 'year'] as const) })
-
-/** The ids in other catalogues (shared/catalogue/living.ts's patterns are checked by programProblems, naming the field). */
-export const ExternalIdsSchema = Type.Object(
-  Object.fromEntries(EXTERNAL_CATALOGUES.map((catalogue) => [catalogue, Type.Optional(Type.String({ minLength: 1, maxLength: EXTERNAL_ID_MAX_LENGTH }))])),
-  {
-    additionalProperties: false,
-    description: 'The ids the program has in other catalogues, each optional: `flathub` (app id, e.g. "org.blender.Blender"), `winget` (package id, e.g. "BlenderFoundation.Blender"), `homebrew` (cask or formula, e.g. "blender"). One program per id.',
-  },
-)
-
-const summaryProperties = {
-  id: Type.String(),
-  name: Type.String(),
-  summary: Type.String({ description: 'In the language of Accept-Language where translated, else English.' }),
-  textLanguage: StringEnum(LOCALES, { description: 'The language `summary` (and `description`) is written in: the one asked for, or `en`.' }),
-  developer: NamedRef,
-  publisher: NamedRef,
-  licenseType: StringEnum(LICENSE_TYPE_IDS),
-  isFree: Type.Boolean(),
-  price: Type.Union([Price, Type.Null()], { description: 'Null for a free program.' }),
-  categories: Type.Array(StringEnum(PROGRAM_CATEGORIES), { description: 'The primary category first.' }),
-  platforms: Type.Array(StringEnum(PLATFORMS)),
-  languages: Type.Array(Type.String()),
-  version: Type.String(),
-  updated: PartialDate('The current version\'s release'),
-  updatedPrecision: Precision('updated'),
-  popularity: Type.Integer({ minimum: 0, maximum: 100 }),
-  retired: Type.Optional(Type.Literal(true, { description: 'Retired by the editors. Only in a library (GET /api/user/programs), which keeps it; absent otherwise.' })),
-}
-
-export const ProgramSummary = Type.Object(summaryProperties)
-
-/** A page of programs: the public listing and the personal library. */
-export const ProgramPage = Type.Object({ items: Type.Array(ProgramSummary), total: Type.Integer(), page: Type.Integer(), pageSize: Type.Integer() })
-
-const ProgramDetail = Type.Object({
-  ...summaryProperties,
-  description: Type.String(),
-  homepage: Type.String(),
-  released: PartialDate('The first release'),
-  releasedPrecision: Precision('released'),
-  moreFromDeveloper: Type.Array(ProgramSummary),
-  related: Type.Array(ProgramSummary),
-  forSale: Type.Boolean({ description: 'Paid, and card checkout is configured: a signed-in user can buy it (POST /api/user/checkout).' }),
-  screenshots: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      width: Type.Integer({ description: 'The widest file\'s size: for the width and height attributes.' }),
-      height: Type.Integer(),
-      alt: Type.String({ description: 'In the answer\'s language, else English; "" when none was given.' }),
-      srcset: Type.Array(Type.Object({ url: Type.String({ description: 'GET /api/screenshots/{file}: WebP, cached for ever.' }), width: Type.Integer() }), { description: 'Narrowest first, at most the widths 280, 560, 840, 1120, 1400, 1680.' }),
-    }),
-    { description: 'Up to 8, in the editors\' order.' },
-  ),
-  externalIds: ExternalIdsSchema,
-  alternatives: Type.Array(ProgramSummary, { description: 'For a paid program (its licence type not free), up to 6 free programs of its primary category, most popular first; empty for a free one.' }),
-})
 
 /** A program's release history (shared/catalogue/living.ts `Release`). */
 const ReleaseList = Type.Object({

@@ -1,4 +1,5 @@
-import type { ApiSortOption, ProgramPage, UserLibraryApiSortOption } from '../../../shared/catalogue/catalogue.ts'
+import type { ApiSortOption, UserLibraryApiSortOption } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 import type { Locale } from '../../../shared/locales.ts'
 import type { Database, Queryable } from '../../db/database.ts'
 import { programsByIds, type ProgramQuery } from './repository.ts'

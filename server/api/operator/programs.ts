@@ -9,7 +9,7 @@ import { PARTIAL_DATE_PATTERN } from '../../../shared/catalogue/partial-dates.ts
 import { EDITABLE_FIELDS, PROGRAM_LIMITS, PROGRAM_SLUG_PATTERN, strayFields, type EditableField } from '../../../shared/catalogue/program-editor.ts'
 import { createProgram, listPrograms, programRevisions, readProgram, retireProgram, revertProgram, updateProgram, validationError, type WriteContext } from '../catalogue/program-editor.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
-import { ExternalIdsSchema } from '../catalogue/routes.ts'
+import { ExternalIdsSchema } from '../../../shared/catalogue/program-schemas.ts'
 import { StringEnum } from '../../../shared/web/string-enum.ts'
 import type { OperatorRoutesOptions } from './options.ts'
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { ProgramPage } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 import { MicroCache } from '../micro-cache.ts'
 import { BffUpstreamBadResponse } from '../errors.ts'
 

@@ -2,7 +2,7 @@ import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
 import { applySeed, readSeed, type SeedTranslation } from '../../../server/api/catalogue/seed.ts'
 import { migrate, readMigrations } from '../../../server/db/migrate.ts'
-import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 
 // A program's summary and description in the visitor's language, English where there is

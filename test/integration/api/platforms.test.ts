@@ -1,6 +1,6 @@
 import t from 'tap'
 import { buildApi } from '../../../server/api/app.ts'
-import type { ProgramPage, ProgramSummary } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramPage, ProgramSummary } from '../../../shared/catalogue/program-schemas.ts'
 import { PLATFORMS } from '../../../shared/catalogue/vocabulary.ts'
 import { openTestDatabase, testBuildInfo, testConfig } from '../../helpers.ts'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 import { formatPartialDate } from '../../../shared/catalogue/partial-dates.ts'
 import { browser, buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 

@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/catalogue.ts'
+import type { ProgramDetail, ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
 import { buildStack, operatorTab, signedInTab } from '../../helpers.ts'
 
 // The pages: a paid program's page lists free alternatives (rendered on the server, from
