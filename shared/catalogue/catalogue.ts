@@ -1,5 +1,5 @@
-// Catalogue vocabulary of the spec (§2): category ids, licence types, library
-// filter tabs and sort options, and the shapes the catalogue API answers with.
+// Catalogue vocabulary of the spec (§2): category ids, licence types, library filter tabs and sort
+// options. The shapes the catalogue API answers with are its schemas' (program-schemas.ts).
 
 import type { LicenseType, Platform } from './vocabulary.ts'
 
