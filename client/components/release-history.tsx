@@ -1,5 +1,5 @@
 import { useTranslation } from 'react-i18next'
-import type { Release } from '../../shared/catalogue/living.ts'
+import type { Release } from '../../shared/catalogue/living-schemas.ts'
 import { formatPartialDate, type DatePrecision } from '../../shared/catalogue/partial-dates.ts'
 
 // A program's "Version history" on its page — its releases, newest first, each with its

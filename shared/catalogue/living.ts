@@ -6,14 +6,6 @@
 export type ReleaseSource = string
 export const EDITOR_RELEASE_SOURCE = 'editor'
 
-/** One release of a program, as `GET /api/programs/{id}/releases` lists them (newest first). */
-export interface Release {
-  version: string
-  /** "YYYY-MM-DD" (or "YYYY"/"YYYY-MM" for releases the seed knew only that well). */
-  date: string
-  notesUrl?: string
-  source: ReleaseSource
-}
 
 /** The ids a program has elsewhere, each optional. */
 export const EXTERNAL_CATALOGUES = ['flathub', 'winget', 'homebrew'] as const
@@ -103,10 +95,3 @@ export interface NotificationMailClaim {
 export const NOTIFICATION_MAIL_MAX_ITEMS = 50
 /** An unsubscribe link older than this does nothing (the mail that carried it is this old). */
 export const UNSUBSCRIBE_TOKEN_MAX_AGE_MS = 60 * 24 * 60 * 60_000
-/** `GET /api/releases` items: the newest releases of the catalogue (or of a category), what the Atom feeds list. */
-export interface RecentRelease extends Release {
-  programId: string
-  programName: string
-  /** ISO 8601: when the catalogue recorded it. */
-  recordedAt: string
-}

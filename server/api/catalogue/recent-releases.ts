@@ -2,22 +2,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import { PROGRAM_CATEGORIES } from '../../../shared/catalogue/catalogue.ts'
-import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue/living.ts'
+import { ATOM_FEED_ENTRIES } from '../../../shared/catalogue/living.ts'
+import { RecentRelease } from '../../../shared/catalogue/living-schemas.ts'
 import { ApiCatalogueNotFound } from '../errors.ts'
 
 // The newest releases of the whole catalogue, or of one category: what the Atom feeds
 // (/feeds/releases.atom, /feeds/category/{id}.atom, the BFF's) list. Public: registered in the
 // catalogue's scope, so its answers are cached like the catalogue's, keyed by its version.
-
-const RecentReleaseSchema = Type.Object({
-  programId: Type.String(),
-  programName: Type.String(),
-  version: Type.String(),
-  date: Type.String({ description: '"YYYY-MM-DD" (or "YYYY"/"YYYY-MM" when known only that well).' }),
-  notesUrl: Type.Optional(Type.String()),
-  source: Type.String({ description: '"editor" or the feed it came from.' }),
-  recordedAt: Type.String({ description: 'ISO 8601: when the catalogue learnt of it.' }),
-})
 
 interface ReleaseRow {
   program_id: string
@@ -44,7 +35,7 @@ export function recentReleasesRoute(plugin: FastifyInstance): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ items: Type.Array(RecentReleaseSchema) }) },
+        response: { 200: Type.Object({ items: Type.Array(RecentRelease) }) },
       },
     },
     async (request) => {

@@ -1,5 +1,6 @@
 import { parsePartialDate, partialDate, type DatePrecision } from '../../../shared/catalogue/partial-dates.ts'
-import { EDITOR_RELEASE_SOURCE, type Release, type WatchEvent } from '../../../shared/catalogue/living.ts'
+import { EDITOR_RELEASE_SOURCE, type WatchEvent } from '../../../shared/catalogue/living.ts'
+import type { Release } from '../../../shared/catalogue/living-schemas.ts'
 import type { Queryable } from '../../db/database.ts'
 
 // A program's release history and the events its watchers hear of: the rows both the program

@@ -1,5 +1,5 @@
 import { parsePartialDate } from '../../../shared/catalogue/partial-dates.ts'
-import type { Release } from '../../../shared/catalogue/living.ts'
+import type { Release } from '../../../shared/catalogue/living-schemas.ts'
 import type { Queryable } from '../../db/database.ts'
 import type { AuditActor } from '../operator/audit-log.ts'
 import { readProgram, recordRevision } from './program-editor.ts'

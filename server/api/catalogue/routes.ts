@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { StringEnum } from '../../../shared/web/string-enum.ts'
-import { PartialDate, ProgramDetail, ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
+import { ProgramDetail, ProgramPage } from '../../../shared/catalogue/program-schemas.ts'
+import { Release } from '../../../shared/catalogue/living-schemas.ts'
 import {
   DEFAULT_PAGE_SIZE,
   LIBRARY_FILTER_TABS,
@@ -48,15 +49,7 @@ export const ProgramListQuery = Type.Object(
 
 /** A program's release history (shared/catalogue/living.ts `Release`). */
 const ReleaseList = Type.Object({
-  items: Type.Array(
-    Type.Object({
-      version: Type.String(),
-      date: PartialDate('The day it was released (a release the catalogue knew only to the month or year says so)'),
-      notesUrl: Type.Optional(Type.String({ description: 'Its release notes (http or https); absent when none is known.' })),
-      source: Type.String({ description: '"editor" (the console, the seed) or the feed it came from, `<format>:<host>`, e.g. "appstream:dl.flathub.org".' }),
-    }),
-    { description: 'Newest first: by date, then by when it was recorded. The first is the program\'s `version` and `updated`.' },
-  ),
+  items: Type.Array(Release, { description: 'Newest first: by date, then by when it was recorded. The first is the program\'s `version` and `updated`.' }),
 })
 
 const Category = Type.Object({ id: StringEnum(PROGRAM_CATEGORIES), count: Type.Integer({ description: 'Programs in the category.' }) })

@@ -1,7 +1,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { CATEGORY_NAMES_EN, PROGRAM_CATEGORIES, type ProgramCategory } from '../../../shared/catalogue/catalogue.ts'
-import { ATOM_FEED_ENTRIES, type RecentRelease } from '../../../shared/catalogue/living.ts'
+import { ATOM_FEED_ENTRIES } from '../../../shared/catalogue/living.ts'
+import type { RecentRelease } from '../../../shared/catalogue/living-schemas.ts'
 import { BffFeedNotFound, BffUpstreamBadResponse } from '../errors.ts'
 import { MicroCache } from '../micro-cache.ts'
 

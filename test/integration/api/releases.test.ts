@@ -1,5 +1,5 @@
 import t from 'tap'
-import type { Release } from '../../../shared/catalogue/living.ts'
+import type { Release } from '../../../shared/catalogue/living-schemas.ts'
 import type { EditorProgram, ProgramRevision } from '../../../shared/catalogue/program-editor.ts'
 import { applySeed, readSeed } from '../../../server/api/catalogue/seed.ts'
 import { updateProgram } from '../../../server/api/catalogue/program-editor.ts'
