@@ -1,18 +1,19 @@
-import { useState, type MouseEvent } from 'react'
+import { useState, type FormEvent, type MouseEvent } from 'react'
 import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
-import { Link, useLoaderData, useNavigate, useRevalidator, type LoaderFunctionArgs } from 'react-router'
+import { data as answer, Link, useLoaderData, useNavigate, useRevalidator, type ActionFunctionArgs, type LoaderFunctionArgs } from 'react-router'
 import { LICENSE_TYPE_NAMES_EN, type LicenseType } from '../../shared/catalogue/catalogue.ts'
 import type { Notification, NotificationData, NotificationList, NotificationType } from '../../shared/catalogue/living.ts'
 import { Notice } from '../components/auth-shell.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
-import { apiGet, apiSend, errorMessage } from '../lib/api.ts'
-import { showToast } from '../lib/notices/toasts.ts'
+import { apiGet, apiSend } from '../lib/api.ts'
+import { apiWrite, failureOf, readWrite, useFailureText, useRouteWrite, type WriteFailure } from '../lib/route-writes.ts'
 
 // /@/notifications: what happened to the programs the user watches and what their saved
 // searches found, newest first (GET /api/user/notifications, `before=` for older ones). Opening one
-// marks it read, and "Mark all as read" reads them all (POST /api/user/notifications/read); each
-// then revalidates the page and the signed-in layout's user record, whose count the bell shows.
+// marks it read, and "Mark all as read" reads them all (POST /api/user/notifications/read, through the
+// route's action: a form that works before the script too); each then loads the page and the
+// signed-in layout's user record again, whose count the bell shows.
 
 const READ_PATH = '/api/user/notifications/read'
 
@@ -23,6 +24,15 @@ interface NotificationsData extends NotificationList {
   older: string | null
   /** When the page was read: the times are written relative to it, the same on the server and in the hydrated page. */
   now: string
+}
+
+type MarkAllOutcome = { intent: 'markAllRead'; failure?: WriteFailure }
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { intent } = await readWrite(request, ['markAllRead'] as const)
+  const result = await apiWrite(context, 'POST', READ_PATH, { all: true })
+  const outcome: MarkAllOutcome = result.ok ? { intent } : { intent, failure: failureOf(result) }
+  return answer(outcome, { status: result.ok ? 200 : result.status >= 400 ? result.status : 502 })
 }
 
 /** Notifications a page shows; one more is asked for, to know whether an older page follows. */
@@ -104,21 +114,17 @@ export function Component() {
   const { t: notificationsT } = useTranslation('notifications')
   const navigate = useNavigate()
   const revalidator = useRevalidator()
-  const [busy, setBusy] = useState(false)
-  const [done, setDone] = useState(false)
+  const failureText = useFailureText()
+  // The list and the bell's count (the signed-in layout's user record) are loaded again after it.
+  type Status = { kind: 'success' | 'error'; text: string }
+  const statusOf = (outcome: MarkAllOutcome): Status => (outcome.failure ? { kind: 'error', text: failureText(outcome.failure) } : { kind: 'success', text: t('markedAllRead') })
+  const write = useRouteWrite<MarkAllOutcome>((outcome) => setStatus(statusOf(outcome)))
+  const [status, setStatus] = useState<Status | null>(() => (write.initial ? statusOf(write.initial) : null))
 
-  const failed = (result: Awaited<ReturnType<typeof apiSend>>) =>
-    showToast({ kind: 'error', title: result.status === 0 ? t('common:errors.errorApiRequest') : (errorMessage(result) ?? t('common:errors.occuredSomeError')) })
-
-  const markAll = async () => {
-    setBusy(true)
-    setDone(false)
-    const result = await apiSend('POST', READ_PATH, { all: true })
-    // The list and the bell's count (the signed-in layout's user record) both read again.
-    if (result.ok) await revalidator.revalidate()
-    setBusy(false)
-    if (result.ok) setDone(true)
-    else failed(result)
+  const markAll = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    setStatus(null)
+    void write.submit({ intent: 'markAllRead' })
   }
 
   /** An unread notification is read once opened: marked first, then the program's page (whose navigation reads the count again). */
@@ -145,16 +151,19 @@ export function Component() {
           {data.unread > 0 ? t('common:notificationBell.unread', { count: data.unread }) : t('noneUnread')}
         </p>
         {data.unread > 0 ? (
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void markAll()} data-testid="mark-all-read">
-            {t('markAllRead')}
-          </button>
+          <form method="post" onSubmit={markAll}>
+            <input type="hidden" name="intent" value="markAllRead" />
+            <button type="submit" className="button button-secondary" disabled={write.busy} data-testid="mark-all-read">
+              {t('markAllRead')}
+            </button>
+          </form>
         ) : null}
         <Link to="/@/my-profile#notifications">{t('settings')}</Link>
         <Link to="/@/saved-searches">{t('savedSearches')}</Link>
       </div>
-      {done ? (
-        <Notice kind="success" testId="notifications-status">
-          {t('markedAllRead')}
+      {status ? (
+        <Notice kind={status.kind} testId="notifications-status">
+          {status.text}
         </Notice>
       ) : null}
       {data.items.length === 0 ? (
