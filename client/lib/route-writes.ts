@@ -25,6 +25,21 @@ export function failureOf(result: ApiResult<unknown>): WriteFailure {
   }
 }
 
+/** The failure of one call, or nothing when it went through (spread into an outcome). */
+export function failed(result: ApiResult<unknown>): { failure?: WriteFailure } {
+  return result.ok ? {} : { failure: failureOf(result) }
+}
+
+/**
+ * An outcome with its HTTP status: a refused write is the server's 4xx or 5xx (502 when no answer
+ * came), `refusedHere` a 400 the action decided itself — what the page rendered for a form sent
+ * before its script ran says; the page shows the outcome either way.
+ */
+export function withStatus<Outcome extends { failure?: WriteFailure }>(outcome: Outcome, refusedHere = false) {
+  const status = outcome.failure ? (outcome.failure.status >= 400 ? outcome.failure.status : 502) : refusedHere ? 400 : 200
+  return data(outcome, { status })
+}
+
 /**
  * A route action's call: in the browser the page's own fetch; on the server, for a form sent before
  * the page's script ran, the BFF's transport (the same routes, the visitor's session).

@@ -1,13 +1,13 @@
 import { useState, type FormEvent, type MouseEvent } from 'react'
 import type { TFunction } from 'i18next'
 import { useTranslation } from 'react-i18next'
-import { data as answer, Link, useLoaderData, useNavigate, useRevalidator, type ActionFunctionArgs, type LoaderFunctionArgs } from 'react-router'
+import { Link, useLoaderData, useNavigate, useRevalidator, type ActionFunctionArgs, type LoaderFunctionArgs } from 'react-router'
 import { LICENSE_TYPE_NAMES_EN, type LicenseType } from '../../shared/catalogue/catalogue.ts'
 import type { Notification, NotificationData, NotificationList, NotificationType } from '../../shared/catalogue/living.ts'
 import { Notice } from '../components/auth-shell.tsx'
 import { ProgramIcon } from '../components/program-icon.tsx'
 import { apiGet, apiSend } from '../lib/api.ts'
-import { apiWrite, failureOf, readWrite, useFailureText, useRouteWrite, type WriteFailure } from '../lib/route-writes.ts'
+import { apiWrite, failed, readWrite, useFailureText, useRouteWrite, withStatus, type WriteFailure } from '../lib/route-writes.ts'
 
 // /@/notifications: what happened to the programs the user watches and what their saved
 // searches found, newest first (GET /api/user/notifications, `before=` for older ones). Opening one
@@ -30,9 +30,8 @@ type MarkAllOutcome = { intent: 'markAllRead'; failure?: WriteFailure }
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const { intent } = await readWrite(request, ['markAllRead'] as const)
-  const result = await apiWrite(context, 'POST', READ_PATH, { all: true })
-  const outcome: MarkAllOutcome = result.ok ? { intent } : { intent, failure: failureOf(result) }
-  return answer(outcome, { status: result.ok ? 200 : result.status >= 400 ? result.status : 502 })
+  const outcome: MarkAllOutcome = { intent, ...failed(await apiWrite(context, 'POST', READ_PATH, { all: true })) }
+  return withStatus(outcome)
 }
 
 /** Notifications a page shows; one more is asked for, to know whether an older page follows. */

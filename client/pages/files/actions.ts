@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs } from 'react-router'
 import type { ApiResult } from '../../lib/api.ts'
-import { apiWrite, failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
+import { apiWrite, failed, failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
 
 // The drive's writes, in one place: the route action of /@/files. Each form of the drive posts
 // an `intent` and its fields here; the action calls the files API and answers with what happened,
@@ -53,8 +53,6 @@ async function eachItem(items: ItemRef[], write: (item: ItemRef) => Promise<ApiR
   return outcome
 }
 
-/** The failure of one call, or nothing when it went through. */
-const failed = (result: ApiResult<unknown>): { failure?: WriteFailure } => (result.ok ? {} : { failure: failureOf(result) })
 
 export async function action({ request, context }: ActionFunctionArgs): Promise<DriveOutcome> {
   const { intent, form } = await readWrite(request, DRIVE_INTENTS)

@@ -1,8 +1,8 @@
-import { data, redirect, type ActionFunctionArgs } from 'react-router'
+import { redirect, type ActionFunctionArgs } from 'react-router'
 import { NOTIFY_MODES } from '../../../shared/catalogue/living.ts'
 import { isLocale, type Locale } from '../../../shared/locales.ts'
 import type { ApiResult } from '../../lib/api.ts'
-import { apiWrite, failureOf, readWrite, textField, type WriteFailure } from '../../lib/route-writes.ts'
+import { apiWrite, failed, failureOf, readWrite, textField, withStatus, type WriteFailure } from '../../lib/route-writes.ts'
 import { notifySignedOut } from '../../lib/session/presence.ts'
 
 // The profile's writes, in one place: the route action of /@/my-profile. Each section's form posts
@@ -28,8 +28,6 @@ function proofOf(form: FormData): { totp: string } | { recoveryCode: string } {
   return /^\d{6,8}$/.test(digits) ? { totp: digits } : { recoveryCode: typed }
 }
 
-/** The failure of one call, or nothing when it went through. */
-const failed = (result: ApiResult<unknown>): { failure?: WriteFailure } => (result.ok ? {} : { failure: failureOf(result) })
 
 /** A picture's upload progress, 0 to 1, for the section showing it (fetch reports none). */
 type ProgressListener = (fraction: number) => void
@@ -65,18 +63,9 @@ function putAvatar(file: Blob): Promise<ApiResult<unknown>> {
   })
 }
 
-/**
- * The answer with its HTTP status: a refused write is the server's 4xx or 5xx, as the page rendered
- * for a form sent before its script ran says (the page shows the outcome either way).
- */
-function withStatus(outcome: ProfileOutcome) {
-  const refused = outcome.failure ? (outcome.failure.status >= 400 ? outcome.failure.status : 502) : 'mismatch' in outcome ? 400 : 200
-  return data(outcome, { status: refused })
-}
-
 export async function action(args: ActionFunctionArgs) {
   const outcome = await write(args)
-  return outcome instanceof Response ? outcome : withStatus(outcome)
+  return outcome instanceof Response ? outcome : withStatus(outcome, 'mismatch' in outcome)
 }
 
 async function write({ request, context }: ActionFunctionArgs): Promise<ProfileOutcome | Response> {
